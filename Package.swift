@@ -1,0 +1,53 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "Keyport",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "CredentialExchangeFormat", targets: ["CredentialExchangeFormat"]),
+        .library(name: "AuthenticationServices", targets: ["AuthenticationServices"]),
+        .executable(name: "keyport", targets: ["keyport"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
+    ],
+    targets: [
+        // Binary-to-text codecs (base64url, Base32) shared by the format modules; not a product.
+        .target(name: "KeyportEncoding"),
+        .target(
+            name: "CredentialExchangeFormat",
+            dependencies: [
+                "KeyportEncoding",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
+        .target(name: "AuthenticationServices", dependencies: ["CredentialExchangeFormat", "KeyportEncoding"]),
+        .executableTarget(
+            name: "keyport",
+            dependencies: [
+                "CredentialExchangeFormat",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "KeyportBench",
+            dependencies: ["CredentialExchangeFormat", "KeyportEncoding", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Benchmarks/KeyportBench"
+        ),
+        .testTarget(name: "KeyportEncodingTests", dependencies: ["KeyportEncoding"]),
+        .testTarget(
+            name: "CredentialExchangeFormatTests",
+            dependencies: [
+                "CredentialExchangeFormat", "KeyportEncoding",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(name: "AuthenticationServicesTests", dependencies: ["AuthenticationServices", "CredentialExchangeFormat"]),
+        .testTarget(name: "KeyportCLITests", dependencies: ["keyport"], resources: [.copy("Fixtures")]),
+    ]
+)

@@ -1,0 +1,428 @@
+import struct Foundation.Data
+import KeyportEncoding
+
+extension CXF {
+    /// Limits that keep hostile input from costing unbounded time, memory or stack.
+    public struct DecodingOptions: Hashable, Sendable {
+        /// The largest document accepted, in bytes (default 256 MiB).
+        public var maxDocumentSize: Int
+        /// The deepest nesting of JSON objects and arrays accepted (default 64). A CXF 1.0 document
+        /// with five levels of sub-collections nests about 16 deep.
+        public var maxDepth: Int
+
+        public init(maxDocumentSize: Int = 256 << 20, maxDepth: Int = 64) {
+            self.maxDocumentSize = maxDocumentSize
+            self.maxDepth = maxDepth
+        }
+    }
+
+    /// A decoded document with what the decoder had to tolerate to read it.
+    public struct DecodedDocument: Hashable, Sendable {
+        public var document: Document
+        public var diagnostics: [Diagnostic]
+    }
+
+    /// The tolerant CXF decoder.
+    ///
+    /// It reads both top-level shapes (a ``Header`` document and an ``Account`` alone) and decodes
+    /// element by element: an unknown credential type, field type, enum value or member never fails
+    /// the document. Unknown members are kept in `unknownMembers`; a credential that cannot be typed
+    /// is kept as ``UnrecognizedCredential``; a member of the wrong JSON type is treated as absent and
+    /// kept verbatim. Each of these leaves a ``Diagnostic`` with a JSON pointer. Only input that is not
+    /// JSON, exceeds ``DecodingOptions``, or is not a CXF object at all throws ``CXFDecodingError``.
+    public struct Decoder: Sendable {
+        public var options: DecodingOptions
+
+        public init(options: DecodingOptions = DecodingOptions()) {
+            self.options = options
+        }
+
+        public func decode(_ data: Data) throws(CXFDecodingError) -> DecodedDocument {
+            var result: Result<DecodedDocument, CXFDecodingError>!
+            data.withUnsafeBytes { buffer in result = Result { () throws(CXFDecodingError) in try decode(buffer) } }
+            return try result.get()
+        }
+
+        public func decode(_ bytes: [UInt8]) throws(CXFDecodingError) -> DecodedDocument {
+            var result: Result<DecodedDocument, CXFDecodingError>!
+            bytes.withUnsafeBytes { buffer in result = Result { () throws(CXFDecodingError) in try decode(buffer) } }
+            return try result.get()
+        }
+
+        public func decode(_ text: String) throws(CXFDecodingError) -> DecodedDocument {
+            try decode(Array(text.utf8))
+        }
+
+        public func decode(_ buffer: UnsafeRawBufferPointer) throws(CXFDecodingError) -> DecodedDocument {
+            guard buffer.count <= options.maxDocumentSize else {
+                throw CXFDecodingError(
+                    code: .tooLarge, offset: 0, line: 1, column: 1,
+                    message: "the document is \(buffer.count) bytes, more than the limit of \(options.maxDocumentSize)")
+            }
+            guard let base = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), buffer.count > 0 else {
+                throw CXFDecodingError(code: .syntax, offset: 0, line: 1, column: 1, message: "the document is empty")
+            }
+            var decoder = DocumentDecoder(scanner: JSONScanner(base: base, count: buffer.count, maxDepth: options.maxDepth))
+            do {
+                let document = try decoder.document()
+                return DecodedDocument(document: document, diagnostics: decoder.diagnostics)
+            } catch {
+                switch error {
+                case .fatal(let code, let offset, let message):
+                    var line = 1
+                    var lineStart = 0
+                    for i in 0..<min(offset, buffer.count) where base[i] == 0x0A {
+                        line += 1
+                        lineStart = i + 1
+                    }
+                    throw CXFDecodingError(code: code, offset: offset, line: line, column: offset - lineStart + 1, message: message)
+                case .malformed(let reason), .unsupported(let reason):
+                    // Only credentials are dropped to verbatim form; nothing else throws these.
+                    throw CXFDecodingError(code: .syntax, offset: 0, line: 1, column: 1, message: reason)
+                }
+            }
+        }
+    }
+}
+
+/// One step of a JSON pointer, kept cheap while decoding and rendered only for a diagnostic.
+enum PathComponent {
+    case key(StaticString)
+    case index(Int)
+
+    func render(into out: inout String) {
+        out += "/"
+        switch self {
+        case .key(let key): out += JSONPointer.escape(key.description)
+        case .index(let index): out += String(index)
+        }
+    }
+}
+
+/// The state of one decode: the scanner, the diagnostics so far, where we are, and the unknown
+/// members waiting for the object being read to finish.
+struct DocumentDecoder {
+    var s: JSONScanner
+    var diagnostics: [Diagnostic] = []
+    var path: [PathComponent] = []
+    /// Unknown members of the objects being decoded, innermost last. Each object remembers the count
+    /// when it starts and takes what was added since when it ends.
+    var pendingUnknown: [JSONMember] = []
+
+    init(scanner: JSONScanner) {
+        self.s = scanner
+        path.reserveCapacity(32)
+    }
+
+    // MARK: Diagnostics
+
+    func pointer(member: String? = nil) -> String {
+        var out = ""
+        for component in path { component.render(into: &out) }
+        if let member { out += "/" + JSONPointer.escape(member) }
+        return out
+    }
+
+    mutating func report(_ severity: Diagnostic.Severity, _ code: Diagnostic.Code, _ message: String, member: String? = nil) {
+        diagnostics.append(Diagnostic(severity: severity, code: code, path: pointer(member: member), message: message))
+    }
+
+    /// Keeps the current member verbatim among the unknown members, reporting that it had the wrong type.
+    mutating func keepWrongType(expected: String) throws(ScanFailure) {
+        let key = s.keyString
+        let value = try jsonValue(member: key)
+        report(
+            .warning, .wrongType, "'\(key)' should be \(expected) but is \(value.kindDescription); it is ignored and kept as it was",
+            member: key)
+        pendingUnknown.append(JSONMember(key: key, value: value))
+    }
+
+    /// Keeps the current member verbatim among the unknown members.
+    @inline(__always) mutating func keepUnknown() throws(ScanFailure) {
+        let key = s.keyString
+        pendingUnknown.append(JSONMember(key: key, value: try jsonValue(member: key)))
+    }
+
+    mutating func jsonValue(member: String?) throws(ScanFailure) -> JSONValue {
+        var invalid = false
+        let value = try s.value(invalidUTF8: &invalid)
+        if invalid { reportInvalidUTF8(member: member) }
+        return value
+    }
+
+    @inline(__always) mutating func takeUnknown(since mark: Int) -> [JSONMember] {
+        if pendingUnknown.count == mark { return [] }
+        let members = Array(pendingUnknown[mark...])
+        pendingUnknown.removeSubrange(mark...)
+        return members
+    }
+
+    /// Marks member `bit` as seen, reporting a repeat.
+    @inline(__always) mutating func note(_ bit: Int, _ seen: inout UInt64) {
+        if seen & (1 << bit) != 0 {
+            report(.warning, .duplicateMember, "'\(s.keyString)' appears more than once; the last one counts", member: s.keyString)
+        }
+        seen |= 1 << bit
+    }
+
+    mutating func reportMissing(_ seen: UInt64, _ required: [(Int, StaticString, String)]) {
+        for (bit, key, stand) in required where seen & (1 << bit) == 0 {
+            report(.warning, .missingMember, "the required member '\(key)' is missing; \(stand)")
+        }
+    }
+
+    mutating func reportInvalidUTF8(member: String?) {
+        report(.warning, .invalidUTF8, "text is not valid UTF-8; the bad bytes were replaced with U+FFFD", member: member)
+    }
+
+    // MARK: Scalars
+
+    /// A string member; `nil` when null or of another type (then kept verbatim).
+    mutating func stringValue() throws(ScanFailure) -> String? {
+        switch s.kind {
+        case .string:
+            var invalid = false
+            let value = try s.string(try s.scanString(), invalidUTF8: &invalid)
+            if invalid { reportInvalidUTF8(member: s.keyString) }
+            return value
+        case .null:
+            try s.scanNull()
+            return nil
+        case .number:
+            let text = s.text(try s.scanNumber())
+            report(.warning, .coercedValue, "'\(s.keyString)' should be text but is the number \(text); read as the text \"\(text)\"", member: s.keyString)
+            return text
+        default:
+            try keepWrongType(expected: "a string")
+            return nil
+        }
+    }
+
+    /// Bytes written as base64url. An `id` that is not base64url is read as its UTF-8 text, so that
+    /// links to it still resolve; other bytes that are not base64url are kept verbatim.
+    mutating func bytesValue(isID: Bool) throws(ScanFailure) -> Data? {
+        switch s.kind {
+        case .string:
+            let span = try s.scanString()
+            let decoded: [UInt8]?
+            if span.escaped {
+                decoded = try s.unescape(span).withUnsafeBytes { try? Base64URL.decode($0) }
+            } else {
+                decoded = try? Base64URL.decode(UnsafeRawBufferPointer(start: s.base + span.start, count: span.end - span.start))
+            }
+            if let decoded { return Data(decoded) }
+            let key = s.keyString
+            if isID {
+                var invalid = false
+                let text = try s.string(span, invalidUTF8: &invalid)
+                report(.warning, .idNotBase64URL, "'\(key)' is not base64url; its text is used as the identifier", member: key)
+                return Data(text.utf8)
+            }
+            s.pos = span.start - 1
+            let value = try jsonValue(member: key)
+            report(.warning, .invalidBase64URL, "'\(key)' is not base64url; it is ignored and kept as it was", member: key)
+            pendingUnknown.append(JSONMember(key: key, value: value))
+            return nil
+        case .null:
+            try s.scanNull()
+            return nil
+        default:
+            try keepWrongType(expected: "a base64url string")
+            return nil
+        }
+    }
+
+    /// An integer member. Integral floats and numeric strings are read with a warning.
+    mutating func int64Value() throws(ScanFailure) -> Int64? {
+        switch s.kind {
+        case .number:
+            let start = s.pos
+            let n = try s.scanNumber()
+            if n.isInteger, let v = s.int64(n) { return v }
+            if let d = Double(s.text(n)), d == d.rounded(), let v = Int64(exactly: d) {
+                report(.warning, .coercedValue, "'\(s.keyString)' should be an integer but is \(s.text(n)); read as \(v)", member: s.keyString)
+                return v
+            }
+            s.pos = start
+            try keepWrongType(expected: "an integer")
+            return nil
+        case .string:
+            let start = s.pos
+            let span = try s.scanString()
+            var invalid = false
+            if let text = try? s.string(span, invalidUTF8: &invalid), let v = Int64(text) {
+                report(.warning, .coercedValue, "'\(s.keyString)' should be an integer but is the text \"\(text)\"; read as \(v)", member: s.keyString)
+                return v
+            }
+            s.pos = start
+            try keepWrongType(expected: "an integer")
+            return nil
+        case .null:
+            try s.scanNull()
+            return nil
+        default:
+            try keepWrongType(expected: "an integer")
+            return nil
+        }
+    }
+
+    /// A non-negative integer member that fits `T`.
+    mutating func unsignedValue<T: FixedWidthInteger & UnsignedInteger>(_: T.Type) throws(ScanFailure) -> T? {
+        let start = s.pos
+        let key = s.keyString
+        guard let v = try int64Value() else { return nil }
+        if let exact = T(exactly: v) { return exact }
+        // Out of range: keep it among the unknown members, verbatim.
+        let end = s.pos
+        s.pos = start
+        let value = try jsonValue(member: key)
+        s.pos = end
+        pendingUnknown.append(JSONMember(key: key, value: value))
+        report(.warning, .wrongType, "'\(key)' is \(v), outside 0…\(T.max); it is ignored and kept as it was", member: key)
+        return nil
+    }
+
+    mutating func boolValue() throws(ScanFailure) -> Bool? {
+        switch s.kind {
+        case .bool: return try s.scanBool()
+        case .null:
+            try s.scanNull()
+            return nil
+        case .string:
+            let start = s.pos
+            let span = try s.scanString()
+            let n = span.end - span.start
+            let p = s.base + span.start
+            if n == 4 && memcmpEqual(p, "true") || n == 5 && memcmpEqual(p, "false") {
+                let v = n == 4
+                report(.warning, .coercedValue, "'\(s.keyString)' should be a boolean but is the text \"\(v)\"; read as \(v)", member: s.keyString)
+                return v
+            }
+            s.pos = start
+            try keepWrongType(expected: "a boolean")
+            return nil
+        default:
+            try keepWrongType(expected: "a boolean")
+            return nil
+        }
+    }
+
+    /// An array of strings; numbers in it are read as text. Anything else keeps the whole member verbatim.
+    mutating func stringArray() throws(ScanFailure) -> [String]? {
+        switch s.kind {
+        case .array:
+            let start = s.pos
+            let depth = s.depth
+            try s.enterArray()
+            var out: [String] = []
+            var first = true
+            var invalid = false
+            while try s.nextElement(&first) {
+                s.skipWhitespace()
+                guard s.kind == .string else {
+                    s.pos = start
+                    s.depth = depth
+                    try keepWrongType(expected: "an array of strings")
+                    return nil
+                }
+                out.append(try s.string(try s.scanString(), invalidUTF8: &invalid))
+            }
+            if invalid { reportInvalidUTF8(member: s.keyString) }
+            return out
+        case .null:
+            try s.scanNull()
+            return nil
+        default:
+            try keepWrongType(expected: "an array of strings")
+            return nil
+        }
+    }
+
+    // MARK: Containers
+
+    /// An array of objects, each read by `element`. Elements that are not objects are left out with
+    /// an error. `nil` when the member is null or not an array (then kept verbatim).
+    mutating func objectArray<T>(
+        _ key: StaticString, _ element: (inout DocumentDecoder) throws(ScanFailure) -> T?
+    ) throws(ScanFailure) -> [T]? {
+        switch s.kind {
+        case .array:
+            try s.enterArray()
+            path.append(.key(key))
+            defer { path.removeLast() }
+            var out: [T] = []
+            var first = true
+            var index = 0
+            while try s.nextElement(&first) {
+                s.skipWhitespace()
+                path.append(.index(index))
+                if s.kind == .object {
+                    if let value = try element(&self) { out.append(value) }
+                } else {
+                    let value = try jsonValue(member: nil)
+                    report(.error, .notAnObject, "an element of '\(key)' must be an object but is \(value.kindDescription); it is left out")
+                }
+                path.removeLast()
+                index += 1
+            }
+            return out
+        case .null:
+            try s.scanNull()
+            return nil
+        default:
+            try keepWrongType(expected: "an array")
+            return nil
+        }
+    }
+
+    /// A nested object read by `body`; `nil` when null or not an object (then kept verbatim).
+    mutating func object<T>(
+        _ key: StaticString, _ body: (inout DocumentDecoder) throws(ScanFailure) -> T
+    ) throws(ScanFailure) -> T? {
+        switch s.kind {
+        case .object:
+            path.append(.key(key))
+            defer { path.removeLast() }
+            return try body(&self)
+        case .null:
+            try s.scanNull()
+            return nil
+        default:
+            try keepWrongType(expected: "an object")
+            return nil
+        }
+    }
+
+    /// Finds the string member `name` of the object at the cursor without consuming anything.
+    mutating func peekString(_ name: StaticString) throws(ScanFailure) -> String? {
+        let start = s.pos
+        let depth = s.depth
+        defer {
+            s.pos = start
+            s.depth = depth
+        }
+        try s.enterObject()
+        var first = true
+        while try s.nextKey(&first) {
+            if s.keyIs(name) {
+                guard s.kind == .string else { return nil }
+                var invalid = false
+                return try s.string(try s.scanString(), invalidUTF8: &invalid)
+            }
+            try s.skipValue()
+        }
+        return nil
+    }
+}
+
+@inline(__always) func memcmpEqual(_ p: UnsafePointer<UInt8>, _ literal: StaticString) -> Bool {
+    memcmp(p, literal.utf8Start, literal.utf8CodeUnitCount) == 0
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif

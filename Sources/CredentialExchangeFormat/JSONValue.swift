@@ -1,0 +1,49 @@
+/// A JSON value kept verbatim where the CXF model has no typed place for it: unknown members,
+/// unknown extensions and credentials of an unknown or malformed type.
+///
+/// Numbers keep their source text, so nothing is rounded on the way back out.
+public indirect enum JSONValue: Hashable, Sendable {
+    case null
+    case bool(Bool)
+    /// The number exactly as written in the source (for example `"1.50"` or `"12345678901234567890"`).
+    case number(String)
+    case string(String)
+    case array([JSONValue])
+    /// Members in source order, which the encoder keeps.
+    case object([JSONMember])
+
+    /// The member named `key` of an object value, if any (the last one when a key repeats).
+    public subscript(key: String) -> JSONValue? {
+        guard case .object(let members) = self else { return nil }
+        return members.last(where: { $0.key == key })?.value
+    }
+
+    /// The string, when this is a string value.
+    public var stringValue: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
+
+    /// A one-word name for the kind of value, used in diagnostics ("a string", "an array", ...).
+    public var kindDescription: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+}
+
+/// One `"key": value` pair of a JSON object.
+public struct JSONMember: Hashable, Sendable {
+    public var key: String
+    public var value: JSONValue
+
+    public init(key: String, value: JSONValue) {
+        self.key = key
+        self.value = value
+    }
+}

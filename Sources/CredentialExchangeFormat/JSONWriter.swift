@@ -1,0 +1,202 @@
+import struct Foundation.Data
+import KeyportEncoding
+
+/// Writes JSON bytes: compact by default, indented when asked. Keys are `StaticString`s the codec
+/// owns; values are escaped as RFC 8259 requires and nothing more (no `\/`, no `\u` for non-ASCII).
+struct JSONWriter {
+    var out: [UInt8] = []
+    let pretty: Bool
+    private var first = true
+    private var depth = 0
+    /// Keys written in the objects being written, innermost last, so that an unknown member never
+    /// repeats a key the typed model already wrote.
+    private var emittedKeys: [StaticString] = []
+
+    init(pretty: Bool, capacity: Int = 4096) {
+        self.pretty = pretty
+        out.reserveCapacity(capacity)
+        emittedKeys.reserveCapacity(64)
+    }
+
+    @inline(__always) private mutating func newline() {
+        out.append(0x0A)
+        for _ in 0..<depth { out.append(0x20); out.append(0x20) }
+    }
+
+    /// Starts an object; pass the result to ``endObject(_:)``.
+    @inline(__always) mutating func beginObject() -> Int {
+        out.append(UInt8(ascii: "{"))
+        first = true
+        depth += 1
+        return emittedKeys.count
+    }
+
+    @inline(__always) mutating func endObject(_ mark: Int) {
+        depth -= 1
+        if pretty && !first { newline() }
+        out.append(UInt8(ascii: "}"))
+        first = false
+        emittedKeys.removeSubrange(mark...)
+    }
+
+    @inline(__always) mutating func beginArray() {
+        out.append(UInt8(ascii: "["))
+        first = true
+        depth += 1
+    }
+
+    @inline(__always) mutating func endArray() {
+        depth -= 1
+        if pretty && !first { newline() }
+        out.append(UInt8(ascii: "]"))
+        first = false
+    }
+
+    /// Writes the separator before an array element.
+    @inline(__always) mutating func element() {
+        if !first { out.append(UInt8(ascii: ",")) }
+        first = false
+        if pretty { newline() }
+    }
+
+    /// Writes a member name and the colon; the value follows.
+    @inline(__always) mutating func key(_ name: StaticString) {
+        emittedKeys.append(name)
+        if !first { out.append(UInt8(ascii: ",")) }
+        first = false
+        if pretty { newline() }
+        out.append(UInt8(ascii: "\""))
+        out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        out.append(UInt8(ascii: "\""))
+        out.append(UInt8(ascii: ":"))
+        if pretty { out.append(0x20) }
+    }
+
+    private mutating func dynamicKey(_ name: String) {
+        if !first { out.append(UInt8(ascii: ",")) }
+        first = false
+        if pretty { newline() }
+        string(name)
+        out.append(UInt8(ascii: ":"))
+        if pretty { out.append(0x20) }
+    }
+
+    // MARK: Scalars
+
+    mutating func string(_ value: String) {
+        var value = value
+        value.withUTF8 { utf8 in
+            out.append(UInt8(ascii: "\""))
+            var clean = true
+            for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                clean = false
+                break
+            }
+            if clean {
+                out.append(contentsOf: utf8)
+            } else {
+                for byte in utf8 { escape(byte) }
+            }
+            out.append(UInt8(ascii: "\""))
+        }
+    }
+
+    private mutating func escape(_ byte: UInt8) {
+        switch byte {
+        case UInt8(ascii: "\""): out.append(0x5C); out.append(byte)
+        case UInt8(ascii: "\\"): out.append(0x5C); out.append(byte)
+        case 0x0A: out.append(0x5C); out.append(UInt8(ascii: "n"))
+        case 0x0D: out.append(0x5C); out.append(UInt8(ascii: "r"))
+        case 0x09: out.append(0x5C); out.append(UInt8(ascii: "t"))
+        case 0x08: out.append(0x5C); out.append(UInt8(ascii: "b"))
+        case 0x0C: out.append(0x5C); out.append(UInt8(ascii: "f"))
+        case ..<0x20:
+            let hex: [UInt8] = Array("0123456789abcdef".utf8)
+            out.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+            out.append(hex[Int(byte >> 4)])
+            out.append(hex[Int(byte & 15)])
+        default: out.append(byte)
+        }
+    }
+
+    mutating func int(_ value: Int64) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        if magnitude == 0 {
+            out.append(UInt8(ascii: "0"))
+            return
+        }
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            while magnitude > 0 {
+                buffer[23 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            }
+            out.append(contentsOf: buffer[(24 - count)...])
+        }
+    }
+
+    mutating func uint(_ value: UInt64) {
+        if value <= UInt64(Int64.max) {
+            int(Int64(value))
+        } else {
+            out.append(contentsOf: String(value).utf8)
+        }
+    }
+
+    mutating func bool(_ value: Bool) {
+        if value {
+            out.append(contentsOf: [UInt8(ascii: "t"), UInt8(ascii: "r"), UInt8(ascii: "u"), UInt8(ascii: "e")])
+        } else {
+            out.append(contentsOf: [UInt8(ascii: "f"), UInt8(ascii: "a"), UInt8(ascii: "l"), UInt8(ascii: "s"), UInt8(ascii: "e")])
+        }
+    }
+
+    /// Unpadded base64url.
+    mutating func bytes(_ value: Data) {
+        out.append(UInt8(ascii: "\""))
+        value.withUnsafeBytes { Base64URL.append(contentsOf: $0, to: &out) }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    // MARK: Kept values
+
+    /// Writes the unknown members of the object begun at `mark`, in the order they came, leaving out
+    /// any whose key the typed model already wrote.
+    mutating func unknownMembers(_ members: [JSONMember], objectMark mark: Int) {
+        guard !members.isEmpty else { return }
+        for member in members {
+            let written = emittedKeys[mark...].contains { key in
+                key.withUTF8Buffer { $0.elementsEqual(member.key.utf8) }
+            }
+            if written { continue }
+            dynamicKey(member.key)
+            value(member.value)
+        }
+    }
+
+    mutating func value(_ value: JSONValue) {
+        switch value {
+        case .null: out.append(contentsOf: [UInt8(ascii: "n"), UInt8(ascii: "u"), UInt8(ascii: "l"), UInt8(ascii: "l")])
+        case .bool(let b): bool(b)
+        case .number(let text): out.append(contentsOf: text.utf8)
+        case .string(let s): string(s)
+        case .array(let elements):
+            beginArray()
+            for e in elements {
+                element()
+                self.value(e)
+            }
+            endArray()
+        case .object(let members):
+            let mark = beginObject()
+            for member in members {
+                dynamicKey(member.key)
+                self.value(member.value)
+            }
+            endObject(mark)
+        }
+    }
+}

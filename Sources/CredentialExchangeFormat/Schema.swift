@@ -1,0 +1,193 @@
+import struct Foundation.Data
+
+/// How the codec reads and writes a credential type made only of named members. One table per type
+/// drives the decoder, the encoder and the validator, so the three cannot disagree about a type.
+struct MemberSchema<Credential>: Sendable {
+    enum Kind: Sendable {
+        /// An optional editable field that should have this field type.
+        case field(WritableKeyPath<Credential, CXF.EditableField?> & Sendable, CXF.FieldType)
+        case requiredField(WritableKeyPath<Credential, CXF.EditableField> & Sendable, CXF.FieldType)
+        /// An optional bare string.
+        case string(WritableKeyPath<Credential, String?> & Sendable)
+        case requiredString(WritableKeyPath<Credential, String> & Sendable)
+        /// Required bytes, base64url on the wire.
+        case requiredBytes(WritableKeyPath<Credential, Data> & Sendable)
+
+        var isRequired: Bool {
+            switch self {
+            case .field, .string: false
+            case .requiredField, .requiredString, .requiredBytes: true
+            }
+        }
+    }
+
+    let key: StaticString
+    let kind: Kind
+
+    init(_ key: StaticString, _ kind: Kind) {
+        self.key = key
+        self.kind = kind
+    }
+}
+
+protocol SchemaCredential: Sendable {
+    static var type: StaticString { get }
+    static var members: [MemberSchema<Self>] { get }
+    /// A value with placeholders in its required members, filled in by the decoder.
+    static var blank: Self { get }
+    var unknownMembers: [JSONMember] { get set }
+}
+
+extension CXF.BasicAuth: SchemaCredential {
+    static let type: StaticString = "basic-auth"
+    static let blank = Self()
+    static let members: [MemberSchema<Self>] = [
+        .init("username", .field(\.username, .string)),
+        .init("password", .field(\.password, .concealedString)),
+    ]
+}
+
+extension CXF.Note: SchemaCredential {
+    static let type: StaticString = "note"
+    static let blank = Self(content: CXF.EditableField(value: ""))
+    static let members: [MemberSchema<Self>] = [.init("content", .requiredField(\.content, .string))]
+}
+
+extension CXF.CreditCard: SchemaCredential {
+    static let type: StaticString = "credit-card"
+    static let blank = Self()
+    static let members: [MemberSchema<Self>] = [
+        .init("number", .field(\.number, .concealedString)),
+        .init("fullName", .field(\.fullName, .string)),
+        .init("cardType", .field(\.cardType, .string)),
+        .init("verificationNumber", .field(\.verificationNumber, .concealedString)),
+        .init("pin", .field(\.pin, .concealedString)),
+        .init("expiryDate", .field(\.expiryDate, .yearMonth)),
+        .init("validFrom", .field(\.validFrom, .yearMonth)),
+    ]
+}
+
+extension CXF.Address: SchemaCredential {
+    static let type: StaticString = "address"
+    static let blank = Self()
+    static let members: [MemberSchema<Self>] = [
+        .init("streetAddress", .field(\.streetAddress, .string)),
+        .init("postalCode", .field(\.postalCode, .string)),
+        .init("city", .field(\.city, .string)),
+        .init("territory", .field(\.territory, .subdivisionCode)),
+        .init("country", .field(\.country, .countryCode)),
+        .init("tel", .field(\.tel, .string)),
+    ]
+}
+
+extension CXF.APIKey: SchemaCredential {
+    static let type: StaticString = "api-key"
+    static let blank = Self()
+    static let members: [MemberSchema<Self>] = [
+        .init("key", .field(\.key, .concealedString)),
+        .init("username", .field(\.username, .string)),
+        .init("keyType", .field(\.keyType, .string)),
+        .init("url", .field(\.url, .string)),
+        .init("validFrom", .field(\.validFrom, .date)),
+        .init("expiryDate", .field(\.expiryDate, .date)),
+    ]
+}
+
+extension CXF.DriversLicense: SchemaCredential {
+    static let type: StaticString = "drivers-license"
+    static let blank = Self()
+    static let members: [MemberSchema<Self>] = [
+        .init("fullName", .field(\.fullName, .string)),
+        .init("birthDate", .field(\.birthDate, .date)),
+        .init("issueDate", .field(\.issueDate, .date)),
+        .init("expiryDate", .field(\.expiryDate, .date)),
+        .init("issuingAuthority", .field(\.issuingAuthority, .string)),
+        .init("territory", .field(\.territory, .subdivisionCode)),
+        .init("country", .field(\.country, .countryCode)),
+        .init("licenseNumber", .field(\.licenseNumber, .string)),
+        .init("licenseClass", .field(\.licenseClass, .string)),
+    ]
+}
+
+extension CXF.IdentityDocument: SchemaCredential {
+    static let type: StaticString = "identity-document"
+    static let blank = Self()
+    static let members: [MemberSchema<Self>] = [
+        .init("issuingCountry", .field(\.issuingCountry, .countryCode)),
+        .init("documentNumber", .field(\.documentNumber, .string)),
+        .init("identificationNumber", .field(\.identificationNumber, .string)),
+        .init("nationality", .field(\.nationality, .string)),
+        .init("fullName", .field(\.fullName, .string)),
+        .init("birthDate", .field(\.birthDate, .date)),
+        .init("birthPlace", .field(\.birthPlace, .string)),
+        .init("sex", .field(\.sex, .string)),
+        .init("issueDate", .field(\.issueDate, .date)),
+        .init("expiryDate", .field(\.expiryDate, .date)),
+        .init("issuingAuthority", .field(\.issuingAuthority, .string)),
+    ]
+}
+
+extension CXF.Passport: SchemaCredential {
+    static let type: StaticString = "passport"
+    static let blank = Self()
+    static let members: [MemberSchema<Self>] = [
+        .init("issuingCountry", .field(\.issuingCountry, .countryCode)),
+        .init("passportType", .field(\.passportType, .string)),
+        .init("passportNumber", .field(\.passportNumber, .string)),
+        .init("nationalIdentificationNumber", .field(\.nationalIdentificationNumber, .string)),
+        .init("nationality", .field(\.nationality, .string)),
+        .init("fullName", .field(\.fullName, .string)),
+        .init("birthDate", .field(\.birthDate, .date)),
+        .init("birthPlace", .field(\.birthPlace, .string)),
+        .init("sex", .field(\.sex, .string)),
+        .init("issueDate", .field(\.issueDate, .date)),
+        .init("expiryDate", .field(\.expiryDate, .date)),
+        .init("issuingAuthority", .field(\.issuingAuthority, .string)),
+    ]
+}
+
+extension CXF.PersonName: SchemaCredential {
+    static let type: StaticString = "person-name"
+    static let blank = Self()
+    static let members: [MemberSchema<Self>] = [
+        .init("title", .field(\.title, .string)),
+        .init("given", .field(\.given, .string)),
+        .init("givenInformal", .field(\.givenInformal, .string)),
+        .init("given2", .field(\.given2, .string)),
+        .init("surnamePrefix", .field(\.surnamePrefix, .string)),
+        .init("surname", .field(\.surname, .string)),
+        .init("surname2", .field(\.surname2, .string)),
+        .init("credentials", .field(\.credentials, .string)),
+        .init("generation", .field(\.generation, .string)),
+    ]
+}
+
+extension CXF.GeneratedPassword: SchemaCredential {
+    static let type: StaticString = "generated-password"
+    static let blank = Self(password: "")
+    static let members: [MemberSchema<Self>] = [.init("password", .requiredString(\.password))]
+}
+
+extension CXF.SSHKey: SchemaCredential {
+    static let type: StaticString = "ssh-key"
+    static let blank = Self(keyType: "", privateKey: Data())
+    static let members: [MemberSchema<Self>] = [
+        .init("keyType", .requiredString(\.keyType)),
+        .init("privateKey", .requiredBytes(\.privateKey)),
+        .init("keyComment", .string(\.keyComment)),
+        .init("creationDate", .field(\.creationDate, .date)),
+        .init("expiryDate", .field(\.expiryDate, .date)),
+        .init("keyGenerationSource", .field(\.keyGenerationSource, .string)),
+    ]
+}
+
+extension CXF.WiFi: SchemaCredential {
+    static let type: StaticString = "wifi"
+    static let blank = Self()
+    static let members: [MemberSchema<Self>] = [
+        .init("ssid", .field(\.ssid, .string)),
+        .init("networkSecurityType", .field(\.networkSecurityType, .wifiNetworkSecurityType)),
+        .init("passphrase", .field(\.passphrase, .concealedString)),
+        .init("hidden", .field(\.hidden, .boolean)),
+    ]
+}

@@ -1,1 +1,87 @@
-print("")
+import CredentialExchangeFormat
+import Foundation
+
+// Release-built benchmarks; see docs/performance.md for the numbers and how to run them.
+//   swift run -c release KeyportBench cxf [items]
+
+/// The best time of `runs` calls of `body`, and its last result. The previous run's result is
+/// freed before the clock starts, so no run pays for freeing another's output.
+func measure<T>(_ runs: Int, _ body: () throws -> T) rethrows -> (seconds: Double, result: T) {
+    var best = Double.infinity
+    var last: T? = nil
+    for _ in 0..<runs {
+        last = nil
+        let start = DispatchTime.now().uptimeNanoseconds
+        let result = try body()
+        best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        last = result
+    }
+    return (best, last!)
+}
+
+func mbps(_ bytes: Int, _ seconds: Double) -> String {
+    String(format: "%7.1f MB/s (%6.1f ms)", Double(bytes) / 1e6 / seconds, seconds * 1000)
+}
+
+/// Times Keyport's codec and Foundation's on the same document. The machines this runs on vary in
+/// speed from second to second, so the five operations run interleaved, round after round: each
+/// round's ratio compares runs made moments apart, and the median ratio is reported beside the
+/// best time of each operation.
+func cxfBenchmark(items: Int, rounds: Int) throws {
+    let document = Generator.document(items: items)
+    let bytes = CXF.Encoder().encode(document)
+    let data = Data(bytes)
+    print("CXF document: \(items) items, \(bytes.count) bytes, \(rounds) interleaved rounds")
+
+    let check = try CXF.Decoder().decode(bytes)
+    precondition(check.document == document, "the decoded document differs from the generated one")
+    precondition(check.diagnostics.isEmpty && CXF.Validator().validate(document).isEmpty, "the document is not clean")
+    precondition(CXF.Encoder().encode(check.document) == bytes)
+    let mirror = try JSONDecoder().decode(MirrorHeader.self, from: data)
+
+    var best = [String: Double]()
+    var decodeRatios: [Double] = []
+    var encodeRatios: [Double] = []
+    for _ in 0..<rounds {
+        let (decode, decoded) = try measure(1) { try CXF.Decoder().decode(bytes) }
+        let (validate, _) = measure(1) { CXF.Validator().validate(decoded.document) }
+        let (encode, _) = measure(1) { CXF.Encoder().encode(decoded.document) }
+        let (foundationDecode, _) = try measure(1) { try JSONDecoder().decode(MirrorHeader.self, from: data) }
+        let (foundationEncode, _) = try measure(1) { try JSONEncoder().encode(mirror) }
+        for (name, seconds) in [
+            ("decode", decode), ("validate", validate), ("decode+validate", decode + validate), ("encode", encode),
+            ("Foundation decode", foundationDecode), ("Foundation encode", foundationEncode),
+        ] {
+            best[name] = min(best[name] ?? .infinity, seconds)
+        }
+        decodeRatios.append(foundationDecode / (decode + validate))
+        encodeRatios.append(foundationEncode / encode)
+    }
+    for name in ["decode", "validate", "decode+validate", "encode", "Foundation decode", "Foundation encode"] {
+        print("\(name.padding(toLength: 20, withPad: " ", startingAt: 0)) \(mbps(bytes.count, best[name]!))")
+    }
+    func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+    print(String(format: "median ratio per round: decode+validate %.1fx Foundation decode; encode %.1fx Foundation encode",
+        median(decodeRatios), median(encodeRatios)))
+}
+
+let arguments = CommandLine.arguments.dropFirst()
+switch arguments.first {
+case "cxf", nil:
+    try cxfBenchmark(items: arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000, rounds: 7)
+case "cxf-profile":
+    // One phase of Keyport's codec over and over, for a profiler: decode, validate or encode.
+    let phase = arguments.dropFirst().first ?? "decode"
+    let document = Generator.document(items: 30_000)
+    let bytes = CXF.Encoder().encode(document)
+    for _ in 0..<20 {
+        switch phase {
+        case "validate": _ = CXF.Validator().validate(document)
+        case "encode": _ = CXF.Encoder().encode(document)
+        default: _ = try CXF.Decoder().decode(bytes)
+        }
+    }
+default:
+    print("usage: KeyportBench cxf [items] | cxf-profile decode|validate|encode")
+    exit(2)
+}

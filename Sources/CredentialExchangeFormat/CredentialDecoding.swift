@@ -1,6 +1,12 @@
 import struct Foundation.Data
 
 extension DocumentDecoder {
+    static let totpRequired = RequiredMembers([
+        (1, "period", "30 seconds is assumed"),
+        (2, "digits", "6 digits are assumed"),
+        (3, "algorithm", "sha1 is assumed"),
+    ])
+
     /// One credential. The `type` is found first (it need not be the first member); a credential
     /// whose type is unknown, or that cannot be typed, is kept verbatim.
     mutating func credential() throws(ScanFailure) -> CXF.Credential {
@@ -233,9 +239,7 @@ extension DocumentDecoder {
             }
         }
         if seen & 1 == 0 { throw .malformed("lacks a usable 'secret'") }
-        reportMissing(seen, [
-            (1, "period", "30 seconds is assumed"), (2, "digits", "6 digits are assumed"), (3, "algorithm", "sha1 is assumed"),
-        ])
+        reportMissing(seen, Self.totpRequired)
         t.unknownMembers = takeUnknown(since: mark)
         return t
     }

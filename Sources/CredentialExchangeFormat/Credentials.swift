@@ -4,7 +4,10 @@ extension CXF {
     /// One credential of an item. The 17 types of CXF 1.0 are typed; a credential of a type this
     /// library does not know, or one too malformed to type, is kept whole as ``UnrecognizedCredential``
     /// and written back unchanged.
-    public enum Credential: Hashable, Sendable {
+    ///
+    /// `indirect`: the payloads range from one string to twelve fields; boxed, a credential is one
+    /// pointer wide, so arrays of them stay small and cheap to move.
+    public indirect enum Credential: Hashable, Sendable {
         case basicAuth(BasicAuth)
         case passkey(Passkey)
         case totp(TOTP)
@@ -522,4 +525,18 @@ extension CXF {
             self.unknownMembers = unknownMembers
         }
     }
+}
+
+extension CXF.TOTP: CustomStringConvertible, CustomDebugStringConvertible {
+    /// The parameters without the secret.
+    public var description: String {
+        "TOTP(\(algorithm.rawValue), \(digits) digits, \(period) s, issuer: \(issuer ?? "none"), secret: ‹redacted›)"
+    }
+
+    public var debugDescription: String { description }
+}
+
+extension CXF.GeneratedPassword: CustomStringConvertible, CustomDebugStringConvertible {
+    public var description: String { "GeneratedPassword(‹redacted, \(password.count) characters›)" }
+    public var debugDescription: String { description }
 }

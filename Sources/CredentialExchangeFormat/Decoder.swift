@@ -85,6 +85,18 @@ extension CXF {
     }
 }
 
+/// The members an object must have: their bit in the object's `seen` mask, their name, and what
+/// stands in for them when they are missing.
+struct RequiredMembers: Sendable {
+    let members: [(Int, StaticString, String)]
+    let mask: UInt64
+
+    init(_ members: [(Int, StaticString, String)]) {
+        self.members = members
+        mask = members.reduce(0) { $0 | 1 << $1.0 }
+    }
+}
+
 /// One step of a JSON pointer, kept cheap while decoding and rendered only for a diagnostic.
 enum PathComponent {
     case key(StaticString)
@@ -165,9 +177,11 @@ struct DocumentDecoder {
         seen |= 1 << bit
     }
 
-    mutating func reportMissing(_ seen: UInt64, _ required: [(Int, StaticString, String)]) {
-        for (bit, key, stand) in required where seen & (1 << bit) == 0 {
-            report(.warning, .missingMember, "the required member '\(key)' is missing; \(stand)")
+    /// Reports the members of `required` that `seen` lacks.
+    @inline(__always) mutating func reportMissing(_ seen: UInt64, _ required: RequiredMembers) {
+        guard seen & required.mask != required.mask else { return }
+        for (bit, key, standIn) in required.members where seen & (1 << bit) == 0 {
+            report(.warning, .missingMember, "the required member '\(key)' is missing; \(standIn)")
         }
     }
 
@@ -204,13 +218,13 @@ struct DocumentDecoder {
         switch s.kind {
         case .string:
             let span = try s.scanString()
-            let decoded: [UInt8]?
+            let decoded: Data?
             if span.escaped {
-                decoded = try s.unescape(span).withUnsafeBytes { try? Base64URL.decode($0) }
+                decoded = try s.unescape(span).withUnsafeBytes { try? Base64URL.decodeData($0) }
             } else {
-                decoded = try? Base64URL.decode(UnsafeRawBufferPointer(start: s.base + span.start, count: span.end - span.start))
+                decoded = try? Base64URL.decodeData(UnsafeRawBufferPointer(start: s.base + span.start, count: span.end - span.start))
             }
-            if let decoded { return Data(decoded) }
+            if let decoded { return decoded }
             let key = s.keyString
             if isID {
                 var invalid = false

@@ -2,6 +2,53 @@ import struct Foundation.Data
 
 /// The CXF objects, one reader each. Every reader starts with the cursor on the object's `{`.
 extension DocumentDecoder {
+    static let headerRequired = RequiredMembers([
+        (0, "version", "version 1.0 is assumed"),
+        (1, "exporterRpId", "it is read as empty"),
+        (2, "exporterDisplayName", "it is read as empty"),
+        (3, "timestamp", "it is read as 0"),
+        (4, "accounts", "it is read as an empty list"),
+    ])
+    static let versionRequired = RequiredMembers([(0, "major", "1 is assumed"), (1, "minor", "0 is assumed")])
+    static let accountRequired = RequiredMembers([
+        (0, "id", "it is read as empty"),
+        (1, "username", "it is read as empty"),
+        (2, "email", "it is read as empty"),
+        (3, "collections", "it is read as an empty list"),
+        (4, "items", "it is read as an empty list"),
+    ])
+    static let collectionRequired = RequiredMembers([
+        (0, "id", "it is read as empty"),
+        (1, "title", "it is read as empty"),
+        (2, "items", "it is read as an empty list"),
+    ])
+    static let linkedItemRequired = RequiredMembers([(0, "item", "it is read as empty")])
+    static let itemRequired = RequiredMembers([
+        (0, "id", "it is read as empty"),
+        (1, "title", "it is read as empty"),
+        (2, "credentials", "it is read as an empty list"),
+    ])
+    static let scopeRequired = RequiredMembers([
+        (0, "urls", "it is read as an empty list"),
+        (1, "androidApps", "it is read as an empty list"),
+    ])
+    static let androidAppRequired = RequiredMembers([(0, "bundleId", "it is read as empty")])
+    static let certificateRequired = RequiredMembers([
+        (0, "fingerprint", "it is read as empty"),
+        (1, "hashAlg", "sha256 is assumed"),
+    ])
+    static let fieldObjectRequired = RequiredMembers([
+        (0, "value", "it is read as empty"),
+        (1, "fieldType", "the type the member calls for is assumed"),
+    ])
+    static let sharedExtensionRequired = RequiredMembers([(0, "accessors", "it is read as an empty list")])
+    static let accessorRequired = RequiredMembers([
+        (0, "type", "the accessor is ignored"),
+        (1, "accountId", "it is read as empty"),
+        (2, "name", "it is read as empty"),
+        (3, "permissions", "the accessor is ignored"),
+    ])
+
     mutating func document() throws(ScanFailure) -> CXF.Document {
         // A UTF-8 byte-order mark is not JSON, but editors on some systems write one.
         if s.count >= 3 && s.base[0] == 0xEF && s.base[1] == 0xBB && s.base[2] == 0xBF { s.pos = 3 }
@@ -77,11 +124,7 @@ extension DocumentDecoder {
                 try keepUnknown()
             }
         }
-        reportMissing(seen, [
-            (0, "version", "version 1.0 is assumed"), (1, "exporterRpId", "it is read as empty"),
-            (2, "exporterDisplayName", "it is read as empty"), (3, "timestamp", "it is read as 0"),
-            (4, "accounts", "it is read as an empty list"),
-        ])
+        reportMissing(seen, Self.headerRequired)
         h.unknownMembers = takeUnknown(since: mark)
         return h
     }
@@ -103,7 +146,7 @@ extension DocumentDecoder {
                 try keepUnknown()
             }
         }
-        reportMissing(seen, [(0, "major", "1 is assumed"), (1, "minor", "0 is assumed")])
+        reportMissing(seen, Self.versionRequired)
         v.unknownMembers = takeUnknown(since: mark)
         return v
     }
@@ -140,10 +183,7 @@ extension DocumentDecoder {
                 try keepUnknown()
             }
         }
-        reportMissing(seen, [
-            (0, "id", "it is read as empty"), (1, "username", "it is read as empty"), (2, "email", "it is read as empty"),
-            (3, "collections", "it is read as an empty list"), (4, "items", "it is read as an empty list"),
-        ])
+        reportMissing(seen, Self.accountRequired)
         a.unknownMembers = takeUnknown(since: mark)
         return a
     }
@@ -183,10 +223,7 @@ extension DocumentDecoder {
                 try keepUnknown()
             }
         }
-        reportMissing(seen, [
-            (0, "id", "it is read as empty"), (1, "title", "it is read as empty"),
-            (2, "items", "it is read as an empty list"),
-        ])
+        reportMissing(seen, Self.collectionRequired)
         c.unknownMembers = takeUnknown(since: mark)
         return c
     }
@@ -208,7 +245,7 @@ extension DocumentDecoder {
                 try keepUnknown()
             }
         }
-        reportMissing(seen, [(0, "item", "it is read as empty")])
+        reportMissing(seen, Self.linkedItemRequired)
         l.unknownMembers = takeUnknown(since: mark)
         return l
     }
@@ -256,10 +293,7 @@ extension DocumentDecoder {
                 try keepUnknown()
             }
         }
-        reportMissing(seen, [
-            (0, "id", "it is read as empty"), (1, "title", "it is read as empty"),
-            (2, "credentials", "it is read as an empty list"),
-        ])
+        reportMissing(seen, Self.itemRequired)
         item.unknownMembers = takeUnknown(since: mark)
         return item
     }
@@ -283,7 +317,7 @@ extension DocumentDecoder {
                 try keepUnknown()
             }
         }
-        reportMissing(seen, [(0, "urls", "it is read as an empty list"), (1, "androidApps", "it is read as an empty list")])
+        reportMissing(seen, Self.scopeRequired)
         scope.unknownMembers = takeUnknown(since: mark)
         return scope
     }
@@ -308,7 +342,7 @@ extension DocumentDecoder {
                 try keepUnknown()
             }
         }
-        reportMissing(seen, [(0, "bundleId", "it is read as empty")])
+        reportMissing(seen, Self.androidAppRequired)
         app.unknownMembers = takeUnknown(since: mark)
         return app
     }
@@ -330,7 +364,7 @@ extension DocumentDecoder {
                 try keepUnknown()
             }
         }
-        reportMissing(seen, [(0, "fingerprint", "it is read as empty"), (1, "hashAlg", "sha256 is assumed")])
+        reportMissing(seen, Self.certificateRequired)
         cert.unknownMembers = takeUnknown(since: mark)
         return cert
     }
@@ -401,7 +435,7 @@ extension DocumentDecoder {
                 try keepUnknown()
             }
         }
-        reportMissing(seen, [(0, "value", "it is read as empty"), (1, "fieldType", "\(expected.rawValue) is assumed")])
+        reportMissing(seen, Self.fieldObjectRequired)
         f.unknownMembers = takeUnknown(since: mark)
         return f
     }
@@ -473,7 +507,7 @@ extension DocumentDecoder {
                 try keepUnknown()
             }
         }
-        reportMissing(seen, [(0, "accessors", "it is read as an empty list")])
+        reportMissing(seen, Self.sharedExtensionRequired)
         shared.unknownMembers = takeUnknown(since: mark)
         return shared
     }
@@ -502,10 +536,7 @@ extension DocumentDecoder {
             }
         }
         if seen & 1 == 0 { a.type = .unknown("") }
-        reportMissing(seen, [
-            (0, "type", "the accessor is ignored"), (1, "accountId", "it is read as empty"),
-            (2, "name", "it is read as empty"), (3, "permissions", "the accessor is ignored"),
-        ])
+        reportMissing(seen, Self.accessorRequired)
         a.unknownMembers = takeUnknown(since: mark)
         return a
     }

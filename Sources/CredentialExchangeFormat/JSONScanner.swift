@@ -34,9 +34,6 @@ struct JSONScanner {
     var keyCount = 0
     var escapedKey: [UInt8]? = nil
 
-    /// Bytes of unescaped strings are built here and reused.
-    var scratch: [UInt8] = []
-
     init(base: UnsafePointer<UInt8>, count: Int, maxDepth: Int) {
         self.base = base
         self.count = count
@@ -182,6 +179,22 @@ struct JSONScanner {
         var i = pos + 1
         var escaped = false
         var high: UInt8 = 0
+        // Eight bytes at a time while none of them is a quote, a backslash or a control character
+        // (the SWAR zero-byte test: it may flag a clean word, never miss a special byte).
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let raw = UnsafeRawPointer(base)
+        var wide: UInt64 = 0
+        while i + 8 <= count {
+            let v = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let quote = v ^ (ones &* 0x22)
+            let backslash = v ^ (ones &* 0x5C)
+            let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((v &- ones &* 0x20) & ~v)
+            if special & highs != 0 { break }
+            wide |= v
+            i += 8
+        }
+        if wide & highs != 0 { high = 0x80 }
         while true {
             guard i < count else { throw syntax("a string that starts here is never closed", at: open) }
             let c = base[i]

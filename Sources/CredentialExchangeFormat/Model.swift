@@ -247,28 +247,125 @@ extension CXF {
     }
 
     /// A value a person can see and edit, with its kind (`fieldType`). The value is always text.
+    ///
+    /// Fields are the most numerous objects of a document, so a field is one reference to shared,
+    /// copy-on-write storage: copying a credential copies a pointer per field, not six members.
     public struct EditableField: Hashable, Sendable {
         /// `nil` when absent; empty when the exporter wrote `"id": ""`.
-        public var id: Data?
-        public var fieldType: FieldType
-        public var value: String
-        public var label: String?
-        public var extensions: [Extension]?
-        public var unknownMembers: [JSONMember]
+        public var id: Data? {
+            get { storage.id }
+            set { mutableStorage.id = newValue }
+        }
+        public var fieldType: FieldType {
+            get { storage.fieldType }
+            set { mutableStorage.fieldType = newValue }
+        }
+        public var value: String {
+            get { storage.value }
+            set { mutableStorage.value = newValue }
+        }
+        public var label: String? {
+            get { storage.label }
+            set { mutableStorage.label = newValue }
+        }
+        public var extensions: [Extension]? {
+            get { storage.extensions }
+            set { mutableStorage.extensions = newValue }
+        }
+        public var unknownMembers: [JSONMember] {
+            get { storage.unknownMembers }
+            set { mutableStorage.unknownMembers = newValue }
+        }
 
         public init(
             id: Data? = nil, fieldType: FieldType = .string, value: String, label: String? = nil,
             extensions: [Extension]? = nil, unknownMembers: [JSONMember] = []
         ) {
-            self.id = id
-            self.fieldType = fieldType
-            self.value = value
-            self.label = label
-            self.extensions = extensions
-            self.unknownMembers = unknownMembers
+            storage = Storage(
+                id: id, fieldType: fieldType, value: value, label: label, extensions: extensions,
+                unknownMembers: unknownMembers)
+        }
+
+        private var storage: Storage
+
+        private var mutableStorage: Storage {
+            mutating get {
+                if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+                return storage
+            }
+        }
+
+        public static func == (lhs: EditableField, rhs: EditableField) -> Bool {
+            lhs.storage === rhs.storage || lhs.storage.members == rhs.storage.members
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(storage.id)
+            hasher.combine(storage.fieldType)
+            hasher.combine(storage.value)
+            hasher.combine(storage.label)
+            hasher.combine(storage.extensions)
+            hasher.combine(storage.unknownMembers)
+        }
+
+        /// `@unchecked Sendable`: the storage is only mutated through `mutableStorage`, which first
+        /// makes it unique to the value being mutated, so no two threads ever share a mutable one.
+        private final class Storage: @unchecked Sendable {
+            var id: Data?
+            var fieldType: FieldType
+            var value: String
+            var label: String?
+            var extensions: [Extension]?
+            var unknownMembers: [JSONMember]
+
+            init(
+                id: Data?, fieldType: FieldType, value: String, label: String?, extensions: [Extension]?,
+                unknownMembers: [JSONMember]
+            ) {
+                self.id = id
+                self.fieldType = fieldType
+                self.value = value
+                self.label = label
+                self.extensions = extensions
+                self.unknownMembers = unknownMembers
+            }
+
+            func copy() -> Storage {
+                Storage(
+                    id: id, fieldType: fieldType, value: value, label: label, extensions: extensions,
+                    unknownMembers: unknownMembers)
+            }
+
+            var members: Members {
+                Members(
+                    id: id, fieldType: fieldType, value: value, label: label, extensions: extensions,
+                    unknownMembers: unknownMembers)
+            }
+
+            struct Members: Equatable {
+                var id: Data?
+                var fieldType: FieldType
+                var value: String
+                var label: String?
+                var extensions: [Extension]?
+                var unknownMembers: [JSONMember]
+            }
         }
     }
 
+}
+
+extension CXF.EditableField: CustomStringConvertible, CustomDebugStringConvertible {
+    /// The field with its value, unless the field is concealed: then only the value's length shows.
+    public var description: String {
+        let shown = fieldType == .concealedString ? "‹concealed, \(value.count) characters›" : value.debugDescription
+        return "EditableField(\(fieldType.rawValue): \(shown)\(label.map { ", label: \($0.debugDescription)" } ?? ""))"
+    }
+
+    public var debugDescription: String { description }
+}
+
+extension CXF {
     /// The kind of an ``EditableField``. Unknown kinds are kept by name.
     public enum FieldType: Hashable, Sendable, CaseIterable {
         case string

@@ -58,12 +58,27 @@ public struct PrivateKeyInfo: Sendable, CustomStringConvertible {
             throw Error(description: "the key is PEM text; CXF requires the DER bytes (base64url of the binary PKCS#8)")
         }
         do {
-            let parsed = try Self.parse(Array(der), verifyPublicKey: verifyPublicKey)
+            let parsed = try Self.parse(Array(der), verifyPublicKey: verifyPublicKey, derive: true)
             (algorithm, publicKey, publicKeyWasDerived) = parsed
         } catch let error as Error {
             throw error
         } catch {
             throw Error(description: "the key is not PKCS#8 DER (\(Self.describe(error)))")
+        }
+    }
+
+    /// Checks `der` as ``init(derEncoded:verifyPublicKey:)`` does, without deriving a public key
+    /// where no check needs one (an Ed25519 seed is valid whatever its bytes), and returns the algorithm.
+    static func check(_ der: Data, verifyPublicKey: Bool) throws(Error) -> Algorithm {
+        if der.starts(with: Array("-----BEGIN".utf8)) {
+            throw Error(description: "the key is PEM text; CXF requires the DER bytes (base64url of the binary PKCS#8)")
+        }
+        do {
+            return try parse(Array(der), verifyPublicKey: verifyPublicKey, derive: false).0
+        } catch let error as Error {
+            throw error
+        } catch {
+            throw Error(description: "the key is not PKCS#8 DER (\(describe(error)))")
         }
     }
 
@@ -79,7 +94,7 @@ public struct PrivateKeyInfo: Sendable, CustomStringConvertible {
     private static let secp384r1: ASN1ObjectIdentifier = [1, 3, 132, 0, 34]
     private static let secp521r1: ASN1ObjectIdentifier = [1, 3, 132, 0, 35]
 
-    private static func parse(_ der: [UInt8], verifyPublicKey: Bool) throws -> (Algorithm, [UInt8], Bool) {
+    private static func parse(_ der: [UInt8], verifyPublicKey: Bool, derive: Bool) throws -> (Algorithm, [UInt8], Bool) {
         let root = try DER.parse(der)
         return try DER.sequence(root, identifier: .sequence) { nodes in
             let version = try Int(derEncoded: &nodes)
@@ -118,6 +133,7 @@ public struct PrivateKeyInfo: Sendable, CustomStringConvertible {
                     guard outerPublicKey.count == 32 else { throw Error(description: "the Ed25519 public key is not 32 bytes") }
                     return (.ed25519, Array(outerPublicKey), false)
                 }
+                if outerPublicKey == nil && !derive { return (.ed25519, [], false) }
                 let derived = try Curve25519.Signing.PrivateKey(rawRepresentation: seed).publicKey.rawRepresentation
                 if let outerPublicKey, !outerPublicKey.elementsEqual(derived) {
                     throw Error(description: "the Ed25519 public key does not belong to the private key")

@@ -37,6 +37,9 @@ struct ValidationRun {
     var path: [PathComponent] = []
     /// Item ids per account id, gathered before the pass so links resolve across accounts.
     var itemsByAccount: [Data: Set<Data>] = [:]
+    /// Per account (in document order), the indices of items whose id repeats an earlier one.
+    var duplicateItems: [Set<Int>] = []
+    var accountIndex = 0
 
     init(verifyKeyPairs: Bool) {
         self.verifyKeyPairs = verifyKeyPairs
@@ -56,27 +59,20 @@ struct ValidationRun {
         diagnostics.append(Diagnostic(severity: severity, code: code, path: pointer(member), message: message))
     }
 
-    @inline(__always) mutating func descend(_ key: StaticString, _ body: (inout ValidationRun) -> Void) {
-        path.append(.key(key))
-        body(&self)
-        path.removeLast()
-    }
-
-    @inline(__always) mutating func each<T>(_ key: StaticString, _ elements: [T], _ body: (inout ValidationRun, T) -> Void) {
-        path.append(.key(key))
-        for (index, element) in elements.enumerated() {
-            path.append(.index(index))
-            body(&self, element)
-            path.removeLast()
-        }
-        path.removeLast()
-    }
+    // Loops below index the arrays instead of iterating them: an element passed straight from
+    // `array[i]` is borrowed, where a `for element in array` copy would retain all its members.
 
     // MARK: Structure
 
     mutating func document(_ document: CXF.Document) {
         for account in document.accounts {
-            itemsByAccount[account.id, default: []].formUnion(account.items.lazy.map(\.id))
+            var ids = itemsByAccount[account.id] ?? Set(minimumCapacity: account.items.count)
+            var duplicates = Set<Int>()
+            for index in account.items.indices where !account.items[index].id.isEmpty {
+                if !ids.insert(account.items[index].id).inserted { duplicates.insert(index) }
+            }
+            itemsByAccount[account.id] = ids
+            duplicateItems.append(duplicates)
         }
         switch document {
         case .header(let header):
@@ -86,7 +82,13 @@ struct ValidationRun {
                     "CXF version \(header.version) is not supported: this reader understands major version 1 (1.x); a new major version changes the format incompatibly")
             }
             timestamp(header.timestamp, "timestamp")
-            each("accounts", header.accounts) { $0.account($1) }
+            path.append(.key("accounts"))
+            for index in header.accounts.indices {
+                path.append(.index(index))
+                account(header.accounts[index])
+                path.removeLast()
+            }
+            path.removeLast()
         case .account(let account):
             self.account(account)
         }
@@ -94,20 +96,34 @@ struct ValidationRun {
 
     mutating func account(_ a: CXF.Account) {
         id(a.id, "id")
-        var ids = Set<Data>()
-        ids.reserveCapacity(a.items.count + a.collections.count)
-        each("items", a.items) { run, item in
-            run.unique(item.id, in: &ids)
-            run.item(item, account: a.id)
+        let duplicates = duplicateItems[accountIndex]
+        accountIndex += 1
+        path.append(.key("items"))
+        for index in a.items.indices {
+            path.append(.index(index))
+            if duplicates.contains(index) { reportDuplicate(a.items[index].id) }
+            item(a.items[index], account: a.id)
+            path.removeLast()
         }
-        each("collections", a.collections) { run, c in run.collection(c, account: a.id, ids: &ids) }
+        path.removeLast()
+        // Collections share the account's id space with its items.
+        var ids = itemsByAccount[a.id] ?? []
+        collections("collections", a.collections, account: a.id, ids: &ids)
         extensions(a.extensions)
     }
 
-    mutating func unique(_ id: Data, in ids: inout Set<Data>) {
-        if !id.isEmpty && !ids.insert(id).inserted {
-            report(.error, .duplicateID, "id", "the id \(Base64URL.encode(id)) is used twice in this account")
+    mutating func collections(_ key: StaticString, _ collections: [CXF.Collection], account: Data, ids: inout Set<Data>) {
+        path.append(.key(key))
+        for index in collections.indices {
+            path.append(.index(index))
+            collection(collections[index], account: account, ids: &ids)
+            path.removeLast()
         }
+        path.removeLast()
+    }
+
+    mutating func reportDuplicate(_ id: Data) {
+        report(.error, .duplicateID, "id", "the id \(Base64URL.encode(id)) is used twice in this account")
     }
 
     mutating func id(_ id: Data, _ member: StaticString) {
@@ -126,13 +142,17 @@ struct ValidationRun {
 
     mutating func collection(_ c: CXF.Collection, account: Data, ids: inout Set<Data>) {
         id(c.id, "id")
-        unique(c.id, in: &ids)
+        if !c.id.isEmpty && !ids.insert(c.id).inserted { reportDuplicate(c.id) }
         timestamp(c.creationAt, "creationAt")
         timestamp(c.modifiedAt, "modifiedAt")
-        each("items", c.items) { run, link in run.link(link, account: account) }
-        if let sub = c.subCollections {
-            each("subCollections", sub) { run, child in run.collection(child, account: account, ids: &ids) }
+        path.append(.key("items"))
+        for index in c.items.indices {
+            path.append(.index(index))
+            link(c.items[index], account: account)
+            path.removeLast()
         }
+        path.removeLast()
+        if let sub = c.subCollections { collections("subCollections", sub, account: account, ids: &ids) }
         extensions(c.extensions)
     }
 
@@ -151,27 +171,44 @@ struct ValidationRun {
         id(item.id, "id")
         timestamp(item.creationAt, "creationAt")
         timestamp(item.modifiedAt, "modifiedAt")
-        each("credentials", item.credentials) { run, c in run.credential(c, account: account) }
+        path.append(.key("credentials"))
+        for index in item.credentials.indices {
+            path.append(.index(index))
+            credential(item.credentials[index], account: account)
+            path.removeLast()
+        }
+        path.removeLast()
         extensions(item.extensions)
     }
 
     mutating func extensions(_ extensions: [CXF.Extension]?) {
         guard let extensions else { return }
-        each("extensions", extensions) { run, ext in
-            guard case .shared(let shared) = ext else { return }
-            run.each("accessors", shared.accessors) { run, accessor in
-                if case .unknown(let type) = accessor.type {
-                    run.report(.warning, .ignoredAccessor, "type", "the accessor type '\(type)' is unknown; this accessor is ignored")
-                    return
-                }
-                let unknown = accessor.permissions.compactMap { if case .unknown(let p) = $0 { p } else { nil } }
-                if !unknown.isEmpty {
-                    run.report(.warning, .ignoredAccessor, "permissions", "unknown permissions are ignored: \(unknown.joined(separator: ", "))")
-                }
-                if accessor.permissions.count == unknown.count {
-                    run.report(.warning, .ignoredAccessor, "permissions", "the accessor has no known permission; it is ignored")
-                }
+        path.append(.key("extensions"))
+        for index in extensions.indices {
+            guard case .shared(let shared) = extensions[index] else { continue }
+            path.append(.index(index))
+            path.append(.key("accessors"))
+            for (position, accessor) in shared.accessors.enumerated() {
+                path.append(.index(position))
+                self.accessor(accessor)
+                path.removeLast()
             }
+            path.removeLast(2)
+        }
+        path.removeLast()
+    }
+
+    mutating func accessor(_ accessor: CXF.SharedExtension.Accessor) {
+        if case .unknown(let type) = accessor.type {
+            report(.warning, .ignoredAccessor, "type", "the accessor type '\(type)' is unknown; this accessor is ignored")
+            return
+        }
+        let unknown = accessor.permissions.compactMap { if case .unknown(let p) = $0 { p } else { nil } }
+        if !unknown.isEmpty {
+            report(.warning, .ignoredAccessor, "permissions", "unknown permissions are ignored: \(unknown.joined(separator: ", "))")
+        }
+        if accessor.permissions.count == unknown.count {
+            report(.warning, .ignoredAccessor, "permissions", "the accessor has no known permission; it is ignored")
         }
     }
 
@@ -209,9 +246,17 @@ struct ValidationRun {
             }
         case .customFields(let c):
             if let id = c.id, id.count > 64 { report(.error, .idTooLong, "id", "the id is \(id.count) bytes; CXF allows at most 64") }
-            each("fields", c.fields) { run, f in run.field(f, expected: nil, required: false) }
+            path.append(.key("fields"))
+            for index in c.fields.indices {
+                path.append(.index(index))
+                field(c.fields[index], expected: nil, required: false)
+                path.removeLast()
+            }
+            path.removeLast()
         case .itemReference(let r):
-            descend("reference") { $0.link(r.reference, account: account) }
+            path.append(.key("reference"))
+            link(r.reference, account: account)
+            path.removeLast()
         case .unrecognized:
             break  // reported by the decoder
         }
@@ -221,9 +266,14 @@ struct ValidationRun {
         for member in C.members {
             switch member.kind {
             case .field(let keyPath, let expected):
-                if let f = c[keyPath: keyPath] { descend(member.key) { $0.field(f, expected: expected, required: false) } }
+                guard let f = c[keyPath: keyPath] else { continue }
+                path.append(.key(member.key))
+                field(f, expected: expected, required: false)
+                path.removeLast()
             case .requiredField(let keyPath, let expected):
-                descend(member.key) { $0.field(c[keyPath: keyPath], expected: expected, required: true) }
+                path.append(.key(member.key))
+                field(c[keyPath: keyPath], expected: expected, required: true)
+                path.removeLast()
             case .string, .requiredString, .requiredBytes:
                 break
             }
@@ -245,11 +295,11 @@ struct ValidationRun {
 
     mutating func key(_ der: Data, _ member: StaticString, sshKeyType: String?) {
         do {
-            let info = try PrivateKeyInfo(derEncoded: der, verifyPublicKey: verifyKeyPairs)
-            if let sshKeyType, !info.algorithm.sshKeyTypes.contains(sshKeyType) {
+            let algorithm = try PrivateKeyInfo.check(der, verifyPublicKey: verifyKeyPairs)
+            if let sshKeyType, !algorithm.sshKeyTypes.contains(sshKeyType) {
                 report(
                     .error, .keyTypeMismatch, member,
-                    "the key is \(info.algorithm) but keyType says '\(sshKeyType)' (expected \(info.algorithm.sshKeyTypes.joined(separator: " or ")))")
+                    "the key is \(algorithm) but keyType says '\(sshKeyType)' (expected \(algorithm.sshKeyTypes.joined(separator: " or ")))")
             }
         } catch {
             report(.error, .invalidPrivateKey, member, "\(error)")
@@ -282,48 +332,58 @@ struct ValidationRun {
 /// What the values of each field type must look like.
 enum FieldValueRules {
     static func problem(with value: String, as type: CXF.FieldType) -> String? {
-        let u = Array(value.utf8)
         switch type {
         case .string, .concealedString, .unknown: return nil
         case .email:
-            return u.contains(UInt8(ascii: "@")) ? nil : "'\(value)' is not an email address (no @)"
+            return value.utf8.contains(UInt8(ascii: "@")) ? nil : "'\(value)' is not an email address (no @)"
         case .number:
             return Double(value) != nil && !value.contains(where: { $0.isLetter }) ? nil : "'\(value)' is not a number"
         case .boolean:
             return value == "true" || value == "false" ? nil : "'\(value)' is not a boolean (true or false)"
-        case .date:
-            return isDate(u) ? nil : "'\(value)' is not a date (YYYY-MM-DD)"
-        case .yearMonth:
-            return u.count == 7 && isYearMonth(u[...]) ? nil : "'\(value)' is not a year and month (YYYY-MM)"
-        case .countryCode:
-            return u.count == 2 && u.allSatisfy(isUpper) ? nil : "'\(value)' is not an ISO 3166-1 alpha-2 country code (two capital letters)"
-        case .subdivisionCode:
-            let dash = u.firstIndex(of: UInt8(ascii: "-"))
-            let ok = dash == 2 && u.count >= 4 && u.count <= 6 && u[..<2].allSatisfy(isUpper)
-                && u[3...].allSatisfy { isUpper($0) || isDigit($0) }
-            return ok ? nil : "'\(value)' is not an ISO 3166-2 subdivision code (like US-CA)"
         case .wifiNetworkSecurityType:
             return CXF.WiFiNetworkSecurityType(rawValue: value) != nil
                 ? nil
                 : "'\(value)' is not a Wi-Fi security type (\(CXF.WiFiNetworkSecurityType.allCases.map(\.rawValue).joined(separator: ", ")))"
+        case .date, .yearMonth, .countryCode, .subdivisionCode:
+            var text = value
+            let ok = text.withUTF8 { u in
+                switch type {
+                case .date: isDate(u)
+                case .yearMonth: u.count == 7 && isYearMonth(u[...])
+                case .countryCode: u.count == 2 && u.allSatisfy(isUpper)
+                default: isSubdivision(u)
+                }
+            }
+            if ok { return nil }
+            switch type {
+            case .date: return "'\(value)' is not a date (YYYY-MM-DD)"
+            case .yearMonth: return "'\(value)' is not a year and month (YYYY-MM)"
+            case .countryCode: return "'\(value)' is not an ISO 3166-1 alpha-2 country code (two capital letters)"
+            default: return "'\(value)' is not an ISO 3166-2 subdivision code (like US-CA)"
+            }
         }
     }
 
     static func isUpper(_ c: UInt8) -> Bool { c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z") }
     static func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
 
-    static func number(_ u: ArraySlice<UInt8>) -> Int? {
+    static func number(_ u: Slice<UnsafeBufferPointer<UInt8>>) -> Int? {
         guard !u.isEmpty, u.allSatisfy(isDigit) else { return nil }
         return u.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
     }
 
-    static func isYearMonth(_ u: ArraySlice<UInt8>) -> Bool {
+    static func isSubdivision(_ u: UnsafeBufferPointer<UInt8>) -> Bool {
+        u.count >= 4 && u.count <= 6 && u[2] == UInt8(ascii: "-") && u[..<2].allSatisfy(isUpper)
+            && u[3...].allSatisfy { isUpper($0) || isDigit($0) }
+    }
+
+    static func isYearMonth(_ u: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
         let s = u.startIndex
         guard u[s + 4] == UInt8(ascii: "-"), number(u[s..<s + 4]) != nil, let month = number(u[(s + 5)...]) else { return false }
         return (1...12).contains(month)
     }
 
-    static func isDate(_ u: [UInt8]) -> Bool {
+    static func isDate(_ u: UnsafeBufferPointer<UInt8>) -> Bool {
         guard u.count == 10, u[7] == UInt8(ascii: "-"), isYearMonth(u[0..<7]), let year = number(u[0..<4]),
             let month = number(u[5..<7]), let day = number(u[8...])
         else { return false }

@@ -1,3 +1,5 @@
+import struct Foundation.Data
+
 /// Base64url (RFC 4648 §5) as CXF writes binary values: encoded without padding; decoded leniently.
 ///
 /// Decoding accepts what real exporters write: with or without `=` padding, and the standard alphabet
@@ -80,6 +82,27 @@ public enum Base64URL {
 
     /// Decodes base64url or base64 bytes, padded or not.
     public static func decode(_ input: UnsafeRawBufferPointer) throws(DecodingError) -> [UInt8] {
+        let (symbols, count) = try measure(input)
+        var failure: DecodingError? = nil
+        let out = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            failure = decode(symbols, into: UnsafeMutableRawBufferPointer(buffer))
+            initialized = count
+        }
+        if let failure { throw failure }
+        return out
+    }
+
+    /// Decodes base64url or base64 bytes, padded or not, straight into `Data`.
+    public static func decodeData(_ input: UnsafeRawBufferPointer) throws(DecodingError) -> Data {
+        let (symbols, count) = try measure(input)
+        var out = Data(count: count)
+        let failure = out.withUnsafeMutableBytes { decode(symbols, into: $0) }
+        if let failure { throw failure }
+        return out
+    }
+
+    /// The input without its padding, and the number of bytes it decodes to.
+    private static func measure(_ input: UnsafeRawBufferPointer) throws(DecodingError) -> (UnsafeRawBufferPointer, Int) {
         var n = input.count
         var padding = 0
         while n > 0 && input[n - 1] == UInt8(ascii: "=") {
@@ -89,19 +112,25 @@ public enum Base64URL {
         if padding > 2 { throw .misplacedPadding(offset: n + 2) }
         if n % 4 == 1 { throw .invalidLength(input.count) }
         if padding > 0 && (n + padding) % 4 != 0 { throw .misplacedPadding(offset: n) }
-        var out = [UInt8]()
-        out.reserveCapacity(n * 3 / 4)
-        let failure: DecodingError? = decodeTable.withUnsafeBufferPointer { table in
+        return (UnsafeRawBufferPointer(rebasing: input[..<n]), n / 4 * 3 + max(0, n % 4 - 1))
+    }
+
+    /// Decodes unpadded symbols into `out`, which has exactly the room they need.
+    private static func decode(_ input: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) -> DecodingError? {
+        decodeTable.withUnsafeBufferPointer { table in
+            let n = input.count
             var i = 0
+            var o = 0
             while i + 4 <= n {
                 let a = table[Int(input[i])], b = table[Int(input[i + 1])]
                 let c = table[Int(input[i + 2])], d = table[Int(input[i + 3])]
                 if (a | b | c | d) & 0xC0 != 0 { return invalid(input, from: i) }
                 let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-                out.append(UInt8(truncatingIfNeeded: v >> 16))
-                out.append(UInt8(truncatingIfNeeded: v >> 8))
-                out.append(UInt8(truncatingIfNeeded: v))
+                out[o] = UInt8(truncatingIfNeeded: v >> 16)
+                out[o + 1] = UInt8(truncatingIfNeeded: v >> 8)
+                out[o + 2] = UInt8(truncatingIfNeeded: v)
                 i += 4
+                o += 3
             }
             let rest = n - i
             if rest >= 2 {
@@ -109,13 +138,11 @@ public enum Base64URL {
                 let c = rest == 3 ? table[Int(input[i + 2])] : 0
                 if (a | b | c) & 0xC0 != 0 { return invalid(input, from: i) }
                 let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6
-                out.append(UInt8(truncatingIfNeeded: v >> 16))
-                if rest == 3 { out.append(UInt8(truncatingIfNeeded: v >> 8)) }
+                out[o] = UInt8(truncatingIfNeeded: v >> 16)
+                if rest == 3 { out[o + 1] = UInt8(truncatingIfNeeded: v >> 8) }
             }
             return nil
         }
-        if let failure { throw failure }
-        return out
     }
 
     private static func invalid(_ input: UnsafeRawBufferPointer, from start: Int) -> DecodingError {

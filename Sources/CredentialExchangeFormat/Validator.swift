@@ -204,11 +204,11 @@ struct ValidationRun {
             return
         }
         let unknown = accessor.permissions.compactMap { if case .unknown(let p) = $0 { p } else { nil } }
-        if !unknown.isEmpty {
-            report(.warning, .ignoredAccessor, "permissions", "unknown permissions are ignored: \(unknown.joined(separator: ", "))")
-        }
+        let names = unknown.isEmpty ? "" : " (unknown: \(unknown.joined(separator: ", ")))"
         if accessor.permissions.count == unknown.count {
-            report(.warning, .ignoredAccessor, "permissions", "the accessor has no known permission; it is ignored")
+            report(.warning, .ignoredAccessor, "permissions", "the accessor has no known permission\(names); it is ignored")
+        } else if !unknown.isEmpty {
+            report(.warning, .ignoredAccessor, "permissions", "unknown permissions are ignored: \(unknown.joined(separator: ", "))")
         }
     }
 

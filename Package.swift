@@ -29,7 +29,7 @@ let package = Package(
         .executableTarget(
             name: "keyport",
             dependencies: [
-                "CredentialExchangeFormat",
+                "CredentialExchangeFormat", "KeyportEncoding",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -203,8 +203,9 @@ struct DocumentDecoder {
             try s.scanNull()
             return nil
         case .number:
+            // The number is not quoted back: the member may hold a secret (a generated password).
             let text = s.text(try s.scanNumber())
-            report(.warning, .coercedValue, "'\(s.keyString)' should be text but is the number \(text); read as the text \"\(text)\"", member: s.keyString)
+            report(.warning, .coercedValue, "'\(s.keyString)' should be text but is a number; read as its digits", member: s.keyString)
             return text
         default:
             try keepWrongType(expected: "a string")
@@ -354,10 +355,12 @@ struct DocumentDecoder {
 
     // MARK: Containers
 
-    /// An array of objects, each read by `element`. Elements that are not objects are left out with
-    /// an error. `nil` when the member is null or not an array (then kept verbatim).
+    /// An array of objects, each read by `element`. An element that is not an object is given to
+    /// `keep`, which can hold it verbatim; without one (the typed model has no place for it) it is
+    /// left out with an error. `nil` when the member is null or not an array (then kept verbatim).
     mutating func objectArray<T>(
-        _ key: StaticString, _ element: (inout DocumentDecoder) throws(ScanFailure) -> T?
+        _ key: StaticString, _ element: (inout DocumentDecoder) throws(ScanFailure) -> T?,
+        keep: ((inout DocumentDecoder, JSONValue) -> T)? = nil
     ) throws(ScanFailure) -> [T]? {
         switch s.kind {
         case .array:
@@ -374,7 +377,13 @@ struct DocumentDecoder {
                     if let value = try element(&self) { out.append(value) }
                 } else {
                     let value = try jsonValue(member: nil)
-                    report(.error, .notAnObject, "an element of '\(key)' must be an object but is \(value.kindDescription); it is left out")
+                    if let keep {
+                        out.append(keep(&self, value))
+                    } else {
+                        report(
+                            .error, .notAnObject,
+                            "an element of '\(key)' must be an object but is \(value.kindDescription); it is left out, so the elements after it move up by one")
+                    }
                 }
                 path.removeLast()
                 index += 1

@@ -265,9 +265,13 @@ extension DocumentDecoder {
                 if let v = try stringValue() { item.title = v }
             } else if s.keyIs("credentials") {
                 note(2, &seen)
-                if let v = try objectArray("credentials", { d throws(ScanFailure) in try d.credential() }) {
-                    item.credentials = v
-                }
+                let credentials = try objectArray(
+                    "credentials", { d throws(ScanFailure) in try d.credential() },
+                    keep: { d, value in
+                        d.report(.error, .malformedCredential, "a credential must be an object but is \(value.kindDescription); it is kept as it was")
+                        return .unrecognized(CXF.UnrecognizedCredential(object: value, reason: "not an object"))
+                    })
+                if let credentials { item.credentials = credentials }
             } else if s.keyIs("creationAt") {
                 note(3, &seen)
                 item.creationAt = try int64Value()
@@ -476,7 +480,12 @@ extension DocumentDecoder {
     // MARK: Extensions
 
     mutating func extensions() throws(ScanFailure) -> [CXF.Extension]? {
-        try objectArray("extensions", { d throws(ScanFailure) in try d.extensionObject() })
+        try objectArray(
+            "extensions", { d throws(ScanFailure) in try d.extensionObject() },
+            keep: { d, value in
+                d.report(.warning, .wrongType, "an extension must be an object but is \(value.kindDescription); it is kept as it was")
+                return .unknown(name: "", object: value)
+            })
     }
 
     mutating func extensionObject() throws(ScanFailure) -> CXF.Extension {

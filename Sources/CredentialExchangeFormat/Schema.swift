@@ -191,3 +191,35 @@ extension CXF.WiFi: SchemaCredential {
         .init("hidden", .field(\.hidden, .boolean)),
     ]
 }
+
+extension CXF.Credential {
+    /// Every editable field the credential holds, with the member it sits in, in member order
+    /// (`custom-fields` lists its fields under "fields").
+    public var editableFields: [(member: String, field: CXF.EditableField)] {
+        func collect<C: SchemaCredential>(_ c: C) -> [(member: String, field: CXF.EditableField)] {
+            C.members.compactMap { member in
+                switch member.kind {
+                case .field(let keyPath, _): c[keyPath: keyPath].map { (member.key.description, $0) }
+                case .requiredField(let keyPath, _): (member.key.description, c[keyPath: keyPath])
+                case .string, .requiredString, .requiredBytes: nil
+                }
+            }
+        }
+        switch self {
+        case .basicAuth(let c): return collect(c)
+        case .note(let c): return collect(c)
+        case .creditCard(let c): return collect(c)
+        case .address(let c): return collect(c)
+        case .apiKey(let c): return collect(c)
+        case .driversLicense(let c): return collect(c)
+        case .identityDocument(let c): return collect(c)
+        case .passport(let c): return collect(c)
+        case .personName(let c): return collect(c)
+        case .generatedPassword(let c): return collect(c)
+        case .sshKey(let c): return collect(c)
+        case .wifi(let c): return collect(c)
+        case .customFields(let c): return c.fields.map { ("fields", $0) }
+        case .passkey, .totp, .file, .itemReference, .unrecognized: return []
+        }
+    }
+}

@@ -1,0 +1,1053 @@
+import CredentialExchangeFormat
+import Foundation
+import KeyportEncoding
+
+// Conversion between Apple's types and the CXF model of `CredentialExchangeFormat` (a Linux addition).
+//
+// AS → CXF always succeeds and loses nothing: converting back gives an equal value, with one caveat,
+// dates: CXF holds whole Unix seconds, so a date's fraction of a second is dropped (rounded toward
+// zero). CXF → AS drops what Apple's types cannot hold; ``ASExportedCredentialData/init(cxf:omissions:)``
+// says what, the per-type initialisers drop it silently.
+
+// MARK: - What a conversion leaves out
+
+extension ASExportedCredentialData {
+    /// Something of a CXF document that Apple's types cannot hold and that a conversion left out or
+    /// changed. (Linux addition.)
+    ///
+    /// Omissions never quote values from the document (they may be secrets), only member names, types
+    /// and algorithm names.
+    public struct CXFOmission: Hashable, Sendable, CustomStringConvertible {
+        /// Where, as a JSON pointer (RFC 6901) into the CXF document: `/accounts/0/items/2/credentials/1`.
+        /// For a document that is a single account, the pointer starts at the account: `/items/2/…`.
+        public var path: String
+        /// What was left out or changed, and why.
+        public var reason: String
+
+        /// Creates an omission.
+        public init(path: String, reason: String) {
+            self.path = path
+            self.reason = reason
+        }
+
+        public var description: String { "\(path.isEmpty ? "/" : path): \(reason)" }
+    }
+}
+
+// MARK: - CXF → AS entry points
+
+extension ASExportedCredentialData {
+    /// Converts a CXF document, and reports what Apple's types cannot hold. (Linux addition.)
+    ///
+    /// What is left out, each reported in `omissions` with a JSON pointer:
+    /// - members CXF 1.0 does not define (kept by `CXF.Decoder` as unknown members), at every level;
+    /// - `file` credentials and credentials `CXF.Decoder` could not read (unknown or malformed types),
+    ///   TOTP credentials whose secret is not Base32 or whose period or digits exceed `UInt16`;
+    /// - extensions on accounts, collections, fields and custom fields (Apple's types have none), and
+    ///   item extensions other than `shared`; in `shared`, accessors of an unknown type, unknown
+    ///   permissions, and accessors left with no permission;
+    /// - a passkey's `credBlob` and `payments`, HMAC credentials whose algorithm has no
+    ///   ``ASImportableFIDO2HMACCredential/Algorithm`` case, a large blob larger than `Int.max`;
+    /// - URLs that `URL(string:)` cannot parse.
+    ///
+    /// One thing is changed rather than dropped: a field type Apple's ``ASImportableEditableField/FieldType``
+    /// has no case for becomes ``ASImportableEditableField/FieldType/string``, keeping the value (also
+    /// reported). Distinctions CXF makes and Apple does not, such as an absent versus an empty `tags`
+    /// array or `favorite` absent versus `false`, are not reported.
+    ///
+    /// A document that is a single account, without a header, converts with these header values:
+    /// format version ``FormatVersion/v1``, empty exporter identifier and name, and a `timestamp` of
+    /// `Date(timeIntervalSince1970: 0)`, which stands for "unknown".
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` when the document's major version is not 1, with the
+    ///   same message as decoding with `JSONDecoder`.
+    public init(cxf document: CXF.Document, omissions: inout [CXFOmission]) throws {
+        var importer = CXFImporter()
+        switch document {
+        case .header(let header):
+            self = try importer.header(header)
+        case .account(let account):
+            self.init(
+                accounts: [importer.account(account)],
+                formatVersion: .v1,
+                exporterRelyingPartyIdentifier: "",
+                exporterDisplayName: "",
+                timestamp: Date(timeIntervalSince1970: 0)
+            )
+        }
+        omissions.append(contentsOf: importer.omissions)
+    }
+
+    /// Converts a CXF document, leaving out silently what Apple's types cannot hold. (Linux addition.)
+    ///
+    /// See ``init(cxf:omissions:)`` for what is left out and for the errors.
+    public init(cxf document: CXF.Document) throws {
+        var ignored: [CXFOmission] = []
+        try self.init(cxf: document, omissions: &ignored)
+    }
+
+    /// Converts a CXF header, leaving out silently what Apple's types cannot hold. (Linux addition.)
+    ///
+    /// See ``init(cxf:omissions:)`` for what is left out and for the errors.
+    public init(_ header: CXF.Header) throws {
+        try self.init(cxf: .header(header))
+    }
+
+    /// Reads CXF JSON with the fast, tolerant `CXF.Decoder` and converts it, reporting what Apple's
+    /// types cannot hold. (Linux addition.)
+    ///
+    /// Both top-level shapes are read: a header, and a single account. The decoder's own findings (what
+    /// it had to tolerate) are not reported here; run `CXF.Decoder` yourself to see them.
+    ///
+    /// - Throws: `CXFDecodingError` when the bytes are not JSON or not a CXF document, and
+    ///   `DecodingError.dataCorrupted` when the major version is not 1.
+    public init(cxfJSON: Data, omissions: inout [CXFOmission]) throws {
+        let decoded = try CXF.Decoder().decode(cxfJSON)
+        try self.init(cxf: decoded.document, omissions: &omissions)
+    }
+
+    /// Reads CXF JSON with the fast, tolerant `CXF.Decoder` and converts it, leaving out silently
+    /// what Apple's types cannot hold. (Linux addition.)
+    public init(cxfJSON: Data) throws {
+        var ignored: [CXFOmission] = []
+        try self.init(cxfJSON: cxfJSON, omissions: &ignored)
+    }
+
+    /// The export as canonical CXF 1.0 JSON, written by `CXF.Encoder`. (Linux addition.)
+    ///
+    /// Dates are written as whole Unix seconds (rounded toward zero) whatever a `JSONEncoder` would do.
+    public func cxfJSON() -> Data {
+        CXF.Encoder().encodeData(CXF.Document(self))
+    }
+}
+
+extension ASImportableAccount {
+    /// Converts a CXF account; what Apple's types cannot hold is left out silently. (Linux addition.)
+    /// ``ASExportedCredentialData/init(cxf:omissions:)`` reports what.
+    public init(_ account: CXF.Account) {
+        var importer = CXFImporter()
+        self = importer.account(account)
+    }
+}
+
+extension ASImportableCollection {
+    /// Converts a CXF collection; what Apple's types cannot hold is left out silently. (Linux addition.)
+    public init(_ collection: CXF.Collection) {
+        var importer = CXFImporter()
+        self = importer.collection(collection)
+    }
+}
+
+extension ASImportableLinkedItem {
+    /// Converts a CXF linked item. (Linux addition.)
+    public init(_ linkedItem: CXF.LinkedItem) {
+        var importer = CXFImporter()
+        self = importer.linkedItem(linkedItem)
+    }
+}
+
+extension ASImportableItem {
+    /// Converts a CXF item; credentials and extensions Apple's types cannot hold are left out
+    /// silently. (Linux addition.)
+    public init(_ item: CXF.Item) {
+        var importer = CXFImporter()
+        self = importer.item(item)
+    }
+}
+
+extension ASImportableCredentialScope {
+    /// Converts a CXF scope; URLs `URL(string:)` cannot parse are left out. (Linux addition.)
+    public init(_ scope: CXF.CredentialScope) {
+        var importer = CXFImporter()
+        self = importer.scope(scope)
+    }
+}
+
+extension ASImportableCredentialScope.AndroidAppID {
+    /// Converts a CXF Android app identifier. (Linux addition.)
+    public init(_ app: CXF.AndroidAppIdentifier) {
+        var importer = CXFImporter()
+        self = importer.androidApp(app)
+    }
+}
+
+extension ASImportableCredentialScope.AndroidAppCertificationFingerprint {
+    /// Converts a CXF certificate fingerprint. (Linux addition.)
+    public init(_ certificate: CXF.AndroidAppCertificateFingerprint) {
+        self.init(fingerprint: certificate.fingerprint, hashAlgorithm: certificate.hashAlgorithm.rawValue)
+    }
+}
+
+extension ASImportableCredential {
+    /// Converts a CXF credential, or returns `nil` for one Apple's enum has no case for: a `file`
+    /// credential, one `CXF.Decoder` could not read, or a TOTP whose secret is not Base32 or whose
+    /// period or digits exceed `UInt16`. (Linux addition.)
+    public init?(_ credential: CXF.Credential) {
+        var importer = CXFImporter()
+        guard let converted = importer.credential(credential) else { return nil }
+        self = converted
+    }
+}
+
+extension ASImportableEditableField {
+    /// Converts a CXF editable field; an unknown field type becomes ``FieldType/string``. (Linux addition.)
+    public init(_ field: CXF.EditableField) {
+        var importer = CXFImporter()
+        self = importer.field(field)
+    }
+}
+
+extension ASImportableEditableField.FieldType {
+    /// The field type for a CXF one; a type this enum has no case for is ``string``, because Apple's enum
+    /// cannot keep an unknown type and text is what every field's value is. (Linux addition.)
+    public init(_ type: CXF.FieldType) {
+        switch type {
+        case .string, .unknown: self = .string
+        case .concealedString: self = .concealedString
+        case .email: self = .email
+        case .number: self = .number
+        case .boolean: self = .boolean
+        case .date: self = .date
+        case .yearMonth: self = .yearMonth
+        case .wifiNetworkSecurityType: self = .wifiNetworkSecurityType
+        case .countryCode: self = .countryCode
+        case .subdivisionCode: self = .subdivisionCode
+        }
+    }
+}
+
+extension ASImportableExtension {
+    /// Converts a CXF extension, or returns `nil` for one other than `shared`. Accessors and permissions
+    /// Apple's enums have no case for are left out. (Linux addition.)
+    public init?(_ extension: CXF.Extension) {
+        var importer = CXFImporter()
+        guard let converted = importer.itemExtension(`extension`) else { return nil }
+        self = converted
+    }
+}
+
+// MARK: - CXF → AS
+
+/// Converts the CXF model to Apple's types, keeping the JSON pointer of where it is so that what it
+/// leaves out can be reported.
+struct CXFImporter {
+    private(set) var omissions: [ASExportedCredentialData.CXFOmission] = []
+    private var path: [String] = []
+
+    private var pointer: String {
+        var out = ""
+        for token in path {
+            out += "/"
+            out += token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+        }
+        return out
+    }
+
+    private mutating func omit(_ reason: String) {
+        omissions.append(.init(path: pointer, reason: reason))
+    }
+
+    private mutating func at<T>(_ tokens: String..., body: (inout CXFImporter) -> T) -> T {
+        path.append(contentsOf: tokens)
+        defer { path.removeLast(tokens.count) }
+        return body(&self)
+    }
+
+    /// Converts the elements of the array member `key`, leaving out those that convert to `nil`.
+    private mutating func each<E, T>(_ key: String, _ elements: [E], _ body: (inout CXFImporter, E) -> T?) -> [T] {
+        var out: [T] = []
+        out.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            if let converted = at(key, String(index), body: { body(&$0, element) }) { out.append(converted) }
+        }
+        return out
+    }
+
+    private mutating func unknown(_ members: [JSONMember], in typeName: String) {
+        for member in members {
+            at(member.key) {
+                $0.omit(
+                    "the member '\(member.key)' (not in CXF 1.0, or a value of the wrong type) is left out: "
+                        + "\(typeName) has no place for it"
+                )
+            }
+        }
+    }
+
+    private mutating func extensions(_ extensions: [CXF.Extension]?, on typeName: String) {
+        guard let extensions else { return }
+        for (index, ext) in extensions.enumerated() {
+            at("extensions", String(index)) {
+                $0.omit("the '\(ext.name)' extension is left out: \(typeName) has no extensions")
+            }
+        }
+    }
+
+    mutating func header(_ header: CXF.Header) throws -> ASExportedCredentialData {
+        guard let version = ASExportedCredentialData.FormatVersion(major: header.version.major) else {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: [],
+                    debugDescription: ASExportedCredentialData.FormatVersion.unsupportedMessage(
+                        major: header.version.major,
+                        minor: header.version.minor
+                    )
+                )
+            )
+        }
+        at("version") { $0.unknown(header.version.unknownMembers, in: "ASExportedCredentialData.FormatVersion") }
+        unknown(header.unknownMembers, in: "ASExportedCredentialData")
+        return ASExportedCredentialData(
+            accounts: each("accounts", header.accounts) { $0.account($1) },
+            formatVersion: version,
+            exporterRelyingPartyIdentifier: header.exporterRpId,
+            exporterDisplayName: header.exporterDisplayName,
+            timestamp: UnixTime.date(header.timestamp)
+        )
+    }
+
+    mutating func account(_ account: CXF.Account) -> ASImportableAccount {
+        extensions(account.extensions, on: "ASImportableAccount")
+        unknown(account.unknownMembers, in: "ASImportableAccount")
+        return ASImportableAccount(
+            id: account.id,
+            userName: account.username,
+            email: account.email,
+            fullName: account.fullName,
+            collections: each("collections", account.collections) { $0.collection($1) },
+            items: each("items", account.items) { $0.item($1) }
+        )
+    }
+
+    mutating func collection(_ collection: CXF.Collection) -> ASImportableCollection {
+        extensions(collection.extensions, on: "ASImportableCollection")
+        unknown(collection.unknownMembers, in: "ASImportableCollection")
+        return ASImportableCollection(
+            id: collection.id,
+            created: collection.creationAt.map(UnixTime.date),
+            lastModified: collection.modifiedAt.map(UnixTime.date),
+            title: collection.title,
+            subtitle: collection.subtitle,
+            items: each("items", collection.items) { $0.linkedItem($1) },
+            subcollections: each("subCollections", collection.subCollections ?? []) { $0.collection($1) }
+        )
+    }
+
+    mutating func linkedItem(_ linkedItem: CXF.LinkedItem) -> ASImportableLinkedItem {
+        unknown(linkedItem.unknownMembers, in: "ASImportableLinkedItem")
+        return ASImportableLinkedItem(item: linkedItem.item, account: linkedItem.account)
+    }
+
+    mutating func item(_ item: CXF.Item) -> ASImportableItem {
+        unknown(item.unknownMembers, in: "ASImportableItem")
+        return ASImportableItem(
+            id: item.id,
+            created: item.creationAt.map(UnixTime.date),
+            lastModified: item.modifiedAt.map(UnixTime.date),
+            title: item.title,
+            subtitle: item.subtitle,
+            favorite: item.favorite ?? false,
+            scope: item.scope.map { scope in at("scope") { $0.scope(scope) } },
+            credentials: each("credentials", item.credentials) { $0.credential($1) },
+            tags: item.tags ?? [],
+            extensions: each("extensions", item.extensions ?? []) { $0.itemExtension($1) }
+        )
+    }
+
+    mutating func scope(_ scope: CXF.CredentialScope) -> ASImportableCredentialScope {
+        unknown(scope.unknownMembers, in: "ASImportableCredentialScope")
+        let urls: [URL] = each("urls", scope.urls) { importer, text in
+            guard let url = URL(string: text) else {
+                importer.omit(
+                    "this URL cannot be parsed; ASImportableCredentialScope holds URL values, so it is left out"
+                )
+                return nil
+            }
+            return url
+        }
+        return ASImportableCredentialScope(
+            urls: urls,
+            androidApps: each("androidApps", scope.androidApps) { $0.androidApp($1) }
+        )
+    }
+
+    mutating func androidApp(_ app: CXF.AndroidAppIdentifier) -> ASImportableCredentialScope.AndroidAppID {
+        unknown(app.unknownMembers, in: "ASImportableCredentialScope.AndroidAppID")
+        let certificate = app.certificate.map { certificate in
+            at("certificate") { importer in
+                importer.unknown(
+                    certificate.unknownMembers,
+                    in: "ASImportableCredentialScope.AndroidAppCertificationFingerprint"
+                )
+                return ASImportableCredentialScope.AndroidAppCertificationFingerprint(certificate)
+            }
+        }
+        return ASImportableCredentialScope.AndroidAppID(
+            bundleID: app.bundleId,
+            certificate: certificate,
+            name: app.name
+        )
+    }
+
+    mutating func field(_ field: CXF.EditableField) -> ASImportableEditableField {
+        if case .unknown(let name) = field.fieldType {
+            at("fieldType") {
+                $0.omit(
+                    "the field type '\(name)' has no ASImportableEditableField.FieldType case; "
+                        + "the field is read as 'string'"
+                )
+            }
+        }
+        extensions(field.extensions, on: "ASImportableEditableField")
+        unknown(field.unknownMembers, in: "ASImportableEditableField")
+        return ASImportableEditableField(
+            id: field.id,
+            fieldType: .init(field.fieldType),
+            value: field.value,
+            label: field.label
+        )
+    }
+
+    /// The optional field member `key`.
+    private mutating func field(_ field: CXF.EditableField?, _ key: String) -> ASImportableEditableField? {
+        guard let field else { return nil }
+        return at(key) { $0.field(field) }
+    }
+
+    mutating func itemExtension(_ ext: CXF.Extension) -> ASImportableExtension? {
+        switch ext {
+        case .unknown(let name, _):
+            omit("the extension '\(name)' has no ASImportableExtension case; it is left out")
+            return nil
+        case .shared(let shared):
+            unknown(shared.unknownMembers, in: "ASImportableExtension.Shared")
+            let accessors: [ASImportableExtension.Shared.SharingAccessor] = each("accessors", shared.accessors) {
+                $0.accessor($1)
+            }
+            return .shared(ASImportableExtension.Shared(accessors: accessors))
+        }
+    }
+
+    /// An accessor as CXF asks importers to read it: unknown types and permissions ignored.
+    private mutating func accessor(
+        _ accessor: CXF.SharedExtension.Accessor
+    ) -> ASImportableExtension.Shared.SharingAccessor? {
+        guard case .known(let kind) = accessor.type,
+            let type = ASImportableExtension.Shared.SharingAccessor.AccessorType(rawValue: kind.rawValue)
+        else {
+            omit("an accessor of type '\(accessor.type.rawValue)' (neither user nor group) is left out")
+            return nil
+        }
+        let permissions: [ASImportableExtension.Shared.SharingAccessor.Permission] = each(
+            "permissions",
+            accessor.permissions
+        ) { importer, permission in
+            guard let known = ASImportableExtension.Shared.SharingAccessor.Permission(rawValue: permission.rawValue)
+            else {
+                importer.omit("the permission '\(permission.rawValue)' is not a CXF 1.0 permission; it is left out")
+                return nil
+            }
+            return known
+        }
+        guard !permissions.isEmpty else {
+            omit("an accessor with no known permission is left out")
+            return nil
+        }
+        unknown(accessor.unknownMembers, in: "ASImportableExtension.Shared.SharingAccessor")
+        return .init(type: type, accountID: accessor.accountId, name: accessor.name, permissions: permissions)
+    }
+
+    // MARK: Credentials
+
+    mutating func credential(_ credential: CXF.Credential) -> ASImportableCredential? {
+        switch credential {
+        case .basicAuth(let c):
+            unknown(c.unknownMembers, in: "ASImportableCredential.BasicAuthentication")
+            return .basicAuthentication(
+                .init(userName: field(c.username, "username"), password: field(c.password, "password"))
+            )
+        case .passkey(let c):
+            return passkey(c).map(ASImportableCredential.passkey)
+        case .totp(let c):
+            return totp(c).map(ASImportableCredential.totp)
+        case .note(let c):
+            unknown(c.unknownMembers, in: "ASImportableCredential.Note")
+            return .note(.init(content: at("content") { $0.field(c.content) }))
+        case .file:
+            omit("ASImportableCredential has no case for a file credential; it is left out")
+            return nil
+        case .creditCard(let c):
+            unknown(c.unknownMembers, in: "ASImportableCredential.CreditCard")
+            return .creditCard(
+                .init(
+                    number: field(c.number, "number"),
+                    fullName: field(c.fullName, "fullName"),
+                    cardType: field(c.cardType, "cardType"),
+                    verificationNumber: field(c.verificationNumber, "verificationNumber"),
+                    pin: field(c.pin, "pin"),
+                    expiryDate: field(c.expiryDate, "expiryDate"),
+                    validFrom: field(c.validFrom, "validFrom")
+                )
+            )
+        case .address(let c):
+            unknown(c.unknownMembers, in: "ASImportableCredential.Address")
+            return .address(
+                .init(
+                    streetAddress: field(c.streetAddress, "streetAddress"),
+                    postalCode: field(c.postalCode, "postalCode"),
+                    city: field(c.city, "city"),
+                    territory: field(c.territory, "territory"),
+                    country: field(c.country, "country"),
+                    telephone: field(c.tel, "tel")
+                )
+            )
+        case .apiKey(let c):
+            unknown(c.unknownMembers, in: "ASImportableCredential.APIKey")
+            return .apiKey(
+                .init(
+                    key: field(c.key, "key"),
+                    userName: field(c.username, "username"),
+                    keyType: field(c.keyType, "keyType"),
+                    url: field(c.url, "url"),
+                    validFrom: field(c.validFrom, "validFrom"),
+                    expiryDate: field(c.expiryDate, "expiryDate")
+                )
+            )
+        case .driversLicense(let c):
+            unknown(c.unknownMembers, in: "ASImportableCredential.DriversLicense")
+            return .driversLicense(
+                .init(
+                    fullName: field(c.fullName, "fullName"),
+                    birthDate: field(c.birthDate, "birthDate"),
+                    issueDate: field(c.issueDate, "issueDate"),
+                    expiryDate: field(c.expiryDate, "expiryDate"),
+                    issuingAuthority: field(c.issuingAuthority, "issuingAuthority"),
+                    territory: field(c.territory, "territory"),
+                    country: field(c.country, "country"),
+                    licenseNumber: field(c.licenseNumber, "licenseNumber"),
+                    licenseClass: field(c.licenseClass, "licenseClass")
+                )
+            )
+        case .identityDocument(let c):
+            unknown(c.unknownMembers, in: "ASImportableCredential.IdentityDocument")
+            return .identityDocument(
+                .init(
+                    issuingCountry: field(c.issuingCountry, "issuingCountry"),
+                    documentNumber: field(c.documentNumber, "documentNumber"),
+                    identificationNumber: field(c.identificationNumber, "identificationNumber"),
+                    nationality: field(c.nationality, "nationality"),
+                    fullName: field(c.fullName, "fullName"),
+                    birthDate: field(c.birthDate, "birthDate"),
+                    birthPlace: field(c.birthPlace, "birthPlace"),
+                    sex: field(c.sex, "sex"),
+                    issueDate: field(c.issueDate, "issueDate"),
+                    expiryDate: field(c.expiryDate, "expiryDate"),
+                    issuingAuthority: field(c.issuingAuthority, "issuingAuthority")
+                )
+            )
+        case .passport(let c):
+            unknown(c.unknownMembers, in: "ASImportableCredential.Passport")
+            return .passport(
+                .init(
+                    issuingCountry: field(c.issuingCountry, "issuingCountry"),
+                    passportType: field(c.passportType, "passportType"),
+                    passportNumber: field(c.passportNumber, "passportNumber"),
+                    nationalIdentificationNumber: field(c.nationalIdentificationNumber, "nationalIdentificationNumber"),
+                    nationality: field(c.nationality, "nationality"),
+                    fullName: field(c.fullName, "fullName"),
+                    birthDate: field(c.birthDate, "birthDate"),
+                    birthPlace: field(c.birthPlace, "birthPlace"),
+                    sex: field(c.sex, "sex"),
+                    issueDate: field(c.issueDate, "issueDate"),
+                    expiryDate: field(c.expiryDate, "expiryDate"),
+                    issuingAuthority: field(c.issuingAuthority, "issuingAuthority")
+                )
+            )
+        case .personName(let c):
+            unknown(c.unknownMembers, in: "ASImportableCredential.PersonName")
+            return .personName(
+                .init(
+                    title: field(c.title, "title"),
+                    given: field(c.given, "given"),
+                    givenInformal: field(c.givenInformal, "givenInformal"),
+                    given2: field(c.given2, "given2"),
+                    surnamePrefix: field(c.surnamePrefix, "surnamePrefix"),
+                    surname: field(c.surname, "surname"),
+                    surname2: field(c.surname2, "surname2"),
+                    credentials: field(c.credentials, "credentials"),
+                    generation: field(c.generation, "generation")
+                )
+            )
+        case .generatedPassword(let c):
+            unknown(c.unknownMembers, in: "ASImportableCredential.GeneratedPassword")
+            return .generatedPassword(.init(password: c.password))
+        case .sshKey(let c):
+            unknown(c.unknownMembers, in: "ASImportableCredential.SSHKey")
+            return .sshKey(
+                .init(
+                    keyType: c.keyType,
+                    privateKey: c.privateKey,
+                    keyComment: c.keyComment,
+                    creationDate: field(c.creationDate, "creationDate"),
+                    expiryDate: field(c.expiryDate, "expiryDate"),
+                    keyGenerationSource: field(c.keyGenerationSource, "keyGenerationSource")
+                )
+            )
+        case .wifi(let c):
+            unknown(c.unknownMembers, in: "ASImportableCredential.WiFi")
+            return .wifi(
+                .init(
+                    ssid: field(c.ssid, "ssid"),
+                    networkSecurityType: field(c.networkSecurityType, "networkSecurityType"),
+                    passphrase: field(c.passphrase, "passphrase"),
+                    hidden: field(c.hidden, "hidden")
+                )
+            )
+        case .customFields(let c):
+            extensions(c.extensions, on: "ASImportableCredential.CustomFields")
+            unknown(c.unknownMembers, in: "ASImportableCredential.CustomFields")
+            return .customFields(.init(id: c.id, label: c.label, fields: each("fields", c.fields) { $0.field($1) }))
+        case .itemReference(let c):
+            unknown(c.unknownMembers, in: "ASImportableCredential.ItemReference")
+            return .itemReference(.init(reference: at("reference") { $0.linkedItem(c.reference) }))
+        case .unrecognized(let c):
+            let type = c.type.map { "'\($0)'" } ?? "no"
+            omit("this credential, of \(type) type, could not be read (\(c.reason)); it is left out")
+            return nil
+        }
+    }
+
+    private mutating func passkey(_ passkey: CXF.Passkey) -> ASImportableCredential.Passkey? {
+        unknown(passkey.unknownMembers, in: "ASImportableCredential.Passkey")
+        let extensions = passkey.fido2Extensions.map { ext in at("fido2Extensions") { $0.fido2Extensions(ext) } }
+        return ASImportableCredential.Passkey(
+            credentialID: passkey.credentialId,
+            relyingPartyIdentifier: passkey.rpId,
+            userName: passkey.username,
+            userDisplayName: passkey.userDisplayName,
+            userHandle: passkey.userHandle,
+            key: passkey.key,
+            fido2Extensions: extensions
+        )
+    }
+
+    private mutating func fido2Extensions(_ ext: CXF.FIDO2Extensions) -> ASImportableFIDO2Extensions {
+        if ext.credBlob != nil {
+            at("credBlob") { $0.omit("ASImportableFIDO2Extensions has no credBlob; it is left out") }
+        }
+        if ext.payments != nil {
+            at("payments") { $0.omit("ASImportableFIDO2Extensions has no payments flag; it is left out") }
+        }
+        unknown(ext.unknownMembers, in: "ASImportableFIDO2Extensions")
+        let hmac: ASImportableFIDO2HMACCredential? = ext.hmacCredentials.flatMap { hmac in
+            at("hmacCredentials") { importer in
+                guard let algorithm = ASImportableFIDO2HMACCredential.Algorithm(rawValue: hmac.algorithm) else {
+                    importer.omit(
+                        "the HMAC credentials' algorithm '\(hmac.algorithm)' has no "
+                            + "ASImportableFIDO2HMACCredential.Algorithm case; they are left out"
+                    )
+                    return nil
+                }
+                importer.unknown(hmac.unknownMembers, in: "ASImportableFIDO2HMACCredential")
+                return ASImportableFIDO2HMACCredential(
+                    algorithm: algorithm,
+                    credentialWithUV: hmac.credWithUV,
+                    credentialWithoutUV: hmac.credWithoutUV
+                )
+            }
+        }
+        let largeBlob: ASImportableFIDO2LargeBlob? = ext.largeBlob.flatMap { blob in
+            at("largeBlob") { importer in
+                guard let size = Int(exactly: blob.uncompressedSize) else {
+                    importer.omit("the large blob's uncompressedSize does not fit Int; the large blob is left out")
+                    return nil
+                }
+                importer.unknown(blob.unknownMembers, in: "ASImportableFIDO2LargeBlob")
+                return ASImportableFIDO2LargeBlob(uncompressedSize: size, data: blob.data)
+            }
+        }
+        return ASImportableFIDO2Extensions(hmacCredentials: hmac, largeBlob: largeBlob)
+    }
+
+    private mutating func totp(_ totp: CXF.TOTP) -> ASImportableCredential.TOTP? {
+        guard let secret = try? Base32.decode(totp.secret) else {
+            at("secret") { $0.omit("the TOTP secret is not Base32; the credential is left out") }
+            return nil
+        }
+        guard let period = UInt16(exactly: totp.period) else {
+            at("period") { $0.omit("the TOTP period \(totp.period) does not fit UInt16; the credential is left out") }
+            return nil
+        }
+        guard let digits = UInt16(exactly: totp.digits) else {
+            at("digits") { $0.omit("the TOTP digits \(totp.digits) do not fit UInt16; the credential is left out") }
+            return nil
+        }
+        unknown(totp.unknownMembers, in: "ASImportableCredential.TOTP")
+        return ASImportableCredential.TOTP(
+            secret: Data(secret),
+            period: period,
+            digits: digits,
+            userName: totp.username,
+            algorithm: ASImportableCredential.TOTP.Algorithm(totp.algorithm),
+            issuer: totp.issuer
+        )
+    }
+}
+
+extension ASImportableCredential.TOTP.Algorithm {
+    init(_ algorithm: CXF.TOTP.Algorithm) {
+        switch algorithm {
+        case .sha1: self = .sha1
+        case .sha256: self = .sha256
+        case .sha512: self = .sha512
+        }
+    }
+}
+
+// MARK: - AS → CXF
+
+extension CXF.Document {
+    /// The CXF document of an export: a header. (Linux addition.)
+    public init(_ data: ASExportedCredentialData) {
+        self = .header(CXF.Header(data))
+    }
+}
+
+extension CXF.Header {
+    /// The CXF header of an export; the timestamp is whole seconds, rounded toward zero. (Linux addition.)
+    public init(_ data: ASExportedCredentialData) {
+        let version: CXF.Version =
+            switch data.formatVersion {
+            case .v1: .v1_0
+            }
+        self.init(
+            version: version,
+            exporterRpId: data.exporterRelyingPartyIdentifier,
+            exporterDisplayName: data.exporterDisplayName,
+            timestamp: UnixTime.seconds(data.timestamp),
+            accounts: data.accounts.map { CXF.Account($0) }
+        )
+    }
+}
+
+extension CXF.Account {
+    /// The CXF form of an account. (Linux addition.)
+    public init(_ account: ASImportableAccount) {
+        self.init(
+            id: account.id,
+            username: account.userName,
+            email: account.email,
+            fullName: account.fullName,
+            collections: account.collections.map { CXF.Collection($0) },
+            items: account.items.map { CXF.Item($0) }
+        )
+    }
+}
+
+extension CXF.Collection {
+    /// The CXF form of a collection; dates are whole seconds, rounded toward zero, and no sub-collections
+    /// are written as an absent `subCollections`. (Linux addition.)
+    public init(_ collection: ASImportableCollection) {
+        self.init(
+            id: collection.id,
+            creationAt: collection.created.map(UnixTime.seconds),
+            modifiedAt: collection.lastModified.map(UnixTime.seconds),
+            title: collection.title,
+            subtitle: collection.subtitle,
+            items: collection.items.map { CXF.LinkedItem($0) },
+            subCollections: collection.subcollections.isEmpty
+                ? nil : collection.subcollections.map { CXF.Collection($0) }
+        )
+    }
+}
+
+extension CXF.LinkedItem {
+    /// The CXF form of a linked item. (Linux addition.)
+    public init(_ linkedItem: ASImportableLinkedItem) {
+        self.init(item: linkedItem.item, account: linkedItem.account)
+    }
+}
+
+extension CXF.Item {
+    /// The CXF form of an item. Dates are whole seconds, rounded toward zero; `favorite` is written only
+    /// when `true`, `tags` and `extensions` only when not empty. (Linux addition.)
+    public init(_ item: ASImportableItem) {
+        self.init(
+            id: item.id,
+            creationAt: item.created.map(UnixTime.seconds),
+            modifiedAt: item.lastModified.map(UnixTime.seconds),
+            title: item.title,
+            subtitle: item.subtitle,
+            favorite: item.favorite ? true : nil,
+            scope: item.scope.map { CXF.CredentialScope($0) },
+            credentials: item.credentials.map { CXF.Credential($0) },
+            tags: item.tags.isEmpty ? nil : item.tags,
+            extensions: item.extensions.isEmpty ? nil : item.extensions.map { CXF.Extension($0) }
+        )
+    }
+}
+
+extension CXF.CredentialScope {
+    /// The CXF form of a scope; each URL is its `absoluteString`. (Linux addition.)
+    public init(_ scope: ASImportableCredentialScope) {
+        self.init(
+            urls: scope.urls.map(\.absoluteString),
+            androidApps: scope.androidApps.map { CXF.AndroidAppIdentifier($0) }
+        )
+    }
+}
+
+extension CXF.AndroidAppIdentifier {
+    /// The CXF form of an Android app identifier. (Linux addition.)
+    public init(_ app: ASImportableCredentialScope.AndroidAppID) {
+        self.init(
+            bundleId: app.bundleID,
+            certificate: app.certificate.map { CXF.AndroidAppCertificateFingerprint($0) },
+            name: app.name
+        )
+    }
+}
+
+extension CXF.AndroidAppCertificateFingerprint {
+    /// The CXF form of a certificate fingerprint. (Linux addition.)
+    public init(_ certificate: ASImportableCredentialScope.AndroidAppCertificationFingerprint) {
+        self.init(fingerprint: certificate.fingerprint, hashAlgorithm: .init(rawValue: certificate.hashAlgorithm))
+    }
+}
+
+extension CXF.EditableField {
+    /// The CXF form of an editable field. (Linux addition.)
+    public init(_ field: ASImportableEditableField) {
+        self.init(id: field.id, fieldType: CXF.FieldType(field.fieldType), value: field.value, label: field.label)
+    }
+}
+
+extension CXF.FieldType {
+    /// The CXF field type of one of Apple's. (Linux addition.)
+    public init(_ type: ASImportableEditableField.FieldType) {
+        switch type {
+        case .string: self = .string
+        case .concealedString: self = .concealedString
+        case .email: self = .email
+        case .number: self = .number
+        case .boolean: self = .boolean
+        case .date: self = .date
+        case .yearMonth: self = .yearMonth
+        case .wifiNetworkSecurityType: self = .wifiNetworkSecurityType
+        case .countryCode: self = .countryCode
+        case .subdivisionCode: self = .subdivisionCode
+        }
+    }
+}
+
+extension CXF.Extension {
+    /// The CXF form of an item extension. (Linux addition.)
+    public init(_ ext: ASImportableExtension) {
+        switch ext {
+        case .shared(let shared):
+            self = .shared(
+                CXF.SharedExtension(
+                    accessors: shared.accessors.map { accessor in
+                        let type: CXF.SharedExtension.AccessorType =
+                            switch accessor.type {
+                            case .user: .user
+                            case .group: .group
+                            }
+                        return CXF.SharedExtension.Accessor(
+                            type: type,
+                            accountId: accessor.accountID,
+                            name: accessor.name,
+                            permissions: accessor.permissions.map {
+                                CXF.SharedExtension.Permission(rawValue: $0.rawValue)
+                            }
+                        )
+                    }
+                )
+            )
+        }
+    }
+}
+
+extension CXF.Credential {
+    /// The CXF form of a credential. (Linux addition.)
+    ///
+    /// A TOTP secret becomes uppercase Base32 without padding. A large blob's negative
+    /// `uncompressedSize`, which no authenticator writes, becomes 0.
+    public init(_ credential: ASImportableCredential) {
+        func f(_ field: ASImportableEditableField?) -> CXF.EditableField? { field.map { CXF.EditableField($0) } }
+        switch credential {
+        case .address(let c):
+            self = .address(
+                CXF.Address(
+                    streetAddress: f(c.streetAddress),
+                    postalCode: f(c.postalCode),
+                    city: f(c.city),
+                    territory: f(c.territory),
+                    country: f(c.country),
+                    tel: f(c.telephone)
+                )
+            )
+        case .apiKey(let c):
+            self = .apiKey(
+                CXF.APIKey(
+                    key: f(c.key),
+                    username: f(c.userName),
+                    keyType: f(c.keyType),
+                    url: f(c.url),
+                    validFrom: f(c.validFrom),
+                    expiryDate: f(c.expiryDate)
+                )
+            )
+        case .basicAuthentication(let c):
+            self = .basicAuth(CXF.BasicAuth(username: f(c.userName), password: f(c.password)))
+        case .creditCard(let c):
+            self = .creditCard(
+                CXF.CreditCard(
+                    number: f(c.number),
+                    fullName: f(c.fullName),
+                    cardType: f(c.cardType),
+                    verificationNumber: f(c.verificationNumber),
+                    pin: f(c.pin),
+                    expiryDate: f(c.expiryDate),
+                    validFrom: f(c.validFrom)
+                )
+            )
+        case .customFields(let c):
+            self = .customFields(
+                CXF.CustomFields(id: c.id, label: c.label, fields: c.fields.map { CXF.EditableField($0) })
+            )
+        case .driversLicense(let c):
+            self = .driversLicense(
+                CXF.DriversLicense(
+                    fullName: f(c.fullName),
+                    birthDate: f(c.birthDate),
+                    issueDate: f(c.issueDate),
+                    expiryDate: f(c.expiryDate),
+                    issuingAuthority: f(c.issuingAuthority),
+                    territory: f(c.territory),
+                    country: f(c.country),
+                    licenseNumber: f(c.licenseNumber),
+                    licenseClass: f(c.licenseClass)
+                )
+            )
+        case .generatedPassword(let c):
+            self = .generatedPassword(CXF.GeneratedPassword(password: c.password))
+        case .identityDocument(let c):
+            self = .identityDocument(
+                CXF.IdentityDocument(
+                    issuingCountry: f(c.issuingCountry),
+                    documentNumber: f(c.documentNumber),
+                    identificationNumber: f(c.identificationNumber),
+                    nationality: f(c.nationality),
+                    fullName: f(c.fullName),
+                    birthDate: f(c.birthDate),
+                    birthPlace: f(c.birthPlace),
+                    sex: f(c.sex),
+                    issueDate: f(c.issueDate),
+                    expiryDate: f(c.expiryDate),
+                    issuingAuthority: f(c.issuingAuthority)
+                )
+            )
+        case .itemReference(let c):
+            self = .itemReference(CXF.ItemReference(reference: CXF.LinkedItem(c.reference)))
+        case .note(let c):
+            self = .note(CXF.Note(content: CXF.EditableField(c.content)))
+        case .passkey(let c):
+            self = .passkey(
+                CXF.Passkey(
+                    credentialId: c.credentialID,
+                    rpId: c.relyingPartyIdentifier,
+                    username: c.userName,
+                    userDisplayName: c.userDisplayName,
+                    userHandle: c.userHandle,
+                    key: c.key,
+                    fido2Extensions: c.fido2Extensions.map { ext in
+                        CXF.FIDO2Extensions(
+                            hmacCredentials: ext.hmacCredentials.map {
+                                CXF.FIDO2Extensions.HMACCredentials(
+                                    algorithm: $0.algorithm.rawValue,
+                                    credWithUV: $0.credentialWithUV,
+                                    credWithoutUV: $0.credentialWithoutUV
+                                )
+                            },
+                            largeBlob: ext.largeBlob.map {
+                                CXF.FIDO2Extensions.LargeBlob(
+                                    uncompressedSize: UInt64(clamping: $0.uncompressedSize),
+                                    data: $0.data
+                                )
+                            }
+                        )
+                    }
+                )
+            )
+        case .passport(let c):
+            self = .passport(
+                CXF.Passport(
+                    issuingCountry: f(c.issuingCountry),
+                    passportType: f(c.passportType),
+                    passportNumber: f(c.passportNumber),
+                    nationalIdentificationNumber: f(c.nationalIdentificationNumber),
+                    nationality: f(c.nationality),
+                    fullName: f(c.fullName),
+                    birthDate: f(c.birthDate),
+                    birthPlace: f(c.birthPlace),
+                    sex: f(c.sex),
+                    issueDate: f(c.issueDate),
+                    expiryDate: f(c.expiryDate),
+                    issuingAuthority: f(c.issuingAuthority)
+                )
+            )
+        case .personName(let c):
+            self = .personName(
+                CXF.PersonName(
+                    title: f(c.title),
+                    given: f(c.given),
+                    givenInformal: f(c.givenInformal),
+                    given2: f(c.given2),
+                    surnamePrefix: f(c.surnamePrefix),
+                    surname: f(c.surname),
+                    surname2: f(c.surname2),
+                    credentials: f(c.credentials),
+                    generation: f(c.generation)
+                )
+            )
+        case .sshKey(let c):
+            self = .sshKey(
+                CXF.SSHKey(
+                    keyType: c.keyType,
+                    privateKey: c.privateKey,
+                    keyComment: c.keyComment,
+                    creationDate: f(c.creationDate),
+                    expiryDate: f(c.expiryDate),
+                    keyGenerationSource: f(c.keyGenerationSource)
+                )
+            )
+        case .totp(let c):
+            let algorithm: CXF.TOTP.Algorithm =
+                switch c.algorithm {
+                case .sha1: .sha1
+                case .sha256: .sha256
+                case .sha512: .sha512
+                }
+            self = .totp(
+                CXF.TOTP(
+                    secret: Base32.encode(c.secret),
+                    period: UInt32(c.period),
+                    digits: UInt32(c.digits),
+                    username: c.userName,
+                    algorithm: algorithm,
+                    issuer: c.issuer
+                )
+            )
+        case .wifi(let c):
+            self = .wifi(
+                CXF.WiFi(
+                    ssid: f(c.ssid),
+                    networkSecurityType: f(c.networkSecurityType),
+                    passphrase: f(c.passphrase),
+                    hidden: f(c.hidden)
+                )
+            )
+        }
+    }
+}

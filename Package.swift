@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "CredentialExchangeFormat", targets: ["CredentialExchangeFormat"]),
         .library(name: "AuthenticationServices", targets: ["AuthenticationServices"]),
+        .library(name: "OneTimeCodes", targets: ["OneTimeCodes"]),
         .executable(name: "keyport", targets: ["keyport"]),
     ],
     dependencies: [
@@ -26,6 +27,13 @@ let package = Package(
             ]
         ),
         .target(name: "AuthenticationServices", dependencies: ["CredentialExchangeFormat", "KeyportEncoding"]),
+        .target(
+            name: "OneTimeCodes",
+            dependencies: [
+                "KeyportEncoding", "CredentialExchangeFormat",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .executableTarget(
             name: "keyport",
             dependencies: [
@@ -35,10 +43,14 @@ let package = Package(
         ),
         .executableTarget(
             name: "KeyportBench",
-            dependencies: ["CredentialExchangeFormat", "KeyportEncoding", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "CredentialExchangeFormat", "KeyportEncoding", "OneTimeCodes",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             path: "Benchmarks/KeyportBench"
         ),
         .testTarget(name: "KeyportEncodingTests", dependencies: ["KeyportEncoding"]),
+        .testTarget(name: "OneTimeCodesTests", dependencies: ["OneTimeCodes"]),
         .testTarget(
             name: "CredentialExchangeFormatTests",
             dependencies: [

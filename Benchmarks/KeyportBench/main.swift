@@ -81,7 +81,9 @@ case "cxf-profile":
         default: _ = try CXF.Decoder().decode(bytes)
         }
     }
+case "otp":
+    try otpBenchmark(codes: arguments.dropFirst().first.flatMap { Int($0) } ?? 2_000_000)
 default:
-    print("usage: KeyportBench cxf [items] | cxf-profile decode|validate|encode")
+    print("usage: KeyportBench cxf [items] | cxf-profile decode|validate|encode | otp [codes]")
     exit(2)
 }

@@ -1,0 +1,233 @@
+import Foundation
+
+/// An `otpauth://` URI (Google's Key URI format, as authenticator apps read it), parsed and written.
+///
+/// Read leniently, as people's URIs come: the type and algorithm in any case, the label's colon as
+/// `:` or `%3A`, spaces as `%20`, Base32 secrets in any case and with or without padding, Steam as
+/// `encoder=steam`, `otpauth://steam/…` or `steam://SECRET`. Parameters this type does not know
+/// (`image=`, …) are kept, in order, and written back.
+///
+/// **Issuer rule.** The `issuer` parameter wins over the label's prefix: it is the field Google's
+/// format says apps should rely on, and the label is display text people edit. The prefix is used
+/// only when there is no parameter. When they differ, ``labelIssuer`` keeps the prefix so the URI
+/// can be written back as it was.
+public struct OTPAuthURI: Equatable, Sendable {
+    public enum Kind: Hashable, Sendable {
+        /// Time-based: one code per `period` seconds.
+        case totp(period: Int64)
+        /// Counter-based: the next code is for `counter`.
+        case hotp(counter: UInt64)
+    }
+
+    /// A query parameter this type does not interpret, kept as it came (decoded).
+    public struct Parameter: Hashable, Sendable {
+        public var name: String
+        public var value: String
+
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    public var kind: Kind
+    public var secret: OTPSecret
+    /// Who issued the account (the `issuer` parameter, else the label's prefix).
+    public var issuer: String?
+    /// The account name (the label after the issuer prefix); may be empty.
+    public var account: String
+    public var algorithm: OTPAlgorithm
+    /// Decimal digits, or Steam's five characters.
+    public var format: OTPGenerator.Format
+    /// The label's own issuer prefix when it differs from the `issuer` parameter.
+    public var labelIssuer: String?
+    public var otherParameters: [Parameter]
+
+    public init(
+        kind: Kind = .totp(period: 30), secret: OTPSecret, issuer: String? = nil, account: String = "",
+        algorithm: OTPAlgorithm = .sha1, format: OTPGenerator.Format = .decimal(digits: 6),
+        otherParameters: [Parameter] = []
+    ) {
+        self.kind = kind
+        self.secret = secret
+        self.issuer = issuer
+        self.account = account
+        self.algorithm = algorithm
+        self.format = format
+        self.otherParameters = otherParameters
+    }
+
+    /// Parses `text`; the error names the part that is wrong.
+    public init(parsing text: String) throws(OTPError) {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let lower = trimmed.lowercased()
+        if lower.hasPrefix("steam://") {
+            secret = try OTPSecret(base32: String(trimmed.dropFirst("steam://".count)))
+            kind = .totp(period: 30)
+            issuer = "Steam"
+            account = ""
+            algorithm = .sha1
+            format = .steam
+            otherParameters = []
+            return
+        }
+        guard lower.hasPrefix("otpauth://") else {
+            throw OTPError(.invalidURI, "the URI must start with otpauth:// (or steam://)")
+        }
+        let rest = trimmed.dropFirst("otpauth://".count)
+        guard let slash = rest.firstIndex(of: "/") else {
+            throw OTPError(.invalidURI, "the URI has no label: expected otpauth://totp/LABEL?secret=…")
+        }
+        let type = rest[..<slash].lowercased()
+        let afterType = rest[rest.index(after: slash)...]
+        let query = afterType.firstIndex(of: "?")
+        let rawLabel = query.map { afterType[..<$0] } ?? afterType
+        guard let label = String(rawLabel).removingPercentEncoding else {
+            throw OTPError(.invalidURI, "the label has a broken percent escape")
+        }
+
+        var parameters: [(String, String)] = []
+        if let query {
+            for pair in afterType[afterType.index(after: query)...].split(separator: "&", omittingEmptySubsequences: true) {
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                guard let name = String(parts[0]).removingPercentEncoding,
+                    let value = (parts.count > 1 ? String(parts[1]) : "").removingPercentEncoding
+                else {
+                    throw OTPError(.invalidURI, "the parameter '\(parts[0])' has a broken percent escape")
+                }
+                parameters.append((name, value))
+            }
+        }
+        func take(_ name: String) -> String? {
+            guard let index = parameters.firstIndex(where: { $0.0.lowercased() == name }) else { return nil }
+            return parameters.remove(at: index).1
+        }
+
+        guard let secretText = take("secret") else { throw OTPError(.invalidSecret, "the URI has no secret parameter") }
+        secret = try OTPSecret(base32: secretText)
+
+        if let name = take("algorithm") {
+            guard let algorithm = OTPAlgorithm(name: name) else {
+                throw OTPError(.unsupported, "the algorithm '\(name)' is not supported (SHA1, SHA256 or SHA512)")
+            }
+            self.algorithm = algorithm
+        } else {
+            algorithm = .sha1
+        }
+
+        let encoder = take("encoder")?.lowercased()
+        let digitsText = take("digits")
+        let periodText = take("period")
+        let counterText = take("counter")
+        switch type {
+        case "totp", "steam":
+            var period: Int64 = 30
+            if let periodText {
+                guard let value = Int64(periodText), value > 0 else {
+                    throw OTPError(.invalidParameter, "the period '\(periodText)' is not a positive number of seconds")
+                }
+                period = value
+            }
+            kind = .totp(period: period)
+        case "hotp":
+            guard let counterText else { throw OTPError(.invalidParameter, "an hotp URI needs a counter parameter") }
+            guard let counter = UInt64(counterText) else {
+                throw OTPError(.invalidParameter, "the counter '\(counterText)' is not a whole number from 0")
+            }
+            kind = .hotp(counter: counter)
+        default:
+            throw OTPError(.invalidURI, "the type '\(type)' is not totp, hotp or steam")
+        }
+
+        if type == "steam" || encoder == "steam" {
+            format = .steam
+        } else {
+            var digits = 6
+            if let digitsText {
+                guard let value = Int(digitsText), OTPGenerator.digitRange.contains(value) else {
+                    throw OTPError(.invalidParameter, "digits must be 6 to 10, not '\(digitsText)'")
+                }
+                digits = value
+            }
+            format = .decimal(digits: digits)
+        }
+        if let encoder, encoder != "steam" {
+            parameters.append(("encoder", encoder))
+        }
+
+        // Label: "issuer:account", the colon possibly escaped; spaces after it are decoration.
+        let issuerParameter = take("issuer")
+        var prefix: String? = nil
+        if let colon = label.firstIndex(of: ":") {
+            prefix = String(label[..<colon])
+            account = label[label.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        } else {
+            account = label
+        }
+        issuer = issuerParameter ?? prefix
+        if let issuerParameter, let prefix, prefix != issuerParameter { labelIssuer = prefix }
+        otherParameters = parameters.map { Parameter(name: $0.0, value: $0.1) }
+    }
+
+    /// The URI text. It contains the secret.
+    public var uriString: String {
+        var out = "otpauth://"
+        switch kind {
+        case .totp: out += "totp/"
+        case .hotp: out += "hotp/"
+        }
+        if let prefix = labelIssuer ?? issuer, !prefix.isEmpty {
+            out += Self.escape(prefix) + ":"
+        }
+        out += Self.escape(account)
+        out += "?secret=" + secret.base32EncodedSecret()
+        if let issuer { out += "&issuer=" + Self.escape(issuer) }
+        out += "&algorithm=" + algorithm.uriName
+        switch format {
+        case .decimal(let digits): out += "&digits=\(digits)"
+        case .steam: out += "&encoder=steam"
+        }
+        switch kind {
+        case .totp(let period): out += "&period=\(period)"
+        case .hotp(let counter): out += "&counter=\(counter)"
+        }
+        for parameter in otherParameters {
+            out += "&" + Self.escape(parameter.name) + "=" + Self.escape(parameter.value)
+        }
+        return out
+    }
+
+    /// The generator for this account's codes.
+    public func generator() throws(OTPError) -> OTPGenerator {
+        try OTPGenerator(secret: secret, algorithm: algorithm, format: format)
+    }
+
+    /// The code for Unix time `time` (TOTP) or for the URI's counter (HOTP).
+    public func code(at time: Int64) throws(OTPError) -> String {
+        switch kind {
+        case .totp(let period):
+            try TOTP(secret: secret, algorithm: algorithm, format: format, period: period).code(at: time)
+        case .hotp(let counter):
+            try generator().code(counter: counter)
+        }
+    }
+
+    /// Unreserved characters (RFC 3986) stay; everything else is percent-encoded.
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    static func escape(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    }
+}
+
+extension OTPAuthURI: CustomStringConvertible {
+    /// Everything but the secret.
+    public var description: String {
+        var parts = ["issuer: \(issuer ?? "none")", "account: \(account)", algorithm.uriName, format.description]
+        switch kind {
+        case .totp(let period): parts.append("period \(period) s")
+        case .hotp(let counter): parts.append("counter \(counter)")
+        }
+        return "OTPAuthURI(\(parts.joined(separator: ", ")), secret: ‹redacted›)"
+    }
+}

@@ -50,7 +50,7 @@ let package = Package(
             path: "Benchmarks/KeyportBench"
         ),
         .testTarget(name: "KeyportEncodingTests", dependencies: ["KeyportEncoding"]),
-        .testTarget(name: "OneTimeCodesTests", dependencies: ["OneTimeCodes"]),
+        .testTarget(name: "OneTimeCodesTests", dependencies: ["OneTimeCodes", "CredentialExchangeFormat"]),
         .testTarget(
             name: "CredentialExchangeFormatTests",
             dependencies: [

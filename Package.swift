@@ -37,7 +37,7 @@ let package = Package(
         .executableTarget(
             name: "keyport",
             dependencies: [
-                "CredentialExchangeFormat", "KeyportEncoding",
+                "CredentialExchangeFormat", "KeyportEncoding", "OneTimeCodes",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

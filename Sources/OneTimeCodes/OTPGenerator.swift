@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 
 /// Makes one-time codes for one secret: HOTP (RFC 4226) for a counter, and through ``TOTP`` for a
 /// time (RFC 6238).
@@ -58,18 +59,17 @@ public struct OTPGenerator: Sendable {
 
     /// The RFC 4226 dynamically truncated 31-bit value for `counter`.
     public func truncatedValue(counter: UInt64) -> UInt32 {
-        withUnsafeBytes(of: counter.bigEndian) { message in
-            switch keyed {
-            case .sha1(var hmac):
-                hmac.update(data: message)
-                return hmac.finalize().withUnsafeBytes(Self.truncate)
-            case .sha256(var hmac):
-                hmac.update(data: message)
-                return hmac.finalize().withUnsafeBytes(Self.truncate)
-            case .sha512(var hmac):
-                hmac.update(data: message)
-                return hmac.finalize().withUnsafeBytes(Self.truncate)
-            }
+        let message = CounterBytes(counter)
+        switch keyed {
+        case .sha1(var hmac):
+            hmac.update(data: message)
+            return hmac.finalize().withUnsafeBytes(Self.truncate)
+        case .sha256(var hmac):
+            hmac.update(data: message)
+            return hmac.finalize().withUnsafeBytes(Self.truncate)
+        case .sha512(var hmac):
+            hmac.update(data: message)
+            return hmac.finalize().withUnsafeBytes(Self.truncate)
         }
     }
 
@@ -153,5 +153,44 @@ public struct TOTP: Sendable {
     public func secondsRemaining(at time: Int64) -> Int64 {
         let elapsed = (time - t0) % period
         return period - (elapsed < 0 ? elapsed + period : elapsed)
+    }
+}
+
+/// The eight big-endian counter bytes HOTP hashes, as `DataProtocol` built only of non-generic
+/// types. swift-crypto's `HMAC.update(data:)` is generic and, across the module boundary, runs
+/// unspecialised: with `Data` or a buffer pointer it looks up generic metadata (the `regions`
+/// collection, its iterator) on every code, which cost more than the hashing itself.
+struct CounterBytes: DataProtocol, ContiguousBytes {
+    private let storage: UInt64
+
+    init(_ counter: UInt64) { storage = counter.bigEndian }
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { 8 }
+    subscript(position: Int) -> UInt8 { withUnsafeBytes { $0[position] } }
+
+    func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try Swift.withUnsafeBytes(of: storage, body)
+    }
+
+    var regions: Regions { Regions(bytes: self) }
+
+    /// The one region: these bytes.
+    struct Regions: BidirectionalCollection {
+        let bytes: CounterBytes
+        var startIndex: Int { 0 }
+        var endIndex: Int { 1 }
+        subscript(position: Int) -> CounterBytes { bytes }
+        func index(after i: Int) -> Int { i + 1 }
+        func index(before i: Int) -> Int { i - 1 }
+        func makeIterator() -> Iterator { Iterator(bytes: bytes) }
+
+        struct Iterator: IteratorProtocol {
+            var bytes: CounterBytes?
+            mutating func next() -> CounterBytes? {
+                defer { bytes = nil }
+                return bytes
+            }
+        }
     }
 }

@@ -25,9 +25,9 @@ struct Keyport: AsyncParsableCommand {
             FileHandle.standardError.write(Data("keyport: \(failure.message)\n".utf8))
             Foundation.exit(failure.exitCode)
         } catch {
-            // Help and version requests exit 0 through here; usage mistakes exit 2.
+            // Help requests (0) and a command's own ExitCode(1) keep their status; usage mistakes exit 2.
             let code = exitCode(for: error)
-            if code == .success || code == .failure || code.rawValue == 1 {
+            if code == .success || code == .failure {
                 exit(withError: error)
             }
             FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))

@@ -540,3 +540,9 @@ extension CXF.GeneratedPassword: CustomStringConvertible, CustomDebugStringConve
     public var description: String { "GeneratedPassword(‹redacted, \(password.count) characters›)" }
     public var debugDescription: String { description }
 }
+
+extension CXF.UnrecognizedCredential: CustomStringConvertible, CustomDebugStringConvertible {
+    /// The type and why it is kept verbatim; never its members, which may be secrets.
+    public var description: String { "UnrecognizedCredential(type: \(type ?? "none"), \(reason))" }
+    public var debugDescription: String { description }
+}

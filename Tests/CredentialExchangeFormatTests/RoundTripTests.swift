@@ -128,3 +128,21 @@ struct RoundTripTests {
         #expect(decoded.codes() == ["unknown-credential-type"])
     }
 }
+
+@Suite("Descriptions keep secrets out")
+struct DescriptionTests {
+    @Test("concealed fields, TOTP secrets, generated passwords and kept credentials print no secret")
+    func redacted() throws {
+        let concealed = CXF.EditableField(fieldType: .concealedString, value: "hunter2")
+        #expect(!"\(concealed)".contains("hunter2"))
+        #expect("\(concealed)".contains("7 characters"))
+        #expect("\(CXF.EditableField(value: "visible"))".contains("visible"))
+        #expect(!"\(CXF.TOTP(secret: "JBSWY3DPEHPK3PXP"))".contains("JBSW"))
+        #expect(!String(reflecting: CXF.GeneratedPassword(password: "s3cret")).contains("s3cret"))
+        let kept = CXF.UnrecognizedCredential(
+            object: .object([JSONMember(key: "type", value: .string("x")), JSONMember(key: "password", value: .string("s3cret"))]),
+            reason: "unknown type")
+        #expect("\(kept)" == "UnrecognizedCredential(type: x, unknown type)")
+        #expect(!"\(CXF.Credential.unrecognized(kept))".contains("s3cret"))
+    }
+}

@@ -28,3 +28,35 @@ func otpBenchmark(codes: Int) throws {
     }
     print(String(format: "TOTP-SHA1, 10 000 secrets:    %6.2f M codes/s (one code each, key prepared each time)", Double(secrets.count) / fresh / 1e6))
 }
+
+/// Runs a peer command and returns its wall time in seconds (nil when it is not installed).
+func timePeer(_ executable: String, _ arguments: [String]) -> Double? {
+    guard FileManager.default.isExecutableFile(atPath: executable) else { return nil }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.standardOutput = FileHandle.nullDevice
+    let start = DispatchTime.now().uptimeNanoseconds
+    guard (try? process.run()) != nil else { return nil }
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { return nil }
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+/// The same kind of work by the peers, in this run: oathtool making `codes` codes in one process
+/// (`-w`), and pyotp making `codes / 10` in one Python process (from the venv scripts/test makes).
+func otpPeers(codes: Int) {
+    let secret = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"
+    if let seconds = timePeer("/usr/bin/oathtool", ["--totp", "-w", "\(codes - 1)", "-N", "@1700000000", "-b", secret]) {
+        print(String(format: "oathtool --totp -w (one process): %6.2f M codes/s", Double(codes) / seconds / 1e6))
+    } else {
+        print("oathtool: not installed (scripts/test installs it)")
+    }
+    let pythonCodes = codes / 10
+    let script = "import pyotp\nt = pyotp.TOTP('\(secret)')\nfor i in range(\(pythonCodes)): t.at(i * 30)\n"
+    if let seconds = timePeer(".venv/bin/python3", ["-c", script]) {
+        print(String(format: "pyotp (one process):              %6.2f M codes/s", Double(pythonCodes) / seconds / 1e6))
+    } else {
+        print("pyotp: no .venv with pyotp here (scripts/test makes one)")
+    }
+}

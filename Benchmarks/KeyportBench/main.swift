@@ -82,7 +82,9 @@ case "cxf-profile":
         }
     }
 case "otp":
-    try otpBenchmark(codes: arguments.dropFirst().first.flatMap { Int($0) } ?? 2_000_000)
+    let codes = arguments.dropFirst().first.flatMap { Int($0) } ?? 2_000_000
+    try otpBenchmark(codes: codes)
+    otpPeers(codes: codes)
 default:
     print("usage: KeyportBench cxf [items] | cxf-profile decode|validate|encode | otp [codes]")
     exit(2)

@@ -181,10 +181,12 @@ public enum GoogleAuthenticatorMigration {
     /// Encodes accounts as migration URIs of at most `perBatch` accounts each.
     public static func encode(_ accounts: [OTPAuthURI], perBatch: Int = 10, batchID: Int32 = 0) throws(OTPError) -> [String] {
         guard perBatch > 0 else { throw OTPError(.invalidParameter, "a batch must hold at least one account") }
-        var entries: [[UInt8]] = []
+        // The messages hold secrets: they are wiped once the URIs are written.
+        var entries: [ProtobufWriter] = []
+        defer { for i in entries.indices { entries[i].wipe() } }
         for (index, account) in accounts.enumerated() {
             var message = ProtobufWriter()
-            account.secret.withUnsafeBytes { message.bytes(1, Array($0)) }
+            account.secret.withUnsafeBytes { message.bytes(1, $0) }
             let label = account.issuer.map { "\($0):\(account.account)" } ?? account.account
             message.bytes(2, Array(label.utf8))
             if let issuer = account.issuer { message.bytes(3, Array(issuer.utf8)) }
@@ -204,12 +206,13 @@ public enum GoogleAuthenticatorMigration {
             case .totp(let period):
                 throw OTPError(.unsupported, "account \(index + 1) (\(account.account)): Google Authenticator codes change every 30 s, not \(period) s")
             }
-            entries.append(message.out)
+            entries.append(message)
         }
         let batches = stride(from: 0, to: max(entries.count, 1), by: perBatch).map { Array(entries[$0..<min($0 + perBatch, entries.count)]) }
         return batches.enumerated().map { index, batch in
             var payload = ProtobufWriter()
-            for entry in batch { payload.bytes(1, entry) }
+            defer { payload.wipe() }
+            for entry in batch { entry.out.withUnsafeBytes { payload.bytes(1, $0) } }
             payload.varint(2, 1)
             payload.varint(3, UInt64(batches.count))
             payload.varint(4, UInt64(index))
@@ -283,8 +286,17 @@ struct ProtobufWriter {
     }
 
     mutating func bytes(_ field: Int, _ value: [UInt8]) {
+        value.withUnsafeBytes { bytes(field, $0) }
+    }
+
+    mutating func bytes(_ field: Int, _ value: UnsafeRawBufferPointer) {
         rawVarint(UInt64(field << 3 | 2))
         rawVarint(UInt64(value.count))
         out.append(contentsOf: value)
+    }
+
+    /// Overwrites what was written (it may hold a secret).
+    mutating func wipe() {
+        for i in out.indices { out[i] = 0 }
     }
 }

@@ -28,6 +28,10 @@ let package = Package(
         ),
         .target(name: "AuthenticationServices", dependencies: ["CredentialExchangeFormat", "KeyportEncoding"]),
         .target(
+            name: "WebAuthentication",
+            dependencies: ["KeyportEncoding", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        .target(
             name: "OneTimeCodes",
             dependencies: [
                 "KeyportEncoding", "CredentialExchangeFormat",
@@ -50,6 +54,7 @@ let package = Package(
             path: "Benchmarks/KeyportBench"
         ),
         .testTarget(name: "KeyportEncodingTests", dependencies: ["KeyportEncoding"]),
+        .testTarget(name: "WebAuthenticationTests", dependencies: ["WebAuthentication"]),
         .testTarget(name: "OneTimeCodesTests", dependencies: ["OneTimeCodes", "CredentialExchangeFormat"]),
         .testTarget(
             name: "CredentialExchangeFormatTests",

@@ -1,0 +1,206 @@
+import Foundation
+
+/// Why an OAuth step failed, with the server's words when it gave any. Descriptions never include
+/// a code, token, verifier or state.
+public struct OAuthError: Error, Hashable, Sendable, CustomStringConvertible {
+    public enum Kind: Hashable, Sendable {
+        /// The URL that arrived is not the registered redirect; nothing in it was looked at.
+        case redirectMismatch
+        /// The redirect's `state` is missing or not the one sent: possibly a forged response.
+        case stateMismatch
+        /// The redirect names another authorization server (RFC 9207 `iss`).
+        case issuerMismatch
+        /// The person declined at the server (`error=access_denied`).
+        case accessDenied
+        /// The server answered with another OAuth error code (RFC 6749 §4.1.2.1, §5.2).
+        case server(String)
+        /// The server's answer is not what the protocol says it must be.
+        case invalidResponse
+    }
+
+    public var kind: Kind
+    public var message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// An authorization request for the code flow with PKCE (RFC 6749 §4.1, RFC 7636), with state and,
+/// for OpenID Connect, a nonce — all random by default.
+public struct AuthorizationRequest: Sendable {
+    public var authorizationEndpoint: URL
+    public var clientID: String
+    public var redirectURI: URL
+    public var scopes: [String]
+    public var state: OAuthSecretValue
+    public var nonce: OAuthSecretValue?
+    public var pkce: PKCE
+    /// Other parameters (`prompt`, `login_hint`, …), added after the standard ones.
+    public var additionalParameters: [(name: String, value: String)]
+
+    public init(
+        authorizationEndpoint: URL, clientID: String, redirectURI: URL, scopes: [String] = [],
+        state: OAuthSecretValue = .random(), nonce: OAuthSecretValue? = nil, pkce: PKCE = PKCE(),
+        additionalParameters: [(name: String, value: String)] = []
+    ) {
+        self.authorizationEndpoint = authorizationEndpoint
+        self.clientID = clientID
+        self.redirectURI = redirectURI
+        self.scopes = scopes
+        self.state = state
+        self.nonce = nonce ?? (scopes.contains("openid") ? .random() : nil)
+        self.pkce = pkce
+        self.additionalParameters = additionalParameters
+    }
+
+    /// The URL to open in the browser. Parameters already in the endpoint's query are kept.
+    public var url: URL {
+        var components = URLComponents(url: authorizationEndpoint, resolvingAgainstBaseURL: false)!
+        var items = components.queryItems ?? []
+        items.append(URLQueryItem(name: "response_type", value: "code"))
+        items.append(URLQueryItem(name: "client_id", value: clientID))
+        items.append(URLQueryItem(name: "redirect_uri", value: redirectURI.absoluteString))
+        if !scopes.isEmpty { items.append(URLQueryItem(name: "scope", value: scopes.joined(separator: " "))) }
+        items.append(URLQueryItem(name: "state", value: state.rawValue))
+        items.append(URLQueryItem(name: "code_challenge", value: pkce.challenge))
+        items.append(URLQueryItem(name: "code_challenge_method", value: PKCE.method))
+        if let nonce { items.append(URLQueryItem(name: "nonce", value: nonce.rawValue)) }
+        for parameter in additionalParameters { items.append(URLQueryItem(name: parameter.name, value: parameter.value)) }
+        components.percentEncodedQuery = items.map { item in
+            "\(formEncode(item.name))=\(formEncode(item.value ?? ""))"
+        }.joined(separator: "&")
+        return components.url!
+    }
+
+    /// Reads the redirect the browser brought back, in AppAuth's order: the URL must be the
+    /// registered redirect (else nothing in it is trusted), then carry the state that was sent,
+    /// then (when `expectedIssuer` is given and the server sends `iss`) name the right server, and
+    /// only then is an `error` reported or the `code` returned.
+    public func authorizationCode(from url: URL, matching matcher: CallbackMatcher, expectedIssuer: String? = nil) throws(OAuthError) -> OAuthSecretValue {
+        guard matcher.matches(url) else {
+            throw OAuthError(.redirectMismatch, "the callback is not the registered redirect URI; it was ignored")
+        }
+        let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        func value(_ name: String) -> String? { items.first { $0.name == name }?.value }
+        guard let returned = value("state"), OAuthSecretValue(rawValue: returned) == state else {
+            throw OAuthError(.stateMismatch, "the callback's state does not match the request's; the response may be forged and was refused")
+        }
+        if let expectedIssuer, let issuer = value("iss"), issuer != expectedIssuer {
+            throw OAuthError(.issuerMismatch, "the callback comes from the authorization server \(issuer), not \(expectedIssuer)")
+        }
+        if let error = value("error") {
+            let detail = value("error_description").map { ": \($0)" } ?? ""
+            if error == "access_denied" {
+                throw OAuthError(.accessDenied, "the sign-in was declined at the server\(detail)")
+            }
+            throw OAuthError(.server(error), "the authorization server answered \(error)\(detail)")
+        }
+        guard let code = value("code"), !code.isEmpty else {
+            throw OAuthError(.invalidResponse, "the callback carries neither a code nor an error")
+        }
+        return OAuthSecretValue(rawValue: code)
+    }
+
+    /// The form body of the token request that redeems `code` (public client, RFC 6749 §4.1.3).
+    public func tokenRequestBody(code: OAuthSecretValue) -> Data {
+        let fields = [
+            ("grant_type", "authorization_code"), ("code", code.rawValue), ("redirect_uri", redirectURI.absoluteString),
+            ("client_id", clientID), ("code_verifier", pkce.verifier.rawValue),
+        ]
+        return Data(fields.map { "\(formEncode($0.0))=\(formEncode($0.1))" }.joined(separator: "&").utf8)
+    }
+}
+
+/// application/x-www-form-urlencoded, which also suits query strings: unreserved characters stay,
+/// everything else is percent-encoded (spaces as %20).
+func formEncode(_ text: String) -> String {
+    let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    return text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+}
+
+/// A token endpoint's answer (RFC 6749 §5.1; OpenID Connect adds `id_token`). Tokens are
+/// redacted in every description.
+public struct TokenResponse: Sendable, Equatable, CustomStringConvertible {
+    public var accessToken: OAuthSecretValue
+    public var tokenType: String
+    public var expiresIn: Int?
+    public var refreshToken: OAuthSecretValue?
+    public var idToken: OAuthSecretValue?
+    public var scope: String?
+
+    /// Parses the token endpoint's HTTP answer: a success, or the OAuth error it carries.
+    public static func parse(status: Int, body: Data) throws(OAuthError) -> TokenResponse {
+        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
+            throw OAuthError(.invalidResponse, "the token endpoint answered HTTP \(status) with a body that is not a JSON object")
+        }
+        if let error = object["error"] as? String {
+            let detail = (object["error_description"] as? String).map { ": \($0)" } ?? ""
+            throw OAuthError(.server(error), "the token endpoint answered \(error)\(detail)")
+        }
+        guard (200..<300).contains(status) else {
+            throw OAuthError(.invalidResponse, "the token endpoint answered HTTP \(status) without an OAuth error")
+        }
+        guard let access = object["access_token"] as? String, !access.isEmpty else {
+            throw OAuthError(.invalidResponse, "the token response has no access_token")
+        }
+        guard let type = object["token_type"] as? String else {
+            throw OAuthError(.invalidResponse, "the token response has no token_type")
+        }
+        return TokenResponse(
+            accessToken: OAuthSecretValue(rawValue: access), tokenType: type,
+            expiresIn: (object["expires_in"] as? NSNumber)?.intValue,
+            refreshToken: (object["refresh_token"] as? String).map(OAuthSecretValue.init(rawValue:)),
+            idToken: (object["id_token"] as? String).map(OAuthSecretValue.init(rawValue:)),
+            scope: object["scope"] as? String)
+    }
+
+    public var description: String {
+        var parts = ["access_token: \(accessToken)", "token_type: \(tokenType)"]
+        if let expiresIn { parts.append("expires_in: \(expiresIn)") }
+        if let refreshToken { parts.append("refresh_token: \(refreshToken)") }
+        if let idToken { parts.append("id_token: \(idToken)") }
+        if let scope { parts.append("scope: \(scope)") }
+        return "TokenResponse(\(parts.joined(separator: ", ")))"
+    }
+}
+
+/// The parts of an OpenID Provider's discovery document (`/.well-known/openid-configuration`) a
+/// native app needs.
+public struct OpenIDConfiguration: Decodable, Sendable, Equatable {
+    public var issuer: String
+    public var authorizationEndpoint: URL
+    public var tokenEndpoint: URL
+    public var jwksURI: URL?
+    public var codeChallengeMethodsSupported: [String]?
+    public var scopesSupported: [String]?
+
+    enum CodingKeys: String, CodingKey {
+        case issuer
+        case authorizationEndpoint = "authorization_endpoint"
+        case tokenEndpoint = "token_endpoint"
+        case jwksURI = "jwks_uri"
+        case codeChallengeMethodsSupported = "code_challenge_methods_supported"
+        case scopesSupported = "scopes_supported"
+    }
+
+    /// Parses a discovery document and checks it belongs to `issuer` (OpenID Connect Discovery §4.3).
+    public static func parse(_ data: Data, expectedIssuer issuer: String) throws(OAuthError) -> OpenIDConfiguration {
+        let configuration: OpenIDConfiguration
+        do {
+            configuration = try JSONDecoder().decode(OpenIDConfiguration.self, from: data)
+        } catch {
+            throw OAuthError(.invalidResponse, "the discovery document is not usable: \(error)")
+        }
+        guard configuration.issuer == issuer else {
+            throw OAuthError(.issuerMismatch, "the discovery document is for \(configuration.issuer), not \(issuer)")
+        }
+        if let methods = configuration.codeChallengeMethodsSupported, !methods.contains(PKCE.method) {
+            throw OAuthError(.invalidResponse, "the server does not support PKCE with S256 (it lists \(methods.joined(separator: ", ")))")
+        }
+        return configuration
+    }
+}

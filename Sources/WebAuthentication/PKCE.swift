@@ -1,0 +1,71 @@
+import Crypto
+import Foundation
+import KeyportEncoding
+
+/// A value that must stay secret until it is sent (a PKCE verifier, a state, a nonce): it never
+/// prints itself and compares in constant time.
+public struct OAuthSecretValue: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// The text as it is sent on the wire.
+    public let rawValue: String
+
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// 32 random bytes from the system's generator, base64url without padding (43 characters).
+    public static func random() -> OAuthSecretValue {
+        let bytes = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
+        return OAuthSecretValue(rawValue: Base64URL.encode(bytes))
+    }
+
+    /// Constant time for values of equal length; a length difference is not a secret.
+    public static func == (lhs: OAuthSecretValue, rhs: OAuthSecretValue) -> Bool {
+        constantTimeEqual(lhs.rawValue, rhs.rawValue)
+    }
+
+    /// The first characters only, as AppAuth's logs show tokens.
+    public var description: String { redacted(rawValue) }
+    public var debugDescription: String { description }
+}
+
+/// Compares two strings' UTF-8 in time that depends only on their lengths.
+func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+    let x = Array(a.utf8)
+    let y = Array(b.utf8)
+    guard x.count == y.count else { return false }
+    var difference: UInt8 = 0
+    for i in 0..<x.count { difference |= x[i] ^ y[i] }
+    return difference == 0
+}
+
+/// `"abcdef…[redacted]"`: enough to tell values apart in a log, not enough to use one.
+func redacted(_ value: String) -> String {
+    value.count <= 6 ? "[redacted]" : "\(value.prefix(6))…[redacted]"
+}
+
+/// Proof Key for Code Exchange (RFC 7636), S256 only: the plain method protects nothing.
+public struct PKCE: Sendable {
+    /// Sent with the token request; kept secret until then.
+    public let verifier: OAuthSecretValue
+    /// base64url(SHA-256(verifier)), sent with the authorization request.
+    public let challenge: String
+    public static let method = "S256"
+
+    /// A new verifier from 32 random bytes (43 characters).
+    public init() {
+        self.init(verifier: .random())
+    }
+
+    /// A given verifier (43 to 128 characters of `A–Z a–z 0–9 - . _ ~`, as RFC 7636 requires).
+    public init(verifier: OAuthSecretValue) {
+        self.verifier = verifier
+        challenge = Base64URL.encode(SHA256.hash(data: Array(verifier.rawValue.utf8)))
+    }
+
+    /// Whether `verifier` has the length and characters RFC 7636 allows.
+    public static func isValidVerifier(_ verifier: String) -> Bool {
+        (43...128).contains(verifier.utf8.count)
+            && verifier.utf8.allSatisfy { c in
+                (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || (c >= 0x30 && c <= 0x39)
+                    || c == UInt8(ascii: "-") || c == UInt8(ascii: ".") || c == UInt8(ascii: "_") || c == UInt8(ascii: "~")
+            }
+    }
+}

@@ -14,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
     ],
     targets: [
         // Binary-to-text codecs (base64url, Base32) shared by the format modules; not a product.
@@ -29,7 +30,14 @@ let package = Package(
         .target(name: "AuthenticationServices", dependencies: ["CredentialExchangeFormat", "KeyportEncoding"]),
         .target(
             name: "WebAuthentication",
-            dependencies: ["KeyportEncoding", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "KeyportEncoding",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
         ),
         .target(
             name: "OneTimeCodes",

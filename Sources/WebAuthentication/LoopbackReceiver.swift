@@ -1,0 +1,157 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// Receives an OAuth redirect on the loopback interface (RFC 8252 §7.3): listens on 127.0.0.1 at a
+/// port the system picks, so the redirect URI is known before the authorization URL is built, and
+/// hands over exactly one callback.
+///
+/// Requests for other paths (a browser's `/favicon.ico`, a port scan) get 404 and change nothing;
+/// a request on the callback path that `accept` refuses (say, a state from another attempt) gets
+/// 400 and the receiver keeps waiting. The browser is answered with a short page saying the window
+/// can be closed. The listener shuts down after the callback, on `cancel()`, or when the wait times
+/// out.
+public final class LoopbackReceiver: Sendable {
+    /// The port the system chose.
+    public let port: Int
+    public let path: String
+    /// `http://127.0.0.1:PORT/PATH`, the redirect URI to register in the authorization request.
+    public var redirectURI: URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+    /// The matcher for this receiver's redirect.
+    public var matcher: CallbackMatcher { .loopback(host: "127.0.0.1", port: port, path: path) }
+
+    private let channel: any Channel
+    private let callback: EventLoopPromise<URL>
+
+    /// Opens the listener. `accept` decides whether a request on the callback path is the one
+    /// awaited; the default accepts the first.
+    public static func start(
+        path: String = "/callback", successPage: String = LoopbackReceiver.defaultPage,
+        accept: @escaping @Sendable (URL) -> Bool = { _ in true }
+    ) async throws -> LoopbackReceiver {
+        let group = MultiThreadedEventLoopGroup.singleton
+        let callback = group.any().makePromise(of: URL.self)
+        let portBox = NIOLockedValueBox<Int>(0)
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.pipeline.configureHTTPServerPipeline().flatMap {
+                    channel.pipeline.addHandler(
+                        CallbackHandler(path: path, port: portBox, page: successPage, accept: accept, callback: callback))
+                }
+            }
+        let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
+        guard let port = channel.localAddress?.port else {
+            try? await channel.close()
+            throw CancellationError()
+        }
+        portBox.withLockedValue { $0 = port }
+        let receiver = LoopbackReceiver(port: port, path: path, channel: channel, callback: callback)
+        // Whatever ends the wait closes the listener.
+        callback.futureResult.whenComplete { _ in channel.close(promise: nil) }
+        return receiver
+    }
+
+    private init(port: Int, path: String, channel: any Channel, callback: EventLoopPromise<URL>) {
+        self.port = port
+        self.path = path
+        self.channel = channel
+        self.callback = callback
+    }
+
+    /// Waits for the callback URL. Throws `CancellationError` after `cancel()` or when the task is
+    /// cancelled, and `LoopbackReceiver.TimedOut` when `timeout` passes first.
+    public func waitForCallback(timeout: Duration? = nil) async throws -> URL {
+        let callback = self.callback
+        let timer = timeout.map { timeout in
+            let (seconds, attoseconds) = timeout.components
+            return channel.eventLoop.scheduleTask(in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) {
+                callback.fail(TimedOut())
+            }
+        }
+        defer { timer?.cancel() }
+        return try await withTaskCancellationHandler {
+            try await callback.futureResult.get()
+        } onCancel: {
+            callback.fail(CancellationError())
+        }
+    }
+
+    /// Stops waiting; idempotent.
+    public func cancel() {
+        callback.fail(CancellationError())
+    }
+
+    /// The wait ended before the callback arrived.
+    public struct TimedOut: Error, CustomStringConvertible {
+        public var description: String { "no callback arrived before the timeout" }
+    }
+
+    public static let defaultPage = """
+        <!doctype html><html><head><meta charset="utf-8"><title>Signed in</title></head>
+        <body style="font-family: sans-serif; margin: 3em"><h1>You are signed in.</h1>
+        <p>You can close this window and return to the application.</p></body></html>
+        """
+}
+
+/// Answers each request on one connection: the awaited callback completes the promise.
+private final class CallbackHandler: ChannelInboundHandler, @unchecked Sendable {
+    // @unchecked: every member is either immutable or only touched on the channel's event loop.
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    let path: String
+    let port: NIOLockedValueBox<Int>
+    let page: String
+    let accept: @Sendable (URL) -> Bool
+    let callback: EventLoopPromise<URL>
+    private var head: HTTPRequestHead?
+
+    init(path: String, port: NIOLockedValueBox<Int>, page: String, accept: @escaping @Sendable (URL) -> Bool, callback: EventLoopPromise<URL>) {
+        self.path = path
+        self.port = port
+        self.page = page
+        self.accept = accept
+        self.callback = callback
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head): self.head = head
+        case .body: break
+        case .end:
+            guard let head else { return }
+            self.head = nil
+            respond(to: head, context: context)
+        }
+    }
+
+    private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
+        let url = URL(string: "http://127.0.0.1:\(port.withLockedValue { $0 })\(head.uri)")
+        let requestPath = url.map { CallbackMatcher.normalise($0.path) }
+        guard head.method == .GET, let url, requestPath == CallbackMatcher.normalise(path) else {
+            write(.notFound, "Not found.", context: context)
+            return
+        }
+        guard accept(url) else {
+            write(.badRequest, "This is not the sign-in this application is waiting for.", context: context)
+            return
+        }
+        write(.ok, page, context: context)
+        callback.succeed(url)
+    }
+
+    private func write(_ status: HTTPResponseStatus, _ body: String, context: ChannelHandlerContext) {
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: status == .ok ? "text/html; charset=utf-8" : "text/plain; charset=utf-8")
+        headers.add(name: "Content-Length", value: String(body.utf8.count))
+        headers.add(name: "Cache-Control", value: "no-store")
+        headers.add(name: "Connection", value: "close")
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: body)))), promise: nil)
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+    }
+}

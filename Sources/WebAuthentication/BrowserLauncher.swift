@@ -1,0 +1,77 @@
+import Foundation
+
+/// Opens a URL in the person's browser the way Linux desktops do: each command of `$BROWSER` (a
+/// colon-separated list; `%s` stands for the URL, else the URL is appended), then `xdg-open`.
+/// Without a display (`$DISPLAY` and `$WAYLAND_DISPLAY` unset: SSH, CI) nothing is launched and the
+/// caller prints the URL for the person to open elsewhere.
+public struct BrowserLauncher: Sendable {
+    /// What opening a URL did.
+    public enum Outcome: Equatable, Sendable {
+        /// This command was started with the URL.
+        case launched(command: [String])
+        /// There is no display, or no browser could be started: show the URL to the person.
+        case showURL(reason: String)
+    }
+
+    public var environment: [String: String]
+
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.environment = environment
+    }
+
+    /// Whether a graphical session is there to show a browser in.
+    public var hasDisplay: Bool {
+        !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
+    }
+
+    /// The commands to try, in order, for `url`.
+    public func candidates(for url: URL) -> [[String]] {
+        var commands: [[String]] = []
+        for entry in (environment["BROWSER"] ?? "").split(separator: ":") where !entry.trimmingCharacters(in: .whitespaces).isEmpty {
+            var words = entry.split(separator: " ").map(String.init)
+            if words.contains(where: { $0.contains("%s") }) {
+                words = words.map { $0.replacingOccurrences(of: "%s", with: url.absoluteString) }
+            } else {
+                words.append(url.absoluteString)
+            }
+            commands.append(words)
+        }
+        commands.append(["xdg-open", url.absoluteString])
+        return commands
+    }
+
+    /// Starts the first command that can be started. `$BROWSER` is honoured even without a display
+    /// (a person may have set a terminal browser); the `xdg-open` fallback needs one.
+    public func open(_ url: URL) -> Outcome {
+        let fromEnvironment = !(environment["BROWSER"] ?? "").isEmpty
+        let commands = candidates(for: url)
+        for (index, command) in commands.enumerated() {
+            if index == commands.count - 1 && !hasDisplay {
+                return .showURL(
+                    reason: fromEnvironment
+                        ? "no browser in $BROWSER could be started, and there is no display"
+                        : "there is no display (DISPLAY and WAYLAND_DISPLAY are unset)")
+            }
+            guard let executable = Self.find(command[0], path: environment["PATH"]) else { continue }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = Array(command.dropFirst())
+            process.environment = environment
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            if (try? process.run()) != nil { return .launched(command: command) }
+        }
+        return .showURL(reason: "no browser could be started (set $BROWSER, or install xdg-utils)")
+    }
+
+    /// The executable for `name`: a path as given, else the first match on `path`.
+    static func find(_ name: String, path: String?) -> String? {
+        if name.contains("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
+        for directory in (path ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
+            let candidate = "\(directory)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+import WebAuthentication
+
+@Suite("Browser launching")
+struct BrowserLauncherTests {
+    let url = URL(string: "https://auth.example/authorize?client_id=x&state=y")!
+
+    @Test("$BROWSER entries in order, %s replaced or the URL appended, then xdg-open")
+    func candidates() {
+        let launcher = BrowserLauncher(environment: ["BROWSER": "firefox --new-window:w3m %s::chromium"])
+        #expect(launcher.candidates(for: url) == [
+            ["firefox", "--new-window", url.absoluteString], ["w3m", url.absoluteString], ["chromium", url.absoluteString],
+            ["xdg-open", url.absoluteString],
+        ])
+        #expect(BrowserLauncher(environment: [:]).candidates(for: url) == [["xdg-open", url.absoluteString]])
+    }
+
+    @Test("no display and no $BROWSER: nothing is launched, the URL is to be shown")
+    func headless() {
+        let outcome = BrowserLauncher(environment: ["PATH": "/usr/bin:/bin"]).open(url)
+        guard case .showURL(let reason) = outcome else {
+            Issue.record("expected the URL to be shown, got \(outcome)")
+            return
+        }
+        #expect(reason.contains("no display"))
+    }
+
+    @Test("a $BROWSER program really runs, with the URL as its argument")
+    func launches() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keyport-browser-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let log = directory.appendingPathComponent("opened")
+        let script = directory.appendingPathComponent("fake-browser")
+        try "#!/bin/sh\nprintf '%s' \"$1\" > '\(log.path)'\n".write(to: script, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
+
+        let launcher = BrowserLauncher(environment: ["BROWSER": "no-such-browser:\(script.path)", "PATH": "/usr/bin:/bin"])
+        #expect(launcher.open(url) == .launched(command: [script.path, url.absoluteString]))
+        var opened = ""
+        for _ in 0..<100 where opened.isEmpty {
+            opened = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(opened == url.absoluteString)
+    }
+}

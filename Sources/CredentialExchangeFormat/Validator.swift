@@ -285,14 +285,7 @@ struct ValidationRun {
             let secret = try Base32.decode(t.secret)
             if secret.isEmpty { report(.error, .invalidTOTPSecret, "secret", "the secret is empty") }
         } catch {
-            // The message names where, never which character: the text is a secret.
-            let detail: String
-            switch error {
-            case .invalidCharacter(_, let offset): detail = "the character at offset \(offset) is not A–Z or 2–7"
-            case .misplacedPadding(let offset): detail = "padding at offset \(offset) is followed by more symbols"
-            case .invalidLength(let symbols): detail = "\(symbols) symbols do not make whole bytes"
-            }
-            report(.error, .invalidTOTPSecret, "secret", "the secret is not Base32: \(detail)")
+            report(.error, .invalidTOTPSecret, "secret", "the secret is not Base32: \(error.redactedDescription)")
         }
         if t.period == 0 { report(.error, .invalidTOTPParameter, "period", "the period is 0 seconds") }
         if !(6...10).contains(t.digits) {

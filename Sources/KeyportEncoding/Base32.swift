@@ -13,6 +13,15 @@ public enum Base32 {
         /// the last group).
         case invalidLength(symbols: Int)
 
+        /// What is wrong and where, without quoting the text: for Base32 that is a secret.
+        public var redactedDescription: String {
+            switch self {
+            case .invalidCharacter(_, let offset): "the character at offset \(offset) is not A–Z or 2–7"
+            case .misplacedPadding(let offset): "padding at offset \(offset) is followed by more symbols"
+            case .invalidLength(let symbols): "\(symbols) symbols do not make whole bytes"
+            }
+        }
+
         public var description: String {
             switch self {
             case .invalidCharacter(let c, let offset):

@@ -1,4 +1,5 @@
 import Foundation
+import KeyportEncoding
 
 /// Google Authenticator's export format: `otpauth-migration://offline?data=…`, the URL-encoded
 /// base64 of a protobuf `MigrationPayload`. A large export is split into several URIs (batches).
@@ -217,9 +218,7 @@ public enum GoogleAuthenticatorMigration {
             payload.varint(3, UInt64(batches.count))
             payload.varint(4, UInt64(index))
             payload.varint(5, UInt64(UInt32(bitPattern: batchID)))
-            let base64 = Data(payload.out).base64EncodedString()
-            let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-            return scheme + "data=" + (base64.addingPercentEncoding(withAllowedCharacters: allowed) ?? base64)
+            return scheme + "data=" + PercentEncoding.escape(Data(payload.out).base64EncodedString())
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import KeyportEncoding
 
 /// An `otpauth://` URI (Google's Key URI format, as authenticator apps read it), parsed and written.
 ///
@@ -212,12 +213,7 @@ public struct OTPAuthURI: Equatable, Sendable {
         }
     }
 
-    /// Unreserved characters (RFC 3986) stay; everything else is percent-encoded.
-    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
-    static func escape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
-    }
+    static func escape(_ text: String) -> String { PercentEncoding.escape(text) }
 }
 
 extension OTPAuthURI: CustomStringConvertible {

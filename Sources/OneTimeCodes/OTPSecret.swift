@@ -21,15 +21,7 @@ public struct OTPSecret: Sendable, Equatable, CustomStringConvertible, CustomDeb
         do {
             bytes = try Base32.decode(text)
         } catch {
-            // Where, never which character: the text is the secret.
-            switch error {
-            case .invalidCharacter(_, let offset):
-                throw OTPError(.invalidSecret, "the secret is not Base32: the character at offset \(offset) is not A–Z or 2–7")
-            case .misplacedPadding(let offset):
-                throw OTPError(.invalidSecret, "the secret is not Base32: padding at offset \(offset) is followed by more symbols")
-            case .invalidLength(let symbols):
-                throw OTPError(.invalidSecret, "the secret is not Base32: \(symbols) symbols do not make whole bytes")
-            }
+            throw OTPError(.invalidSecret, "the secret is not Base32: \(error.redactedDescription)")
         }
         defer { _ = bytes.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
         guard !bytes.isEmpty else { throw OTPError(.invalidSecret, "the secret is empty") }

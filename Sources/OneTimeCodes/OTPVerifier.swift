@@ -1,3 +1,5 @@
+import KeyportEncoding
+
 /// Checks codes people type, for servers and tests: within a window of steps, in constant time,
 /// and refusing a code whose step was already used.
 public struct OTPVerifier: Sendable {
@@ -34,17 +36,14 @@ public struct OTPVerifier: Sendable {
     static func match(
         _ code: String, generator: OTPGenerator, around center: UInt64, before: Int, after: Int, lastUsed: UInt64?
     ) -> UInt64? {
-        let typed = Array(code.utf8)
-        guard typed.count == generator.format.length else { return nil }
+        guard code.utf8.count == generator.format.length else { return nil }
         var found: UInt64? = nil
         let low = center >= UInt64(before) ? center - UInt64(before) : 0
         let (high, overflow) = center.addingReportingOverflow(UInt64(after))
         for step in low...(overflow ? UInt64.max : high) {
-            let expected = Array(generator.code(counter: step).utf8)
-            var difference: UInt8 = 0
-            for i in 0..<typed.count { difference |= typed[i] ^ expected[i] }
+            let matches = ConstantTime.equal(code, generator.code(counter: step))
             let fresh = lastUsed.map { step > $0 } ?? true
-            if difference == 0 && fresh && found == nil { found = step }
+            if matches && fresh && found == nil { found = step }
         }
         return found
     }

@@ -1,4 +1,5 @@
 import Foundation
+import KeyportEncoding
 
 /// Why an OAuth step failed, with the server's words when it gave any. Descriptions never include
 /// a code, token, verifier or state.
@@ -71,7 +72,7 @@ public struct AuthorizationRequest: Sendable {
         if let nonce { items.append(URLQueryItem(name: "nonce", value: nonce.rawValue)) }
         for parameter in additionalParameters { items.append(URLQueryItem(name: parameter.name, value: parameter.value)) }
         components.percentEncodedQuery = items.map { item in
-            "\(formEncode(item.name))=\(formEncode(item.value ?? ""))"
+            "\(PercentEncoding.escape(item.name))=\(PercentEncoding.escape(item.value ?? ""))"
         }.joined(separator: "&")
         return components.url!
     }
@@ -111,15 +112,8 @@ public struct AuthorizationRequest: Sendable {
             ("grant_type", "authorization_code"), ("code", code.rawValue), ("redirect_uri", redirectURI.absoluteString),
             ("client_id", clientID), ("code_verifier", pkce.verifier.rawValue),
         ]
-        return Data(fields.map { "\(formEncode($0.0))=\(formEncode($0.1))" }.joined(separator: "&").utf8)
+        return Data(fields.map { "\(PercentEncoding.escape($0.0))=\(PercentEncoding.escape($0.1))" }.joined(separator: "&").utf8)
     }
-}
-
-/// application/x-www-form-urlencoded, which also suits query strings: unreserved characters stay,
-/// everything else is percent-encoded (spaces as %20).
-func formEncode(_ text: String) -> String {
-    let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-    return text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
 }
 
 /// A token endpoint's answer (RFC 6749 §5.1; OpenID Connect adds `id_token`). Tokens are

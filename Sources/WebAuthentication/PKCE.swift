@@ -18,22 +18,12 @@ public struct OAuthSecretValue: Sendable, Equatable, CustomStringConvertible, Cu
 
     /// Constant time for values of equal length; a length difference is not a secret.
     public static func == (lhs: OAuthSecretValue, rhs: OAuthSecretValue) -> Bool {
-        constantTimeEqual(lhs.rawValue, rhs.rawValue)
+        ConstantTime.equal(lhs.rawValue, rhs.rawValue)
     }
 
     /// The first characters only, as AppAuth's logs show tokens.
     public var description: String { redacted(rawValue) }
     public var debugDescription: String { description }
-}
-
-/// Compares two strings' UTF-8 in time that depends only on their lengths.
-func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-    let x = Array(a.utf8)
-    let y = Array(b.utf8)
-    guard x.count == y.count else { return false }
-    var difference: UInt8 = 0
-    for i in 0..<x.count { difference |= x[i] ^ y[i] }
-    return difference == 0
 }
 
 /// `"abcdef…[redacted]"`: enough to tell values apart in a log, not enough to use one.

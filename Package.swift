@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
     ],
     targets: [
         // Binary-to-text codecs (base64url, Base32) shared by the format modules; not a product.
@@ -27,7 +28,13 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
-        .target(name: "AuthenticationServices", dependencies: ["CredentialExchangeFormat", "KeyportEncoding"]),
+        .target(
+            name: "AuthenticationServices",
+            dependencies: [
+                "CredentialExchangeFormat", "KeyportEncoding", "WebAuthentication",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(
             name: "WebAuthentication",
             dependencies: [
@@ -49,21 +56,23 @@ let package = Package(
         .executableTarget(
             name: "keyport",
             dependencies: [
-                "CredentialExchangeFormat", "KeyportEncoding", "OneTimeCodes",
+                "CredentialExchangeFormat", "KeyportEncoding", "OneTimeCodes", "AuthenticationServices", "WebAuthentication",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "KeyportBench",
             dependencies: [
-                "CredentialExchangeFormat", "KeyportEncoding", "OneTimeCodes",
+                "CredentialExchangeFormat", "KeyportEncoding", "OneTimeCodes", "AuthenticationServices", "WebAuthentication",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Benchmarks/KeyportBench"
         ),
+        // Starts the Python peers (authorization server, Selenium browser) for the web tests.
+        .target(name: "KeyportTestSupport", path: "Tests/KeyportTestSupport"),
         .testTarget(name: "KeyportEncodingTests", dependencies: ["KeyportEncoding"]),
-        .testTarget(name: "WebAuthenticationTests", dependencies: ["WebAuthentication"]),
-        .testTarget(name: "OneTimeCodesTests", dependencies: ["OneTimeCodes", "CredentialExchangeFormat"]),
+        .testTarget(name: "WebAuthenticationTests", dependencies: ["WebAuthentication"], exclude: ["Peers"]),
+        .testTarget(name: "OneTimeCodesTests", dependencies: ["OneTimeCodes", "CredentialExchangeFormat"], exclude: ["Peers"]),
         .testTarget(
             name: "CredentialExchangeFormatTests",
             dependencies: [
@@ -72,7 +81,9 @@ let package = Package(
             ],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "AuthenticationServicesTests", dependencies: ["AuthenticationServices", "CredentialExchangeFormat"]),
-        .testTarget(name: "KeyportCLITests", dependencies: ["keyport"], resources: [.copy("Fixtures")]),
+        .testTarget(
+            name: "AuthenticationServicesTests",
+            dependencies: ["AuthenticationServices", "CredentialExchangeFormat", "WebAuthentication", "KeyportTestSupport"]),
+        .testTarget(name: "KeyportCLITests", dependencies: ["keyport", "WebAuthentication", "KeyportTestSupport"], resources: [.copy("Fixtures")]),
     ]
 )

@@ -66,8 +66,7 @@ public final class LoopbackReceiver: Sendable {
     public func waitForCallback(timeout: Duration? = nil) async throws -> URL {
         let callback = self.callback
         let timer = timeout.map { timeout in
-            let (seconds, attoseconds) = timeout.components
-            return channel.eventLoop.scheduleTask(in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) {
+            channel.eventLoop.scheduleTask(in: .nanoseconds(timeout.clampedNanoseconds)) {
                 callback.fail(TimedOut())
             }
         }
@@ -81,6 +80,11 @@ public final class LoopbackReceiver: Sendable {
 
     /// Stops waiting; idempotent.
     public func cancel() {
+        callback.fail(CancellationError())
+    }
+
+    /// A receiver nobody holds any more stops listening.
+    deinit {
         callback.fail(CancellationError())
     }
 
@@ -139,8 +143,10 @@ private final class CallbackHandler: ChannelInboundHandler, @unchecked Sendable 
             write(.badRequest, "This is not the sign-in this application is waiting for.", context: context)
             return
         }
-        write(.ok, page, context: context)
+        // The flow learns of the callback before the browser can see the answer (and, for an
+        // ephemeral browser, exit), so the callback always wins over "the browser closed".
         callback.succeed(url)
+        write(.ok, page, context: context)
     }
 
     private func write(_ status: HTTPResponseStatus, _ body: String, context: ChannelHandlerContext) {

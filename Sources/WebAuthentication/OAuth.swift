@@ -85,8 +85,7 @@ public struct AuthorizationRequest: Sendable {
         guard matcher.matches(url) else {
             throw OAuthError(.redirectMismatch, "the callback is not the registered redirect URI; it was ignored")
         }
-        let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
-        func value(_ name: String) -> String? { items.first { $0.name == name }?.value }
+        func value(_ name: String) -> String? { CallbackMatcher.queryValue(name, in: url) }
         guard let returned = value("state"), OAuthSecretValue(rawValue: returned) == state else {
             throw OAuthError(.stateMismatch, "the callback's state does not match the request's; the response may be forged and was refused")
         }
@@ -196,5 +195,60 @@ public struct OpenIDConfiguration: Decodable, Sendable, Equatable {
             throw OAuthError(.invalidResponse, "the server does not support PKCE with S256 (it lists \(methods.joined(separator: ", ")))")
         }
         return configuration
+    }
+}
+
+/// The claims of an OpenID Connect ID token that a native app checks (OpenID Connect Core
+/// §3.1.3.7). The signature is not verified here: the token came straight from the token
+/// endpoint over the connection the client opened, which Core allows in place of a signature
+/// check for the code flow; the claims still have to be the right ones.
+public struct IDTokenClaims: Sendable, Equatable {
+    public var issuer: String
+    public var subject: String
+    public var audience: [String]
+    public var expiresAt: Date
+    public var nonce: OAuthSecretValue?
+
+    /// Reads the payload of a compact JWS (`header.payload.signature`).
+    public init(token: OAuthSecretValue) throws(OAuthError) {
+        let parts = token.rawValue.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let payload = try? Data(Base64URL.decode(String(parts[1]))),
+            let object = try? JSONSerialization.jsonObject(with: payload) as? [String: Any]
+        else {
+            throw OAuthError(.invalidResponse, "the id_token is not a JSON Web Token")
+        }
+        guard let issuer = object["iss"] as? String, let subject = object["sub"] as? String,
+            let expiry = (object["exp"] as? NSNumber)?.doubleValue
+        else {
+            throw OAuthError(.invalidResponse, "the id_token lacks iss, sub or exp")
+        }
+        let audience: [String]
+        switch object["aud"] {
+        case let one as String: audience = [one]
+        case let many as [String]: audience = many
+        default: throw OAuthError(.invalidResponse, "the id_token has no aud")
+        }
+        self.issuer = issuer
+        self.subject = subject
+        self.audience = audience
+        self.expiresAt = Date(timeIntervalSince1970: expiry)
+        self.nonce = (object["nonce"] as? String).map(OAuthSecretValue.init(rawValue:))
+    }
+
+    /// Checks the token was issued by `issuer` for `clientID`, is not expired at `now`, and
+    /// carries the `nonce` the authorization request sent.
+    public func check(issuer expectedIssuer: String, clientID: String, nonce expectedNonce: OAuthSecretValue?, now: Date = Date()) throws(OAuthError) {
+        guard issuer == expectedIssuer else {
+            throw OAuthError(.issuerMismatch, "the id_token was issued by \(issuer), not \(expectedIssuer)")
+        }
+        guard audience.contains(clientID) else {
+            throw OAuthError(.invalidResponse, "the id_token is not meant for client \(clientID)")
+        }
+        guard expiresAt > now else {
+            throw OAuthError(.invalidResponse, "the id_token expired at \(expiresAt)")
+        }
+        if let expectedNonce, nonce != expectedNonce {
+            throw OAuthError(.invalidResponse, "the id_token's nonce is not the one sent; the token may be replayed and was refused")
+        }
     }
 }

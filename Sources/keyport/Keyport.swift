@@ -10,7 +10,7 @@ struct Keyport: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keyport",
         abstract: "Credential exchange, one-time codes and sign-in for Linux.",
-        subcommands: [CXFCommand.self, OTPCommand.self])
+        subcommands: [CXFCommand.self, OTPCommand.self, LoginCommand.self, URLSchemeCommand.self])
 
     /// Runs the command line, mapping errors onto the exit codes above.
     static func main() async {

@@ -1,0 +1,72 @@
+import Foundation
+
+/// The domain of ``ASWebAuthenticationSessionError``, as on Apple platforms.
+public let ASWebAuthenticationSessionErrorDomain = "com.apple.AuthenticationServices.WebAuthenticationSession"
+
+/// The error a web authentication session ends with, with Apple's domain and codes.
+///
+/// Code written for Apple platforms checks `error.code == .canceledLogin`; that keeps working. On
+/// Linux a session can end without a callback for more reasons than a person cancelling (the
+/// browser closed, the timeout passed); all of them are `canceledLogin`, as on Apple platforms,
+/// and ``cause`` (a Linux addition) tells them apart.
+public struct ASWebAuthenticationSessionError: Error, Hashable, Sendable, CustomNSError, CustomStringConvertible {
+    /// Apple's error codes.
+    public enum Code: Int, Hashable, Sendable {
+        /// The person cancelled, or the session ended without a callback.
+        case canceledLogin = 1
+        /// No presentation context provider was set (Apple platforms; on Linux none is needed).
+        case presentationContextNotProvided = 2
+        /// The provider's anchor could not show the browser (Apple platforms).
+        case presentationContextInvalid = 3
+    }
+
+    /// Why a session ended without a callback (Linux addition).
+    public enum Cause: Hashable, Sendable {
+        /// `cancel()`, or the task awaiting ``WebAuthenticationSession`` was cancelled.
+        case cancelled
+        /// No callback arrived within ``ASWebAuthenticationSession/timeout``.
+        case timedOut
+        /// The browser Keyport launched for an ephemeral session exited before the callback.
+        case browserClosed
+        /// The browser or the callback channel failed; the text says how.
+        case failed(String)
+    }
+
+    public let code: Code
+    /// Why the session ended (Linux addition); `nil` when the error was made by other code.
+    public let cause: Cause?
+
+    public static var canceledLogin: Code { .canceledLogin }
+    public static var presentationContextNotProvided: Code { .presentationContextNotProvided }
+    public static var presentationContextInvalid: Code { .presentationContextInvalid }
+
+    public init(_ code: Code) {
+        self.code = code
+        self.cause = nil
+    }
+
+    /// An error with the reason the session ended (Linux addition).
+    public init(_ code: Code, cause: Cause) {
+        self.code = code
+        self.cause = cause
+    }
+
+    public static var errorDomain: String { ASWebAuthenticationSessionErrorDomain }
+    public var errorCode: Int { code.rawValue }
+    public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: description] }
+
+    public var description: String {
+        switch cause {
+        case .cancelled: return "The sign-in was cancelled."
+        case .timedOut: return "No sign-in callback arrived before the timeout."
+        case .browserClosed: return "The browser was closed before the sign-in finished."
+        case .failed(let reason): return "The sign-in could not go on: \(reason)."
+        case nil:
+            switch code {
+            case .canceledLogin: return "The sign-in was cancelled."
+            case .presentationContextNotProvided: return "No presentation context was provided."
+            case .presentationContextInvalid: return "The presentation context is invalid."
+            }
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// Signs a person in through a web service with one `await`, as SwiftUI's
+/// `WebAuthenticationSession` does on Apple platforms.
+///
+/// ```swift
+/// let callback = try await WebAuthenticationSession().authenticate(
+///     using: authorizationURL, callbackURLScheme: "com.example.app", preferredBrowserSession: .ephemeral)
+/// ```
+///
+/// SwiftUI hands this value out through the environment; Linux has no SwiftUI, so it is made with
+/// ``init(timeout:browser:)``, whose parameters are the Linux additions of
+/// ``ASWebAuthenticationSession``. Cancelling the awaiting task cancels the session. Errors are
+/// ``ASWebAuthenticationSessionError``; when the session cannot start (see
+/// ``ASWebAuthenticationSession``), the error is `canceledLogin` with a ``ASWebAuthenticationSessionError/Cause/failed(_:)``
+/// cause that gives the reason.
+public struct WebAuthenticationSession: Sendable {
+    /// Which browser session the sign-in uses.
+    public enum BrowserSession: Hashable, Sendable {
+        /// No cookies or data from earlier browsing, none kept afterwards.
+        case ephemeral
+        /// The person's browser, signed in where they already are.
+        case shared
+    }
+
+    /// How long to wait for the callback (Linux addition); `nil` waits until cancelled.
+    public var timeout: Duration?
+    /// Which browser to use (Linux addition).
+    public var browser: ASWebAuthenticationSession.Browser
+    /// Where the URL goes when no browser can be shown (Linux addition); `nil`: standard error.
+    public var presentURL: (@Sendable (URL, String) -> Void)?
+
+    public init(timeout: Duration? = nil, browser: ASWebAuthenticationSession.Browser = .automatic, presentURL: (@Sendable (URL, String) -> Void)? = nil) {
+        self.timeout = timeout
+        self.browser = browser
+        self.presentURL = presentURL
+    }
+
+    /// Signs in at `url` and returns the callback URL, which uses `callbackURLScheme`.
+    public func authenticate(using url: URL, callbackURLScheme: String, preferredBrowserSession: BrowserSession? = nil) async throws -> URL {
+        try await authenticate(using: url, callback: .customScheme(callbackURLScheme), preferredBrowserSession: preferredBrowserSession, additionalHeaderFields: [:])
+    }
+
+    /// Signs in at `url` and returns the callback URL that `callback` matches.
+    public func authenticate(
+        using url: URL, callback: ASWebAuthenticationSession.Callback, preferredBrowserSession: BrowserSession? = nil,
+        additionalHeaderFields: [String: String]
+    ) async throws -> URL {
+        let box = SessionBox()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<URL, any Error>) in
+                let session = ASWebAuthenticationSession(url: url, callback: callback) { url, error in
+                    if let url {
+                        continuation.resume(returning: url)
+                    } else {
+                        continuation.resume(throwing: error ?? ASWebAuthenticationSessionError(.canceledLogin))
+                    }
+                }
+                session.prefersEphemeralWebBrowserSession = preferredBrowserSession == .ephemeral
+                session.additionalHeaderFields = additionalHeaderFields
+                session.timeout = timeout
+                session.browser = browser
+                session.presentURL = presentURL
+                guard box.set(session), session.start() else {
+                    let reason = session.startFailureReason ?? "the sign-in was cancelled before it started"
+                    continuation.resume(throwing: ASWebAuthenticationSessionError(.canceledLogin, cause: .failed(reason)))
+                    return
+                }
+            }
+        } onCancel: {
+            box.cancel()
+        }
+    }
+}
+
+/// Passes cancellation to a session that may not exist yet.
+private final class SessionBox: @unchecked Sendable {
+    // @unchecked: both members are only touched under `lock`.
+    private let lock = NSLock()
+    private var session: ASWebAuthenticationSession?
+    private var cancelled = false
+
+    /// Stores the session; `false` when the task was already cancelled.
+    func set(_ session: ASWebAuthenticationSession) -> Bool {
+        lock.withLock {
+            self.session = session
+            return !cancelled
+        }
+    }
+
+    func cancel() {
+        let session = lock.withLock {
+            cancelled = true
+            return self.session
+        }
+        session?.cancel()
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+
+/// How the sign-in page is shown.
+public enum BrowserChoice: Sendable {
+    /// The person's own browser (`$BROWSER`, then `xdg-open`), with its cookies: a shared session.
+    /// Keyport does not own that browser, so closing it goes unnoticed; the timeout or `cancel()`
+    /// ends such a wait.
+    case shared(BrowserLauncher)
+    /// A browser Keyport launches with a fresh profile and removes afterwards: an ephemeral session.
+    case ephemeral(EphemeralBrowser)
+}
+
+/// Why a flow ended without a callback.
+public enum FlowEnding: Error, Equatable, Sendable, CustomStringConvertible {
+    /// `cancel()` or the task's cancellation.
+    case cancelled
+    /// No callback arrived within the timeout.
+    case timedOut(Duration)
+    /// The browser Keyport launched exited before the callback arrived (the person closed it).
+    case browserClosed
+    /// The browser could not be started, or the callback channel failed.
+    case failed(String)
+
+    public var description: String {
+        switch self {
+        case .cancelled: "the sign-in was cancelled"
+        case .timedOut(let timeout): "no sign-in callback arrived within \(timeout.components.seconds) seconds"
+        case .browserClosed: "the browser was closed before the sign-in finished"
+        case .failed(let reason): reason
+        }
+    }
+}
+
+/// One web sign-in on Linux: show the page, wait for the callback, clean up. This is the engine
+/// under `ASWebAuthenticationSession`; it knows nothing of Apple's API shapes.
+public enum AuthenticationFlow {
+    /// Opens `url` with `browser` and waits on `receiver` for the callback.
+    ///
+    /// - When no browser can be shown (no display, no `$BROWSER`), `presentURL` gets the URL and
+    ///   the reason, and the wait goes on: the person can open the URL on another machine.
+    /// - An ephemeral browser's exit ends the wait (`browserClosed`); after the callback, a
+    ///   timeout or cancellation, that browser is asked to quit and its profile is removed.
+    /// - The receiver is cancelled whatever the outcome, so its socket closes.
+    public static func run(
+        url: URL, receiver: any CallbackReceiver, browser: BrowserChoice, timeout: Duration?,
+        presentURL: @escaping @Sendable (URL, String) -> Void
+    ) async throws(FlowEnding) -> URL {
+        defer { receiver.cancel() }
+        switch browser {
+        case .shared(let launcher):
+            if case .showURL(let reason) = launcher.open(url) { presentURL(url, reason) }
+            return try await wait(receiver, timeout: timeout, browser: nil)
+        case .ephemeral(let ephemeral):
+            let running: EphemeralBrowser.Running
+            do {
+                running = try ephemeral.launch(url)
+            } catch {
+                throw .failed("the browser \(ephemeral.command[0]) could not be started: \(error)")
+            }
+            let result: Result<URL, FlowEnding>
+            do throws(FlowEnding) {
+                result = .success(try await wait(receiver, timeout: timeout, browser: running))
+            } catch {
+                result = .failure(error)
+            }
+            await running.terminate()
+            return try result.get()
+        }
+    }
+
+    private enum Event: Sendable {
+        case callback(URL)
+        case browserExited
+    }
+
+    /// Waits for the first of: the callback, the browser's exit, the timeout, cancellation.
+    private static func wait(_ receiver: any CallbackReceiver, timeout: Duration?, browser: EphemeralBrowser.Running?) async throws(FlowEnding) -> URL {
+        do {
+            return try await withThrowingTaskGroup(of: Event.self) { group in
+                group.addTask { .callback(try await receiver.waitForCallback(timeout: timeout)) }
+                if let browser {
+                    group.addTask {
+                        await browser.waitForExit()
+                        return .browserExited
+                    }
+                }
+                defer { group.cancelAll() }
+                switch try await group.next()! {
+                case .callback(let url): return url
+                case .browserExited: throw FlowEnding.browserClosed
+                }
+            }
+        } catch let ending as FlowEnding {
+            throw ending
+        } catch is CallbackTimedOut {
+            throw .timedOut(timeout ?? .zero)
+        } catch is CancellationError {
+            throw .cancelled
+        } catch {
+            throw .failed("waiting for the callback failed: \(error)")
+        }
+    }
+}
+
+extension CallbackMatcher {
+    /// A filter that accepts a callback only when it returns the `state` that `authorizationURL`
+    /// sent (compared in constant time). A URL that sends no state accepts every callback.
+    ///
+    /// Receivers use it to refuse, and keep waiting past, a callback from another sign-in attempt
+    /// or a forged one, instead of letting it end the session.
+    public static func stateFilter(for authorizationURL: URL) -> @Sendable (URL) -> Bool {
+        guard let sent = queryValue("state", in: authorizationURL) else { return { _ in true } }
+        let expected = OAuthSecretValue(rawValue: sent)
+        return { callback in
+            guard let returned = queryValue("state", in: callback) ?? fragmentValue("state", in: callback) else { return false }
+            return OAuthSecretValue(rawValue: returned) == expected
+        }
+    }
+
+    static func queryValue(_ name: String, in url: URL) -> String? {
+        formValue(name, in: URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery)
+    }
+
+    /// Implicit-style responses carry their parameters in the fragment; custom-scheme callbacks see it.
+    static func fragmentValue(_ name: String, in url: URL) -> String? {
+        formValue(name, in: URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedFragment)
+    }
+
+    /// The first value of `name` in form-encoded text (`a=1&b=x+y`): redirect parameters are
+    /// `application/x-www-form-urlencoded` (RFC 6749 §4.1.2), so `+` is a space.
+    static func formValue(_ name: String, in encoded: String?) -> String? {
+        guard let encoded else { return nil }
+        for pair in encoded.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ text: Substring) -> String? { text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
+            if decode(parts[0]) == name { return parts.count == 2 ? decode(parts[1]) : "" }
+        }
+        return nil
+    }
+}

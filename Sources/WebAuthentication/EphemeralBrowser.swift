@@ -1,0 +1,177 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A browser Keyport launches itself, with a profile directory made for this one sign-in and
+/// removed afterwards, so the page sees no cookies or storage from earlier browsing and keeps none.
+/// This is how an ephemeral session (Apple's `prefersEphemeralWebBrowserSession`) is honoured on
+/// Linux: the person's running browser cannot be asked for a private window with a clean profile,
+/// but a new browser process with `--user-data-dir` (Chromium) or `--profile` (Firefox) can.
+///
+/// Owning the process has a second use: when the person closes the window the process exits, and
+/// the session ends at once instead of waiting for a callback that cannot come.
+public struct EphemeralBrowser: Sendable {
+    /// The command, one word per element: `%s` stands for the URL, `%p` for the profile directory.
+    public let command: [String]
+
+    /// Why no ephemeral browser can be run.
+    public struct Unavailable: Error, CustomStringConvertible, Sendable {
+        public let description: String
+    }
+
+    /// The browsers tried when no command is given, in order, with the flags that give each a
+    /// fresh profile and a private window.
+    public static let knownBrowsers: [[String]] = [
+        ["chromium", "--user-data-dir=%p", "--incognito", "--no-first-run", "--no-default-browser-check", "--new-window", "%s"],
+        ["chromium-browser", "--user-data-dir=%p", "--incognito", "--no-first-run", "--no-default-browser-check", "--new-window", "%s"],
+        ["google-chrome", "--user-data-dir=%p", "--incognito", "--no-first-run", "--no-default-browser-check", "--new-window", "%s"],
+        ["firefox", "--no-remote", "--profile", "%p", "--private-window", "%s"],
+    ]
+
+    /// Chooses the browser. A given `command` must place the profile directory (`%p`): a browser
+    /// that is not told where its profile is would use the person's own, and the session would
+    /// not be ephemeral. Without a command, the first of ``knownBrowsers`` found on `PATH` is
+    /// used, and only when there is a display to show it on.
+    public init(command: [String]? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) throws(Unavailable) {
+        if let command {
+            guard let program = command.first, !program.isEmpty else {
+                throw Unavailable(description: "the ephemeral browser command is empty")
+            }
+            guard command.contains(where: { $0.contains("%p") }) else {
+                throw Unavailable(
+                    description: "the browser command \(program) does not place its profile directory (%p), so it would use the person's own profile; an ephemeral session needs one made for it")
+            }
+            guard let executable = BrowserLauncher.find(program, path: environment["PATH"]) else {
+                throw Unavailable(description: "the browser \(program) was not found")
+            }
+            self.command = [executable] + command.dropFirst()
+            return
+        }
+        let launcher = BrowserLauncher(environment: environment)
+        guard launcher.hasDisplay else {
+            throw Unavailable(description: "there is no display (DISPLAY and WAYLAND_DISPLAY are unset) to show a browser Keyport launches")
+        }
+        for candidate in Self.knownBrowsers {
+            if let executable = BrowserLauncher.find(candidate[0], path: environment["PATH"]) {
+                self.command = [executable] + candidate.dropFirst()
+                return
+            }
+        }
+        throw Unavailable(description: "no browser that can run with a fresh profile was found (chromium, google-chrome or firefox)")
+    }
+
+    /// Starts the browser on `url` with a new profile directory.
+    public func launch(_ url: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Running {
+        let profile = try Self.makeProfileDirectory(environment: environment)
+        let arguments = command.dropFirst().map {
+            $0.replacingOccurrences(of: "%p", with: profile.path).replacingOccurrences(of: "%s", with: url.absoluteString)
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = arguments
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        let running = Running(process: process, profile: profile)
+        process.terminationHandler = { _ in running.exited() }
+        do {
+            try process.run()
+        } catch {
+            try? FileManager.default.removeItem(at: profile)
+            throw error
+        }
+        return running
+    }
+
+    /// A private directory (mode 0700) under `$XDG_RUNTIME_DIR` when there is one (memory-backed
+    /// and per-user on systemd machines), else under the temporary directory.
+    static func makeProfileDirectory(environment: [String: String]) throws -> URL {
+        let base = environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.temporaryDirectory.path
+        var template = Array("\(base)/keyport-browser-XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }).map({ String(cString: $0) }) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [
+                NSFilePathErrorKey: base,
+                NSLocalizedDescriptionKey: "could not create a browser profile directory in \(base): \(String(cString: strerror(errno)))",
+            ])
+        }
+        return URL(fileURLWithPath: made, isDirectory: true)
+    }
+
+    /// A launched browser: its process and its profile directory.
+    public final class Running: Sendable {
+        private let process: Process
+        /// The profile directory; removed once the browser has exited.
+        public let profile: URL
+        private let exit = Latch()
+
+        fileprivate init(process: Process, profile: URL) {
+            self.process = process
+            self.profile = profile
+        }
+
+        fileprivate func exited() {
+            exit.open()
+        }
+
+        /// Returns when the browser process has exited (at once if it already has).
+        public func waitForExit() async {
+            await exit.wait()
+        }
+
+        /// Asks the browser to quit (SIGTERM to its process group, so helper processes go too),
+        /// waits up to `grace` for it, then kills it, and removes the profile directory.
+        public func terminate(grace: Duration = .seconds(3)) async {
+            let pid = process.processIdentifier
+            if process.isRunning {
+                signal(pid, SIGTERM)
+                let deadline = ContinuousClock.now + grace
+                while process.isRunning && ContinuousClock.now < deadline {
+                    try? await Task.sleep(for: .milliseconds(20))
+                }
+                if process.isRunning { signal(pid, SIGKILL) }
+                await waitForExit()
+            }
+            try? FileManager.default.removeItem(at: profile)
+        }
+
+        /// Signals the process group when the browser leads one (Foundation starts children in a
+        /// session of their own), else the process.
+        private func signal(_ pid: Int32, _ signal: Int32) {
+            if getpgid(pid) == pid {
+                kill(-pid, signal)
+            } else {
+                kill(pid, signal)
+            }
+        }
+    }
+}
+
+/// A one-way gate: `wait()` returns once `open()` has been called, however many wait.
+final class Latch: Sendable {
+    private let state = Mutex<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func open() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.isOpen = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let isOpen = state.withLock { state in
+                if !state.isOpen { state.waiters.append(continuation) }
+                return state.isOpen
+            }
+            if isOpen { continuation.resume() }
+        }
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import Testing
+import WebAuthentication
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Runs a program to completion with exactly `environment`.
+func runProgram(_ executable: URL, _ arguments: [String], environment: [String: String]) throws -> CLI.Result {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    process.environment = environment
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    // Read both pipes at once so neither can fill up and stall the child.
+    let stderrData = LockedData()
+    let reader = Thread { stderrData.set(err.fileHandleForReading.readDataToEndOfFile()) }
+    reader.start()
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    while !stderrData.isSet { Thread.sleep(forTimeInterval: 0.005) }
+    return CLI.Result(
+        status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+        stderr: String(decoding: stderrData.value, as: UTF8.self))
+}
+
+private final class LockedData: @unchecked Sendable {
+    // @unchecked: every access goes through `lock`.
+    private let lock = NSLock()
+    private var data: Data?
+    func set(_ value: Data) { lock.withLock { data = value } }
+    var isSet: Bool { lock.withLock { data != nil } }
+    var value: Data { lock.withLock { data ?? Data() } }
+}
+
+/// A home for one test: temporary XDG directories, so nothing touches the real ~/.local or
+/// ~/.config, and a runtime directory for the callback sockets.
+struct DesktopSandbox {
+    let root: URL
+    let environment: [String: String]
+
+    init() throws {
+        var template = Array("/tmp/kp-cli-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        try #require(made != nil)
+        root = URL(fileURLWithPath: template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }, isDirectory: true)
+        for name in ["home", "data", "config", "run", "system"] {
+            try FileManager.default.createDirectory(at: root.appendingPathComponent(name), withIntermediateDirectories: true)
+        }
+        environment = [
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "HOME": root.appendingPathComponent("home").path,
+            "XDG_DATA_HOME": root.appendingPathComponent("data").path,
+            "XDG_CONFIG_HOME": root.appendingPathComponent("config").path,
+            "XDG_DATA_DIRS": root.appendingPathComponent("system").path,
+            "XDG_CONFIG_DIRS": root.appendingPathComponent("system").path,
+            "XDG_RUNTIME_DIR": root.appendingPathComponent("run").path,
+            // xdg-open's generic desktop only looks up x-scheme-handler entries with a display.
+            "XDG_CURRENT_DESKTOP": "X-Generic", "DISPLAY": ":0",
+        ]
+    }
+
+    func keyport(_ arguments: [String]) throws -> CLI.Result {
+        try runProgram(CLI.executable, arguments, environment: environment)
+    }
+
+    func run(_ program: String, _ arguments: [String]) throws -> CLI.Result {
+        try runProgram(URL(fileURLWithPath: program), arguments, environment: environment)
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: root)
+    }
+}
+
+@Suite("keyport url-scheme")
+struct URLSchemeCLITests {
+    @Test("register, then xdg-open hands the URL to a waiting session through the desktop entry; unregister undoes it")
+    func desktopRoundTrip() async throws {
+        let sandbox = try DesktopSandbox()
+        defer { sandbox.remove() }
+        let scheme = "com.example.keyport-test"
+
+        let registered = try sandbox.keyport(["url-scheme", "register", scheme])
+        #expect(registered.status == 0, "\(registered.stderr)")
+        let file = sandbox.root.appendingPathComponent("data/applications/keyport-url-\(scheme).desktop")
+        #expect(registered.stdout.contains("wrote \(file.path)"))
+        let executable = CLI.executable.resolvingSymlinksInPath().path
+        #expect(registered.stdout.contains("Exec=\(executable) url-scheme open %u"))
+        #expect(try String(contentsOf: file, encoding: .utf8).contains("MimeType=x-scheme-handler/\(scheme);"))
+        let query = try sandbox.run("/usr/bin/xdg-mime", ["query", "default", "x-scheme-handler/\(scheme)"])
+        #expect(query.stdout == "keyport-url-\(scheme).desktop\n")
+
+        // A session waits where `keyport url-scheme open` will look: $XDG_RUNTIME_DIR/keyport/callbacks.
+        let directory = SchemeCallbackListener.defaultDirectory(environment: sandbox.environment)
+        let listener = try await SchemeCallbackListener.start(scheme: scheme, directory: directory) {
+            URLComponents(url: $0, resolvingAgainstBaseURL: false)?.queryItems?.contains(URLQueryItem(name: "state", value: "y")) == true
+        }
+        async let received = listener.waitForCallback(timeout: .seconds(30))
+        let opened = try sandbox.run("/usr/bin/xdg-open", ["\(scheme):/callback?code=x&state=y"])
+        #expect(opened.status == 0, "\(opened.stderr)")
+        #expect(opened.stdout.contains("handed \(scheme):/callback to the waiting Keyport session"))
+        #expect(!(opened.stdout + opened.stderr).contains("code=x"))
+        let url = try await received
+        #expect(url.absoluteString == "\(scheme):/callback?code=x&state=y")
+
+        // Nobody waits any more: the handler fails, and xdg-open with it.
+        let unused = try sandbox.run("/usr/bin/xdg-open", ["\(scheme):/callback?code=x&state=y"])
+        #expect(unused.status != 0)
+        #expect(unused.stderr.contains("no Keyport session is waiting for this URL"))
+        #expect(!unused.stderr.contains("code=x"))
+
+        let unregistered = try sandbox.keyport(["url-scheme", "unregister", scheme])
+        #expect(unregistered.status == 0)
+        #expect(unregistered.stdout == "keyport no longer handles \(scheme): URLs\n")
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+        #expect(try sandbox.run("/usr/bin/xdg-mime", ["query", "default", "x-scheme-handler/\(scheme)"]).stdout == "")
+        let again = try sandbox.keyport(["url-scheme", "unregister", scheme])
+        #expect(again.status == 0)
+        #expect(again.stdout == "nothing was registered for \(scheme): URLs\n")
+    }
+
+    @Test("open with nobody waiting exits 1, says the URL was not used, and never prints its query")
+    func openUnused() throws {
+        let sandbox = try DesktopSandbox()
+        defer { sandbox.remove() }
+        let result = try sandbox.keyport(["url-scheme", "open", "com.example.app:/callback?code=SECRETCODE&state=s#frag"])
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr == "keyport: no Keyport session is waiting for this URL (com.example.app:/callback); it was not used\n")
+        #expect(!result.stderr.contains("SECRETCODE"))
+    }
+
+    @Test("open refuses to use a socket directory open to others (exit 2)")
+    func openUnsafeDirectory() throws {
+        let sandbox = try DesktopSandbox()
+        defer { sandbox.remove() }
+        let directory = SchemeCallbackListener.defaultDirectory(environment: sandbox.environment)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: directory.path)
+        let result = try sandbox.keyport(["url-scheme", "open", "com.example.app:/callback?code=SECRETCODE"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("chmod 700"))
+        #expect(!result.stderr.contains("SECRETCODE"))
+    }
+
+    @Test("an invalid name exits 1 naming the character; nothing is written")
+    func invalidName() throws {
+        let sandbox = try DesktopSandbox()
+        defer { sandbox.remove() }
+        let result = try sandbox.keyport(["url-scheme", "register", "com.example app"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("U+0020 (a space) at position 12"))
+        let https = try sandbox.keyport(["url-scheme", "register", "https"])
+        #expect(https.status == 1)
+        #expect(https.stderr.contains("browsers and the system handle themselves"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.root.appendingPathComponent("data").path).isEmpty)
+    }
+
+    @Test("usage errors exit 2", arguments: [["url-scheme", "register"], ["url-scheme", "open"], ["url-scheme", "frobnicate", "x"]])
+    func usage(arguments: [String]) throws {
+        let sandbox = try DesktopSandbox()
+        defer { sandbox.remove() }
+        let result = try sandbox.keyport(arguments)
+        #expect(result.status == 2)
+        #expect(!result.stderr.isEmpty)
+    }
+}

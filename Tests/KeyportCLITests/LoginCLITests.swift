@@ -1,0 +1,141 @@
+import Foundation
+import KeyportTestSupport
+import Testing
+
+/// `keyport login` end to end: the real binary, the Authlib server, headless chromium as the
+/// person's browser, and for custom schemes the real desktop path (xdg-open → .desktop file →
+/// `keyport url-scheme open`).
+@Suite("keyport login", .serialized)
+struct LoginCLITests {
+    let server: AuthorizationServer
+    let marker = UUID().uuidString.prefix(8).lowercased()
+
+    init() throws {
+        server = try AuthorizationServer()
+    }
+
+    func browser(_ action: String, profile: String? = nil) -> String {
+        WebPeers.browser(action: action, profile: profile, marker: String(marker)).joined(separator: " ")
+    }
+
+    /// Runs `keyport login` with the test issuer and client, in `environment` added to ours.
+    func login(_ arguments: [String], environment: [String: String] = [:]) throws -> CLI.Result {
+        let process = Process()
+        process.executableURL = CLI.executable
+        process.arguments = ["login", "--issuer", server.issuer.absoluteString, "--client-id", AuthorizationServer.clientID] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return CLI.Result(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    @Test("signs in through the loopback redirect; tokens redacted; the URL on stderr")
+    func loopback() throws {
+        let result = try login(["--scope", "openid profile", "--browser", browser("approve"), "--timeout", "60"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let json = try result.json()
+        #expect(json["token_type"] as? String == "Bearer")
+        #expect(json["scope"] as? String == "openid profile")
+        #expect((json["access_token"] as? String)?.hasSuffix("[redacted]") == true)
+        #expect((json["id_token"] as? String)?.hasSuffix("[redacted]") == true)
+        #expect(result.stderr.contains("\(server.issuer.absoluteString)/authorize?response_type=code&client_id=keyport-test"))
+        #expect(result.stderr.contains("code_challenge_method=S256"))
+    }
+
+    @Test("--show-tokens prints the token values; --ephemeral signs in with a fresh profile")
+    func showTokensEphemeral() async throws {
+        let result = try login(["--ephemeral", "--show-tokens", "--browser", browser("approve", profile: "%p"), "--timeout", "60"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let json = try result.json()
+        let access = try #require(json["access_token"] as? String)
+        #expect(!access.contains("redacted") && access.count > 20)
+        #expect((json["id_token"] as? String)?.split(separator: ".").count == 3)
+        #expect(try await server.stats()["logins"] == 1)
+    }
+
+    @Test("the person declines: exit 1, and the message says so")
+    func declined() throws {
+        let result = try login(["--browser", browser("deny"), "--timeout", "60"])
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("sign-in declined"))
+    }
+
+    @Test("nobody signs in: exit 1 after the timeout")
+    func timeout() throws {
+        let result = try login(["--browser", browser("ignore"), "--timeout", "2"])
+        WebPeers.stopBrowsers(marker: String(marker))
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("timed out"))
+    }
+
+    @Test("no display and no $BROWSER: the URL is printed and the wait times out")
+    func headless() throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["BROWSER"] = nil
+        environment["DISPLAY"] = nil
+        environment["WAYLAND_DISPLAY"] = nil
+        let process = Process()
+        process.executableURL = CLI.executable
+        process.arguments = ["login", "--issuer", server.issuer.absoluteString, "--client-id", AuthorizationServer.clientID, "--timeout", "1"]
+        process.environment = environment
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        #expect(stderr.contains("/authorize?"))
+        #expect(stderr.contains("no display"))
+        #expect(stderr.contains("timed out"))
+    }
+
+    @Test("an issuer that is not there, or not over TLS: exit 1 with the reason")
+    func badIssuer() throws {
+        let unreachable = try CLI.run(["login", "--issuer", "http://127.0.0.1:9/", "--client-id", "x", "--timeout", "1"])
+        #expect(unreachable.status == 1)
+        #expect(unreachable.stderr.contains("could not be reached"))
+        let plain = try CLI.run(["login", "--issuer", "http://auth.example", "--client-id", "x"])
+        #expect(plain.status == 1)
+        #expect(plain.stderr.contains("not https"))
+        let usage = try CLI.run(["login", "--issuer", "auth.example", "--client-id", "x"])
+        #expect(usage.status == 2)
+    }
+
+    @Test("custom scheme: the redirect goes through xdg-open, the registered handler and the socket")
+    func customScheme() async throws {
+        let home = try WebPeers.temporaryDirectory("keyport-login-desktop")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let runtime = home.appendingPathComponent("runtime")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let environment = [
+            "XDG_DATA_HOME": home.appendingPathComponent("data").path, "XDG_CONFIG_HOME": home.appendingPathComponent("config").path,
+            "XDG_RUNTIME_DIR": runtime.path,
+        ]
+        let register = Process()
+        register.executableURL = CLI.executable
+        register.arguments = ["url-scheme", "register", "com.example.keyport"]
+        register.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        register.standardOutput = FileHandle.nullDevice
+        try register.run()
+        register.waitUntilExit()
+        #expect(register.terminationStatus == 0)
+
+        let result = try login(["--redirect", "com.example.keyport", "--browser", browser("approve"), "--timeout", "60"], environment: environment)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(try result.json()["token_type"] as? String == "Bearer")
+        #expect(result.stderr.contains("redirect_uri=com.example.keyport%3A%2Fcallback"))
+        #expect(await WebPeers.waitForBrowserEvent(marker: String(marker)) {
+            $0["event"] as? String == "handed_to_xdg_open" && $0["status"] as? Int == 0
+        })
+    }
+}

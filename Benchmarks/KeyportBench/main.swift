@@ -3,6 +3,8 @@ import Foundation
 
 // Release-built benchmarks; see docs/performance.md for the numbers and how to run them.
 //   swift run -c release KeyportBench cxf [items]
+//   swift run -c release KeyportBench otp [codes]
+//   swift run -c release KeyportBench webauth [sessions]
 
 /// The best time of `runs` calls of `body`, and its last result. The previous run's result is
 /// freed before the clock starts, so no run pays for freeing another's output.
@@ -85,7 +87,9 @@ case "otp":
     let codes = arguments.dropFirst().first.flatMap { Int($0) } ?? 2_000_000
     try otpBenchmark(codes: codes)
     otpPeers(codes: codes)
+case "webauth":
+    try await webAuthBenchmark(rounds: arguments.dropFirst().first.flatMap { Int($0) } ?? 200)
 default:
-    print("usage: KeyportBench cxf [items] | cxf-profile decode|validate|encode | otp [codes]")
+    print("usage: KeyportBench cxf [items] | cxf-profile decode|validate|encode | otp [codes] | webauth [sessions]")
     exit(2)
 }

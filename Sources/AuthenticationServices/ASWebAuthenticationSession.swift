@@ -126,6 +126,9 @@ open class ASWebAuthenticationSession: NSObject, @unchecked Sendable {
             self.filter = filter
         }
 
+        /// Whether a session has taken this redirect.
+        var isClaimed: Bool { claimed.withLock { $0 } }
+
         /// Binds the redirect to one session and its filter; `false` when another session has it.
         func claim(filter accept: @escaping @Sendable (URL) -> Bool) -> Bool {
             let isFirst = claimed.withLock { claimed in
@@ -343,6 +346,9 @@ open class ASWebAuthenticationSession: NSObject, @unchecked Sendable {
         case .matcher(.loopback):
             return .failure(Refusal(reason: "a loopback callback is made with Callback.loopback(_:) from an open LoopbackRedirect"))
         case .loopback(let redirect):
+            guard !redirect.isClaimed else {
+                return .failure(Refusal(reason: "the loopback redirect is already used by another session"))
+            }
             receiver = .loopback(redirect)
         }
         var environment = ProcessInfo.processInfo.environment

@@ -61,8 +61,12 @@ public struct WebAuthenticationSession: Sendable {
                 session.timeout = timeout
                 session.browser = browser
                 session.presentURL = presentURL
-                guard box.set(session), session.start() else {
-                    let reason = session.startFailureReason ?? "the sign-in was cancelled before it started"
+                guard box.set(session) else {
+                    continuation.resume(throwing: ASWebAuthenticationSessionError(.canceledLogin, cause: .cancelled))
+                    return
+                }
+                guard session.start() else {
+                    let reason = session.startFailureReason ?? "the session did not start"
                     continuation.resume(throwing: ASWebAuthenticationSessionError(.canceledLogin, cause: .failed(reason)))
                     return
                 }

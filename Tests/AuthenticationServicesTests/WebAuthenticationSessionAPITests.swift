@@ -86,6 +86,7 @@ struct WebAuthenticationSessionAPITests {
         #expect(first.start())
         let recorder = Recorder()
         let second = ASWebAuthenticationSession(url: url, callback: .loopback(redirect), completionHandler: recorder.handler)
+        #expect(!second.canStart)
         #expect(!second.start())
         #expect(second.startFailureReason?.contains("already used") == true)
         first.cancel()
@@ -116,6 +117,24 @@ struct WebAuthenticationSessionAPITests {
 
     final class WeakBox: @unchecked Sendable {
         weak var value: ASWebAuthenticationSession?
+    }
+
+    @Test("async authenticate: a session that cannot start throws canceledLogin with the reason")
+    func asyncRefused() async {
+        do {
+            _ = try await WebAuthenticationSession().authenticate(
+                using: url, callback: .https(host: "app.example", path: "/done"), additionalHeaderFields: [:])
+            Issue.record("an https callback started")
+        } catch let error as ASWebAuthenticationSessionError {
+            #expect(error.code == .canceledLogin)
+            guard case .failed(let reason) = error.cause else {
+                Issue.record("cause: \(String(describing: error.cause))")
+                return
+            }
+            #expect(reason.contains("https callback"))
+        } catch {
+            Issue.record("unexpected error \(error)")
+        }
     }
 
     @Test("Callback.matchesURL follows Apple's rules")

@@ -223,6 +223,19 @@ public struct SchemeRegistration: Sendable {
         return Registration(desktopFile: file, contents: contents, mimeType: mimeType, updatedDesktopDatabase: updated)
     }
 
+    /// Whether the desktop sends `scheme` URLs to Keyport now (`xdg-mime query default` names
+    /// Keyport's desktop file); `nil` when `xdg-mime` is not installed or the name is invalid.
+    /// Another application may have claimed the scheme since it was registered: the last
+    /// registration wins.
+    public func isRegistered(scheme: String) -> Bool? {
+        guard let scheme = try? Self.validate(scheme: scheme),
+            let xdgMime = BrowserLauncher.find("xdg-mime", path: environment["PATH"])
+        else { return nil }
+        let result = run(xdgMime, ["query", "default", "x-scheme-handler/\(scheme)"])
+        guard result.status == 0 else { return nil }
+        return result.stdout == Self.desktopFileName(for: scheme)
+    }
+
     /// Undoes ``register(scheme:handlerCommand:)``: removes the `.desktop` file, refreshes the
     /// desktop database, and removes the association from `mimeapps.list` (`xdg-mime` has no way to
     /// unset a default, so the file is edited: only our desktop file is taken out of the lines for
@@ -301,22 +314,26 @@ public struct SchemeRegistration: Sendable {
     }
 
     /// Runs a program to completion with this registration's environment.
-    private func run(_ program: String, _ arguments: [String]) -> (status: Int32, stderr: String) {
+    private func run(_ program: String, _ arguments: [String]) -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
         process.environment = environment
         process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
+        let output = Pipe()
         let errors = Pipe()
+        process.standardOutput = output
         process.standardError = errors
         do {
             try process.run()
         } catch {
-            return (-1, "cannot run \(program): \(error.localizedDescription)")
+            return (-1, "", "cannot run \(program): \(error.localizedDescription)")
         }
-        let data = errors.fileHandleForReading.readDataToEndOfFile()
+        // Both are short; read them in turn after the program is done with the first.
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) }
+        return (process.terminationStatus, text(out), text(err))
     }
 }

@@ -75,6 +75,11 @@ struct LoginCommand: AsyncParsableCommand {
             }
             callback = .customScheme(redirect)
             redirectURI = uri
+            if SchemeRegistration().isRegistered(scheme: redirect) == false {
+                FileHandle.write(
+                    "warning: the desktop does not send \(redirect): URLs to Keyport, so the redirect may never arrive; run `keyport url-scheme register \(redirect)` first\n",
+                    to: .standardError)
+            }
         }
         defer { loopback?.close() }
 

@@ -111,6 +111,18 @@ struct LoginCLITests {
         #expect(usage.status == 2)
     }
 
+    @Test("a custom scheme the desktop does not send to Keyport: a warning, then the timeout")
+    func unregisteredScheme() throws {
+        let home = try WebPeers.temporaryDirectory("keyport-login-unregistered")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let result = try login(
+            ["--redirect", "com.example.keyport", "--browser", "/bin/true", "--timeout", "1"],
+            environment: ["XDG_DATA_HOME": home.appendingPathComponent("data").path, "XDG_CONFIG_HOME": home.appendingPathComponent("config").path, "XDG_RUNTIME_DIR": home.path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("keyport url-scheme register com.example.keyport"))
+        #expect(result.stderr.contains("timed out"))
+    }
+
     @Test("custom scheme: the redirect goes through xdg-open, the registered handler and the socket")
     func customScheme() async throws {
         let home = try WebPeers.temporaryDirectory("keyport-login-desktop")

@@ -440,9 +440,12 @@ struct SchemeRegistrationTests {
         #expect(try String(contentsOf: file, encoding: .utf8) == result.contents)
         #expect(result.contents.contains(#"Exec="/opt/my apps/keyport" url-scheme open %u"#))
         #expect(try queryDefault("com.example.keyport", environment) == "keyport-url-com.example.keyport.desktop")
+        #expect(registration.isRegistered(scheme: "com.example.keyport") == true)
+        #expect(registration.isRegistered(scheme: "com.example.other") == false)
 
         #expect(try registration.unregister(scheme: "com.example.keyport"))
         #expect(!FileManager.default.fileExists(atPath: file.path))
+        #expect(registration.isRegistered(scheme: "com.example.keyport") == false)
         // other-app.desktop is not installed, so xdg-mime reports no default, but its claim is kept.
         #expect(try queryDefault("com.example.keyport", environment) == "")
         let edited = try String(contentsOf: list, encoding: .utf8)

@@ -81,6 +81,7 @@ public enum AuthenticationFlow {
                 if let browser {
                     group.addTask {
                         await browser.waitForExit()
+                        try Task.checkCancellation()  // waitForExit returns early when cancelled
                         return .browserExited
                     }
                 }

@@ -60,7 +60,7 @@ public struct BrowserLauncher: Sendable {
             process.standardInput = FileHandle.nullDevice
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            if (try? process.run()) != nil { return .launched(command: command) }
+            if (try? process.runWithSignalsUnblocked()) != nil { return .launched(command: command) }
         }
         return .showURL(reason: "no browser could be started (set $BROWSER, or install xdg-utils)")
     }
@@ -73,5 +73,26 @@ public struct BrowserLauncher: Sendable {
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }
         return nil
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+extension Process {
+    /// Starts the process with no signal blocked. A spawned process inherits the spawning thread's
+    /// signal mask (Foundation's `Process` does not reset it), and Swift's worker threads block
+    /// SIGTERM, SIGCHLD and most others: a browser started from one could not be asked to quit,
+    /// and a shell script it runs would hang in `wait`.
+    func runWithSignalsUnblocked() throws {
+        var none = sigset_t()
+        var previous = sigset_t()
+        sigemptyset(&none)
+        pthread_sigmask(SIG_SETMASK, &none, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        try run()
     }
 }

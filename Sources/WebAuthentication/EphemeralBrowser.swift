@@ -81,7 +81,7 @@ public struct EphemeralBrowser: Sendable {
         let running = Running(process: process, profile: profile)
         process.terminationHandler = { _ in running.exited() }
         do {
-            try process.run()
+            try process.runWithSignalsUnblocked()
         } catch {
             try? FileManager.default.removeItem(at: profile)
             throw error
@@ -119,14 +119,20 @@ public struct EphemeralBrowser: Sendable {
             exit.open()
         }
 
-        /// Returns when the browser process has exited (at once if it already has).
+        /// Returns when the browser process has exited (at once if it already has), or early when
+        /// the waiting task is cancelled.
         public func waitForExit() async {
             await exit.wait()
         }
 
         /// Asks the browser to quit (SIGTERM to its process group, so helper processes go too),
-        /// waits up to `grace` for it, then kills it, and removes the profile directory.
+        /// waits up to `grace` for it, then kills it, and removes the profile directory. This runs
+        /// to the end even when the calling task is cancelled (as it is after `cancel()`).
         public func terminate(grace: Duration = .seconds(3)) async {
+            await Task { await self.stop(grace: grace) }.value
+        }
+
+        private func stop(grace: Duration) async {
             let pid = process.processIdentifier
             if process.isRunning {
                 signal(pid, SIGTERM)
@@ -152,26 +158,44 @@ public struct EphemeralBrowser: Sendable {
     }
 }
 
-/// A one-way gate: `wait()` returns once `open()` has been called, however many wait.
+/// A one-way gate: `wait()` returns once `open()` has been called, however many wait, or early
+/// when the waiting task is cancelled (so a task group racing it against something else can end).
 final class Latch: Sendable {
-    private let state = Mutex<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private struct State {
+        var isOpen = false
+        var nextWaiter = 0
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    }
+
+    private let state = Mutex(State())
 
     func open() {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.isOpen = true
-            defer { state.waiters = [] }
-            return state.waiters
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
         }
         for waiter in waiters { waiter.resume() }
     }
 
     func wait() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let isOpen = state.withLock { state in
-                if !state.isOpen { state.waiters.append(continuation) }
-                return state.isOpen
+        let id = state.withLock { state in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                // Checked under the lock the cancellation handler takes, so a cancellation either
+                // is seen here or finds the continuation registered.
+                let resumeNow = state.withLock { state in
+                    if state.isOpen || Task.isCancelled { return true }
+                    state.waiters[id] = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
             }
-            if isOpen { continuation.resume() }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
         }
     }
 }

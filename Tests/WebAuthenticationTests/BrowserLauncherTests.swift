@@ -45,4 +45,24 @@ struct BrowserLauncherTests {
         }
         #expect(opened == url.absoluteString)
     }
+
+    @Test("the browser starts with no signal blocked, so it can be asked to quit")
+    func signalMask() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keyport-browser-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let log = directory.appendingPathComponent("mask")
+        let script = directory.appendingPathComponent("fake-browser")
+        try "#!/bin/sh\ngrep SigBlk /proc/$$/status > '\(log.path)'\n".write(to: script, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
+        // Launched from a task, as a session does: Swift's worker threads block most signals.
+        let outcome = await Task.detached { BrowserLauncher(environment: ["BROWSER": script.path, "PATH": "/usr/bin:/bin"]).open(url) }.value
+        #expect(outcome == .launched(command: [script.path, url.absoluteString]))
+        var mask = ""
+        for _ in 0..<100 where !mask.hasSuffix("\n") {
+            mask = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(mask.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix("0000000000000000"), "\(mask)")
+    }
 }

@@ -2,13 +2,21 @@ import Crypto
 import Foundation
 import KeyportEncoding
 
-/// A value that must stay secret until it is sent (a PKCE verifier, a state, a nonce): it never
-/// prints itself and compares in constant time.
+/// A value that must stay secret until it is sent (a PKCE verifier, a state, a nonce, a code, a
+/// token): it never prints itself, compares in constant time, and is held in swift-crypto's
+/// `SymmetricKey` storage, which is zeroed when the last copy is released. ``rawValue`` makes a
+/// plain `String` for the moment the value goes on the wire; such transient copies are not wiped.
 public struct OAuthSecretValue: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
-    /// The text as it is sent on the wire.
-    public let rawValue: String
+    private let storage: SymmetricKey
 
-    public init(rawValue: String) { self.rawValue = rawValue }
+    /// The text as it is sent on the wire.
+    public var rawValue: String {
+        storage.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+    }
+
+    public init(rawValue: String) {
+        storage = SymmetricKey(data: Array(rawValue.utf8))
+    }
 
     /// 32 random bytes from the system's generator, base64url without padding (43 characters).
     public static func random() -> OAuthSecretValue {
@@ -18,7 +26,7 @@ public struct OAuthSecretValue: Sendable, Equatable, CustomStringConvertible, Cu
 
     /// Constant time for values of equal length; a length difference is not a secret.
     public static func == (lhs: OAuthSecretValue, rhs: OAuthSecretValue) -> Bool {
-        ConstantTime.equal(lhs.rawValue, rhs.rawValue)
+        lhs.storage.withUnsafeBytes { a in rhs.storage.withUnsafeBytes { b in ConstantTime.equal(a, b) } }
     }
 
     /// The first characters only, as AppAuth's logs show tokens.

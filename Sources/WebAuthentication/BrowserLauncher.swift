@@ -53,14 +53,11 @@ public struct BrowserLauncher: Sendable {
                         : "there is no display (DISPLAY and WAYLAND_DISPLAY are unset)")
             }
             guard let executable = Self.find(command[0], path: environment["PATH"]) else { continue }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = Array(command.dropFirst())
-            process.environment = environment
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            if (try? process.runWithSignalsUnblocked()) != nil { return .launched(command: command) }
+            // A shared browser is not ours to watch: xdg-open and most $BROWSER entries hand the
+            // URL to a running browser and exit. ChildProcess reaps it whenever it ends.
+            if (try? ChildProcess(executable: executable, arguments: Array(command.dropFirst()), environment: environment)) != nil {
+                return .launched(command: command)
+            }
         }
         return .showURL(reason: "no browser could be started (set $BROWSER, or install xdg-utils)")
     }
@@ -76,23 +73,3 @@ public struct BrowserLauncher: Sendable {
     }
 }
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
-extension Process {
-    /// Starts the process with no signal blocked. A spawned process inherits the spawning thread's
-    /// signal mask (Foundation's `Process` does not reset it), and Swift's worker threads block
-    /// SIGTERM, SIGCHLD and most others: a browser started from one could not be asked to quit,
-    /// and a shell script it runs would hang in `wait`.
-    func runWithSignalsUnblocked() throws {
-        var none = sigset_t()
-        var previous = sigset_t()
-        sigemptyset(&none)
-        pthread_sigmask(SIG_SETMASK, &none, &previous)
-        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
-        try run()
-    }
-}

@@ -71,22 +71,13 @@ public struct EphemeralBrowser: Sendable {
         let arguments = command.dropFirst().map {
             $0.replacingOccurrences(of: "%p", with: profile.path).replacingOccurrences(of: "%s", with: url.absoluteString)
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = arguments
-        process.environment = environment
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        let running = Running(process: process, profile: profile)
-        process.terminationHandler = { _ in running.exited() }
         do {
-            try process.runWithSignalsUnblocked()
+            let child = try ChildProcess(executable: command[0], arguments: arguments, environment: environment)
+            return Running(child: child, profile: profile)
         } catch {
             try? FileManager.default.removeItem(at: profile)
             throw error
         }
-        return running
     }
 
     /// A private directory (mode 0700) under `$XDG_RUNTIME_DIR` when there is one (memory-backed
@@ -105,55 +96,39 @@ public struct EphemeralBrowser: Sendable {
 
     /// A launched browser: its process and its profile directory.
     public final class Running: Sendable {
-        private let process: Process
+        private let child: ChildProcess
         /// The profile directory; removed once the browser has exited.
         public let profile: URL
-        private let exit = Latch()
 
-        fileprivate init(process: Process, profile: URL) {
-            self.process = process
+        fileprivate init(child: ChildProcess, profile: URL) {
+            self.child = child
             self.profile = profile
-        }
-
-        fileprivate func exited() {
-            exit.open()
         }
 
         /// Returns when the browser process has exited (at once if it already has), or early when
         /// the waiting task is cancelled.
         public func waitForExit() async {
-            await exit.wait()
+            await child.waitForExit()
         }
 
         /// Asks the browser to quit (SIGTERM to its process group, so helper processes go too),
-        /// waits up to `grace` for it, then kills it, and removes the profile directory. This runs
-        /// to the end even when the calling task is cancelled (as it is after `cancel()`).
+        /// waits up to `grace` for it, then kills the group, and removes the profile directory.
+        /// This runs to the end even when the calling task is cancelled (as it is after `cancel()`).
         public func terminate(grace: Duration = .seconds(3)) async {
             await Task { await self.stop(grace: grace) }.value
         }
 
         private func stop(grace: Duration) async {
-            let pid = process.processIdentifier
-            if process.isRunning {
-                signal(pid, SIGTERM)
+            if child.isRunning {
+                child.signalGroup(SIGTERM)
                 let deadline = ContinuousClock.now + grace
-                while process.isRunning && ContinuousClock.now < deadline {
+                while child.isRunning && ContinuousClock.now < deadline {
                     try? await Task.sleep(for: .milliseconds(20))
                 }
-                if process.isRunning { signal(pid, SIGKILL) }
+                child.signalGroup(SIGKILL)
                 await waitForExit()
             }
             try? FileManager.default.removeItem(at: profile)
-        }
-
-        /// Signals the process group when the browser leads one (Foundation starts children in a
-        /// session of their own), else the process.
-        private func signal(_ pid: Int32, _ signal: Int32) {
-            if getpgid(pid) == pid {
-                kill(-pid, signal)
-            } else {
-                kill(pid, signal)
-            }
         }
     }
 }
@@ -168,6 +143,8 @@ final class Latch: Sendable {
     }
 
     private let state = Mutex(State())
+
+    var isOpen: Bool { state.withLock { $0.isOpen } }
 
     func open() {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in

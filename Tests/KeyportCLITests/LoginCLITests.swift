@@ -20,21 +20,9 @@ struct LoginCLITests {
 
     /// Runs `keyport login` with the test issuer and client, in `environment` added to ours.
     func login(_ arguments: [String], environment: [String: String] = [:]) throws -> CLI.Result {
-        let process = Process()
-        process.executableURL = CLI.executable
-        process.arguments = ["login", "--issuer", server.issuer.absoluteString, "--client-id", AuthorizationServer.clientID] + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CLI.Result(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        try runProgram(
+            CLI.executable, ["login", "--issuer", server.issuer.absoluteString, "--client-id", AuthorizationServer.clientID] + arguments,
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
     }
 
     @Test("signs in through the loopback redirect; tokens redacted; the URL on stderr")
@@ -83,20 +71,13 @@ struct LoginCLITests {
         environment["BROWSER"] = nil
         environment["DISPLAY"] = nil
         environment["WAYLAND_DISPLAY"] = nil
-        let process = Process()
-        process.executableURL = CLI.executable
-        process.arguments = ["login", "--issuer", server.issuer.absoluteString, "--client-id", AuthorizationServer.clientID, "--timeout", "1"]
-        process.environment = environment
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1)
-        #expect(stderr.contains("/authorize?"))
-        #expect(stderr.contains("no display"))
-        #expect(stderr.contains("timed out"))
+        let result = try runProgram(
+            CLI.executable, ["login", "--issuer", server.issuer.absoluteString, "--client-id", AuthorizationServer.clientID, "--timeout", "1"],
+            environment: environment)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("/authorize?"))
+        #expect(result.stderr.contains("no display"))
+        #expect(result.stderr.contains("timed out"))
     }
 
     @Test("an issuer that is not there, or not over TLS: exit 1 with the reason")
@@ -133,14 +114,10 @@ struct LoginCLITests {
             "XDG_DATA_HOME": home.appendingPathComponent("data").path, "XDG_CONFIG_HOME": home.appendingPathComponent("config").path,
             "XDG_RUNTIME_DIR": runtime.path,
         ]
-        let register = Process()
-        register.executableURL = CLI.executable
-        register.arguments = ["url-scheme", "register", "com.example.keyport"]
-        register.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        register.standardOutput = FileHandle.nullDevice
-        try register.run()
-        register.waitUntilExit()
-        #expect(register.terminationStatus == 0)
+        let register = try runProgram(
+            CLI.executable, ["url-scheme", "register", "com.example.keyport"],
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
+        #expect(register.status == 0)
 
         let result = try login(["--redirect", "com.example.keyport", "--browser", browser("approve"), "--timeout", "60"], environment: environment)
         #expect(result.status == 0, "stderr: \(result.stderr)")

@@ -12,10 +12,12 @@ extension DocumentDecoder {
     mutating func credential() throws(ScanFailure) -> CXF.Credential {
         let start = s.pos
         let depth = s.depth
-        let diagnosticsMark = diagnostics.count
+        let diagnosticsMark = diagnostics.mark
         let unknownMark = pendingUnknown.count
         let pathMark = path.count
         let type = try peekString("type")
+        inCredential = true
+        defer { inCredential = false }
         do throws(ScanFailure) {
             switch type {
             case "basic-auth": return .basicAuth(try schemaCredential())
@@ -56,7 +58,7 @@ extension DocumentDecoder {
             // Forget what the typed attempt found and keep the credential whole.
             s.pos = start
             s.depth = depth
-            diagnostics.removeSubrange(diagnosticsMark...)
+            diagnostics.rewind(to: diagnosticsMark)
             pendingUnknown.removeSubrange(unknownMark...)
             path.removeSubrange(pathMark...)
             let object = try jsonValue(member: nil)
@@ -65,76 +67,97 @@ extension DocumentDecoder {
         }
     }
 
+    /// The `seen` bit of a credential's `type` member, which may not repeat either.
+    static let typeBit = 63
+
     /// A credential type described by a ``MemberSchema`` table.
     mutating func schemaCredential<C: SchemaCredential>() throws(ScanFailure) -> C {
         let mark = pendingUnknown.count
         var c = C.blank
         let members = C.members
         var seen: UInt64 = 0
+        var have: UInt64 = 0
         try s.enterObject()
         var first = true
         keys: while try s.nextKey(&first) {
             if s.keyIs("type") {
+                _ = try claim(Self.typeBit, &seen)
                 try s.skipValue()
                 continue
             }
             for index in members.indices where s.keyIs(members[index].key) {
-                note(index, &seen)
+                _ = try claim(index, &seen)
                 let member = members[index]
                 switch member.kind {
                 case .field(let keyPath, let expected):
                     c[keyPath: keyPath] = try field(member.key, expected: expected)
                 case .requiredField(let keyPath, let expected):
-                    if let v = try field(member.key, expected: expected) { c[keyPath: keyPath] = v } else { seen &= ~(1 << index) }
+                    if let v = try field(member.key, expected: expected) { c[keyPath: keyPath] = v; have |= 1 << index }
                 case .string(let keyPath):
                     c[keyPath: keyPath] = try stringValue()
                 case .requiredString(let keyPath):
-                    if let v = try stringValue() { c[keyPath: keyPath] = v } else { seen &= ~(1 << index) }
+                    if let v = try stringValue() { c[keyPath: keyPath] = v; have |= 1 << index }
                 case .requiredBytes(let keyPath):
-                    if let v = try bytesValue(isID: false) { c[keyPath: keyPath] = v } else { seen &= ~(1 << index) }
+                    if let v = try bytesValue(isID: false) { c[keyPath: keyPath] = v; have |= 1 << index }
                 }
                 continue keys
             }
             try keepUnknown()
         }
-        for index in members.indices where members[index].kind.isRequired && seen & (1 << index) == 0 {
+        for index in members.indices where members[index].kind.isRequired && have & (1 << index) == 0 {
             throw .malformed("lacks a usable '\(members[index].key)'")
         }
         c.unknownMembers = takeUnknown(since: mark)
         return c
     }
 
+    /// Throws for each member of `names` (bit, name) that `have` lacks.
+    private func requireAll(_ have: UInt64, _ names: [(Int, String)], _ what: String = "") throws(ScanFailure) {
+        for (bit, name) in names where have & (1 << bit) == 0 {
+            throw .malformed("\(what)lacks a usable '\(name)'")
+        }
+    }
+
+    // Inside a credential, `claim` throws on a repeat and the readers throw on a value they cannot
+    // read, so each reader below only records which required members it got (`have`).
+
     mutating func passkey() throws(ScanFailure) -> CXF.Passkey {
         let mark = pendingUnknown.count
         var p = CXF.Passkey(credentialId: Data(), rpId: "", username: "", userDisplayName: "", userHandle: Data(), key: Data())
         var seen: UInt64 = 0
+        var have: UInt64 = 0
         try s.enterObject()
         var first = true
         while try s.nextKey(&first) {
             if s.keyIs("type") {
+                _ = try claim(Self.typeBit, &seen)
                 try s.skipValue()
             } else if s.keyIs("credentialId") {
-                if let v = try bytesValue(isID: false) { p.credentialId = v; note(0, &seen) }
+                _ = try claim(0, &seen)
+                if let v = try bytesValue(isID: false) { p.credentialId = v; have |= 1 << 0 }
             } else if s.keyIs("rpId") {
-                if let v = try stringValue() { p.rpId = v; note(1, &seen) }
+                _ = try claim(1, &seen)
+                if let v = try stringValue() { p.rpId = v; have |= 1 << 1 }
             } else if s.keyIs("username") {
-                if let v = try stringValue() { p.username = v; note(2, &seen) }
+                _ = try claim(2, &seen)
+                if let v = try stringValue() { p.username = v; have |= 1 << 2 }
             } else if s.keyIs("userDisplayName") {
-                if let v = try stringValue() { p.userDisplayName = v; note(3, &seen) }
+                _ = try claim(3, &seen)
+                if let v = try stringValue() { p.userDisplayName = v; have |= 1 << 3 }
             } else if s.keyIs("userHandle") {
-                if let v = try bytesValue(isID: false) { p.userHandle = v; note(4, &seen) }
+                _ = try claim(4, &seen)
+                if let v = try bytesValue(isID: false) { p.userHandle = v; have |= 1 << 4 }
             } else if s.keyIs("key") {
-                if let v = try bytesValue(isID: false) { p.key = v; note(5, &seen) }
+                _ = try claim(5, &seen)
+                if let v = try bytesValue(isID: false) { p.key = v; have |= 1 << 5 }
             } else if s.keyIs("fido2Extensions") {
+                _ = try claim(6, &seen)
                 p.fido2Extensions = try object("fido2Extensions", { d throws(ScanFailure) in try d.fido2Extensions() })
             } else {
                 try keepUnknown()
             }
         }
-        for (bit, name) in [(0, "credentialId"), (1, "rpId"), (2, "username"), (3, "userDisplayName"), (4, "userHandle"), (5, "key")]
-        where seen & (1 << bit) == 0 {
-            throw .malformed("lacks a usable '\(name)'")
-        }
+        try requireAll(have, [(0, "credentialId"), (1, "rpId"), (2, "username"), (3, "userDisplayName"), (4, "userHandle"), (5, "key")])
         p.unknownMembers = takeUnknown(since: mark)
         return p
     }
@@ -142,16 +165,21 @@ extension DocumentDecoder {
     mutating func fido2Extensions() throws(ScanFailure) -> CXF.FIDO2Extensions {
         let mark = pendingUnknown.count
         var e = CXF.FIDO2Extensions()
+        var seen: UInt64 = 0
         try s.enterObject()
         var first = true
         while try s.nextKey(&first) {
             if s.keyIs("hmacCredentials") {
+                _ = try claim(0, &seen)
                 e.hmacCredentials = try object("hmacCredentials", { d throws(ScanFailure) in try d.hmacCredentials() })
             } else if s.keyIs("credBlob") {
+                _ = try claim(1, &seen)
                 e.credBlob = try bytesValue(isID: false)
             } else if s.keyIs("largeBlob") {
+                _ = try claim(2, &seen)
                 e.largeBlob = try object("largeBlob", { d throws(ScanFailure) in try d.largeBlob() })
             } else if s.keyIs("payments") {
+                _ = try claim(3, &seen)
                 e.payments = try boolValue()
             } else {
                 try keepUnknown()
@@ -165,22 +193,24 @@ extension DocumentDecoder {
         let mark = pendingUnknown.count
         var h = CXF.FIDO2Extensions.HMACCredentials(algorithm: "", credWithUV: Data(), credWithoutUV: Data())
         var seen: UInt64 = 0
+        var have: UInt64 = 0
         try s.enterObject()
         var first = true
         while try s.nextKey(&first) {
             if s.keyIs("algorithm") {
-                if let v = try stringValue() { h.algorithm = v; note(0, &seen) }
+                _ = try claim(0, &seen)
+                if let v = try stringValue() { h.algorithm = v; have |= 1 << 0 }
             } else if s.keyIs("credWithUV") {
-                if let v = try bytesValue(isID: false) { h.credWithUV = v; note(1, &seen) }
+                _ = try claim(1, &seen)
+                if let v = try bytesValue(isID: false) { h.credWithUV = v; have |= 1 << 1 }
             } else if s.keyIs("credWithoutUV") {
-                if let v = try bytesValue(isID: false) { h.credWithoutUV = v; note(2, &seen) }
+                _ = try claim(2, &seen)
+                if let v = try bytesValue(isID: false) { h.credWithoutUV = v; have |= 1 << 2 }
             } else {
                 try keepUnknown()
             }
         }
-        for (bit, name) in [(0, "algorithm"), (1, "credWithUV"), (2, "credWithoutUV")] where seen & (1 << bit) == 0 {
-            throw .malformed("has hmacCredentials that lack a usable '\(name)'")
-        }
+        try requireAll(have, [(0, "algorithm"), (1, "credWithUV"), (2, "credWithoutUV")], "has hmacCredentials that ")
         h.unknownMembers = takeUnknown(since: mark)
         return h
     }
@@ -189,20 +219,21 @@ extension DocumentDecoder {
         let mark = pendingUnknown.count
         var b = CXF.FIDO2Extensions.LargeBlob(uncompressedSize: 0, data: Data())
         var seen: UInt64 = 0
+        var have: UInt64 = 0
         try s.enterObject()
         var first = true
         while try s.nextKey(&first) {
             if s.keyIs("uncompressedSize") {
-                if let v = try unsignedValue(UInt64.self) { b.uncompressedSize = v; note(0, &seen) }
+                _ = try claim(0, &seen)
+                if let v = try unsignedValue(UInt64.self) { b.uncompressedSize = v; have |= 1 << 0 }
             } else if s.keyIs("data") {
-                if let v = try bytesValue(isID: false) { b.data = v; note(1, &seen) }
+                _ = try claim(1, &seen)
+                if let v = try bytesValue(isID: false) { b.data = v; have |= 1 << 1 }
             } else {
                 try keepUnknown()
             }
         }
-        for (bit, name) in [(0, "uncompressedSize"), (1, "data")] where seen & (1 << bit) == 0 {
-            throw .malformed("has a largeBlob that lacks a usable '\(name)'")
-        }
+        try requireAll(have, [(0, "uncompressedSize"), (1, "data")], "has a largeBlob that ")
         b.unknownMembers = takeUnknown(since: mark)
         return b
     }
@@ -211,35 +242,43 @@ extension DocumentDecoder {
         let mark = pendingUnknown.count
         var t = CXF.TOTP(secret: "")
         var seen: UInt64 = 0
+        var have: UInt64 = 0
         try s.enterObject()
         var first = true
         while try s.nextKey(&first) {
             if s.keyIs("type") {
+                _ = try claim(Self.typeBit, &seen)
                 try s.skipValue()
             } else if s.keyIs("secret") {
-                if let v = try stringValue() { t.secret = v; note(0, &seen) }
+                _ = try claim(0, &seen)
+                if let v = try stringValue() { t.secret = v; have |= 1 << 0 }
             } else if s.keyIs("period") {
-                if let v = try unsignedValue(UInt32.self) { t.period = v; note(1, &seen) }
+                _ = try claim(1, &seen)
+                if let v = try unsignedValue(UInt32.self) { t.period = v; have |= 1 << 1 }
             } else if s.keyIs("digits") {
-                if let v = try unsignedValue(UInt32.self) { t.digits = v; note(2, &seen) }
+                _ = try claim(2, &seen)
+                if let v = try unsignedValue(UInt32.self) { t.digits = v; have |= 1 << 2 }
             } else if s.keyIs("algorithm") {
+                _ = try claim(3, &seen)
                 guard let name = try stringValue() else { continue }
-                note(3, &seen)
+                have |= 1 << 3
                 // Exporters write the names in either case.
                 guard let algorithm = CXF.TOTP.Algorithm(rawValue: name.lowercased()) else {
                     throw .unsupported("uses the algorithm '\(name)', which CXF 1.0 does not define")
                 }
                 t.algorithm = algorithm
             } else if s.keyIs("username") {
+                _ = try claim(4, &seen)
                 t.username = try stringValue()
             } else if s.keyIs("issuer") {
+                _ = try claim(5, &seen)
                 t.issuer = try stringValue()
             } else {
                 try keepUnknown()
             }
         }
-        if seen & 1 == 0 { throw .malformed("lacks a usable 'secret'") }
-        reportMissing(seen, Self.totpRequired)
+        try requireAll(have, [(0, "secret")])
+        reportMissing(have, Self.totpRequired)
         t.unknownMembers = takeUnknown(since: mark)
         return t
     }
@@ -248,26 +287,30 @@ extension DocumentDecoder {
         let mark = pendingUnknown.count
         var f = CXF.File(id: Data(), name: "", decryptedSize: 0, integrityHash: Data())
         var seen: UInt64 = 0
+        var have: UInt64 = 0
         try s.enterObject()
         var first = true
         while try s.nextKey(&first) {
             if s.keyIs("type") {
+                _ = try claim(Self.typeBit, &seen)
                 try s.skipValue()
             } else if s.keyIs("id") {
-                if let v = try bytesValue(isID: true) { f.id = v; note(0, &seen) }
+                _ = try claim(0, &seen)
+                if let v = try bytesValue(isID: true) { f.id = v; have |= 1 << 0 }
             } else if s.keyIs("name") {
-                if let v = try stringValue() { f.name = v; note(1, &seen) }
+                _ = try claim(1, &seen)
+                if let v = try stringValue() { f.name = v; have |= 1 << 1 }
             } else if s.keyIs("decryptedSize") {
-                if let v = try unsignedValue(UInt64.self) { f.decryptedSize = v; note(2, &seen) }
+                _ = try claim(2, &seen)
+                if let v = try unsignedValue(UInt64.self) { f.decryptedSize = v; have |= 1 << 2 }
             } else if s.keyIs("integrityHash") {
-                if let v = try bytesValue(isID: false) { f.integrityHash = v; note(3, &seen) }
+                _ = try claim(3, &seen)
+                if let v = try bytesValue(isID: false) { f.integrityHash = v; have |= 1 << 3 }
             } else {
                 try keepUnknown()
             }
         }
-        for (bit, name) in [(0, "id"), (1, "name"), (2, "decryptedSize"), (3, "integrityHash")] where seen & (1 << bit) == 0 {
-            throw .malformed("lacks a usable '\(name)'")
-        }
+        try requireAll(have, [(0, "id"), (1, "name"), (2, "decryptedSize"), (3, "integrityHash")])
         f.unknownMembers = takeUnknown(since: mark)
         return f
     }
@@ -276,27 +319,33 @@ extension DocumentDecoder {
         let mark = pendingUnknown.count
         var c = CXF.CustomFields(fields: [])
         var seen: UInt64 = 0
+        var have: UInt64 = 0
         try s.enterObject()
         var first = true
         while try s.nextKey(&first) {
             if s.keyIs("type") {
+                _ = try claim(Self.typeBit, &seen)
                 try s.skipValue()
             } else if s.keyIs("fields") {
+                _ = try claim(0, &seen)
                 if let v = try objectArray("fields", { d throws(ScanFailure) in try d.fieldObject(expected: .string) }) {
                     c.fields = v
-                    note(0, &seen)
+                    have |= 1 << 0
                 }
             } else if s.keyIs("id") {
+                _ = try claim(1, &seen)
                 c.id = try bytesValue(isID: true)
             } else if s.keyIs("label") {
+                _ = try claim(2, &seen)
                 c.label = try stringValue()
             } else if s.keyIs("extensions") {
+                _ = try claim(3, &seen)
                 c.extensions = try extensions()
             } else {
                 try keepUnknown()
             }
         }
-        if seen & 1 == 0 { throw .malformed("lacks a usable 'fields' array") }
+        if have & 1 == 0 { throw .malformed("lacks a usable 'fields' array") }
         c.unknownMembers = takeUnknown(since: mark)
         return c
     }
@@ -305,21 +354,24 @@ extension DocumentDecoder {
         let mark = pendingUnknown.count
         var r = CXF.ItemReference(reference: CXF.LinkedItem(item: Data()))
         var seen: UInt64 = 0
+        var have: UInt64 = 0
         try s.enterObject()
         var first = true
         while try s.nextKey(&first) {
             if s.keyIs("type") {
+                _ = try claim(Self.typeBit, &seen)
                 try s.skipValue()
             } else if s.keyIs("reference") {
+                _ = try claim(0, &seen)
                 if let v = try object("reference", { d throws(ScanFailure) in try d.linkedItem() }) {
                     r.reference = v
-                    note(0, &seen)
+                    have |= 1 << 0
                 }
             } else {
                 try keepUnknown()
             }
         }
-        if seen & 1 == 0 { throw .malformed("lacks a usable 'reference'") }
+        if have & 1 == 0 { throw .malformed("lacks a usable 'reference'") }
         r.unknownMembers = takeUnknown(since: mark)
         return r
     }

@@ -4,15 +4,24 @@ import KeyportEncoding
 extension CXF {
     /// Limits that keep hostile input from costing unbounded time, memory or stack.
     public struct DecodingOptions: Hashable, Sendable {
+        /// The deepest nesting any decoder accepts, whatever ``maxDepth`` asks for. The reader and
+        /// the encoder recurse once per level; at this depth they fit in a 2 MiB thread stack even
+        /// in a debug build (about 2.6 KiB a level there, far less optimised).
+        public static let maxDepthLimit = 512
+
         /// The largest document accepted, in bytes (default 256 MiB).
         public var maxDocumentSize: Int
-        /// The deepest nesting of JSON objects and arrays accepted (default 64). A CXF 1.0 document
-        /// with five levels of sub-collections nests about 16 deep.
+        /// The deepest nesting of JSON objects and arrays accepted (default 64), at most
+        /// ``maxDepthLimit``. A CXF 1.0 document with five levels of sub-collections nests about 16 deep.
         public var maxDepth: Int
+        /// How many diagnostics of one code are listed (default 100); the rest are counted in one
+        /// summary diagnostic per code, so a hostile document cannot fill memory with findings.
+        public var maxDiagnosticsPerCode: Int
 
-        public init(maxDocumentSize: Int = 256 << 20, maxDepth: Int = 64) {
+        public init(maxDocumentSize: Int = 256 << 20, maxDepth: Int = 64, maxDiagnosticsPerCode: Int = 100) {
             self.maxDocumentSize = maxDocumentSize
             self.maxDepth = maxDepth
+            self.maxDiagnosticsPerCode = maxDiagnosticsPerCode
         }
     }
 
@@ -62,10 +71,13 @@ extension CXF {
             guard let base = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), buffer.count > 0 else {
                 throw CXFDecodingError(code: .syntax, offset: 0, line: 1, column: 1, message: "the document is empty")
             }
-            var decoder = DocumentDecoder(scanner: JSONScanner(base: base, count: buffer.count, maxDepth: options.maxDepth))
+            let depth = min(max(options.maxDepth, 1), DecodingOptions.maxDepthLimit)
+            var decoder = DocumentDecoder(
+                scanner: JSONScanner(base: base, count: buffer.count, maxDepth: depth),
+                diagnosticLimit: options.maxDiagnosticsPerCode)
             do {
                 let document = try decoder.document()
-                return DecodedDocument(document: document, diagnostics: decoder.diagnostics)
+                return DecodedDocument(document: document, diagnostics: decoder.diagnostics.finish())
             } catch {
                 switch error {
                 case .fatal(let code, let offset, let message):
@@ -88,11 +100,19 @@ extension CXF {
 /// The members an object must have: their bit in the object's `seen` mask, their name, and what
 /// stands in for them when they are missing.
 struct RequiredMembers: Sendable {
-    let members: [(Int, StaticString, String)]
+    struct Member: Sendable {
+        let bit: Int
+        let key: StaticString
+        let standIn: String
+        /// Error when an importer cannot use the object without it, warning when the stand-in serves.
+        let severity: Diagnostic.Severity
+    }
+
+    let members: [Member]
     let mask: UInt64
 
-    init(_ members: [(Int, StaticString, String)]) {
-        self.members = members
+    init(_ members: [(Int, StaticString, String)], errors: Set<Int> = []) {
+        self.members = members.map { Member(bit: $0.0, key: $0.1, standIn: $0.2, severity: errors.contains($0.0) ? .error : .warning) }
         mask = members.reduce(0) { $0 | 1 << $1.0 }
     }
 }
@@ -113,16 +133,24 @@ enum PathComponent {
 
 /// The state of one decode: the scanner, the diagnostics so far, where we are, and the unknown
 /// members waiting for the object being read to finish.
+///
+/// Nothing the document holds is lost: a member that cannot be read as its type is kept verbatim
+/// among the object's unknown members (outside credentials), or makes the whole credential kept
+/// verbatim (inside one); see "Nothing lost" in docs/architecture.md.
 struct DocumentDecoder {
     var s: JSONScanner
-    var diagnostics: [Diagnostic] = []
+    var diagnostics: DiagnosticList
     var path: [PathComponent] = []
     /// Unknown members of the objects being decoded, innermost last. Each object remembers the count
     /// when it starts and takes what was added since when it ends.
     var pendingUnknown: [JSONMember] = []
+    /// Inside a credential every member must read as its type; otherwise the credential is kept
+    /// whole, verbatim, rather than partly typed and partly kept.
+    var inCredential = false
 
-    init(scanner: JSONScanner) {
+    init(scanner: JSONScanner, diagnosticLimit: Int) {
         self.s = scanner
+        diagnostics = DiagnosticList(limit: diagnosticLimit)
         path.reserveCapacity(32)
     }
 
@@ -135,16 +163,23 @@ struct DocumentDecoder {
         return out
     }
 
+    /// Records a finding; its pointer is rendered only when the finding is listed.
     mutating func report(_ severity: Diagnostic.Severity, _ code: Diagnostic.Code, _ message: String, member: String? = nil) {
-        diagnostics.append(Diagnostic(severity: severity, code: code, path: pointer(member: member), message: message))
+        let path = diagnostics.wants(code) ? pointer(member: member) : ""
+        diagnostics.append(severity, code, path: path, message: message)
     }
 
-    /// Keeps the current member verbatim among the unknown members, reporting that it had the wrong type.
+    /// The current member has a JSON type its member cannot be read from. Inside a credential the
+    /// credential is then kept whole; elsewhere the member is kept verbatim among the unknown
+    /// members (the encoder writes it back in place of the typed member's stand-in) with an error:
+    /// an importer reading the document would miss that value.
     mutating func keepWrongType(expected: String) throws(ScanFailure) {
         let key = s.keyString
+        if inCredential { throw .malformed("has '\(key)' as \(s.kindDescription) where \(expected) belongs") }
         let value = try jsonValue(member: key)
         report(
-            .warning, .wrongType, "'\(key)' should be \(expected) but is \(value.kindDescription); it is ignored and kept as it was",
+            .error, .wrongType,
+            "'\(key)' should be \(expected) but is \(value.kindDescription); it cannot be read, and it is kept as it came",
             member: key)
         pendingUnknown.append(JSONMember(key: key, value: value))
     }
@@ -169,19 +204,35 @@ struct DocumentDecoder {
         return members
     }
 
-    /// Marks member `bit` as seen, reporting a repeat.
-    @inline(__always) mutating func note(_ bit: Int, _ seen: inout UInt64) {
-        if seen & (1 << bit) != 0 {
-            report(.warning, .duplicateMember, "'\(s.keyString)' appears more than once; the last one counts", member: s.keyString)
+    /// Marks member `bit` as read; false for a repeat, which has then been consumed.
+    ///
+    /// JSON parsers disagree about repeated keys (first wins, last wins, error), so a repeat makes
+    /// the document ambiguous: an error. The first occurrence is read; the repeat is kept verbatim
+    /// and written back, so nothing is lost. Inside a credential the credential is kept whole.
+    @inline(__always) mutating func claim(_ bit: Int, _ seen: inout UInt64) throws(ScanFailure) -> Bool {
+        if seen & (1 << bit) == 0 {
+            seen |= 1 << bit
+            return true
         }
-        seen |= 1 << bit
+        try keepRepeat()
+        return false
+    }
+
+    mutating func keepRepeat() throws(ScanFailure) {
+        let key = s.keyString
+        if inCredential { throw .malformed("has '\(key)' more than once") }
+        let value = try jsonValue(member: key)
+        report(
+            .error, .duplicateMember,
+            "'\(key)' appears more than once; the first is read, and this one is kept as it came", member: key)
+        pendingUnknown.append(JSONMember(key: key, value: value))
     }
 
     /// Reports the members of `required` that `seen` lacks.
     @inline(__always) mutating func reportMissing(_ seen: UInt64, _ required: RequiredMembers) {
         guard seen & required.mask != required.mask else { return }
-        for (bit, key, standIn) in required.members where seen & (1 << bit) == 0 {
-            report(.warning, .missingMember, "the required member '\(key)' is missing; \(standIn)")
+        for member in required.members where seen & (1 << member.bit) == 0 {
+            report(member.severity, .missingMember, "the required member '\(member.key)' is missing; \(member.standIn)")
         }
     }
 
@@ -214,7 +265,8 @@ struct DocumentDecoder {
     }
 
     /// Bytes written as base64url. An `id` that is not base64url is read as its UTF-8 text, so that
-    /// links to it still resolve; other bytes that are not base64url are kept verbatim.
+    /// links to it still resolve; other bytes that are not base64url cannot be read (see
+    /// ``keepWrongType(expected:)``).
     mutating func bytesValue(isID: Bool) throws(ScanFailure) -> Data? {
         switch s.kind {
         case .string:
@@ -233,9 +285,10 @@ struct DocumentDecoder {
                 report(.warning, .idNotBase64URL, "'\(key)' is not base64url; its text is used as the identifier", member: key)
                 return Data(text.utf8)
             }
+            if inCredential { throw .malformed("has '\(key)' that is not base64url") }
             s.pos = span.start - 1
             let value = try jsonValue(member: key)
-            report(.warning, .invalidBase64URL, "'\(key)' is not base64url; it is ignored and kept as it was", member: key)
+            report(.error, .invalidBase64URL, "'\(key)' is not base64url; it cannot be read, and it is kept as it came", member: key)
             pendingUnknown.append(JSONMember(key: key, value: value))
             return nil
         case .null:
@@ -247,54 +300,72 @@ struct DocumentDecoder {
         }
     }
 
-    /// An integer member. Integral floats and numeric strings are read with a warning.
-    mutating func int64Value() throws(ScanFailure) -> Int64? {
+    /// An integer member within `range`. Integral floats and numeric strings are read with a
+    /// warning; anything else, or a number outside `range`, cannot be read.
+    mutating func integerValue(in range: ClosedRange<Int64> = Int64.min...Int64.max) throws(ScanFailure) -> Int64? {
+        let start = s.pos
+        let key = s.keyString
+        var read: Int64?
         switch s.kind {
         case .number:
-            let start = s.pos
             let n = try s.scanNumber()
-            if n.isInteger, let v = s.int64(n) { return v }
-            if let d = Double(s.text(n)), d == d.rounded(), let v = Int64(exactly: d) {
-                report(.warning, .coercedValue, "'\(s.keyString)' should be an integer but is \(s.text(n)); read as \(v)", member: s.keyString)
-                return v
+            if n.isInteger, let v = s.int64(n) {
+                read = v
+            } else if let d = Double(s.text(n)), d == d.rounded() {
+                guard let v = Int64(exactly: d) else {
+                    s.pos = start
+                    return try keepOutOfRange(key, range)
+                }
+                report(.warning, .coercedValue, "'\(key)' should be an integer but is \(s.text(n)); read as \(v)", member: key)
+                read = v
+            } else if n.isInteger {
+                s.pos = start
+                return try keepOutOfRange(key, range)
             }
-            s.pos = start
-            try keepWrongType(expected: "an integer")
-            return nil
         case .string:
-            let start = s.pos
             let span = try s.scanString()
             var invalid = false
             if let text = try? s.string(span, invalidUTF8: &invalid), let v = Int64(text) {
-                report(.warning, .coercedValue, "'\(s.keyString)' should be an integer but is the text \"\(text)\"; read as \(v)", member: s.keyString)
-                return v
+                report(.warning, .coercedValue, "'\(key)' should be an integer but is the text \"\(v)\"; read as \(v)", member: key)
+                read = v
             }
-            s.pos = start
-            try keepWrongType(expected: "an integer")
-            return nil
         case .null:
             try s.scanNull()
             return nil
         default:
+            break
+        }
+        guard let read else {
+            s.pos = start
             try keepWrongType(expected: "an integer")
             return nil
         }
+        guard range.contains(read) else {
+            s.pos = start
+            return try keepOutOfRange(key, range)
+        }
+        return read
     }
+
+    /// Keeps the number at the cursor, which is outside `range`, as ``keepWrongType(expected:)`` does.
+    private mutating func keepOutOfRange(_ key: String, _ range: ClosedRange<Int64>) throws(ScanFailure) -> Int64? {
+        if inCredential { throw .malformed("has '\(key)' outside \(range.lowerBound)…\(range.upperBound)") }
+        let value = try jsonValue(member: key)
+        let shown = if case .number(let text) = value { text } else { value.kindDescription }
+        report(
+            .error, .wrongType,
+            "'\(key)' is \(shown), outside \(range.lowerBound)…\(range.upperBound); it cannot be read, and it is kept as it came",
+            member: key)
+        pendingUnknown.append(JSONMember(key: key, value: value))
+        return nil
+    }
+
+    mutating func int64Value() throws(ScanFailure) -> Int64? { try integerValue() }
 
     /// A non-negative integer member that fits `T`.
     mutating func unsignedValue<T: FixedWidthInteger & UnsignedInteger>(_: T.Type) throws(ScanFailure) -> T? {
-        let start = s.pos
-        let key = s.keyString
-        guard let v = try int64Value() else { return nil }
-        if let exact = T(exactly: v) { return exact }
-        // Out of range: keep it among the unknown members, verbatim.
-        let end = s.pos
-        s.pos = start
-        let value = try jsonValue(member: key)
-        s.pos = end
-        pendingUnknown.append(JSONMember(key: key, value: value))
-        report(.warning, .wrongType, "'\(key)' is \(v), outside 0…\(T.max); it is ignored and kept as it was", member: key)
-        return nil
+        let upper = T.bitWidth >= 64 ? Int64.max : Int64(T.max)
+        return try integerValue(in: 0...upper).map { T($0) }
     }
 
     mutating func boolValue() throws(ScanFailure) -> Bool? {
@@ -322,12 +393,13 @@ struct DocumentDecoder {
         }
     }
 
-    /// An array of strings; numbers in it are read as text. Anything else keeps the whole member verbatim.
+    /// An array of strings. Anything else keeps the whole member verbatim.
     mutating func stringArray() throws(ScanFailure) -> [String]? {
         switch s.kind {
         case .array:
             let start = s.pos
             let depth = s.depth
+            let key = s.keyString
             try s.enterArray()
             var out: [String] = []
             var first = true
@@ -337,12 +409,12 @@ struct DocumentDecoder {
                 guard s.kind == .string else {
                     s.pos = start
                     s.depth = depth
-                    try keepWrongType(expected: "an array of strings")
+                    try keepWrongTypeElement(key, expected: "an array of strings")
                     return nil
                 }
                 out.append(try s.string(try s.scanString(), invalidUTF8: &invalid))
             }
-            if invalid { reportInvalidUTF8(member: s.keyString) }
+            if invalid { reportInvalidUTF8(member: key) }
             return out
         case .null:
             try s.scanNull()
@@ -353,20 +425,36 @@ struct DocumentDecoder {
         }
     }
 
+    /// Like ``keepWrongType(expected:)`` for an array member whose key the scanner has since moved
+    /// past (it read elements); the cursor is back on the array.
+    mutating func keepWrongTypeElement(_ key: String, expected: String) throws(ScanFailure) {
+        if inCredential { throw .malformed("has '\(key)' that is not \(expected)") }
+        let value = try jsonValue(member: key)
+        report(
+            .error, .wrongType,
+            "'\(key)' should be \(expected) but has an element that is not; it cannot be read, and it is kept as it came",
+            member: key)
+        pendingUnknown.append(JSONMember(key: key, value: value))
+    }
+
     // MARK: Containers
 
     /// An array of objects, each read by `element`. An element that is not an object is given to
-    /// `keep`, which can hold it verbatim; without one (the typed model has no place for it) it is
-    /// left out with an error. `nil` when the member is null or not an array (then kept verbatim).
+    /// `keep`, which can hold it verbatim; without one (the typed model has no place for it) the
+    /// whole member cannot be read and is kept verbatim (see ``keepWrongType(expected:)``). `nil`
+    /// when the member is null or cannot be read.
     mutating func objectArray<T>(
         _ key: StaticString, _ element: (inout DocumentDecoder) throws(ScanFailure) -> T?,
         keep: ((inout DocumentDecoder, JSONValue) -> T)? = nil
     ) throws(ScanFailure) -> [T]? {
         switch s.kind {
         case .array:
+            let start = s.pos
+            let depth = s.depth
+            let diagnosticsMark = diagnostics.mark
+            let unknownMark = pendingUnknown.count
             try s.enterArray()
             path.append(.key(key))
-            defer { path.removeLast() }
             var out: [T] = []
             var first = true
             var index = 0
@@ -375,19 +463,24 @@ struct DocumentDecoder {
                 path.append(.index(index))
                 if s.kind == .object {
                     if let value = try element(&self) { out.append(value) }
+                } else if let keep {
+                    out.append(keep(&self, try jsonValue(member: nil)))
                 } else {
-                    let value = try jsonValue(member: nil)
-                    if let keep {
-                        out.append(keep(&self, value))
-                    } else {
-                        report(
-                            .error, .notAnObject,
-                            "an element of '\(key)' must be an object but is \(value.kindDescription); it is left out, so the elements after it move up by one")
-                    }
+                    // Forget what the elements so far reported and keep the member whole.
+                    let what = s.kindDescription
+                    path.removeLast(2)
+                    s.pos = start
+                    s.depth = depth
+                    diagnostics.rewind(to: diagnosticsMark)
+                    pendingUnknown.removeSubrange(unknownMark...)
+                    try keepWrongTypeElement(
+                        key.description, expected: "an array of objects (element \(index) is \(what))")
+                    return nil
                 }
                 path.removeLast()
                 index += 1
             }
+            path.removeLast()
             return out
         case .null:
             try s.scanNull()

@@ -48,8 +48,6 @@ extension Diagnostic.Code {
     public static let unknownCredentialType = Self(rawValue: "unknown-credential-type")
     /// A credential that cannot be typed (a required member missing or unusable); kept verbatim.
     public static let malformedCredential = Self(rawValue: "malformed-credential")
-    /// An array element that must be an object is not; it is left out.
-    public static let notAnObject = Self(rawValue: "not-an-object")
     /// A string is not valid UTF-8; the bad bytes became U+FFFD.
     public static let invalidUTF8 = Self(rawValue: "invalid-utf8")
     /// An id is not base64url; its UTF-8 text is used as the id's bytes.
@@ -88,6 +86,68 @@ enum JSONPointer {
             case "/": out += "~1"
             default: out.unicodeScalars.append(scalar)
             }
+        }
+        return out
+    }
+}
+
+/// The diagnostics of one pass, at most `limit` of each code kept; the rest are counted and summed
+/// up at the end by ``finish()``. A hostile document can raise millions of findings of one kind
+/// (`"items":[1,1,…]`); a person needs the first few and a count, and memory stays bounded.
+struct DiagnosticList {
+    struct Tally {
+        var count = 0
+        /// Whether a finding left out of the list was an error, so the summary keeps the document invalid.
+        var droppedError = false
+    }
+
+    let limit: Int
+    private(set) var list: [Diagnostic] = []
+    private var tallies: [Diagnostic.Code: Tally] = [:]
+
+    init(limit: Int) {
+        self.limit = max(limit, 1)
+    }
+
+    /// Whether a finding of `code` would still be listed; callers skip building its text when not.
+    @inline(__always) func wants(_ code: Diagnostic.Code) -> Bool {
+        (tallies[code]?.count ?? 0) < limit
+    }
+
+    /// Lists the finding, or only counts it when `limit` of its code are listed already (then
+    /// `path` and `message` are not looked at: pass what is cheap when ``wants(_:)`` is false).
+    mutating func append(_ severity: Diagnostic.Severity, _ code: Diagnostic.Code, path: String, message: String) {
+        let listed = wants(code)
+        tallies[code, default: Tally()].count += 1
+        if listed {
+            list.append(Diagnostic(severity: severity, code: code, path: path, message: message))
+        } else if severity == .error {
+            tallies[code]!.droppedError = true
+        }
+    }
+
+    /// A point to go back to when a tentative reading is abandoned. Cheap: the tallies are shared
+    /// with the list until the next finding.
+    struct Mark {
+        fileprivate let count: Int
+        fileprivate let tallies: [Diagnostic.Code: Tally]
+    }
+
+    var mark: Mark { Mark(count: list.count, tallies: tallies) }
+
+    mutating func rewind(to mark: Mark) {
+        if list.count > mark.count { list.removeSubrange(mark.count...) }
+        tallies = mark.tallies
+    }
+
+    /// The listed findings, then one summary per code that had more than `limit`.
+    func finish() -> [Diagnostic] {
+        var out = list
+        for (code, tally) in tallies.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where tally.count > limit {
+            out.append(
+                Diagnostic(
+                    severity: tally.droppedError ? .error : .warning, code: code, path: "",
+                    message: "\(tally.count - limit) more findings like this were not listed (only the first \(limit) of each kind are)"))
         }
         return out
     }

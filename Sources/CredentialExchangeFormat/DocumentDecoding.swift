@@ -3,13 +3,15 @@ import struct Foundation.Data
 /// The CXF objects, one reader each. Every reader starts with the cursor on the object's `{`.
 extension DocumentDecoder {
     static let headerRequired = RequiredMembers([
-        (0, "version", "version 1.0 is assumed"),
+        (0, "version", "the document's version is unknown, so it cannot be read as CXF 1.x"),
         (1, "exporterRpId", "it is read as empty"),
         (2, "exporterDisplayName", "it is read as empty"),
         (3, "timestamp", "it is read as 0"),
         (4, "accounts", "it is read as an empty list"),
-    ])
-    static let versionRequired = RequiredMembers([(0, "major", "1 is assumed"), (1, "minor", "0 is assumed")])
+    ], errors: [0])
+    static let versionRequired = RequiredMembers(
+        [(0, "major", "the document's version is unknown, so it cannot be read as CXF 1.x"), (1, "minor", "0 is assumed")],
+        errors: [0])
     static let accountRequired = RequiredMembers([
         (0, "id", "it is read as empty"),
         (1, "username", "it is read as empty"),
@@ -101,24 +103,27 @@ extension DocumentDecoder {
     mutating func header() throws(ScanFailure) -> CXF.Header {
         let mark = pendingUnknown.count
         var h = CXF.Header(exporterRpId: "", exporterDisplayName: "", timestamp: 0, accounts: [])
+        // The version is never assumed: a document that does not say which major version it is
+        // keeps major 0, which no reader accepts.
+        h.version = .unknown
         var seen: UInt64 = 0
         try s.enterObject()
         var first = true
         while try s.nextKey(&first) {
             if s.keyIs("version") {
-                note(0, &seen)
+                guard try claim(0, &seen) else { continue }
                 if let v = try object("version", { d throws(ScanFailure) in try d.version() }) { h.version = v }
             } else if s.keyIs("exporterRpId") {
-                note(1, &seen)
+                guard try claim(1, &seen) else { continue }
                 if let v = try stringValue() { h.exporterRpId = v }
             } else if s.keyIs("exporterDisplayName") {
-                note(2, &seen)
+                guard try claim(2, &seen) else { continue }
                 if let v = try stringValue() { h.exporterDisplayName = v }
             } else if s.keyIs("timestamp") {
-                note(3, &seen)
+                guard try claim(3, &seen) else { continue }
                 if let v = try int64Value() { h.timestamp = v }
             } else if s.keyIs("accounts") {
-                note(4, &seen)
+                guard try claim(4, &seen) else { continue }
                 if let v = try objectArray("accounts", { d throws(ScanFailure) in try d.account() }) { h.accounts = v }
             } else {
                 try keepUnknown()
@@ -131,16 +136,16 @@ extension DocumentDecoder {
 
     mutating func version() throws(ScanFailure) -> CXF.Version {
         let mark = pendingUnknown.count
-        var v = CXF.Version(major: 1, minor: 0)
+        var v = CXF.Version.unknown
         var seen: UInt64 = 0
         try s.enterObject()
         var first = true
         while try s.nextKey(&first) {
             if s.keyIs("major") {
-                note(0, &seen)
+                guard try claim(0, &seen) else { continue }
                 if let n = try unsignedValue(UInt32.self) { v.major = n }
             } else if s.keyIs("minor") {
-                note(1, &seen)
+                guard try claim(1, &seen) else { continue }
                 if let n = try unsignedValue(UInt32.self) { v.minor = n }
             } else {
                 try keepUnknown()
@@ -159,25 +164,25 @@ extension DocumentDecoder {
         var first = true
         while try s.nextKey(&first) {
             if s.keyIs("id") {
-                note(0, &seen)
+                guard try claim(0, &seen) else { continue }
                 if let v = try bytesValue(isID: true) { a.id = v }
             } else if s.keyIs("username") {
-                note(1, &seen)
+                guard try claim(1, &seen) else { continue }
                 if let v = try stringValue() { a.username = v }
             } else if s.keyIs("email") {
-                note(2, &seen)
+                guard try claim(2, &seen) else { continue }
                 if let v = try stringValue() { a.email = v }
             } else if s.keyIs("collections") {
-                note(3, &seen)
+                guard try claim(3, &seen) else { continue }
                 if let v = try objectArray("collections", { d throws(ScanFailure) in try d.collection() }) { a.collections = v }
             } else if s.keyIs("items") {
-                note(4, &seen)
+                guard try claim(4, &seen) else { continue }
                 if let v = try objectArray("items", { d throws(ScanFailure) in try d.item() }) { a.items = v }
             } else if s.keyIs("fullName") {
-                note(5, &seen)
+                guard try claim(5, &seen) else { continue }
                 a.fullName = try stringValue()
             } else if s.keyIs("extensions") {
-                note(6, &seen)
+                guard try claim(6, &seen) else { continue }
                 a.extensions = try extensions()
             } else {
                 try keepUnknown()
@@ -196,28 +201,28 @@ extension DocumentDecoder {
         var first = true
         while try s.nextKey(&first) {
             if s.keyIs("id") {
-                note(0, &seen)
+                guard try claim(0, &seen) else { continue }
                 if let v = try bytesValue(isID: true) { c.id = v }
             } else if s.keyIs("title") {
-                note(1, &seen)
+                guard try claim(1, &seen) else { continue }
                 if let v = try stringValue() { c.title = v }
             } else if s.keyIs("items") {
-                note(2, &seen)
+                guard try claim(2, &seen) else { continue }
                 if let v = try objectArray("items", { d throws(ScanFailure) in try d.linkedItem() }) { c.items = v }
             } else if s.keyIs("creationAt") {
-                note(3, &seen)
+                guard try claim(3, &seen) else { continue }
                 c.creationAt = try int64Value()
             } else if s.keyIs("modifiedAt") {
-                note(4, &seen)
+                guard try claim(4, &seen) else { continue }
                 c.modifiedAt = try int64Value()
             } else if s.keyIs("subtitle") {
-                note(5, &seen)
+                guard try claim(5, &seen) else { continue }
                 c.subtitle = try stringValue()
             } else if s.keyIs("subCollections") {
-                note(6, &seen)
+                guard try claim(6, &seen) else { continue }
                 c.subCollections = try objectArray("subCollections", { d throws(ScanFailure) in try d.collection() })
             } else if s.keyIs("extensions") {
-                note(7, &seen)
+                guard try claim(7, &seen) else { continue }
                 c.extensions = try extensions()
             } else {
                 try keepUnknown()
@@ -236,10 +241,10 @@ extension DocumentDecoder {
         var first = true
         while try s.nextKey(&first) {
             if s.keyIs("item") {
-                note(0, &seen)
+                guard try claim(0, &seen) else { continue }
                 if let v = try bytesValue(isID: true) { l.item = v }
             } else if s.keyIs("account") {
-                note(1, &seen)
+                guard try claim(1, &seen) else { continue }
                 l.account = try bytesValue(isID: true)
             } else {
                 try keepUnknown()
@@ -258,13 +263,13 @@ extension DocumentDecoder {
         var first = true
         while try s.nextKey(&first) {
             if s.keyIs("id") {
-                note(0, &seen)
+                guard try claim(0, &seen) else { continue }
                 if let v = try bytesValue(isID: true) { item.id = v }
             } else if s.keyIs("title") {
-                note(1, &seen)
+                guard try claim(1, &seen) else { continue }
                 if let v = try stringValue() { item.title = v }
             } else if s.keyIs("credentials") {
-                note(2, &seen)
+                guard try claim(2, &seen) else { continue }
                 let credentials = try objectArray(
                     "credentials", { d throws(ScanFailure) in try d.credential() },
                     keep: { d, value in
@@ -273,25 +278,25 @@ extension DocumentDecoder {
                     })
                 if let credentials { item.credentials = credentials }
             } else if s.keyIs("creationAt") {
-                note(3, &seen)
+                guard try claim(3, &seen) else { continue }
                 item.creationAt = try int64Value()
             } else if s.keyIs("modifiedAt") {
-                note(4, &seen)
+                guard try claim(4, &seen) else { continue }
                 item.modifiedAt = try int64Value()
             } else if s.keyIs("subtitle") {
-                note(5, &seen)
+                guard try claim(5, &seen) else { continue }
                 item.subtitle = try stringValue()
             } else if s.keyIs("favorite") {
-                note(6, &seen)
+                guard try claim(6, &seen) else { continue }
                 item.favorite = try boolValue()
             } else if s.keyIs("scope") {
-                note(7, &seen)
+                guard try claim(7, &seen) else { continue }
                 item.scope = try object("scope", { d throws(ScanFailure) in try d.scope() })
             } else if s.keyIs("tags") {
-                note(8, &seen)
+                guard try claim(8, &seen) else { continue }
                 item.tags = try stringArray()
             } else if s.keyIs("extensions") {
-                note(9, &seen)
+                guard try claim(9, &seen) else { continue }
                 item.extensions = try extensions()
             } else {
                 try keepUnknown()
@@ -310,10 +315,10 @@ extension DocumentDecoder {
         var first = true
         while try s.nextKey(&first) {
             if s.keyIs("urls") {
-                note(0, &seen)
+                guard try claim(0, &seen) else { continue }
                 if let v = try stringArray() { scope.urls = v }
             } else if s.keyIs("androidApps") {
-                note(1, &seen)
+                guard try claim(1, &seen) else { continue }
                 if let v = try objectArray("androidApps", { d throws(ScanFailure) in try d.androidApp() }) {
                     scope.androidApps = v
                 }
@@ -334,13 +339,13 @@ extension DocumentDecoder {
         var first = true
         while try s.nextKey(&first) {
             if s.keyIs("bundleId") {
-                note(0, &seen)
+                guard try claim(0, &seen) else { continue }
                 if let v = try stringValue() { app.bundleId = v }
             } else if s.keyIs("certificate") {
-                note(1, &seen)
+                guard try claim(1, &seen) else { continue }
                 app.certificate = try object("certificate", { d throws(ScanFailure) in try d.certificate() })
             } else if s.keyIs("name") {
-                note(2, &seen)
+                guard try claim(2, &seen) else { continue }
                 app.name = try stringValue()
             } else {
                 try keepUnknown()
@@ -359,10 +364,10 @@ extension DocumentDecoder {
         var first = true
         while try s.nextKey(&first) {
             if s.keyIs("fingerprint") {
-                note(0, &seen)
+                guard try claim(0, &seen) else { continue }
                 if let v = try bytesValue(isID: false) { cert.fingerprint = v }
             } else if s.keyIs("hashAlg") {
-                note(1, &seen)
+                guard try claim(1, &seen) else { continue }
                 if let v = try stringValue() { cert.hashAlgorithm = .init(rawValue: v) }
             } else {
                 try keepUnknown()
@@ -415,25 +420,26 @@ extension DocumentDecoder {
         var first = true
         while try s.nextKey(&first) {
             if s.keyIs("value") {
-                note(0, &seen)
+                guard try claim(0, &seen) else { continue }
                 switch s.kind {
                 case .bool:
+                    // Not quoted back, as with numbers: the field may hold a secret.
                     f.value = try s.scanBool() ? "true" : "false"
-                    report(.warning, .coercedValue, "'value' should be text but is a JSON boolean; read as \"\(f.value)\"", member: "value")
+                    report(.warning, .coercedValue, "'value' should be text but is a JSON boolean; read as its text", member: "value")
                 default:
                     if let v = try stringValue() { f.value = v }
                 }
             } else if s.keyIs("fieldType") {
-                note(1, &seen)
+                guard try claim(1, &seen) else { continue }
                 if let v = try fieldType() { f.fieldType = v }
             } else if s.keyIs("id") {
-                note(2, &seen)
+                guard try claim(2, &seen) else { continue }
                 f.id = try bytesValue(isID: true)
             } else if s.keyIs("label") {
-                note(3, &seen)
+                guard try claim(3, &seen) else { continue }
                 f.label = try stringValue()
             } else if s.keyIs("extensions") {
-                note(4, &seen)
+                guard try claim(4, &seen) else { continue }
                 f.extensions = try extensions()
             } else {
                 try keepUnknown()
@@ -508,7 +514,7 @@ extension DocumentDecoder {
             if s.keyIs("name") {
                 try s.skipValue()
             } else if s.keyIs("accessors") {
-                note(0, &seen)
+                guard try claim(0, &seen) else { continue }
                 if let v = try objectArray("accessors", { d throws(ScanFailure) in try d.accessor() }) {
                     shared.accessors = v
                 }
@@ -523,28 +529,28 @@ extension DocumentDecoder {
 
     mutating func accessor() throws(ScanFailure) -> CXF.SharedExtension.Accessor {
         let mark = pendingUnknown.count
-        var a = CXF.SharedExtension.Accessor(type: .user, accountId: Data(), name: "", permissions: [])
+        // The type's stand-in is no type at all: an accessor is never granted by default.
+        var a = CXF.SharedExtension.Accessor(type: .unknown(""), accountId: Data(), name: "", permissions: [])
         var seen: UInt64 = 0
         try s.enterObject()
         var first = true
         while try s.nextKey(&first) {
             if s.keyIs("type") {
-                note(0, &seen)
+                guard try claim(0, &seen) else { continue }
                 if let v = try stringValue() { a.type = .init(rawValue: v) }
             } else if s.keyIs("accountId") {
-                note(1, &seen)
+                guard try claim(1, &seen) else { continue }
                 if let v = try bytesValue(isID: true) { a.accountId = v }
             } else if s.keyIs("name") {
-                note(2, &seen)
+                guard try claim(2, &seen) else { continue }
                 if let v = try stringValue() { a.name = v }
             } else if s.keyIs("permissions") {
-                note(3, &seen)
+                guard try claim(3, &seen) else { continue }
                 if let v = try stringArray() { a.permissions = v.map(CXF.SharedExtension.Permission.init(rawValue:)) }
             } else {
                 try keepUnknown()
             }
         }
-        if seen & 1 == 0 { a.type = .unknown("") }
         reportMissing(seen, Self.accessorRequired)
         a.unknownMembers = takeUnknown(since: mark)
         return a

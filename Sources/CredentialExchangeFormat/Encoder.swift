@@ -41,25 +41,43 @@ extension CXF {
 
 extension JSONWriter {
     mutating func header(_ h: CXF.Header) {
-        let mark = beginObject()
-        key("version")
-        let v = beginObject()
-        key("major")
-        int(Int64(h.version.major))
-        key("minor")
-        int(Int64(h.version.minor))
-        unknownMembers(h.version.unknownMembers, objectMark: v)
-        endObject(v)
-        key("exporterRpId")
-        string(h.exporterRpId)
-        key("exporterDisplayName")
-        string(h.exporterDisplayName)
-        key("timestamp")
-        int(h.timestamp)
-        key("accounts")
-        array(h.accounts) { $0.account($1) }
-        unknownMembers(h.unknownMembers, objectMark: mark)
-        endObject(mark)
+        beginObject()
+        if !replaces("version", standIn: h.version == .unknown, in: h.unknownMembers) {
+            key("version")
+            version(h.version)
+        }
+        if !replaces("exporterRpId", standIn: h.exporterRpId.isEmpty, in: h.unknownMembers) {
+            key("exporterRpId")
+            string(h.exporterRpId)
+        }
+        if !replaces("exporterDisplayName", standIn: h.exporterDisplayName.isEmpty, in: h.unknownMembers) {
+            key("exporterDisplayName")
+            string(h.exporterDisplayName)
+        }
+        if !replaces("timestamp", standIn: h.timestamp == 0, in: h.unknownMembers) {
+            key("timestamp")
+            int(h.timestamp)
+        }
+        if !replaces("accounts", standIn: h.accounts.isEmpty, in: h.unknownMembers) {
+            key("accounts")
+            array(h.accounts) { $0.account($1) }
+        }
+        unknownMembers(h.unknownMembers)
+        endObject()
+    }
+
+    mutating func version(_ v: CXF.Version) {
+        beginObject()
+        if !replaces("major", standIn: v.major == 0, in: v.unknownMembers) {
+            key("major")
+            int(Int64(v.major))
+        }
+        if !replaces("minor", standIn: v.minor == 0, in: v.unknownMembers) {
+            key("minor")
+            int(Int64(v.minor))
+        }
+        unknownMembers(v.unknownMembers)
+        endObject()
     }
 
     @inline(__always) mutating func array<T>(_ elements: [T], _ body: (inout JSONWriter, T) -> Void) {
@@ -72,30 +90,42 @@ extension JSONWriter {
     }
 
     mutating func account(_ a: CXF.Account) {
-        let mark = beginObject()
-        key("id")
-        bytes(a.id)
-        key("username")
-        string(a.username)
-        key("email")
-        string(a.email)
+        beginObject()
+        if !replaces("id", standIn: a.id.isEmpty, in: a.unknownMembers) {
+            key("id")
+            bytes(a.id)
+        }
+        if !replaces("username", standIn: a.username.isEmpty, in: a.unknownMembers) {
+            key("username")
+            string(a.username)
+        }
+        if !replaces("email", standIn: a.email.isEmpty, in: a.unknownMembers) {
+            key("email")
+            string(a.email)
+        }
         if let fullName = a.fullName {
             key("fullName")
             string(fullName)
         }
-        key("collections")
-        array(a.collections) { $0.collection($1) }
-        key("items")
-        array(a.items) { $0.item($1) }
+        if !replaces("collections", standIn: a.collections.isEmpty, in: a.unknownMembers) {
+            key("collections")
+            array(a.collections) { $0.collection($1) }
+        }
+        if !replaces("items", standIn: a.items.isEmpty, in: a.unknownMembers) {
+            key("items")
+            array(a.items) { $0.item($1) }
+        }
         extensions(a.extensions)
-        unknownMembers(a.unknownMembers, objectMark: mark)
-        endObject(mark)
+        unknownMembers(a.unknownMembers)
+        endObject()
     }
 
     mutating func collection(_ c: CXF.Collection) {
-        let mark = beginObject()
-        key("id")
-        bytes(c.id)
+        beginObject()
+        if !replaces("id", standIn: c.id.isEmpty, in: c.unknownMembers) {
+            key("id")
+            bytes(c.id)
+        }
         if let creationAt = c.creationAt {
             key("creationAt")
             int(creationAt)
@@ -104,39 +134,47 @@ extension JSONWriter {
             key("modifiedAt")
             int(modifiedAt)
         }
-        key("title")
-        string(c.title)
+        if !replaces("title", standIn: c.title.isEmpty, in: c.unknownMembers) {
+            key("title")
+            string(c.title)
+        }
         if let subtitle = c.subtitle {
             key("subtitle")
             string(subtitle)
         }
-        key("items")
-        array(c.items) { $0.linkedItem($1) }
+        if !replaces("items", standIn: c.items.isEmpty, in: c.unknownMembers) {
+            key("items")
+            array(c.items) { $0.linkedItem($1) }
+        }
         if let sub = c.subCollections {
             key("subCollections")
             array(sub) { $0.collection($1) }
         }
         extensions(c.extensions)
-        unknownMembers(c.unknownMembers, objectMark: mark)
-        endObject(mark)
+        unknownMembers(c.unknownMembers)
+        endObject()
     }
 
     mutating func linkedItem(_ l: CXF.LinkedItem) {
-        let mark = beginObject()
-        key("item")
-        bytes(l.item)
+        beginObject()
+        if !replaces("item", standIn: l.item.isEmpty, in: l.unknownMembers) {
+            key("item")
+            bytes(l.item)
+        }
         if let account = l.account {
             key("account")
             bytes(account)
         }
-        unknownMembers(l.unknownMembers, objectMark: mark)
-        endObject(mark)
+        unknownMembers(l.unknownMembers)
+        endObject()
     }
 
     mutating func item(_ item: CXF.Item) {
-        let mark = beginObject()
-        key("id")
-        bytes(item.id)
+        beginObject()
+        if !replaces("id", standIn: item.id.isEmpty, in: item.unknownMembers) {
+            key("id")
+            bytes(item.id)
+        }
         if let creationAt = item.creationAt {
             key("creationAt")
             int(creationAt)
@@ -145,8 +183,10 @@ extension JSONWriter {
             key("modifiedAt")
             int(modifiedAt)
         }
-        key("title")
-        string(item.title)
+        if !replaces("title", standIn: item.title.isEmpty, in: item.unknownMembers) {
+            key("title")
+            string(item.title)
+        }
         if let subtitle = item.subtitle {
             key("subtitle")
             string(subtitle)
@@ -159,49 +199,63 @@ extension JSONWriter {
             key("scope")
             self.scope(scope)
         }
-        key("credentials")
-        array(item.credentials) { $0.credential($1) }
+        if !replaces("credentials", standIn: item.credentials.isEmpty, in: item.unknownMembers) {
+            key("credentials")
+            array(item.credentials) { $0.credential($1) }
+        }
         if let tags = item.tags {
             key("tags")
             array(tags) { $0.string($1) }
         }
         extensions(item.extensions)
-        unknownMembers(item.unknownMembers, objectMark: mark)
-        endObject(mark)
+        unknownMembers(item.unknownMembers)
+        endObject()
     }
 
     mutating func scope(_ scope: CXF.CredentialScope) {
-        let mark = beginObject()
-        key("urls")
-        array(scope.urls) { $0.string($1) }
-        key("androidApps")
-        array(scope.androidApps) { w, app in
-            let m = w.beginObject()
-            w.key("bundleId")
-            w.string(app.bundleId)
-            if let cert = app.certificate {
-                w.key("certificate")
-                let c = w.beginObject()
-                w.key("fingerprint")
-                w.bytes(cert.fingerprint)
-                w.key("hashAlg")
-                w.string(cert.hashAlgorithm.rawValue)
-                w.unknownMembers(cert.unknownMembers, objectMark: c)
-                w.endObject(c)
-            }
-            if let name = app.name {
-                w.key("name")
-                w.string(name)
-            }
-            w.unknownMembers(app.unknownMembers, objectMark: m)
-            w.endObject(m)
+        beginObject()
+        if !replaces("urls", standIn: scope.urls.isEmpty, in: scope.unknownMembers) {
+            key("urls")
+            array(scope.urls) { $0.string($1) }
         }
-        unknownMembers(scope.unknownMembers, objectMark: mark)
-        endObject(mark)
+        if !replaces("androidApps", standIn: scope.androidApps.isEmpty, in: scope.unknownMembers) {
+            key("androidApps")
+            array(scope.androidApps) { $0.androidApp($1) }
+        }
+        unknownMembers(scope.unknownMembers)
+        endObject()
+    }
+
+    mutating func androidApp(_ app: CXF.AndroidAppIdentifier) {
+        beginObject()
+        if !replaces("bundleId", standIn: app.bundleId.isEmpty, in: app.unknownMembers) {
+            key("bundleId")
+            string(app.bundleId)
+        }
+        if let cert = app.certificate {
+            key("certificate")
+            beginObject()
+            if !replaces("fingerprint", standIn: cert.fingerprint.isEmpty, in: cert.unknownMembers) {
+                key("fingerprint")
+                bytes(cert.fingerprint)
+            }
+            if !replaces("hashAlg", standIn: cert.hashAlgorithm == .sha256, in: cert.unknownMembers) {
+                key("hashAlg")
+                string(cert.hashAlgorithm.rawValue)
+            }
+            unknownMembers(cert.unknownMembers)
+            endObject()
+        }
+        if let name = app.name {
+            key("name")
+            string(name)
+        }
+        unknownMembers(app.unknownMembers)
+        endObject()
     }
 
     mutating func field(_ f: CXF.EditableField) {
-        let mark = beginObject()
+        beginObject()
         if let id = f.id {
             key("id")
             bytes(id)
@@ -215,8 +269,8 @@ extension JSONWriter {
             string(label)
         }
         extensions(f.extensions)
-        unknownMembers(f.unknownMembers, objectMark: mark)
-        endObject(mark)
+        unknownMembers(f.unknownMembers)
+        endObject()
     }
 
     mutating func extensions(_ extensions: [CXF.Extension]?) {
@@ -225,28 +279,43 @@ extension JSONWriter {
         array(extensions) { w, ext in
             switch ext {
             case .unknown(_, let object): w.value(object)
-            case .shared(let shared):
-                let mark = w.beginObject()
-                w.key("name")
-                w.string(CXF.SharedExtension.name)
-                w.key("accessors")
-                w.array(shared.accessors) { w, a in
-                    let m = w.beginObject()
-                    w.key("type")
-                    w.string(a.type.rawValue)
-                    w.key("accountId")
-                    w.bytes(a.accountId)
-                    w.key("name")
-                    w.string(a.name)
-                    w.key("permissions")
-                    w.array(a.permissions) { $0.string($1.rawValue) }
-                    w.unknownMembers(a.unknownMembers, objectMark: m)
-                    w.endObject(m)
-                }
-                w.unknownMembers(shared.unknownMembers, objectMark: mark)
-                w.endObject(mark)
+            case .shared(let shared): w.sharedExtension(shared)
             }
         }
+    }
+
+    mutating func sharedExtension(_ shared: CXF.SharedExtension) {
+        beginObject()
+        key("name")
+        string(CXF.SharedExtension.name)
+        if !replaces("accessors", standIn: shared.accessors.isEmpty, in: shared.unknownMembers) {
+            key("accessors")
+            array(shared.accessors) { $0.accessor($1) }
+        }
+        unknownMembers(shared.unknownMembers)
+        endObject()
+    }
+
+    mutating func accessor(_ a: CXF.SharedExtension.Accessor) {
+        beginObject()
+        if !replaces("type", standIn: a.type.rawValue.isEmpty, in: a.unknownMembers) {
+            key("type")
+            string(a.type.rawValue)
+        }
+        if !replaces("accountId", standIn: a.accountId.isEmpty, in: a.unknownMembers) {
+            key("accountId")
+            bytes(a.accountId)
+        }
+        if !replaces("name", standIn: a.name.isEmpty, in: a.unknownMembers) {
+            key("name")
+            string(a.name)
+        }
+        if !replaces("permissions", standIn: a.permissions.isEmpty, in: a.unknownMembers) {
+            key("permissions")
+            array(a.permissions) { $0.string($1.rawValue) }
+        }
+        unknownMembers(a.unknownMembers)
+        endObject()
     }
 
     // MARK: Credentials
@@ -274,17 +343,16 @@ extension JSONWriter {
         }
     }
 
-    @inline(__always) private mutating func typeMember(_ type: StaticString) -> Int {
-        let mark = beginObject()
+    @inline(__always) private mutating func typeMember(_ type: StaticString) {
+        beginObject()
         key("type")
         out.append(UInt8(ascii: "\""))
         out.append(contentsOf: UnsafeBufferPointer(start: type.utf8Start, count: type.utf8CodeUnitCount))
         out.append(UInt8(ascii: "\""))
-        return mark
     }
 
     mutating func schemaCredential<C: SchemaCredential>(_ c: C) {
-        let mark = typeMember(C.type)
+        typeMember(C.type)
         for member in C.members {
             switch member.kind {
             case .field(let keyPath, _):
@@ -308,12 +376,12 @@ extension JSONWriter {
                 bytes(c[keyPath: keyPath])
             }
         }
-        unknownMembers(c.unknownMembers, objectMark: mark)
-        endObject(mark)
+        unknownMembers(c.unknownMembers)
+        endObject()
     }
 
     mutating func passkey(_ p: CXF.Passkey) {
-        let mark = typeMember("passkey")
+        typeMember("passkey")
         key("credentialId")
         bytes(p.credentialId)
         key("rpId")
@@ -328,18 +396,18 @@ extension JSONWriter {
         bytes(p.key)
         if let e = p.fido2Extensions {
             key("fido2Extensions")
-            let m = beginObject()
+            beginObject()
             if let h = e.hmacCredentials {
                 key("hmacCredentials")
-                let hm = beginObject()
+                beginObject()
                 key("algorithm")
                 string(h.algorithm)
                 key("credWithUV")
                 bytes(h.credWithUV)
                 key("credWithoutUV")
                 bytes(h.credWithoutUV)
-                unknownMembers(h.unknownMembers, objectMark: hm)
-                endObject(hm)
+                unknownMembers(h.unknownMembers)
+                endObject()
             }
             if let blob = e.credBlob {
                 key("credBlob")
@@ -347,27 +415,27 @@ extension JSONWriter {
             }
             if let large = e.largeBlob {
                 key("largeBlob")
-                let lm = beginObject()
+                beginObject()
                 key("uncompressedSize")
                 uint(large.uncompressedSize)
                 key("data")
                 bytes(large.data)
-                unknownMembers(large.unknownMembers, objectMark: lm)
-                endObject(lm)
+                unknownMembers(large.unknownMembers)
+                endObject()
             }
             if let payments = e.payments {
                 key("payments")
                 bool(payments)
             }
-            unknownMembers(e.unknownMembers, objectMark: m)
-            endObject(m)
+            unknownMembers(e.unknownMembers)
+            endObject()
         }
-        unknownMembers(p.unknownMembers, objectMark: mark)
-        endObject(mark)
+        unknownMembers(p.unknownMembers)
+        endObject()
     }
 
     mutating func totp(_ t: CXF.TOTP) {
-        let mark = typeMember("totp")
+        typeMember("totp")
         key("secret")
         string(t.secret)
         key("period")
@@ -384,12 +452,12 @@ extension JSONWriter {
             key("issuer")
             string(issuer)
         }
-        unknownMembers(t.unknownMembers, objectMark: mark)
-        endObject(mark)
+        unknownMembers(t.unknownMembers)
+        endObject()
     }
 
     mutating func file(_ f: CXF.File) {
-        let mark = typeMember("file")
+        typeMember("file")
         key("id")
         bytes(f.id)
         key("name")
@@ -398,12 +466,12 @@ extension JSONWriter {
         uint(f.decryptedSize)
         key("integrityHash")
         bytes(f.integrityHash)
-        unknownMembers(f.unknownMembers, objectMark: mark)
-        endObject(mark)
+        unknownMembers(f.unknownMembers)
+        endObject()
     }
 
     mutating func customFields(_ c: CXF.CustomFields) {
-        let mark = typeMember("custom-fields")
+        typeMember("custom-fields")
         if let id = c.id {
             key("id")
             bytes(id)
@@ -415,15 +483,15 @@ extension JSONWriter {
         key("fields")
         array(c.fields) { $0.field($1) }
         extensions(c.extensions)
-        unknownMembers(c.unknownMembers, objectMark: mark)
-        endObject(mark)
+        unknownMembers(c.unknownMembers)
+        endObject()
     }
 
     mutating func itemReference(_ r: CXF.ItemReference) {
-        let mark = typeMember("item-reference")
+        typeMember("item-reference")
         key("reference")
         linkedItem(r.reference)
-        unknownMembers(r.unknownMembers, objectMark: mark)
-        endObject(mark)
+        unknownMembers(r.unknownMembers)
+        endObject()
     }
 }

@@ -80,6 +80,19 @@ struct JSONScanner {
         }
     }
 
+    /// The kind of the value at the cursor in words, for messages ("an array", "a number", …).
+    var kindDescription: String {
+        switch kind {
+        case .object: "an object"
+        case .array: "an array"
+        case .string: "a string"
+        case .number: "a number"
+        case .bool: "a boolean"
+        case .null: "null"
+        case .invalid: "not a JSON value"
+        }
+    }
+
     // MARK: Containers
 
     mutating func enterObject() throws(ScanFailure) {

@@ -8,14 +8,10 @@ struct JSONWriter {
     let pretty: Bool
     private var first = true
     private var depth = 0
-    /// Keys written in the objects being written, innermost last, so that an unknown member never
-    /// repeats a key the typed model already wrote.
-    private var emittedKeys: [StaticString] = []
 
     init(pretty: Bool, capacity: Int = 4096) {
         self.pretty = pretty
         out.reserveCapacity(capacity)
-        emittedKeys.reserveCapacity(64)
     }
 
     @inline(__always) private mutating func newline() {
@@ -23,20 +19,17 @@ struct JSONWriter {
         for _ in 0..<depth { out.append(0x20); out.append(0x20) }
     }
 
-    /// Starts an object; pass the result to ``endObject(_:)``.
-    @inline(__always) mutating func beginObject() -> Int {
+    @inline(__always) mutating func beginObject() {
         out.append(UInt8(ascii: "{"))
         first = true
         depth += 1
-        return emittedKeys.count
     }
 
-    @inline(__always) mutating func endObject(_ mark: Int) {
+    @inline(__always) mutating func endObject() {
         depth -= 1
         if pretty && !first { newline() }
         out.append(UInt8(ascii: "}"))
         first = false
-        emittedKeys.removeSubrange(mark...)
     }
 
     @inline(__always) mutating func beginArray() {
@@ -61,7 +54,6 @@ struct JSONWriter {
 
     /// Writes a member name and the colon; the value follows.
     @inline(__always) mutating func key(_ name: StaticString) {
-        emittedKeys.append(name)
         if !first { out.append(UInt8(ascii: ",")) }
         first = false
         if pretty { newline() }
@@ -163,18 +155,23 @@ struct JSONWriter {
 
     // MARK: Kept values
 
-    /// Writes the unknown members of the object begun at `mark`, in the order they came, leaving out
-    /// any whose key the typed model already wrote.
-    mutating func unknownMembers(_ members: [JSONMember], objectMark mark: Int) {
-        guard !members.isEmpty else { return }
+    /// Writes the unknown members of an object, every one, in the order they came. Among them are
+    /// values of typed members the decoder could not read and repeats of typed members: they are
+    /// written back so that nothing the document held is lost (see ``replaces(_:standIn:in:)``).
+    mutating func unknownMembers(_ members: [JSONMember]) {
         for member in members {
-            let written = emittedKeys[mark...].contains { key in
-                key.withUTF8Buffer { $0.elementsEqual(member.key.utf8) }
-            }
-            if written { continue }
             dynamicKey(member.key)
             value(member.value)
         }
+    }
+
+    /// Whether a required typed member is to be left out because it holds only the decoder's
+    /// stand-in for a value kept verbatim under the same key, which ``unknownMembers(_:)`` writes
+    /// instead. A program that sets the typed member to something else gets both written.
+    @inline(__always) func replaces(_ key: StaticString, standIn: Bool, in members: [JSONMember]) -> Bool {
+        guard standIn, !members.isEmpty else { return false }
+        let name = UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
+        return members.contains { $0.key.utf8.elementsEqual(name) }
     }
 
     mutating func value(_ value: JSONValue) {
@@ -191,12 +188,12 @@ struct JSONWriter {
             }
             endArray()
         case .object(let members):
-            let mark = beginObject()
+            beginObject()
             for member in members {
                 dynamicKey(member.key)
                 self.value(member.value)
             }
-            endObject(mark)
+            endObject()
         }
     }
 }

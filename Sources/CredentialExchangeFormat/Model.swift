@@ -20,6 +20,9 @@ extension CXF {
 
         /// CXF 1.0, the only version published.
         public static let v1_0 = Version(major: 1, minor: 0)
+        /// What the decoder holds when a document does not give its version, or gives one it
+        /// cannot read: major 0, which no reader accepts. A version is never assumed.
+        public static let unknown = Version(major: 0, minor: 0)
 
         public init(major: UInt32, minor: UInt32, unknownMembers: [JSONMember] = []) {
             self.major = major
@@ -426,6 +429,24 @@ extension CXF {
         case wpa2Personal = "wpa2-personal"
         case wpa3Personal = "wpa3-personal"
         case wep
+
+        /// Reads the spellings exporters and Wi-Fi QR codes use besides CXF's own: any case, with
+        /// or without separators or the `personal`/`psk` suffix (`WPA2`, `WPA2-PSK`, `wpa2_personal`,
+        /// `SAE`, `open`, `nopass`). `nil` for anything else, such as the enterprise modes.
+        public init?(lenient text: String) {
+            var key = text.lowercased().filter { $0.isLetter || $0.isNumber }
+            for suffix in ["personal", "psk"] where key.hasSuffix(suffix) && key.count > suffix.count {
+                key.removeLast(suffix.count)
+            }
+            switch key {
+            case "unsecured", "none", "open", "nopass": self = .unsecured
+            case "wpa": self = .wpaPersonal
+            case "wpa2": self = .wpa2Personal
+            case "wpa3", "sae", "wpa3sae": self = .wpa3Personal
+            case "wep": self = .wep
+            default: return nil
+            }
+        }
     }
 
     /// An extension object: `shared` is modelled; any other is kept whole.

@@ -17,15 +17,19 @@ extension CXF {
         /// scalar multiplication per key; without it the public point is still checked to be on
         /// its curve.
         public var verifyKeyPairs: Bool
+        /// How many diagnostics of one code are listed (default 100); the rest are counted in one
+        /// summary diagnostic per code.
+        public var maxDiagnosticsPerCode: Int
 
-        public init(verifyKeyPairs: Bool = false) {
+        public init(verifyKeyPairs: Bool = false, maxDiagnosticsPerCode: Int = 100) {
             self.verifyKeyPairs = verifyKeyPairs
+            self.maxDiagnosticsPerCode = maxDiagnosticsPerCode
         }
 
         public func validate(_ document: Document) -> [Diagnostic] {
-            var run = ValidationRun(verifyKeyPairs: verifyKeyPairs)
+            var run = ValidationRun(verifyKeyPairs: verifyKeyPairs, diagnosticLimit: maxDiagnosticsPerCode)
             run.document(document)
-            return run.diagnostics
+            return run.diagnostics.finish()
         }
     }
 }
@@ -33,7 +37,7 @@ extension CXF {
 /// One validation pass: the path to where we are and what was found.
 struct ValidationRun {
     let verifyKeyPairs: Bool
-    var diagnostics: [Diagnostic] = []
+    var diagnostics: DiagnosticList
     var path: [PathComponent] = []
     /// Item ids per account id, gathered before the pass so links resolve across accounts.
     var itemsByAccount: [Data: Set<Data>] = [:]
@@ -41,8 +45,9 @@ struct ValidationRun {
     var duplicateItems: [Set<Int>] = []
     var accountIndex = 0
 
-    init(verifyKeyPairs: Bool) {
+    init(verifyKeyPairs: Bool, diagnosticLimit: Int) {
         self.verifyKeyPairs = verifyKeyPairs
+        diagnostics = DiagnosticList(limit: diagnosticLimit)
     }
 
     static let minTimestamp: Int64 = 0
@@ -56,7 +61,8 @@ struct ValidationRun {
     }
 
     mutating func report(_ severity: Diagnostic.Severity, _ code: Diagnostic.Code, _ member: StaticString?, _ message: String) {
-        diagnostics.append(Diagnostic(severity: severity, code: code, path: pointer(member), message: message))
+        let path = diagnostics.wants(code) ? pointer(member) : ""
+        diagnostics.append(severity, code, path: path, message: message)
     }
 
     // Loops below index the arrays instead of iterating them: an element passed straight from
@@ -130,7 +136,7 @@ struct ValidationRun {
         if id.isEmpty {
             report(.warning, .emptyID, member, "the id is empty, so nothing can refer to this")
         } else if id.count > 64 {
-            report(.error, .idTooLong, member, "the id is \(id.count) bytes; CXF allows at most 64")
+            report(.warning, .idTooLong, member, "the id is \(id.count) bytes; CXF allows at most 64, so an importer may give it a new one")
         }
     }
 
@@ -242,10 +248,12 @@ struct ValidationRun {
         case .file(let f):
             id(f.id, "id")
             if f.integrityHash.count != 32 {
-                report(.error, .invalidIntegrityHash, "integrityHash", "the integrity hash is \(f.integrityHash.count) bytes; a SHA-256 hash is 32")
+                report(
+                    .warning, .invalidIntegrityHash, "integrityHash",
+                    "the integrity hash is \(f.integrityHash.count) bytes; a SHA-256 hash is 32, so the file's contents cannot be checked against it")
             }
         case .customFields(let c):
-            if let id = c.id, id.count > 64 { report(.error, .idTooLong, "id", "the id is \(id.count) bytes; CXF allows at most 64") }
+            if let id = c.id { self.id(id, "id") }
             path.append(.key("fields"))
             for index in c.fields.indices {
                 path.append(.index(index))
@@ -287,9 +295,11 @@ struct ValidationRun {
         } catch {
             report(.error, .invalidTOTPSecret, "secret", "the secret is not Base32: \(error.redactedDescription)")
         }
-        if t.period == 0 { report(.error, .invalidTOTPParameter, "period", "the period is 0 seconds") }
-        if !(6...10).contains(t.digits) {
-            report(.error, .invalidTOTPParameter, "digits", "\(t.digits) digits cannot be a one-time code (6 to 10)")
+        if t.period == 0 { report(.error, .invalidTOTPParameter, "period", "the period is 0 seconds, so no code can be computed") }
+        if t.digits == 0 || t.digits > 10 {
+            report(.error, .invalidTOTPParameter, "digits", "\(t.digits) digits cannot be a one-time code (HOTP gives 1 to 10)")
+        } else if t.digits < 6 {
+            report(.warning, .invalidTOTPParameter, "digits", "\(t.digits) digits are fewer than the 6 RFC 4226 asks for")
         }
     }
 
@@ -298,7 +308,7 @@ struct ValidationRun {
             let algorithm = try PrivateKeyInfo.check(der, verifyPublicKey: verifyKeyPairs)
             if let sshKeyType, !algorithm.sshKeyTypes.contains(sshKeyType) {
                 report(
-                    .error, .keyTypeMismatch, member,
+                    .warning, .keyTypeMismatch, member,
                     "the key is \(algorithm) but keyType says '\(sshKeyType)' (expected \(algorithm.sshKeyTypes.joined(separator: " or ")))")
             }
         } catch {
@@ -323,27 +333,38 @@ struct ValidationRun {
             }
             return
         }
-        if let problem = FieldValueRules.problem(with: f.value, as: f.fieldType) {
-            report(.error, .invalidFieldValue, "value", problem)
+        // Whether the value may be quoted is decided by what the member calls for, not by the
+        // type the document declares: a password labelled `email` stays unquoted. A custom field
+        // calls for nothing, so its value is never quoted either.
+        let quotable = expected != nil && expected != .concealedString && f.fieldType != .concealedString
+        if let problem = FieldValueRules.problem(with: f.value, as: f.fieldType, quoting: quotable) {
+            report(.warning, .invalidFieldValue, "value", problem)
         }
     }
 }
 
-/// What the values of each field type must look like.
+/// What the values of each field type must look like. Every problem is a warning: the value is
+/// text, and an importer can store it as it came.
 enum FieldValueRules {
-    static func problem(with value: String, as type: CXF.FieldType) -> String? {
+    /// What is wrong with `value` as a `type` value, or `nil`. The value is quoted only when
+    /// `quoting`; otherwise the text says what is wrong without repeating it.
+    static func problem(with value: String, as type: CXF.FieldType, quoting: Bool) -> String? {
+        let it = quoting ? "'\(value)'" : "the value"
         switch type {
         case .string, .concealedString, .unknown: return nil
         case .email:
-            return value.utf8.contains(UInt8(ascii: "@")) ? nil : "'\(value)' is not an email address (no @)"
+            return value.utf8.contains(UInt8(ascii: "@")) ? nil : "\(it) is not an email address (no @)"
         case .number:
-            return Double(value) != nil && !value.contains(where: { $0.isLetter }) ? nil : "'\(value)' is not a number"
+            return Double(value) != nil && !value.contains(where: { $0.isLetter }) ? nil : "\(it) is not a number"
         case .boolean:
-            return value == "true" || value == "false" ? nil : "'\(value)' is not a boolean (true or false)"
+            return value == "true" || value == "false" ? nil : "\(it) is not a boolean (true or false)"
         case .wifiNetworkSecurityType:
-            return CXF.WiFiNetworkSecurityType(rawValue: value) != nil
-                ? nil
-                : "'\(value)' is not a Wi-Fi security type (\(CXF.WiFiNetworkSecurityType.allCases.map(\.rawValue).joined(separator: ", ")))"
+            if CXF.WiFiNetworkSecurityType(rawValue: value) != nil { return nil }
+            let known = CXF.WiFiNetworkSecurityType.allCases.map(\.rawValue).joined(separator: ", ")
+            if let meant = CXF.WiFiNetworkSecurityType(lenient: value) {
+                return "\(it) is not written as CXF writes Wi-Fi security types; it reads as \(meant.rawValue) (CXF: \(known))"
+            }
+            return "\(it) is not a Wi-Fi security type (\(known))"
         case .date, .yearMonth, .countryCode, .subdivisionCode:
             var text = value
             let ok = text.withUTF8 { u in
@@ -356,10 +377,14 @@ enum FieldValueRules {
             }
             if ok { return nil }
             switch type {
-            case .date: return "'\(value)' is not a date (YYYY-MM-DD)"
-            case .yearMonth: return "'\(value)' is not a year and month (YYYY-MM)"
-            case .countryCode: return "'\(value)' is not an ISO 3166-1 alpha-2 country code (two capital letters)"
-            default: return "'\(value)' is not an ISO 3166-2 subdivision code (like US-CA)"
+            case .date: return "\(it) is not a date (YYYY-MM-DD)"
+            case .yearMonth: return "\(it) is not a year and month (YYYY-MM)"
+            case .countryCode: return "\(it) is not an ISO 3166-1 alpha-2 country code (two capital letters)"
+            default:
+                let bare = text.utf8.count <= 3 && text.utf8.allSatisfy { isUpper($0) || isDigit($0) }
+                return bare
+                    ? "\(it) is a subdivision without its country; ISO 3166-2 writes the country first (like US-CA)"
+                    : "\(it) is not an ISO 3166-2 subdivision code (like US-CA)"
             }
         }
     }

@@ -8,6 +8,10 @@ extension CXF {
         /// the encoder recurse once per level; at this depth they fit in a 2 MiB thread stack even
         /// in a debug build (about 2.6 KiB a level there, far less optimised).
         public static let maxDepthLimit = 512
+        /// The decoded model may take at most this many times the document's size (plus 1 MiB),
+        /// counted as the inline size of every object, element and kept value: a guard against
+        /// documents built to cost memory. Real exports count about 1–3× (docs/performance.md).
+        public static let memoryFactor = 8
 
         /// The largest document accepted, in bytes (default 256 MiB).
         public var maxDocumentSize: Int
@@ -73,7 +77,9 @@ extension CXF {
             }
             let depth = min(max(options.maxDepth, 1), DecodingOptions.maxDepthLimit)
             var decoder = DocumentDecoder(
-                scanner: JSONScanner(base: base, count: buffer.count, maxDepth: depth),
+                scanner: JSONScanner(
+                    base: base, count: buffer.count, maxDepth: depth,
+                    budget: buffer.count.multipliedReportingOverflow(by: DecodingOptions.memoryFactor).partialValue + (1 << 20)),
                 diagnosticLimit: options.maxDiagnosticsPerCode)
             do {
                 let document = try decoder.document()
@@ -407,11 +413,13 @@ struct DocumentDecoder {
             while try s.nextElement(&first) {
                 s.skipWhitespace()
                 guard s.kind == .string else {
+                    let found = "element \(out.count) is \(s.kindDescription)"
                     s.pos = start
                     s.depth = depth
-                    try keepWrongTypeElement(key, expected: "an array of strings")
+                    try keepWrongTypeElement(key, expected: "an array of strings", found: found)
                     return nil
                 }
+                try s.spend(MemoryLayout<String>.stride)
                 out.append(try s.string(try s.scanString(), invalidUTF8: &invalid))
             }
             if invalid { reportInvalidUTF8(member: key) }
@@ -427,12 +435,11 @@ struct DocumentDecoder {
 
     /// Like ``keepWrongType(expected:)`` for an array member whose key the scanner has since moved
     /// past (it read elements); the cursor is back on the array.
-    mutating func keepWrongTypeElement(_ key: String, expected: String) throws(ScanFailure) {
-        if inCredential { throw .malformed("has '\(key)' that is not \(expected)") }
+    mutating func keepWrongTypeElement(_ key: String, expected: String, found: String) throws(ScanFailure) {
+        if inCredential { throw .malformed("has '\(key)' that is not \(expected): \(found)") }
         let value = try jsonValue(member: key)
         report(
-            .error, .wrongType,
-            "'\(key)' should be \(expected) but has an element that is not; it cannot be read, and it is kept as it came",
+            .error, .wrongType, "'\(key)' should be \(expected) but \(found); it cannot be read, and it is kept as it came",
             member: key)
         pendingUnknown.append(JSONMember(key: key, value: value))
     }
@@ -460,6 +467,7 @@ struct DocumentDecoder {
             var index = 0
             while try s.nextElement(&first) {
                 s.skipWhitespace()
+                try s.spend(MemoryLayout<T>.stride)
                 path.append(.index(index))
                 if s.kind == .object {
                     if let value = try element(&self) { out.append(value) }
@@ -473,8 +481,7 @@ struct DocumentDecoder {
                     s.depth = depth
                     diagnostics.rewind(to: diagnosticsMark)
                     pendingUnknown.removeSubrange(unknownMark...)
-                    try keepWrongTypeElement(
-                        key.description, expected: "an array of objects (element \(index) is \(what))")
+                    try keepWrongTypeElement(key.description, expected: "an array of objects", found: "element \(index) is \(what)")
                     return nil
                 }
                 path.removeLast()

@@ -1,3 +1,5 @@
+import KeyportEncoding
+
 /// A finding about a document: what is wrong, where (a JSON pointer), and how bad.
 ///
 /// The decoder reports what it had to tolerate; ``CXF/Validator`` reports what breaks the format's
@@ -31,7 +33,11 @@ public struct Diagnostic: Hashable, Sendable, CustomStringConvertible {
         self.message = message
     }
 
-    public var description: String { "\(severity.rawValue): \(path.isEmpty ? "/" : path): \(message) [\(code)]" }
+    /// One line for a person: `error: /accounts/0/items/3: … [code]`. The path and message are
+    /// escaped for a terminal (``DisplayText``): they can carry a document's keys and values.
+    public var description: String {
+        "\(severity.rawValue): \(DisplayText.escaping(path.isEmpty ? "/" : path)): \(DisplayText.escaping(message)) [\(DisplayText.escaping(code.rawValue))]"
+    }
 }
 
 extension Diagnostic.Code {

@@ -398,6 +398,7 @@ extension DocumentDecoder {
                 guard let v = try stringValue() else { return nil }
                 value = v
             }
+            try s.spend(Self.fieldCost)
             report(
                 .warning, .coercedValue,
                 "'\(key)' should be an editable field object but is a bare value; read as a \(expected.rawValue) field",
@@ -412,7 +413,11 @@ extension DocumentDecoder {
         }
     }
 
+    /// What one editable field costs besides its strings: its copy-on-write storage object.
+    static let fieldCost = 128
+
     mutating func fieldObject(expected: CXF.FieldType) throws(ScanFailure) -> CXF.EditableField {
+        try s.spend(Self.fieldCost)
         let mark = pendingUnknown.count
         var f = CXF.EditableField(fieldType: expected, value: "")
         var seen: UInt64 = 0

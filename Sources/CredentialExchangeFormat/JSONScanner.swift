@@ -28,16 +28,32 @@ struct JSONScanner {
     var pos = 0
     var depth = 0
     let maxDepth: Int
+    /// Bytes of model the decode may still build (see ``spend(_:)``).
+    var budget: Int
 
     /// The current member key: a slice of the input, or `escapedKey` when it had escapes.
     var keyStart = 0
     var keyCount = 0
     var escapedKey: [UInt8]? = nil
 
-    init(base: UnsafePointer<UInt8>, count: Int, maxDepth: Int) {
+    init(base: UnsafePointer<UInt8>, count: Int, maxDepth: Int, budget: Int) {
         self.base = base
         self.count = count
         self.maxDepth = maxDepth
+        self.budget = budget
+    }
+
+    /// Accounts for `bytes` of model about to be built, and refuses a document whose model would
+    /// outgrow its budget. Every object, element and kept value pays its inline size here, so a
+    /// document dense with tiny objects (`"items":[{},{},…]`) is refused instead of taking tens of
+    /// times its size in memory; real documents use a small fraction of the budget.
+    @inline(__always) mutating func spend(_ bytes: Int) throws(ScanFailure) {
+        budget &-= bytes
+        if budget < 0 {
+            throw .fatal(
+                .tooLarge, offset: pos,
+                message: "the document is too dense to decode: its objects would take more memory than the limit of \(CXF.DecodingOptions.memoryFactor)× its size allows")
+        }
     }
 
     // MARK: Bytes
@@ -410,6 +426,7 @@ struct JSONScanner {
             var members: [JSONMember] = []
             var first = true
             while try nextKey(&first) {
+                try spend(MemoryLayout<JSONMember>.stride)
                 let key = keyString
                 members.append(JSONMember(key: key, value: try value(invalidUTF8: &invalidUTF8)))
             }
@@ -420,6 +437,7 @@ struct JSONScanner {
             var first = true
             while try nextElement(&first) {
                 skipWhitespace()
+                try spend(MemoryLayout<JSONValue>.stride)
                 elements.append(try value(invalidUTF8: &invalidUTF8))
             }
             return .array(elements)

@@ -22,3 +22,33 @@ public enum ConstantTime {
 
     public static func equal(_ a: String, _ b: String) -> Bool { equal(a.utf8, b.utf8) }
 }
+
+/// Text from a document made safe to show on a terminal: control characters (C0, DEL, C1), the
+/// line and paragraph separators, and the bidirectional marks, embeddings, overrides and isolates
+/// are written as `\u{1B}`. A value can then neither send escape sequences to the terminal (erase
+/// a line, move the cursor, retitle the window) nor start a line of its own or reorder what is
+/// printed around it ("Trojan Source"). Everything else, non-ASCII letters included, is kept.
+public enum DisplayText {
+    public static func escaping(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+        var out = ""
+        out.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
+        for scalar in text.unicodeScalars {
+            if needsEscape(scalar) {
+                out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F: true  // C0, DEL, C1
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true  // bidi controls
+        case 0x2028, 0x2029: true  // line and paragraph separators
+        default: false
+        }
+    }
+}

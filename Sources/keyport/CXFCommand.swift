@@ -17,18 +17,30 @@ struct CXFInput: ParsableArguments {
     @Option(help: "The largest document to read, in bytes.")
     var maxSize: Int = CXF.DecodingOptions().maxDocumentSize
 
-    @Option(help: "The deepest nesting of JSON objects and arrays to accept.")
+    @Option(help: "The deepest nesting of JSON objects and arrays to accept (at most \(CXF.DecodingOptions.maxDepthLimit)).")
     var maxDepth: Int = CXF.DecodingOptions().maxDepth
+
+    @Option(help: "How many findings of one kind to list before only counting them.")
+    var maxFindings: Int = CXF.DecodingOptions().maxDiagnosticsPerCode
 
     var name: String { file == "-" ? "standard input" : file }
 
-    /// Reads and decodes the document; a document that is not CXF at all is a `Failure.invalid`.
+    func validate() throws {
+        guard (1...CXF.DecodingOptions.maxDepthLimit).contains(maxDepth) else {
+            throw ValidationError("--max-depth must be between 1 and \(CXF.DecodingOptions.maxDepthLimit)")
+        }
+        guard maxSize >= 0 else { throw ValidationError("--max-size must not be negative") }
+        guard maxFindings >= 1 else { throw ValidationError("--max-findings must be at least 1") }
+    }
+
+    /// Reads and decodes the document; a document that cannot be read as CXF at all is a `Failure.invalid`.
     func decode() throws(Failure) -> CXF.DecodedDocument {
         let bytes = try readInput(file, limit: maxSize)
+        let options = CXF.DecodingOptions(maxDocumentSize: maxSize, maxDepth: maxDepth, maxDiagnosticsPerCode: maxFindings)
         do {
-            return try CXF.Decoder(options: .init(maxDocumentSize: maxSize, maxDepth: maxDepth)).decode(bytes)
+            return try CXF.Decoder(options: options).decode(bytes)
         } catch {
-            throw .invalid("\(name) is not a CXF document: \(error)")
+            throw .invalid("\(name) cannot be read as CXF: \(error)", code: error.code.rawValue)
         }
     }
 }
@@ -48,16 +60,23 @@ extension CXFCommand {
         var verifyKeyPairs = false
 
         func run() throws {
-            let report: ValidationReport
-            do {
-                let decoded = try input.decode()
-                let diagnostics = decoded.diagnostics + CXF.Validator(verifyKeyPairs: verifyKeyPairs).validate(decoded.document)
-                report = ValidationReport(document: decoded.document, diagnostics: diagnostics)
-            } catch let failure where failure.exitCode == 1 {
-                report = ValidationReport(fatal: failure.message)
-            }
+            let report = try makeReport()
             FileHandle.write(json ? report.json() : report.text(name: input.name))
             if !report.valid { throw ExitCode(1) }
+        }
+
+        /// The report on the document, or on why it could not be read as CXF at all; an I/O
+        /// failure (exit 2) is thrown instead.
+        func makeReport() throws(Failure) -> ValidationReport {
+            let decoded: CXF.DecodedDocument
+            do {
+                decoded = try input.decode()
+            } catch {
+                guard error.exitCode == 1 else { throw error }
+                return ValidationReport(fatal: error.message, code: error.code ?? "not-cxf")
+            }
+            let validator = CXF.Validator(verifyKeyPairs: verifyKeyPairs, maxDiagnosticsPerCode: input.maxFindings)
+            return ValidationReport(document: decoded.document, diagnostics: decoded.diagnostics + validator.validate(decoded.document))
         }
     }
 
@@ -67,8 +86,9 @@ extension CXFCommand {
             abstract: "Write a document in the canonical CXF encoding on standard output.",
             discussion: """
                 Members in the specification's order, unknown members kept after them, binary values as \
-                unpadded base64url, absent optionals left out. Diagnostics go to standard error. \
-                Exit status: 0, or 1 when the document has an error, 2 for a usage or I/O error.
+                unpadded base64url, absent optionals left out. Nothing is dropped: a value that cannot be \
+                read is written back as it came (and reported as an error). Diagnostics go to standard \
+                error. Exit status: 0, or 1 when the document has an error, 2 for a usage or I/O error.
                 """)
 
         @OptionGroup var input: CXFInput
@@ -76,12 +96,20 @@ extension CXFCommand {
         @Flag(help: "Indent the output.")
         var pretty = false
 
+        @Option(name: .shortAndLong, help: "Write to this file, replacing it only once the whole document is written (new files are made 0600).")
+        var output: String?
+
         func run() throws {
             let decoded = try input.decode()
-            let diagnostics = decoded.diagnostics + CXF.Validator().validate(decoded.document)
+            let validator = CXF.Validator(maxDiagnosticsPerCode: input.maxFindings)
+            let diagnostics = decoded.diagnostics + validator.validate(decoded.document)
             var bytes = CXF.Encoder(options: .init(prettyPrinted: pretty)).encode(decoded.document)
             if !pretty { bytes.append(0x0A) }  // the pretty form ends with one already
-            FileHandle.standardOutput.write(Data(bytes))
+            if let output {
+                try writeAtomically(bytes, to: output)
+            } else {
+                FileHandle.write(Data(bytes))
+            }
             for diagnostic in diagnostics {
                 FileHandle.write("\(input.name): \(diagnostic)\n", to: .standardError)
             }

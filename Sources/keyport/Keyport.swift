@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KeyportEncoding
 
 /// The `keyport` command line.
 ///
@@ -22,7 +23,7 @@ struct Keyport: AsyncParsableCommand {
                 try command.run()
             }
         } catch let failure as Failure {
-            FileHandle.standardError.write(Data("keyport: \(failure.message)\n".utf8))
+            try? FileHandle.standardError.write(contentsOf: Data("keyport: \(DisplayText.escaping(failure.message))\n".utf8))
             Foundation.exit(failure.exitCode)
         } catch {
             // Help requests (0) and a command's own ExitCode(1) keep their status; usage mistakes exit 2.
@@ -30,7 +31,7 @@ struct Keyport: AsyncParsableCommand {
             if code == .success || code == .failure {
                 exit(withError: error)
             }
-            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            try? FileHandle.standardError.write(contentsOf: Data((fullMessage(for: error) + "\n").utf8))
             Foundation.exit(2)
         }
     }
@@ -40,44 +41,119 @@ struct Keyport: AsyncParsableCommand {
 struct Failure: Error {
     var message: String
     var exitCode: Int32
+    /// A stable name for reports that carry one (`keyport cxf validate --json`), such as `too-large`.
+    var code: String? = nil
 
-    /// The input could not be read: exit 2.
+    /// The input could not be read, or the output written: exit 2.
     static func io(_ message: String) -> Failure { Failure(message: message, exitCode: 2) }
     /// The input is not acceptable: exit 1.
-    static func invalid(_ message: String) -> Failure { Failure(message: message, exitCode: 1) }
+    static func invalid(_ message: String, code: String? = nil) -> Failure { Failure(message: message, exitCode: 1, code: code) }
 }
 
 /// Reads a whole file, or standard input for `-`, refusing more than `limit` bytes.
+///
+/// A regular file's size is checked before anything is read; a pipe or device is read until
+/// `limit` + 1 bytes have arrived, never further, so neither can make Keyport buffer more than
+/// the limit allows.
 func readInput(_ path: String, limit: Int) throws(Failure) -> [UInt8] {
-    let handle: FileHandle
+    let name = path == "-" ? "standard input" : path
+    let fd: Int32
     if path == "-" {
-        handle = FileHandle.standardInput
+        fd = STDIN_FILENO
     } else {
-        guard let file = FileHandle(forReadingAtPath: path) else {
-            let reason = FileManager.default.fileExists(atPath: path) ? "it cannot be read (permissions?)" : "no such file"
-            throw .io("cannot open \(path): \(reason)")
-        }
-        handle = file
+        fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .io("cannot open \(path): \(String(cString: strerror(errno)))") }
     }
+    defer { if fd != STDIN_FILENO { close(fd) } }
+    let tooLarge = Failure.invalid("\(name) is larger than \(limit) bytes (raise --max-size to read it)", code: "too-large")
+
+    var info = stat()
+    guard fstat(fd, &info) == 0 else { throw .io("cannot read \(name): \(String(cString: strerror(errno)))") }
     var bytes: [UInt8] = []
-    do {
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            bytes.append(contentsOf: chunk)
-            if bytes.count > limit {
-                throw Failure.invalid("\(path == "-" ? "standard input" : path) is larger than \(limit) bytes (raise --max-size to read it)")
+    if info.st_mode & S_IFMT == S_IFREG {
+        guard info.st_size <= limit else { throw tooLarge }
+        bytes.reserveCapacity(Int(info.st_size))
+    } else if info.st_mode & S_IFMT == S_IFDIR {
+        throw .io("cannot read \(name): it is a directory")
+    }
+    let chunk = 1 << 20
+    while true {
+        let want = min(chunk, limit + 1 - bytes.count)
+        let before = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: want))
+        let got = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + before, want) }
+        if got < 0 {
+            if errno == EINTR {
+                bytes.removeLast(want)
+                continue
             }
+            throw .io("cannot read \(name): \(String(cString: strerror(errno)))")
         }
-    } catch let failure as Failure {
-        throw failure
-    } catch {
-        throw .io("cannot read \(path == "-" ? "standard input" : path): \(error.localizedDescription)")
+        bytes.removeLast(want - got)
+        if got == 0 { break }
+        if bytes.count > limit { throw tooLarge }
     }
     return bytes
 }
 
 extension FileHandle {
-    /// Writes text to standard output or error without buffering surprises.
+    /// Writes text to standard output or error. A write that fails (a full disk, a closed pipe)
+    /// ends the program with exit 2 and says why: output is never silently cut short.
     static func write(_ text: String, to handle: FileHandle = .standardOutput) {
-        handle.write(Data(text.utf8))
+        write(Data(text.utf8), to: handle)
     }
+
+    static func write(_ data: Data, to handle: FileHandle = .standardOutput) {
+        do {
+            try handle.write(contentsOf: data)
+        } catch {
+            let which = handle === FileHandle.standardError ? "standard error" : "standard output"
+            try? FileHandle.standardError.write(contentsOf: Data("keyport: cannot write to \(which): \(error.localizedDescription)\n".utf8))
+            Foundation.exit(2)
+        }
+    }
+}
+
+/// Writes `bytes` to `path` so that the file is either what it was or complete: a temporary file
+/// beside it is written, flushed to disk and renamed over it. A new file is made 0600 (CXF
+/// documents hold secrets); an existing one keeps its mode. On any failure nothing is left behind.
+func writeAtomically(_ bytes: [UInt8], to path: String) throws(Failure) {
+    guard let (fd, temporary) = temporaryFile(beside: path) else {
+        throw .io("cannot write \(path): \(String(cString: strerror(errno)))")
+    }
+    if let problem = fillAndFlush(fd, bytes, replacing: path) {
+        close(fd)
+        unlink(temporary)
+        throw .io("cannot write \(path): \(problem)")
+    }
+    close(fd)
+    guard rename(temporary, path) == 0 else {
+        let problem = String(cString: strerror(errno))
+        unlink(temporary)
+        throw .io("cannot write \(path): \(problem)")
+    }
+}
+
+/// A new file (0600) in the directory of `path`, and its path.
+private func temporaryFile(beside path: String) -> (Int32, String)? {
+    let url = URL(fileURLWithPath: path)
+    var template = Array("\(url.deletingLastPathComponent().path)/.\(url.lastPathComponent).XXXXXX".utf8CString)
+    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+    guard fd >= 0 else { return nil }
+    return (fd, String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+}
+
+/// Writes all of `bytes` to `fd` with the mode of the file at `path` (if any) and flushes it;
+/// the reason it could not, or `nil`.
+private func fillAndFlush(_ fd: Int32, _ bytes: [UInt8], replacing path: String) -> String? {
+    var existing = stat()
+    if stat(path, &existing) == 0, fchmod(fd, existing.st_mode & 0o7777) != 0 { return String(cString: strerror(errno)) }
+    var written = 0
+    while written < bytes.count {
+        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { return String(cString: strerror(errno)) }
+        written += n
+    }
+    return fsync(fd) == 0 ? nil : String(cString: strerror(errno))
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KeyportEncoding
 import OneTimeCodes
 
 struct OTPCommand: ParsableCommand {
@@ -126,7 +127,9 @@ extension OTPCommand {
             if json {
                 FileHandle.write(encodeJSON(p))
             } else {
-                var out = "type: \(p.type)\nissuer: \(p.issuer ?? "(none)")\naccount: \(p.account)\nalgorithm: \(p.algorithm)\n"
+                // Issuer and account come from the URI: escaped, so neither can rewrite the terminal.
+                let issuer = p.issuer.map { DisplayText.escaping($0) } ?? "(none)"
+                var out = "type: \(p.type)\nissuer: \(issuer)\naccount: \(DisplayText.escaping(p.account))\nalgorithm: \(p.algorithm)\n"
                 out += p.digits.map { "digits: \($0)\n" } ?? "encoder: steam\n"
                 out += p.period.map { "period: \($0)\n" } ?? p.counter.map { "counter: \($0)\n" } ?? ""
                 out += "secret: \(p.secret)\n"
@@ -164,7 +167,7 @@ extension OTPCommand {
                     throw Failure.invalid(error.message)
                 }
                 FileHandle.write(decoded.accounts.map { $0.uriString + "\n" }.joined())
-                for problem in decoded.problems { FileHandle.write("keyport: \(problem)\n", to: .standardError) }
+                for problem in decoded.problems { FileHandle.write("keyport: \(DisplayText.escaping("\(problem)"))\n", to: .standardError) }
                 if !decoded.problems.isEmpty { throw ExitCode(1) }
             }
         }

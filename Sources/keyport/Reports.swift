@@ -34,14 +34,14 @@ struct ValidationReport: Encodable {
         }
     }
 
-    /// A document that could not be decoded at all.
-    init(fatal message: String) {
+    /// A document that could not be decoded at all; `code` says why (`syntax`, `too-large`, …).
+    init(fatal message: String, code: String) {
         valid = false
         version = nil
         accounts = 0
         items = 0
         credentials = [:]
-        diagnostics = [Entry(severity: "error", code: "not-cxf", path: "", message: message)]
+        diagnostics = [Entry(severity: "error", code: code, path: "", message: message)]
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -68,8 +68,9 @@ struct ValidationReport: Encodable {
         } else {
             out += "\(name): INVALID\n"
         }
+        // Paths and messages carry the document's keys and values: escaped, so none can rewrite the terminal.
         for d in diagnostics {
-            out += "  \(d.severity): \(d.path.isEmpty ? "/" : d.path): \(d.message) [\(d.code)]\n"
+            out += "  \(d.severity): \(DisplayText.escaping(d.path.isEmpty ? "/" : d.path)): \(DisplayText.escaping(d.message)) [\(d.code)]\n"
         }
         out += "\(plural(errors, "error")), \(plural(warnings, "warning"))\n"
         return out
@@ -120,16 +121,16 @@ struct DocumentStats: Encodable {
     func text() -> String {
         var out = "\(plural(accounts.count, "account")), \(plural(items, "item")), \(plural(collections, "collection"))\n"
         for a in accounts {
-            let name = a.username.isEmpty ? a.id : "\(a.username) (\(a.id))"
+            let name = DisplayText.escaping(a.username.isEmpty ? a.id : "\(a.username) (\(a.id))")
             out += "  account \(name): \(plural(a.items, "item")), \(plural(a.collections, "collection")), \(plural(a.credentials, "credential"))\n"
         }
         out += "credentials by type:\n"
         for (type, count) in credentials.sorted(by: { ($1.value, $0.key) < ($0.value, $1.key) }) {
-            out += "  \(type.padding(toLength: 20, withPad: " ", startingAt: 0)) \(count)\n"
+            out += "  \(DisplayText.escaping(type).padding(toLength: 20, withPad: " ", startingAt: 0)) \(count)\n"
         }
         out += "fields by type:\n"
         for (type, count) in fieldTypes.sorted(by: { ($1.value, $0.key) < ($0.value, $1.key) }) {
-            out += "  \(type.padding(toLength: 28, withPad: " ", startingAt: 0)) \(count)\n"
+            out += "  \(DisplayText.escaping(type).padding(toLength: 28, withPad: " ", startingAt: 0)) \(count)\n"
         }
         return out
     }

@@ -193,14 +193,15 @@ extension CXF.WiFi: SchemaCredential {
 }
 
 extension CXF.Credential {
-    /// Every editable field the credential holds, with the member it sits in, in member order
+    /// Every editable field the credential holds, with the member it sits in and the field type
+    /// that member calls for (`nil` for a custom field, which calls for none), in member order
     /// (`custom-fields` lists its fields under "fields").
-    public var editableFields: [(member: String, field: CXF.EditableField)] {
-        func collect<C: SchemaCredential>(_ c: C) -> [(member: String, field: CXF.EditableField)] {
+    public var editableFields: [(member: String, field: CXF.EditableField, expected: CXF.FieldType?)] {
+        func collect<C: SchemaCredential>(_ c: C) -> [(member: String, field: CXF.EditableField, expected: CXF.FieldType?)] {
             C.members.compactMap { member in
                 switch member.kind {
-                case .field(let keyPath, _): c[keyPath: keyPath].map { (member.key.description, $0) }
-                case .requiredField(let keyPath, _): (member.key.description, c[keyPath: keyPath])
+                case .field(let keyPath, let expected): c[keyPath: keyPath].map { (member.key.description, $0, expected) }
+                case .requiredField(let keyPath, let expected): (member.key.description, c[keyPath: keyPath], expected)
                 case .string, .requiredString, .requiredBytes: nil
                 }
             }
@@ -218,8 +219,21 @@ extension CXF.Credential {
         case .generatedPassword(let c): return collect(c)
         case .sshKey(let c): return collect(c)
         case .wifi(let c): return collect(c)
-        case .customFields(let c): return c.fields.map { ("fields", $0) }
+        case .customFields(let c): return c.fields.map { ("fields", $0, nil) }
         case .passkey, .totp, .file, .itemReference, .unrecognized: return []
         }
+    }
+
+    /// The editable fields whose values may be secrets, decided by what the member calls for and
+    /// never by the type the field declares: members that call for `concealed-string`, and every
+    /// custom field (it calls for no type, and a PIN can be labelled anything). Show these
+    /// redacted; the validator never quotes them.
+    public var secretFields: [CXF.EditableField] {
+        editableFields.compactMap { Self.maySecret(expected: $0.expected, declared: $0.field.fieldType) ? $0.field : nil }
+    }
+
+    /// The one rule for ``secretFields`` and the validator's quoting.
+    static func maySecret(expected: CXF.FieldType?, declared: CXF.FieldType) -> Bool {
+        expected == nil || expected == .concealedString || declared == .concealedString
     }
 }

@@ -336,8 +336,8 @@ struct ValidationRun {
         // Whether the value may be quoted is decided by what the member calls for, not by the
         // type the document declares: a password labelled `email` stays unquoted. A custom field
         // calls for nothing, so its value is never quoted either.
-        let quotable = expected != nil && expected != .concealedString && f.fieldType != .concealedString
-        if let problem = FieldValueRules.problem(with: f.value, as: f.fieldType, quoting: quotable) {
+        let secret = CXF.Credential.maySecret(expected: expected, declared: f.fieldType)
+        if let problem = FieldValueRules.problem(with: f.value, as: f.fieldType, quoting: !secret) {
             report(.warning, .invalidFieldValue, "value", problem)
         }
     }

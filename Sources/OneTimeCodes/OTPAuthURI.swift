@@ -217,9 +217,10 @@ public struct OTPAuthURI: Equatable, Sendable {
 }
 
 extension OTPAuthURI: CustomStringConvertible {
-    /// Everything but the secret.
+    /// Everything but the secret; the issuer and account escaped for a terminal (``DisplayText``).
     public var description: String {
-        var parts = ["issuer: \(issuer ?? "none")", "account: \(account)", algorithm.uriName, format.description]
+        let issuer = issuer.map { DisplayText.escaping($0) } ?? "none"
+        var parts = ["issuer: \(issuer)", "account: \(DisplayText.escaping(account))", algorithm.uriName, format.description]
         switch kind {
         case .totp(let period): parts.append("period \(period) s")
         case .hotp(let counter): parts.append("counter \(counter)")

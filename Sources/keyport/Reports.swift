@@ -109,7 +109,7 @@ struct DocumentStats: Encodable {
         for account in document.accounts {
             for item in account.items {
                 for credential in item.credentials {
-                    for (_, field) in credential.editableFields { fields[field.fieldType.rawValue, default: 0] += 1 }
+                    for entry in credential.editableFields { fields[entry.field.fieldType.rawValue, default: 0] += 1 }
                 }
             }
         }

@@ -207,3 +207,41 @@ func onSmallStack<T: Sendable>(_ body: @escaping @Sendable () throws -> T) throw
     done.wait()
     return try box.result!.get()
 }
+
+@Suite("Real exports: deviations an importer can store are warnings")
+struct RealExportTests {
+    @Test("a shipping manager's deviations validate with warnings, not errors")
+    func deviationsAreWarnings() throws {
+        let decoded = try Fixture.decode("real-export-deviations.json")
+        let findings = decoded.diagnostics + CXF.Validator(verifyKeyPairs: true).validate(decoded.document)
+        #expect(!findings.contains { $0.severity == .error }, "\(findings.filter { $0.severity == .error })")
+        let found = Set(findings.map { "\($0.code) \($0.path)" })
+        #expect(found == [
+            "invalid-field-value /accounts/0/items/0/credentials/0/territory/value",
+            "invalid-field-value /accounts/0/items/1/credentials/0/networkSecurityType/value",
+            "key-type-mismatch /accounts/0/items/2/credentials/0/privateKey",
+            "invalid-integrity-hash /accounts/0/items/3/credentials/0/integrityHash",
+            "invalid-totp-parameter /accounts/0/items/4/credentials/0/digits",
+        ])
+        let territory = try #require(findings.first { $0.path.hasSuffix("territory/value") })
+        #expect(territory.message.contains("without its country"))
+        let wifi = try #require(findings.first { $0.path.hasSuffix("networkSecurityType/value") })
+        #expect(wifi.message.contains("wpa2-personal"))
+    }
+
+    @Test("Wi-Fi security types in the spellings exporters and QR codes use", arguments: [
+        ("WPA2", CXF.WiFiNetworkSecurityType.wpa2Personal), ("WPA2-PSK", .wpa2Personal), ("wpa2_personal", .wpa2Personal),
+        ("WPA", .wpaPersonal), ("SAE", .wpa3Personal), ("WPA3-Personal", .wpa3Personal), ("nopass", .unsecured),
+        ("open", .unsecured), ("WEP", .wep),
+    ])
+    func lenientWiFi(text: String, type: CXF.WiFiNetworkSecurityType) {
+        #expect(CXF.WiFiNetworkSecurityType(lenient: text) == type)
+    }
+
+    @Test("enterprise and unknown Wi-Fi modes are not guessed")
+    func lenientWiFiRefuses() {
+        for text in ["WPA2-Enterprise", "802.1x", "", "personal"] {
+            #expect(CXF.WiFiNetworkSecurityType(lenient: text) == nil, "\(text)")
+        }
+    }
+}

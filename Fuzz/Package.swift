@@ -1,6 +1,7 @@
 // swift-tools-version:6.1
-// libFuzzer harness for the CXF decoder. Not part of the main package's build: build and run it
-// with scripts/fuzz from the repository root (it needs the -sanitize=fuzzer flags that script passes).
+// libFuzzer harnesses for Keyport's parsers of untrusted input. Not part of the main package's
+// build: build and run them with scripts/fuzz from the repository root (it passes the
+// -sanitize=fuzzer flags they need).
 import PackageDescription
 
 let package = Package(
@@ -14,5 +15,7 @@ let package = Package(
             name: "CXFDecoderFuzzer",
             dependencies: [.product(name: "CredentialExchangeFormat", package: "Keyport")]
         ),
+        .executableTarget(name: "OTPAuthURIFuzzer", dependencies: [.product(name: "OneTimeCodes", package: "Keyport")]),
+        .executableTarget(name: "MigrationFuzzer", dependencies: [.product(name: "OneTimeCodes", package: "Keyport")]),
     ]
 )

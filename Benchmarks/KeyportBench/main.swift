@@ -3,6 +3,7 @@ import Foundation
 
 // Release-built benchmarks; see docs/performance.md for the numbers and how to run them.
 //   swift run -c release KeyportBench cxf [items]
+//   swift run -c release KeyportBench cxf-document [items] > doc.json   (the benchmark's document, to measure memory)
 //   swift run -c release KeyportBench otp [codes]
 //   swift run -c release KeyportBench webauth [sessions]
 
@@ -71,6 +72,9 @@ let arguments = CommandLine.arguments.dropFirst()
 switch arguments.first {
 case "cxf", nil:
     try cxfBenchmark(items: arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000, rounds: 7)
+case "cxf-document":
+    let items = arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000
+    FileHandle.standardOutput.write(Data(CXF.Encoder().encode(Generator.document(items: items))))
 case "cxf-profile":
     // One phase of Keyport's codec over and over, for a profiler: decode, validate or encode.
     let phase = arguments.dropFirst().first ?? "decode"

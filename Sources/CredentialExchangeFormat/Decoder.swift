@@ -187,7 +187,7 @@ struct DocumentDecoder {
             .error, .wrongType,
             "'\(key)' should be \(expected) but is \(value.kindDescription); it cannot be read, and it is kept as it came",
             member: key)
-        pendingUnknown.append(JSONMember(key: key, value: value))
+        pendingUnknown.append(JSONMember(key: key, value: value, unreadable: true))
     }
 
     /// Keeps the current member verbatim among the unknown members.
@@ -295,7 +295,7 @@ struct DocumentDecoder {
             s.pos = span.start - 1
             let value = try jsonValue(member: key)
             report(.error, .invalidBase64URL, "'\(key)' is not base64url; it cannot be read, and it is kept as it came", member: key)
-            pendingUnknown.append(JSONMember(key: key, value: value))
+            pendingUnknown.append(JSONMember(key: key, value: value, unreadable: true))
             return nil
         case .null:
             try s.scanNull()
@@ -362,7 +362,7 @@ struct DocumentDecoder {
             .error, .wrongType,
             "'\(key)' is \(shown), outside \(range.lowerBound)…\(range.upperBound); it cannot be read, and it is kept as it came",
             member: key)
-        pendingUnknown.append(JSONMember(key: key, value: value))
+        pendingUnknown.append(JSONMember(key: key, value: value, unreadable: true))
         return nil
     }
 
@@ -441,7 +441,7 @@ struct DocumentDecoder {
         report(
             .error, .wrongType, "'\(key)' should be \(expected) but \(found); it cannot be read, and it is kept as it came",
             member: key)
-        pendingUnknown.append(JSONMember(key: key, value: value))
+        pendingUnknown.append(JSONMember(key: key, value: value, unreadable: true))
     }
 
     // MARK: Containers

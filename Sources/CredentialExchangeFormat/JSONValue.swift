@@ -44,9 +44,16 @@ public enum JSONValue: Hashable, Sendable {
 public struct JSONMember: Hashable, Sendable {
     public var key: String
     public var value: JSONValue
+    /// Whether this is the value of a member the model types, which the decoder could not read as
+    /// its type (wrong JSON type, out of range, not base64url). The typed member then holds only a
+    /// stand-in, and the encoder writes this value in its place, so the document's value survives
+    /// and the key appears once. A repeated member or a member the model does not know is not
+    /// unreadable: it is written as well as the typed member.
+    public var unreadable: Bool
 
-    public init(key: String, value: JSONValue) {
+    public init(key: String, value: JSONValue, unreadable: Bool = false) {
         self.key = key
         self.value = value
+        self.unreadable = unreadable
     }
 }

@@ -166,12 +166,13 @@ struct JSONWriter {
     }
 
     /// Whether a required typed member is to be left out because it holds only the decoder's
-    /// stand-in for a value kept verbatim under the same key, which ``unknownMembers(_:)`` writes
-    /// instead. A program that sets the typed member to something else gets both written.
+    /// stand-in for a value that could not be read (``JSONMember/unreadable``), which
+    /// ``unknownMembers(_:)`` writes instead. A program that sets the typed member to something
+    /// else gets both written: its value is not dropped, and neither is the document's.
     @inline(__always) func replaces(_ key: StaticString, standIn: Bool, in members: [JSONMember]) -> Bool {
         guard standIn, !members.isEmpty else { return false }
         let name = UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
-        return members.contains { $0.key.utf8.elementsEqual(name) }
+        return members.contains { $0.unreadable && $0.key.utf8.elementsEqual(name) }
     }
 
     mutating func value(_ value: JSONValue) {

@@ -90,6 +90,15 @@ struct NothingLostTests {
         #expect(again.first(.duplicateMember) != nil)
     }
 
+    @Test("a repeat whose first occurrence is empty stays a repeat: the first is not taken for a stand-in")
+    func repeatAfterEmpty() throws {
+        let json = #"{"id":"YQ","username":"","email":"","collections":[],"items":[],"collections":[{"id":"Yw","title":"c","items":[]}]}"#
+        let (decoded, text, again) = try roundTrip(json)
+        #expect(decoded.document.accounts[0].collections == [])
+        #expect(text.components(separatedBy: #""collections":"#).count == 3)
+        #expect(again.first(.duplicateMember)?.path == "/collections")
+    }
+
     @Test(
         "the version gate cannot be bypassed: a major that cannot be read is never assumed",
         arguments: [

@@ -4,6 +4,12 @@ import KeyportEncoding
 ///
 /// The decoder reports what it had to tolerate; ``CXF/Validator`` reports what breaks the format's
 /// rules. A document is valid when no diagnostic has ``Severity/error``.
+///
+/// Severity follows one rule: ``Severity/error`` when an importer cannot use a credential or the
+/// document as it stands (an unknown major version, a value that could not be read, an ambiguous
+/// repeat, a key that is not PKCS#8, a TOTP secret that is not Base32); ``Severity/warning`` for a
+/// deviation it can store as it came (a subdivision without its country, `WPA2` for
+/// `wpa2-personal`, an SSH `keyType` that disagrees with its key, a short integrity hash).
 public struct Diagnostic: Hashable, Sendable, CustomStringConvertible {
     public enum Severity: String, Hashable, Sendable, Comparable {
         case warning
@@ -44,11 +50,13 @@ extension Diagnostic.Code {
     // Found while decoding: something was tolerated.
     /// A required member is absent; an empty or default value stands in for it.
     public static let missingMember = Self(rawValue: "missing-member")
-    /// A member's JSON type is wrong; the member is treated as absent and kept verbatim.
+    /// A member's value cannot be read as its type (wrong JSON type, out of range, an array with an
+    /// element of another kind); it is kept verbatim and written back. An error.
     public static let wrongType = Self(rawValue: "wrong-type")
     /// A value of another JSON type was converted (a number where text belongs, text "true", ...).
     public static let coercedValue = Self(rawValue: "coerced-value")
-    /// A member appears twice in one object; the last one counts.
+    /// A member appears twice in one object: the first is read, the repeat kept verbatim and
+    /// written back. An error: JSON readers disagree about which one counts.
     public static let duplicateMember = Self(rawValue: "duplicate-member")
     /// A credential `type` this library does not know; the credential is kept verbatim.
     public static let unknownCredentialType = Self(rawValue: "unknown-credential-type")
@@ -58,7 +66,7 @@ extension Diagnostic.Code {
     public static let invalidUTF8 = Self(rawValue: "invalid-utf8")
     /// An id is not base64url; its UTF-8 text is used as the id's bytes.
     public static let idNotBase64URL = Self(rawValue: "id-not-base64url")
-    /// A binary member is not base64url; the member is treated as absent and kept verbatim.
+    /// A binary member is not base64url; it is kept verbatim and written back. An error.
     public static let invalidBase64URL = Self(rawValue: "invalid-base64url")
 
     // Found by the validator: the format's rules.

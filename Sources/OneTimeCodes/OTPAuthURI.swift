@@ -177,8 +177,15 @@ public struct OTPAuthURI: Equatable, Sendable {
         case .totp: out += "totp/"
         case .hotp: out += "hotp/"
         }
-        if let prefix = labelIssuer ?? issuer, !prefix.isEmpty {
+        // The label must read back as it was written: the first colon separates the issuer, and
+        // spaces around the account after it are decoration. So an account with spaces at its ends
+        // (only a label without a colon gives one) is written without a prefix, and an account
+        // with a colon of its own gets at least an empty prefix.
+        let padded = account != account.trimmingCharacters(in: .whitespaces)
+        if let prefix = labelIssuer ?? issuer, !prefix.isEmpty, !padded {
             out += Self.escape(prefix) + ":"
+        } else if account.contains(":") {
+            out += ":"
         }
         out += Self.escape(account)
         out += "?secret=" + secret.base32EncodedSecret()

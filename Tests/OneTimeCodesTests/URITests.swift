@@ -96,4 +96,18 @@ struct URITests {
             #expect(error.message.contains(expected), "\(error.message)")
         }
     }
+
+    // Found by scripts/fuzz otpauth: a label whose account holds a colon, or an empty issuer
+    // prefix, was written so that it read back as another account.
+    @Test("every parsed URI writes back to the same account", arguments: [
+        "otpauth://TOTP/://GEZDGNBVGY3TE%3Aa?secret=jbsxp&algorithm=sha512&digp8",
+        "otpauth://totp/:a?secret=JBSWY3DP",
+        "otpauth://totp/E:a%3Ab?secret=JBSWY3DP",
+        "otpauth://totp/%20padded%20?secret=JBSWY3DP&issuer=E",
+        "otpauth://totp/Old:a?secret=JBSWY3DP&issuer=New",
+    ])
+    func writesBack(text: String) throws {
+        let uri = try OTPAuthURI(parsing: text)
+        #expect(try OTPAuthURI(parsing: uri.uriString) == uri, "\(uri.uriString)")
+    }
 }

@@ -103,10 +103,7 @@ extension JSONWriter {
             key("email")
             string(a.email)
         }
-        if let fullName = a.fullName {
-            key("fullName")
-            string(fullName)
-        }
+        optional("fullName", a.fullName, unknown: a.unknownMembers) { $0.string($1) }
         if !replaces("collections", standIn: a.collections.isEmpty, in: a.unknownMembers) {
             key("collections")
             array(a.collections) { $0.collection($1) }
@@ -115,7 +112,7 @@ extension JSONWriter {
             key("items")
             array(a.items) { $0.item($1) }
         }
-        extensions(a.extensions)
+        extensions(a.extensions, unknown: a.unknownMembers)
         unknownMembers(a.unknownMembers)
         endObject()
     }
@@ -126,31 +123,19 @@ extension JSONWriter {
             key("id")
             bytes(c.id)
         }
-        if let creationAt = c.creationAt {
-            key("creationAt")
-            int(creationAt)
-        }
-        if let modifiedAt = c.modifiedAt {
-            key("modifiedAt")
-            int(modifiedAt)
-        }
+        optional("creationAt", c.creationAt, unknown: c.unknownMembers) { $0.int($1) }
+        optional("modifiedAt", c.modifiedAt, unknown: c.unknownMembers) { $0.int($1) }
         if !replaces("title", standIn: c.title.isEmpty, in: c.unknownMembers) {
             key("title")
             string(c.title)
         }
-        if let subtitle = c.subtitle {
-            key("subtitle")
-            string(subtitle)
-        }
+        optional("subtitle", c.subtitle, unknown: c.unknownMembers) { $0.string($1) }
         if !replaces("items", standIn: c.items.isEmpty, in: c.unknownMembers) {
             key("items")
             array(c.items) { $0.linkedItem($1) }
         }
-        if let sub = c.subCollections {
-            key("subCollections")
-            array(sub) { $0.collection($1) }
-        }
-        extensions(c.extensions)
+        optional("subCollections", c.subCollections, unknown: c.unknownMembers) { $0.array($1) { $0.collection($1) } }
+        extensions(c.extensions, unknown: c.unknownMembers)
         unknownMembers(c.unknownMembers)
         endObject()
     }
@@ -161,10 +146,7 @@ extension JSONWriter {
             key("item")
             bytes(l.item)
         }
-        if let account = l.account {
-            key("account")
-            bytes(account)
-        }
+        optional("account", l.account, unknown: l.unknownMembers) { $0.bytes($1) }
         unknownMembers(l.unknownMembers)
         endObject()
     }
@@ -175,39 +157,21 @@ extension JSONWriter {
             key("id")
             bytes(item.id)
         }
-        if let creationAt = item.creationAt {
-            key("creationAt")
-            int(creationAt)
-        }
-        if let modifiedAt = item.modifiedAt {
-            key("modifiedAt")
-            int(modifiedAt)
-        }
+        optional("creationAt", item.creationAt, unknown: item.unknownMembers) { $0.int($1) }
+        optional("modifiedAt", item.modifiedAt, unknown: item.unknownMembers) { $0.int($1) }
         if !replaces("title", standIn: item.title.isEmpty, in: item.unknownMembers) {
             key("title")
             string(item.title)
         }
-        if let subtitle = item.subtitle {
-            key("subtitle")
-            string(subtitle)
-        }
-        if let favorite = item.favorite {
-            key("favorite")
-            bool(favorite)
-        }
-        if let scope = item.scope {
-            key("scope")
-            self.scope(scope)
-        }
+        optional("subtitle", item.subtitle, unknown: item.unknownMembers) { $0.string($1) }
+        optional("favorite", item.favorite, unknown: item.unknownMembers) { $0.bool($1) }
+        optional("scope", item.scope, unknown: item.unknownMembers) { $0.scope($1) }
         if !replaces("credentials", standIn: item.credentials.isEmpty, in: item.unknownMembers) {
             key("credentials")
             array(item.credentials) { $0.credential($1) }
         }
-        if let tags = item.tags {
-            key("tags")
-            array(tags) { $0.string($1) }
-        }
-        extensions(item.extensions)
+        optional("tags", item.tags, unknown: item.unknownMembers) { $0.array($1) { $0.string($1) } }
+        extensions(item.extensions, unknown: item.unknownMembers)
         unknownMembers(item.unknownMembers)
         endObject()
     }
@@ -232,50 +196,44 @@ extension JSONWriter {
             key("bundleId")
             string(app.bundleId)
         }
-        if let cert = app.certificate {
-            key("certificate")
-            beginObject()
-            if !replaces("fingerprint", standIn: cert.fingerprint.isEmpty, in: cert.unknownMembers) {
-                key("fingerprint")
-                bytes(cert.fingerprint)
-            }
-            if !replaces("hashAlg", standIn: cert.hashAlgorithm == .sha256, in: cert.unknownMembers) {
-                key("hashAlg")
-                string(cert.hashAlgorithm.rawValue)
-            }
-            unknownMembers(cert.unknownMembers)
-            endObject()
-        }
-        if let name = app.name {
-            key("name")
-            string(name)
-        }
+        optional("certificate", app.certificate, unknown: app.unknownMembers) { $0.certificate($1) }
+        optional("name", app.name, unknown: app.unknownMembers) { $0.string($1) }
         unknownMembers(app.unknownMembers)
+        endObject()
+    }
+
+    mutating func certificate(_ cert: CXF.AndroidAppCertificateFingerprint) {
+        beginObject()
+        if !replaces("fingerprint", standIn: cert.fingerprint.isEmpty, in: cert.unknownMembers) {
+            key("fingerprint")
+            bytes(cert.fingerprint)
+        }
+        if !replaces("hashAlg", standIn: cert.hashAlgorithm == .sha256, in: cert.unknownMembers) {
+            key("hashAlg")
+            string(cert.hashAlgorithm.rawValue)
+        }
+        unknownMembers(cert.unknownMembers)
         endObject()
     }
 
     mutating func field(_ f: CXF.EditableField) {
         beginObject()
-        if let id = f.id {
-            key("id")
-            bytes(id)
-        }
+        optional("id", f.id, unknown: f.unknownMembers) { $0.bytes($1) }
         key("fieldType")
         string(f.fieldType.rawValue)
         key("value")
         string(f.value)
-        if let label = f.label {
-            key("label")
-            string(label)
-        }
-        extensions(f.extensions)
+        optional("label", f.label, unknown: f.unknownMembers) { $0.string($1) }
+        extensions(f.extensions, unknown: f.unknownMembers)
         unknownMembers(f.unknownMembers)
         endObject()
     }
 
-    mutating func extensions(_ extensions: [CXF.Extension]?) {
-        guard let extensions else { return }
-        key("extensions")
+    mutating func extensions(_ extensions: [CXF.Extension]?, unknown: [JSONMember]) {
+        optional("extensions", extensions, unknown: unknown) { $0.extensionArray($1) }
+    }
+
+    mutating func extensionArray(_ extensions: [CXF.Extension]) {
         array(extensions) { w, ext in
             switch ext {
             case .unknown(_, let object): w.value(object)
@@ -409,10 +367,7 @@ extension JSONWriter {
                 unknownMembers(h.unknownMembers)
                 endObject()
             }
-            if let blob = e.credBlob {
-                key("credBlob")
-                bytes(blob)
-            }
+            optional("credBlob", e.credBlob, unknown: e.unknownMembers) { $0.bytes($1) }
             if let large = e.largeBlob {
                 key("largeBlob")
                 beginObject()
@@ -423,10 +378,7 @@ extension JSONWriter {
                 unknownMembers(large.unknownMembers)
                 endObject()
             }
-            if let payments = e.payments {
-                key("payments")
-                bool(payments)
-            }
+            optional("payments", e.payments, unknown: e.unknownMembers) { $0.bool($1) }
             unknownMembers(e.unknownMembers)
             endObject()
         }
@@ -442,16 +394,10 @@ extension JSONWriter {
         uint(UInt64(t.period))
         key("digits")
         uint(UInt64(t.digits))
-        if let username = t.username {
-            key("username")
-            string(username)
-        }
+        optional("username", t.username, unknown: t.unknownMembers) { $0.string($1) }
         key("algorithm")
         string(t.algorithm.rawValue)
-        if let issuer = t.issuer {
-            key("issuer")
-            string(issuer)
-        }
+        optional("issuer", t.issuer, unknown: t.unknownMembers) { $0.string($1) }
         unknownMembers(t.unknownMembers)
         endObject()
     }
@@ -472,17 +418,11 @@ extension JSONWriter {
 
     mutating func customFields(_ c: CXF.CustomFields) {
         typeMember("custom-fields")
-        if let id = c.id {
-            key("id")
-            bytes(id)
-        }
-        if let label = c.label {
-            key("label")
-            string(label)
-        }
+        optional("id", c.id, unknown: c.unknownMembers) { $0.bytes($1) }
+        optional("label", c.label, unknown: c.unknownMembers) { $0.string($1) }
         key("fields")
         array(c.fields) { $0.field($1) }
-        extensions(c.extensions)
+        extensions(c.extensions, unknown: c.unknownMembers)
         unknownMembers(c.unknownMembers)
         endObject()
     }

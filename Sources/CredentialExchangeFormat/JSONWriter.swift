@@ -138,6 +138,10 @@ struct JSONWriter {
         }
     }
 
+    mutating func null() {
+        out.append(contentsOf: [UInt8(ascii: "n"), UInt8(ascii: "u"), UInt8(ascii: "l"), UInt8(ascii: "l")])
+    }
+
     mutating func bool(_ value: Bool) {
         if value {
             out.append(contentsOf: [UInt8(ascii: "t"), UInt8(ascii: "r"), UInt8(ascii: "u"), UInt8(ascii: "e")])
@@ -165,6 +169,26 @@ struct JSONWriter {
         }
     }
 
+    /// Writes an optional member when it has a value. Without one, a repeat of the member among
+    /// the kept members means its first occurrence was `null` (a first occurrence that could not be
+    /// read would be kept too, marked unreadable): that `null` is written in its place, so the
+    /// output reads back with the first occurrence first, as the document had it.
+    @inline(__always) mutating func optional<T>(
+        _ name: StaticString, _ value: T?, unknown members: [JSONMember], _ write: (inout JSONWriter, T) -> Void
+    ) {
+        if let value {
+            key(name)
+            write(&self, value)
+        } else if !members.isEmpty {
+            let name8 = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+            let kept = members.filter { $0.key.utf8.elementsEqual(name8) }
+            if !kept.isEmpty && !kept.contains(where: \.unreadable) {
+                key(name)
+                null()
+            }
+        }
+    }
+
     /// Whether a required typed member is to be left out because it holds only the decoder's
     /// stand-in for a value that could not be read (``JSONMember/unreadable``), which
     /// ``unknownMembers(_:)`` writes instead. A program that sets the typed member to something
@@ -177,7 +201,7 @@ struct JSONWriter {
 
     mutating func value(_ value: JSONValue) {
         switch value {
-        case .null: out.append(contentsOf: [UInt8(ascii: "n"), UInt8(ascii: "u"), UInt8(ascii: "l"), UInt8(ascii: "l")])
+        case .null: null()
         case .bool(let b): bool(b)
         case .number(let text): out.append(contentsOf: text.utf8)
         case .string(let s): string(s)

@@ -99,6 +99,15 @@ struct NothingLostTests {
         #expect(again.first(.duplicateMember)?.path == "/collections")
     }
 
+    @Test("a repeat after a null keeps its place: the null is written back first")
+    func repeatAfterNull() throws {
+        let json = #"{"id":"YQ","username":"","email":"","collections":[],"items":[{"id":"aQ","title":"t","subtitle":null,"credentials":[],"subtitle":"yes"}]}"#
+        let (decoded, text, again) = try roundTrip(json)
+        #expect(decoded.document.accounts[0].items[0].subtitle == nil)
+        #expect(text.contains(#""subtitle":null"#) && text.contains(#""subtitle":"yes""#))
+        #expect(again.first(.duplicateMember)?.path == "/items/0/subtitle")
+    }
+
     @Test(
         "the version gate cannot be bypassed: a major that cannot be read is never assumed",
         arguments: [

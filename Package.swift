@@ -71,7 +71,16 @@ let package = Package(
         // Starts the Python peers (authorization server, Selenium browser) for the web tests.
         .target(name: "KeyportTestSupport", path: "Tests/KeyportTestSupport"),
         .testTarget(name: "KeyportEncodingTests", dependencies: ["KeyportEncoding"]),
-        .testTarget(name: "WebAuthenticationTests", dependencies: ["WebAuthentication"], exclude: ["Peers"]),
+        .testTarget(
+            name: "WebAuthenticationTests",
+            dependencies: [
+                "WebAuthentication",
+                // A small HTTP server for the OAuth client's redirect and discovery tests.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            exclude: ["Peers"]),
         .testTarget(name: "OneTimeCodesTests", dependencies: ["OneTimeCodes", "CredentialExchangeFormat"], exclude: ["Peers"]),
         .testTarget(
             name: "CredentialExchangeFormatTests",

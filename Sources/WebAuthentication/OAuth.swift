@@ -17,6 +17,12 @@ public struct OAuthError: Error, Hashable, Sendable, CustomStringConvertible {
         case server(String)
         /// The server's answer is not what the protocol says it must be.
         case invalidResponse
+        /// A server answered with a redirect Keyport does not follow: any redirect of the token
+        /// request, or a discovery redirect off the issuer's origin or to plain http.
+        case redirectRefused
+        /// An ID token whose signature Keyport cannot vouch for: it did not come straight from the
+        /// token endpoint (TLS or loopback, no redirect), and Keyport does not verify signatures.
+        case unverifiableIDToken
     }
 
     public var kind: Kind
@@ -124,6 +130,11 @@ public struct TokenResponse: Sendable, Equatable, CustomStringConvertible {
     public var refreshToken: OAuthSecretValue?
     public var idToken: OAuthSecretValue?
     public var scope: String?
+    /// The token endpoint this answer came straight from — over TLS, or plain HTTP to a loopback
+    /// address, with no redirect — when ``OAuthClient/redeem(_:for:at:)`` fetched it. `nil` for an
+    /// answer read with ``parse(status:body:)``, whose way here Keyport cannot vouch for.
+    /// ``IDTokenClaims/init(unverifiedFrom:)`` reads an ID token only from an answer that has it.
+    public internal(set) var receivedDirectlyFrom: URL?
 
     /// Parses the token endpoint's HTTP answer: a success, or the OAuth error it carries.
     public static func parse(status: Int, body: Data) throws(OAuthError) -> TokenResponse {
@@ -188,8 +199,14 @@ public struct OpenIDConfiguration: Decodable, Sendable, Equatable {
         } catch {
             throw OAuthError(.invalidResponse, "the discovery document is not usable: \(error)")
         }
+        // Exactly equal, as Discovery §4.3 says: no trimming of a trailing `/` on either side.
         guard configuration.issuer == issuer else {
-            throw OAuthError(.issuerMismatch, "the discovery document is for \(configuration.issuer), not \(issuer)")
+            func trimmed(_ text: String) -> Substring { text.hasSuffix("/") ? text.dropLast() : Substring(text) }
+            var hint = ""
+            if trimmed(configuration.issuer) == trimmed(issuer) {
+                hint = " (issuers are compared exactly, trailing / included; use the issuer \(configuration.issuer) as the server publishes it)"
+            }
+            throw OAuthError(.issuerMismatch, "the discovery document is for \(configuration.issuer), not \(issuer)\(hint)")
         }
         if let methods = configuration.codeChallengeMethodsSupported, !methods.contains(PKCE.method) {
             throw OAuthError(.invalidResponse, "the server does not support PKCE with S256 (it lists \(methods.joined(separator: ", ")))")
@@ -199,9 +216,17 @@ public struct OpenIDConfiguration: Decodable, Sendable, Equatable {
 }
 
 /// The claims of an OpenID Connect ID token that a native app checks (OpenID Connect Core
-/// §3.1.3.7). The signature is not verified here: the token came straight from the token
-/// endpoint over the connection the client opened, which Core allows in place of a signature
-/// check for the code flow; the claims still have to be the right ones.
+/// §3.1.3.7).
+///
+/// > Important: **The token's signature is not verified.** Nothing here reads the JWS header,
+/// > fetches the server's keys (`jwks_uri`) or checks the signature; a forged token with the
+/// > right claims passes. Core §3.1.3.7 allows this only for a token received directly from the
+/// > token endpoint over TLS in the code flow. Use ``init(unverifiedFrom:)``, which enforces
+/// > that: it reads the token only from a ``TokenResponse`` that ``OAuthClient`` fetched straight
+/// > from the token endpoint (TLS, or loopback HTTP; no redirect). ``init(token:)`` reads any
+/// > token and leaves the question of where it came from to the caller. Never pass a token read
+/// > this way on to another party as proof of identity: verify it against the server's JWKS
+/// > first.
 public struct IDTokenClaims: Sendable, Equatable {
     public var issuer: String
     public var subject: String
@@ -209,7 +234,26 @@ public struct IDTokenClaims: Sendable, Equatable {
     public var expiresAt: Date
     public var nonce: OAuthSecretValue?
 
-    /// Reads the payload of a compact JWS (`header.payload.signature`).
+    /// Reads the claims of the ID token in `response`, refusing a token whose way here Keyport
+    /// cannot vouch for.
+    ///
+    /// - Throws: ``OAuthError`` `.unverifiableIDToken` when `response` did not come straight from
+    ///   the token endpoint (``TokenResponse/receivedDirectlyFrom`` is `nil`); `.invalidResponse`
+    ///   when it has no ID token or the token is not a JWT with `iss`, `sub`, `aud` and `exp`.
+    public init(unverifiedFrom response: TokenResponse) throws(OAuthError) {
+        guard let endpoint = response.receivedDirectlyFrom else {
+            throw OAuthError(
+                .unverifiableIDToken,
+                "the id_token did not come straight from the token endpoint over TLS or a loopback connection, and Keyport does not verify ID token signatures; it was refused")
+        }
+        guard let token = response.idToken else {
+            throw OAuthError(.invalidResponse, "the token response from \(endpoint.host ?? "the token endpoint") has no id_token")
+        }
+        try self.init(token: token)
+    }
+
+    /// Reads the payload of a compact JWS (`header.payload.signature`) **without verifying its
+    /// signature**, wherever the token came from. Prefer ``init(unverifiedFrom:)``.
     public init(token: OAuthSecretValue) throws(OAuthError) {
         let parts = token.rawValue.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let payload = try? Data(Base64URL.decode(String(parts[1]))),

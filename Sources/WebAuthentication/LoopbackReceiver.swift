@@ -13,7 +13,24 @@ import NIOPosix
 /// 400 and the receiver keeps waiting. The browser is answered with a short page saying the window
 /// can be closed. The listener shuts down after the callback, on `cancel()`, or when the wait times
 /// out.
+///
+/// Any local program can connect to the port, so connections cannot tie the receiver up: one
+/// that has not sent a whole request 5 seconds after it was accepted is closed, and when more
+/// than 32 are open at once the oldest that has not sent a whole request is closed. The browser's
+/// redirect, which sends its request at once, still gets through a flood of idle connections.
 public final class LoopbackReceiver: Sendable {
+    /// How long a connection may take to send a whole request, and how many may be open at once.
+    struct ConnectionLimits: Sendable {
+        /// A connection that has not sent a whole request this long after it was accepted is closed.
+        /// A deadline rather than an idle timer, so a client trickling a byte at a time cannot keep
+        /// a connection forever.
+        var requestTimeout: TimeAmount
+        /// More open connections than this, and the oldest still waiting for its request is closed.
+        var maximumConnections: Int
+
+        static let standard = ConnectionLimits(requestTimeout: .seconds(5), maximumConnections: 32)
+    }
+
     /// The port the system chose.
     public let port: Int
     public let path: String
@@ -31,15 +48,27 @@ public final class LoopbackReceiver: Sendable {
         path: String = "/callback", successPage: String = LoopbackReceiver.defaultPage,
         accept: @escaping @Sendable (URL) -> Bool = { _ in true }
     ) async throws -> LoopbackReceiver {
+        try await start(path: path, successPage: successPage, limits: .standard, accept: accept)
+    }
+
+    /// ``start(path:successPage:accept:)`` with other connection limits (tests use short ones).
+    static func start(
+        path: String = "/callback", successPage: String = LoopbackReceiver.defaultPage, limits: ConnectionLimits,
+        accept: @escaping @Sendable (URL) -> Bool = { _ in true }
+    ) async throws -> LoopbackReceiver {
         let group = MultiThreadedEventLoopGroup.singleton
         let callback = group.any().makePromise(of: URL.self)
         let portBox = NIOLockedValueBox<Int>(0)
+        let connections = OpenConnections(limit: limits.maximumConnections)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                channel.pipeline.configureHTTPServerPipeline().flatMap {
+                connections.opened(channel)
+                return channel.pipeline.configureHTTPServerPipeline().flatMap {
                     channel.pipeline.addHandler(
-                        CallbackHandler(path: path, port: portBox, page: successPage, accept: accept, callback: callback))
+                        CallbackHandler(
+                            path: path, port: portBox, page: successPage, accept: accept, callback: callback,
+                            requestTimeout: limits.requestTimeout, connections: connections))
                 }
             }
         let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
@@ -100,6 +129,45 @@ public final class LoopbackReceiver: Sendable {
         """
 }
 
+/// The receiver's open connections, oldest first, and which of them have sent a whole request.
+/// Connections are served on several event loops, so the list is kept under a lock.
+private final class OpenConnections: Sendable {
+    private struct Connection {
+        let id: ObjectIdentifier
+        let channel: any Channel
+        var requestReceived = false
+    }
+
+    private let limit: Int
+    private let open = NIOLockedValueBox<[Connection]>([])
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// Records a new connection; past the limit, closes the oldest one still waiting for its request.
+    func opened(_ channel: any Channel) {
+        let id = ObjectIdentifier(channel)
+        let victim = open.withLockedValue { open -> (any Channel)? in
+            open.append(Connection(id: id, channel: channel))
+            guard open.count > limit, let oldest = open.firstIndex(where: { !$0.requestReceived }) else { return nil }
+            return open.remove(at: oldest).channel
+        }
+        channel.closeFuture.whenComplete { _ in
+            self.open.withLockedValue { $0.removeAll { $0.id == id } }
+        }
+        victim?.close(promise: nil)
+    }
+
+    /// A whole request arrived on `channel`: it is not closed to make room any more.
+    func requestReceived(on channel: any Channel) {
+        let id = ObjectIdentifier(channel)
+        open.withLockedValue { open in
+            if let index = open.firstIndex(where: { $0.id == id }) { open[index].requestReceived = true }
+        }
+    }
+}
+
 /// Answers each request on one connection: the awaited callback completes the promise.
 private final class CallbackHandler: ChannelInboundHandler, @unchecked Sendable {
     // @unchecked: every member is either immutable or only touched on the channel's event loop.
@@ -111,14 +179,32 @@ private final class CallbackHandler: ChannelInboundHandler, @unchecked Sendable 
     let page: String
     let accept: @Sendable (URL) -> Bool
     let callback: EventLoopPromise<URL>
+    let requestTimeout: TimeAmount
+    let connections: OpenConnections
     private var head: HTTPRequestHead?
+    private var deadline: Scheduled<Void>?
 
-    init(path: String, port: NIOLockedValueBox<Int>, page: String, accept: @escaping @Sendable (URL) -> Bool, callback: EventLoopPromise<URL>) {
+    init(
+        path: String, port: NIOLockedValueBox<Int>, page: String, accept: @escaping @Sendable (URL) -> Bool, callback: EventLoopPromise<URL>,
+        requestTimeout: TimeAmount, connections: OpenConnections
+    ) {
         self.path = path
         self.port = port
         self.page = page
         self.accept = accept
         self.callback = callback
+        self.requestTimeout = requestTimeout
+        self.connections = connections
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        // Added as the connection is accepted: the deadline counts from then.
+        let channel = context.channel
+        deadline = context.eventLoop.scheduleTask(in: requestTimeout) { channel.close(promise: nil) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -128,6 +214,8 @@ private final class CallbackHandler: ChannelInboundHandler, @unchecked Sendable 
         case .end:
             guard let head else { return }
             self.head = nil
+            deadline?.cancel()
+            connections.requestReceived(on: context.channel)
             respond(to: head, context: context)
         }
     }

@@ -469,6 +469,35 @@ struct SchemeRegistrationTests {
         #expect(!list.contains("org.example.solo"))
     }
 
+    @Test("unregister edits a symlinked mimeapps.list through the link: the link stays, the target keeps its mode 0600")
+    func symlinkedMimeAppsList() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let registration = SchemeRegistration(environment: environment(scratch))
+        let dotfiles = try scratch.subdirectory("dotfiles")
+        let target = dotfiles.appendingPathComponent("mimeapps.list")
+        try """
+            [Default Applications]
+            text/html=firefox.desktop
+            x-scheme-handler/com.example.keyport=keyport-url-com.example.keyport.desktop;
+
+            """.write(to: target, atomically: true, encoding: .utf8)
+        #expect(chmod(target.path, 0o600) == 0)
+        let config = try scratch.subdirectory("config")
+        let link = config.appendingPathComponent("mimeapps.list")
+        // A relative link, as dotfile managers make them.
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "../dotfiles/mimeapps.list")
+
+        #expect(try registration.unregister(scheme: "com.example.keyport"))
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == "../dotfiles/mimeapps.list")
+        #expect(mode(of: target.path) == 0o600)
+        let edited = try String(contentsOf: target, encoding: .utf8)
+        #expect(edited.contains("text/html=firefox.desktop"))
+        #expect(!edited.contains("keyport-url-com.example.keyport.desktop"))
+        // No temporary file is left beside the target.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dotfiles.path) == ["mimeapps.list"])
+    }
+
     @Test("without xdg-mime, register says to install xdg-utils and writes nothing")
     func missingXDGMime() throws {
         let scratch = try ScratchDirectory()

@@ -19,8 +19,8 @@ import Musl
 /// "Custom-scheme callback hand-off".
 ///
 /// Each listener binds its own socket, `<128 random bits in hex>.sock` (mode 0600), in a directory
-/// only this user can enter: `$XDG_RUNTIME_DIR/keyport/callbacks`, or `/tmp/keyport-UID/callbacks`
-/// without XDG_RUNTIME_DIR. So any number of sessions in any number of processes can wait at once
+/// only this user can enter: `$XDG_RUNTIME_DIR/keyport/callbacks`, or without XDG_RUNTIME_DIR
+/// `$XDG_CACHE_HOME/keyport/run/callbacks` (`~/.cache/keyport/run/callbacks`). So any number of sessions in any number of processes can wait at once
 /// with no daemon: the handler offers the URL to each socket until one accepts it. (Once keyportd
 /// exists it will own a single socket and route URLs to its sessions itself; this directory of
 /// per-session sockets is the daemon-less form of the same hand-off.)
@@ -42,8 +42,9 @@ public final class SchemeCallbackListener: CallbackReceiver {
     private let outcome: ListenerOutcome
 
     /// Where listeners bind and the handler looks when no directory is given:
-    /// `$XDG_RUNTIME_DIR/keyport/callbacks`, or `/tmp/keyport-UID/callbacks` when XDG_RUNTIME_DIR is
-    /// unset.
+    /// `$XDG_RUNTIME_DIR/keyport/callbacks`, or `$XDG_CACHE_HOME/keyport/run/callbacks` (by default
+    /// `~/.cache/keyport/run/callbacks`) when XDG_RUNTIME_DIR is unset: a per-user directory
+    /// nobody else can create first, as they could a name in `/tmp`.
     public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         CallbackSocketDirectory.defaultURL(environment: environment)
     }
@@ -58,13 +59,19 @@ public final class SchemeCallbackListener: CallbackReceiver {
     ///   - accept: whether a URL of the right scheme is the one awaited (say, its `state` is this
     ///     session's); the default accepts the first. Called on a NIO event loop: keep it quick.
     /// - Throws: ``SchemeCallbackError`` — `.invalidScheme`; `.unsafeDirectory` when the directory
-    ///   (or the `keyport` directory above the default one) belongs to another user or is open to
+    ///   (or the directory Keyport owns above the default one) belongs to another user or is open to
     ///   group or others; `.directoryUnavailable`; `.listenFailed` when the socket cannot be bound.
     public static func start(
         scheme: String, directory: URL? = nil, accept: @escaping @Sendable (URL) -> Bool = { _ in true }
     ) async throws -> SchemeCallbackListener {
+        try await start(scheme: scheme, directory: directory, environment: ProcessInfo.processInfo.environment, accept: accept)
+    }
+
+    /// ``start(scheme:directory:accept:)`` with the default directory taken from `environment`.
+    static func start(
+        scheme: String, directory: URL?, environment: [String: String], accept: @escaping @Sendable (URL) -> Bool
+    ) async throws -> SchemeCallbackListener {
         _ = try SchemeRegistration.validate(scheme: scheme)
-        let environment = ProcessInfo.processInfo.environment
         guard let directory = try CallbackSocketDirectory.prepare(directory, environment: environment, create: true) else {
             throw SchemeCallbackError(.directoryUnavailable, "the callback socket directory could not be created")
         }
@@ -276,12 +283,16 @@ public enum SchemeCallbackDelivery {
     ///   not private to this user (the URL is then not handed to anyone);
     ///   `.directoryUnavailable`.
     public static func deliver(_ url: URL, directory: URL? = nil) async throws -> Bool {
+        try await deliver(url, directory: directory, environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// ``deliver(_:directory:)`` with the default directory taken from `environment`.
+    static func deliver(_ url: URL, directory: URL?, environment: [String: String]) async throws -> Bool {
         let line = url.absoluteString
         guard line.utf8.count <= HandOffProtocol.maximumURLLength else {
             throw SchemeCallbackError(
                 .urlTooLong, "the callback URL is \(line.utf8.count) bytes long; at most \(HandOffProtocol.maximumURLLength) can be handed over")
         }
-        let environment = ProcessInfo.processInfo.environment
         guard let directory = try CallbackSocketDirectory.prepare(directory, environment: environment, create: false) else {
             return false
         }

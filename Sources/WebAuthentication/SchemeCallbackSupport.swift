@@ -44,24 +44,48 @@ public struct SchemeCallbackError: Error, Hashable, Sendable, CustomStringConver
 ///
 /// Whoever can connect to a listener can hand it a URL, and whoever can bind in the directory can
 /// receive URLs meant for sessions (with their authorization codes). So the directory must be the
-/// user's own and closed to everybody else (mode 0700), and so must the `keyport` directory above
-/// it that Keyport creates. `/tmp/keyport-UID` matters most: anyone can create that name first.
+/// user's own and closed to everybody else (mode 0700), and so must the directory above it that
+/// Keyport creates.
+///
+/// Without `XDG_RUNTIME_DIR` the fallback is in the user's cache directory, not in `/tmp`: a name in
+/// the shared, sticky `/tmp` can be taken first by another user, who alone could then remove it,
+/// so the session could never wait. The home directory is the user's; nobody else can take the
+/// name there, and what is there the user can fix.
 enum CallbackSocketDirectory {
     /// The longest path a Unix-domain socket address holds (`sun_path` is 108 bytes with its NUL).
     static let maximumSocketPathLength = 107
 
-    /// `$XDG_RUNTIME_DIR/keyport/callbacks`, or `/tmp/keyport-UID/callbacks` when XDG_RUNTIME_DIR is
-    /// unset or not absolute (the Base Directory spec says to ignore a relative one).
+    /// `$XDG_RUNTIME_DIR/keyport/callbacks`, or `$XDG_CACHE_HOME/keyport/run/callbacks` (by default
+    /// `~/.cache/keyport/run/callbacks`) when XDG_RUNTIME_DIR is unset or not absolute (the Base
+    /// Directory spec says to ignore a relative value).
     static func defaultURL(environment: [String: String]) -> URL {
         keyportDirectory(environment: environment).appendingPathComponent("callbacks", isDirectory: true)
     }
 
-    /// The per-user directory Keyport owns: `$XDG_RUNTIME_DIR/keyport` or `/tmp/keyport-UID`.
+    /// The per-user directory Keyport owns above the socket directory: `$XDG_RUNTIME_DIR/keyport`,
+    /// else `$XDG_CACHE_HOME/keyport/run`.
     static func keyportDirectory(environment: [String: String]) -> URL {
         if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
             return URL(fileURLWithPath: runtime, isDirectory: true).appendingPathComponent("keyport", isDirectory: true)
         }
-        return URL(fileURLWithPath: "/tmp/keyport-\(geteuid())", isDirectory: true)
+        return cacheHome(environment: environment).appendingPathComponent("keyport/run", isDirectory: true)
+    }
+
+    /// `$XDG_CACHE_HOME` when absolute, else `$HOME/.cache`, else the home directory in the user
+    /// database. The listener and the handler the desktop starts both look here.
+    static func cacheHome(environment: [String: String]) -> URL {
+        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") {
+            return URL(fileURLWithPath: cache, isDirectory: true)
+        }
+        let home: String
+        if let fromEnvironment = environment["HOME"], fromEnvironment.hasPrefix("/") {
+            home = fromEnvironment
+        } else if let entry = getpwuid(geteuid()), let directory = entry.pointee.pw_dir {
+            home = String(cString: directory)
+        } else {
+            home = "/"
+        }
+        return URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".cache", isDirectory: true)
     }
 
     /// Makes sure the socket directory exists (when `create`) and is private to this user.

@@ -103,7 +103,7 @@ extension URLSchemeCommand {
             abstract: "Hand a callback URL to the Keyport session waiting for it (what the desktop runs).",
             discussion: """
                 Offers the URL to each session waiting in $XDG_RUNTIME_DIR/keyport/callbacks \
-                (/tmp/keyport-UID/callbacks without XDG_RUNTIME_DIR). Exit status: 0 when a session \
+                (~/.cache/keyport/run/callbacks without XDG_RUNTIME_DIR). Exit status: 0 when a session \
                 accepted it, 1 when none did (the URL was not used), 2 when the socket directory is not \
                 private to you. The URL's query, which holds the authorization code, is never printed.
                 """)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import WebAuthentication
+
+@testable import WebAuthentication
 
 #if canImport(Glibc)
 import Glibc
@@ -150,6 +151,20 @@ struct URLSchemeCLITests {
         #expect(result.status == 2)
         #expect(result.stderr.contains("chmod 700"))
         #expect(!result.stderr.contains("SECRETCODE"))
+    }
+
+    @Test("without XDG_RUNTIME_DIR, open finds the waiting session in ~/.cache/keyport/run/callbacks")
+    func openWithoutRuntimeDirectory() async throws {
+        let sandbox = try DesktopSandbox()
+        defer { sandbox.remove() }
+        var environment = sandbox.environment
+        environment["XDG_RUNTIME_DIR"] = nil
+        let listener = try await SchemeCallbackListener.start(scheme: "com.example.app", directory: nil, environment: environment) { _ in true }
+        #expect(listener.socketPath.hasPrefix(sandbox.root.appendingPathComponent("home/.cache/keyport/run/callbacks").path + "/"))
+        async let received = listener.waitForCallback(timeout: .seconds(60))
+        let result = try runProgram(CLI.executable, ["url-scheme", "open", "com.example.app:/callback?code=1"], environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try await received.absoluteString == "com.example.app:/callback?code=1")
     }
 
     @Test("an invalid name exits 1 naming the character; nothing is written")

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WebAuthentication
+@testable import WebAuthentication
 
 #if canImport(Glibc)
 import Glibc
@@ -272,12 +272,70 @@ struct SchemeCallbackTests {
         }
     }
 
-    @Test("the default directory: $XDG_RUNTIME_DIR/keyport/callbacks, else /tmp/keyport-UID/callbacks")
-    func defaultDirectory() {
+    @Test("the default directory: $XDG_RUNTIME_DIR/keyport/callbacks, else $XDG_CACHE_HOME/keyport/run/callbacks, never /tmp")
+    func defaultDirectory() throws {
         #expect(SchemeCallbackListener.defaultDirectory(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"]).path == "/run/user/1000/keyport/callbacks")
-        #expect(SchemeCallbackListener.defaultDirectory(environment: [:]).path == "/tmp/keyport-\(geteuid())/callbacks")
-        // A relative XDG_RUNTIME_DIR is invalid and ignored (XDG Base Directory spec).
-        #expect(SchemeCallbackListener.defaultDirectory(environment: ["XDG_RUNTIME_DIR": "run"]).path == "/tmp/keyport-\(geteuid())/callbacks")
+        #expect(SchemeCallbackListener.defaultDirectory(environment: ["HOME": "/home/alice"]).path == "/home/alice/.cache/keyport/run/callbacks")
+        #expect(
+            SchemeCallbackListener.defaultDirectory(environment: ["HOME": "/home/alice", "XDG_CACHE_HOME": "/var/cache/alice"]).path
+                == "/var/cache/alice/keyport/run/callbacks")
+        // Relative values are invalid and ignored (XDG Base Directory spec).
+        #expect(
+            SchemeCallbackListener.defaultDirectory(environment: ["XDG_RUNTIME_DIR": "run", "XDG_CACHE_HOME": "cache", "HOME": "/home/alice"]).path
+                == "/home/alice/.cache/keyport/run/callbacks")
+        // No HOME: the home directory from the user database.
+        let home = String(cString: try #require(getpwuid(geteuid())?.pointee.pw_dir))
+        #expect(SchemeCallbackListener.defaultDirectory(environment: [:]).path == "\(home)/.cache/keyport/run/callbacks")
+        #expect(!SchemeCallbackListener.defaultDirectory(environment: [:]).path.hasPrefix("/tmp/"))
+    }
+
+    @Test("without XDG_RUNTIME_DIR, sessions wait in ~/.cache/keyport/run/callbacks, each new directory 0700, and are found there")
+    func cacheFallback() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let environment = ["HOME": scratch.url.appendingPathComponent("home").path]
+        let listener = try await SchemeCallbackListener.start(scheme: scheme, directory: nil, environment: environment) { _ in true }
+        let directory = scratch.url.appendingPathComponent("home/.cache/keyport/run/callbacks")
+        #expect(listener.socketPath.hasPrefix(directory.path + "/"))
+        for path in ["home/.cache", "home/.cache/keyport", "home/.cache/keyport/run", "home/.cache/keyport/run/callbacks"] {
+            #expect(mode(of: scratch.url.appendingPathComponent(path).path) == 0o700, "\(path)")
+        }
+        async let received = listener.waitForCallback(timeout: .seconds(60))
+        let url = URL(string: "com.example.keyport:/callback?code=1")!
+        #expect(try await SchemeCallbackDelivery.deliver(url, directory: nil, environment: environment))
+        #expect(try await received == url)
+    }
+
+    @Test("a fallback directory made beforehand with the wrong mode is refused by both sides, saying how to fix it")
+    func cacheFallbackWrongMode() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let environment = ["HOME": scratch.url.appendingPathComponent("home").path]
+        let run = try scratch.subdirectory("home/.cache/keyport/run", mode: 0o755)
+        let error = await #expect(throws: SchemeCallbackError.self) {
+            try await SchemeCallbackListener.start(scheme: scheme, directory: nil, environment: environment) { _ in true }
+        }
+        #expect(error?.kind == .unsafeDirectory)
+        #expect(error?.message.contains("chmod 700 \(run.path)") == true, "\(error?.message ?? "")")
+        let delivery = await #expect(throws: SchemeCallbackError.self) {
+            try await SchemeCallbackDelivery.deliver(URL(string: "com.example.keyport:/cb")!, directory: nil, environment: environment)
+        }
+        #expect(delivery?.kind == .unsafeDirectory)
+    }
+
+    @Test("a fallback directory another user made first is refused, naming the owner", .enabled(if: geteuid() == 0, "needs root to give a directory away"))
+    func cacheFallbackForeignOwner() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let environment = ["HOME": scratch.url.appendingPathComponent("home").path]
+        let run = try scratch.subdirectory("home/.cache/keyport/run")
+        #expect(chown(run.path, 65534, 65534) == 0)
+        let error = await #expect(throws: SchemeCallbackError.self) {
+            try await SchemeCallbackListener.start(scheme: scheme, directory: nil, environment: environment) { _ in true }
+        }
+        #expect(error?.kind == .unsafeDirectory)
+        #expect(error?.message.contains("\(run.path) belongs to user 65534") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("Remove it") == true)
     }
 
     @Test("a directory open to others (0755) is refused, with what to do; nothing is bound or delivered there")

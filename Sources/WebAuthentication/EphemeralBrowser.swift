@@ -65,44 +65,34 @@ public struct EphemeralBrowser: Sendable {
         throw Unavailable(description: "no browser that can run with a fresh profile was found (chromium, google-chrome or firefox)")
     }
 
-    /// Starts the browser on `url` with a new profile directory.
+    /// Starts the browser on `url` with a new profile directory. Profile directories left behind
+    /// by a Keyport process that no longer runs (killed, crashed) are removed first.
     public func launch(_ url: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Running {
-        let profile = try Self.makeProfileDirectory(environment: environment)
+        let base = ProfileDirectory.base(environment: environment)
+        ProfileDirectory.removeStale(in: base)
+        let profile = try ProfileDirectory(in: base)
         let arguments = command.dropFirst().map {
-            $0.replacingOccurrences(of: "%p", with: profile.path).replacingOccurrences(of: "%s", with: url.absoluteString)
+            $0.replacingOccurrences(of: "%p", with: profile.url.path).replacingOccurrences(of: "%s", with: url.absoluteString)
         }
         do {
             let child = try ChildProcess(executable: command[0], arguments: arguments, environment: environment)
             return Running(child: child, profile: profile)
         } catch {
-            try? FileManager.default.removeItem(at: profile)
+            profile.remove()
             throw error
         }
-    }
-
-    /// A private directory (mode 0700) under `$XDG_RUNTIME_DIR` when there is one (memory-backed
-    /// and per-user on systemd machines), else under the temporary directory.
-    static func makeProfileDirectory(environment: [String: String]) throws -> URL {
-        let base = environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.temporaryDirectory.path
-        var template = Array("\(base)/keyport-browser-XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }).map({ String(cString: $0) }) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [
-                NSFilePathErrorKey: base,
-                NSLocalizedDescriptionKey: "could not create a browser profile directory in \(base): \(String(cString: strerror(errno)))",
-            ])
-        }
-        return URL(fileURLWithPath: made, isDirectory: true)
     }
 
     /// A launched browser: its process and its profile directory.
     public final class Running: Sendable {
         private let child: ChildProcess
+        private let profileDirectory: ProfileDirectory
         /// The profile directory; removed once the browser has exited.
-        public let profile: URL
+        public var profile: URL { profileDirectory.url }
 
-        fileprivate init(child: ChildProcess, profile: URL) {
+        fileprivate init(child: ChildProcess, profile: ProfileDirectory) {
             self.child = child
-            self.profile = profile
+            self.profileDirectory = profile
         }
 
         /// Returns when the browser process has exited (at once if it already has), or early when
@@ -128,8 +118,107 @@ public struct EphemeralBrowser: Sendable {
                 child.signalGroup(SIGKILL)
                 await waitForExit()
             }
-            try? FileManager.default.removeItem(at: profile)
+            profileDirectory.remove()
         }
+    }
+}
+
+/// A browser profile directory made for one sign-in, marked as in use for as long as its Keyport
+/// process lives.
+///
+/// The mark is an exclusive `flock` on the directory itself, held through a descriptor only this
+/// process has (close-on-exec, and `ChildProcess` closes it in the browser). The kernel drops the
+/// lock when the process ends in any way — SIGKILL and crashes included — so an unlocked profile
+/// directory is one nobody owns, whatever process now has the owner's pid. Nothing is written
+/// into the directory, which the browser gets empty.
+final class ProfileDirectory: Sendable {
+    /// Every profile directory's name starts with this.
+    static let prefix = "keyport-browser-"
+
+    let url: URL
+    private let lock: Mutex<Int32?>
+
+    /// `$XDG_RUNTIME_DIR` when there is one (memory-backed and per-user on systemd machines), else
+    /// the temporary directory.
+    static func base(environment: [String: String]) -> String {
+        environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.temporaryDirectory.path
+    }
+
+    /// Makes a private directory (mode 0700) in `base` and locks it.
+    ///
+    /// A sweep in another process can come between making the directory and locking it; it then
+    /// holds the lock while removing the directory, or has removed it by the time the lock is
+    /// taken. Either way this sees it (the lock is busy, or the path no longer leads to the
+    /// directory locked) and makes another.
+    init(in base: String) throws {
+        var attempts = 0
+        while true {
+            attempts += 1
+            var template = Array("\(base)/\(Self.prefix)XXXXXX".utf8CString)
+            guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }).map({ String(cString: $0) }) else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [
+                    NSFilePathErrorKey: base,
+                    NSLocalizedDescriptionKey: "could not create a browser profile directory in \(base): \(String(cString: strerror(errno)))",
+                ])
+            }
+            let descriptor = open(made, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            if descriptor >= 0 {
+                let locked = flock(descriptor, LOCK_EX | LOCK_NB) == 0
+                // A file system without flock: the directory cannot be marked, and no sweep can
+                // lock (so remove) it either.
+                let unsupported = !locked && errno != EWOULDBLOCK
+                if (locked || unsupported) && Self.isSameDirectory(descriptor, made) {
+                    url = URL(fileURLWithPath: made, isDirectory: true)
+                    lock = Mutex(descriptor)
+                    return
+                }
+                close(descriptor)
+            }
+            guard attempts < 8 else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [
+                    NSFilePathErrorKey: base,
+                    NSLocalizedDescriptionKey: "could not create a browser profile directory in \(base): it was removed each time as it was made",
+                ])
+            }
+        }
+    }
+
+    /// Removes the directory, then lets go of the lock. Idempotent.
+    func remove() {
+        guard let descriptor = lock.withLock({ lock in defer { lock = nil }; return lock }) else { return }
+        try? FileManager.default.removeItem(at: url)
+        close(descriptor)
+    }
+
+    deinit {
+        remove()
+    }
+
+    /// Removes the profile directories in `base` that belong to this user and that no process
+    /// holds locked: their Keyport process has ended without removing them (killed, crashed, the
+    /// machine lost power with a persistent temporary directory). A directory is removed while
+    /// this holds its lock, so a Keyport process making a profile at the same moment never loses
+    /// one it uses.
+    static func removeStale(in base: String) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: base)) ?? []
+        for name in names where name.hasPrefix(prefix) {
+            let path = "\(base)/\(name)"
+            var info = stat()
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid() else { continue }
+            let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard descriptor >= 0 else { continue }
+            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 && isSameDirectory(descriptor, path) {
+                try? FileManager.default.removeItem(atPath: path)
+            }
+            close(descriptor)
+        }
+    }
+
+    /// Whether `path` still leads to the directory open as `descriptor`.
+    private static func isSameDirectory(_ descriptor: Int32, _ path: String) -> Bool {
+        var opened = stat()
+        var named = stat()
+        return fstat(descriptor, &opened) == 0 && lstat(path, &named) == 0 && opened.st_dev == named.st_dev && opened.st_ino == named.st_ino
     }
 }
 

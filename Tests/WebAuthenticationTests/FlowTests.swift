@@ -453,6 +453,72 @@ struct AuthenticationFlowTests {
     }
 }
 
+// MARK: - Stale profiles
+
+@Suite("Ephemeral browser: profiles left behind")
+struct StaleProfileTests {
+    /// Starts a real process that holds `directory` locked, as a running Keyport holds its
+    /// profile, and returns once the lock is taken.
+    func lockHolder(_ directory: String) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [
+            "-c", "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); print('locked', flush=True); time.sleep(300)",
+            directory,
+        ]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let line = String(decoding: out.fileHandleForReading.readData(ofLength: 7), as: UTF8.self)
+        try #require(line == "locked\n")
+        return process
+    }
+
+    @Test("launching removes this user's profile directories nobody holds, and keeps those a live process holds")
+    func sweep() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let environment = ["XDG_RUNTIME_DIR": sandbox.path, "PATH": "/usr/bin:/bin"]
+        let fm = FileManager.default
+        // Left by a Keyport that was killed: a profile with cookies in it, and nobody holding it.
+        let stale = "\(sandbox.path)/keyport-browser-Stale1"
+        try fm.createDirectory(atPath: stale + "/Default", withIntermediateDirectories: true)
+        try "cookies".write(toFile: stale + "/Default/Cookies", atomically: true, encoding: .utf8)
+        // In use by a running process.
+        let live = "\(sandbox.path)/keyport-browser-Live01"
+        try fm.createDirectory(atPath: live, withIntermediateDirectories: true)
+        let holder = try lockHolder(live)
+        // Not profiles: left alone.
+        try fm.createDirectory(atPath: "\(sandbox.path)/other-directory", withIntermediateDirectories: true)
+        try "x".write(toFile: "\(sandbox.path)/keyport-browser-file", atomically: true, encoding: .utf8)
+
+        let script = try sandbox.script("browser", "exit 0")
+        let browser = try EphemeralBrowser(command: [script, "%p", "%s"])
+        let first = try browser.launch(URL(string: "http://127.0.0.1:1/")!, environment: environment)
+        #expect(!fm.fileExists(atPath: stale))
+        #expect(fm.fileExists(atPath: live))
+        #expect(fm.fileExists(atPath: "\(sandbox.path)/other-directory"))
+        #expect(fm.fileExists(atPath: "\(sandbox.path)/keyport-browser-file"))
+        #expect(fm.fileExists(atPath: first.profile.path))
+
+        // A second launch while the first still runs keeps the first's profile, which this process holds.
+        let second = try browser.launch(URL(string: "http://127.0.0.1:1/")!, environment: environment)
+        #expect(fm.fileExists(atPath: first.profile.path))
+        await second.terminate()
+        #expect(!fm.fileExists(atPath: second.profile.path))
+
+        // The holder is killed, as a Keyport can be: its profile goes at the next launch.
+        kill(holder.processIdentifier, SIGKILL)
+        holder.waitUntilExit()
+        let third = try browser.launch(URL(string: "http://127.0.0.1:1/")!, environment: environment)
+        #expect(!fm.fileExists(atPath: live))
+        #expect(fm.fileExists(atPath: first.profile.path))
+        await third.terminate()
+        await first.terminate()
+        #expect(!fm.fileExists(atPath: first.profile.path))
+    }
+}
+
 // MARK: - Helpers
 
 /// A browser that records its arguments and pid, starts a child, and waits: it never calls back.

@@ -15,7 +15,8 @@ struct LoginCommand: AsyncParsableCommand {
             the redirect, redeems the code with PKCE and prints the token response as JSON on standard \
             output. Token values are redacted unless --show-tokens is given. Exit status: 0 signed in; \
             1 when the sign-in was declined, timed out, was cancelled or the server refused it; 2 for a \
-            usage error.
+            usage error. Interrupted while waiting (Ctrl-C, SIGTERM, SIGHUP), keyport stops the browser \
+            it launched, removes its profile, and then ends by that signal.
             """)
 
     @Option(help: "The authorization server's issuer URL.")
@@ -94,10 +95,22 @@ struct LoginCommand: AsyncParsableCommand {
                 // The address is already on standard error; say why no browser opened.
                 FileHandle.write("(no browser was opened: \(reason); waiting for the sign-in)\n", to: .standardError)
             })
+        // Ctrl-C, SIGTERM or SIGHUP while waiting cancel the session, which stops the browser
+        // Keyport launched and removes its profile before keyport ends by that signal.
+        let authorizationURL = request.url
+        let browserSession: WebAuthenticationSession.BrowserSession = ephemeral ? .ephemeral : .shared
+        let (outcome, signal) = await TerminationSignals.cancelling {
+            try await session.authenticate(
+                using: authorizationURL, callback: callback, preferredBrowserSession: browserSession, additionalHeaderFields: [:])
+        }
+        if let signal {
+            let cleanup = ephemeral ? "; the browser Keyport launched was stopped and its profile removed" : ""
+            FileHandle.write("keyport: sign-in interrupted by \(TerminationSignals.name(signal))\(cleanup)\n", to: .standardError)
+            TerminationSignals.end(by: signal)
+        }
         let callbackURL: URL
         do {
-            callbackURL = try await session.authenticate(
-                using: request.url, callback: callback, preferredBrowserSession: ephemeral ? .ephemeral : .shared, additionalHeaderFields: [:])
+            callbackURL = try outcome.get()
         } catch let error as ASWebAuthenticationSessionError {
             throw Failure.invalid(Self.message(for: error))
         }

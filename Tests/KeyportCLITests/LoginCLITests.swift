@@ -2,6 +2,12 @@ import Foundation
 import KeyportTestSupport
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// `keyport login` end to end: the real binary, the Authlib server, headless chromium as the
 /// person's browser, and for custom schemes the real desktop path (xdg-open → .desktop file →
 /// `keyport url-scheme open`).
@@ -47,6 +53,59 @@ struct LoginCLITests {
         #expect(!access.contains("redacted") && access.count > 20)
         #expect((json["id_token"] as? String)?.split(separator: ".").count == 3)
         #expect(try await server.stats()["logins"] == 1)
+    }
+
+    @Test("SIGINT, SIGTERM or SIGHUP during an ephemeral sign-in: the browser's process group ends, its profile goes, keyport ends by the signal", arguments: [SIGINT, SIGTERM, SIGHUP])
+    func interrupted(signal: Int32) async throws {
+        let sandbox = try WebPeers.temporaryDirectory("keyport-login-signal")
+        defer { try? FileManager.default.removeItem(at: sandbox) }
+        let runtime = sandbox.appendingPathComponent("run")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // A browser that keeps a helper process running and never finishes the sign-in.
+        let browser = sandbox.appendingPathComponent("browser")
+        try """
+            #!/bin/sh
+            echo "$1" > '\(sandbox.path)/profile'
+            sleep 300 &
+            echo $$ > '\(sandbox.path)/pid'
+            wait
+            """.write(to: browser, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: browser.path)
+
+        let process = Process()
+        process.executableURL = CLI.executable
+        process.arguments = [
+            "login", "--issuer", server.issuer.absoluteString, "--client-id", AuthorizationServer.clientID, "--ephemeral",
+            "--browser", "\(browser.path) %p %s", "--timeout", "120",
+        ]
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_RUNTIME_DIR"] = runtime.path
+        process.environment = environment
+        let errors = sandbox.appendingPathComponent("stderr")
+        try #require(FileManager.default.createFile(atPath: errors.path, contents: nil))
+        process.standardError = try FileHandle(forWritingTo: errors)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+
+        let pidFile = sandbox.appendingPathComponent("pid").path
+        try #require(await waitFor(seconds: 30) { FileManager.default.fileExists(atPath: pidFile) })
+        let group = try #require(pid_t(try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let profile = try String(contentsOfFile: sandbox.appendingPathComponent("profile").path, encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(profile.hasPrefix(runtime.path + "/keyport-browser-"))
+        #expect(!liveProcesses(inGroup: group).isEmpty)
+
+        kill(process.processIdentifier, signal)
+        let exited = await waitFor(seconds: 30) { !process.isRunning }
+        if !exited { process.interrupt() }
+        try #require(exited, "keyport did not end after the signal")
+        #expect(process.terminationReason == .uncaughtSignal)
+        #expect(process.terminationStatus == signal)
+        #expect(liveProcesses(inGroup: group).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: profile))
+        let stderr = try String(contentsOf: errors, encoding: .utf8)
+        #expect(stderr.contains("sign-in interrupted by"), "\(stderr)")
+        #expect(stderr.contains("its profile removed"))
     }
 
     @Test("the person declines: exit 1, and the message says so")
@@ -126,5 +185,27 @@ struct LoginCLITests {
         #expect(await WebPeers.waitForBrowserEvent(marker: String(marker)) {
             $0["event"] as? String == "handed_to_xdg_open" && $0["status"] as? Int == 0
         })
+    }
+}
+
+/// Polls `condition` every 50 ms until it holds or `seconds` pass.
+private func waitFor(seconds: Int, _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while !condition() {
+        if ContinuousClock.now >= deadline { return false }
+        try? await Task.sleep(for: .milliseconds(50))
+    }
+    return true
+}
+
+/// The processes of process group `group` that are still running (a zombie, dead but not yet
+/// reaped by whoever inherited it, is not).
+private func liveProcesses(inGroup group: pid_t) -> [pid_t] {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return entries.compactMap(pid_t.init).filter { pid in
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let end = stat.lastIndex(of: ")") else { return false }
+        // After "pid (comm) ": state, ppid, pgrp, …
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        return fields.count > 2 && fields[0] != "Z" && pid_t(fields[2]) == group
     }
 }

@@ -318,12 +318,11 @@ public enum SchemeCallbackDelivery {
             .connectTimeout(.seconds(2))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(HandOffClientHandler(reply: reply))
+                    try channel.pipeline.syncOperations.addHandler(HandOffClientHandler(line: line, reply: reply))
                 }
             }
-        let channel: any Channel
         do {
-            channel = try await bootstrap.connect(unixDomainSocketPath: path).get()
+            _ = try await bootstrap.connect(unixDomainSocketPath: path).get()
         } catch let error as IOError where error.errnoCode == ECONNREFUSED {
             reply.fail(error)
             return .stale
@@ -331,25 +330,37 @@ public enum SchemeCallbackDelivery {
             reply.fail(error)
             return .unreachable
         }
-        // A listener answers at once; one that does not within this time is passed over.
-        let timer = channel.eventLoop.scheduleTask(in: .seconds(10)) { channel.close(promise: nil) }
-        defer { timer.cancel() }
-        channel.writeAndFlush(channel.allocator.buffer(string: line + "\n"), promise: nil)
         guard let answer = try? await reply.futureResult.get() else { return .unreachable }
         return answer == HandOffProtocol.accepted ? .accepted : .refused
     }
 }
 
-/// Collects the listener's one-line answer.
+/// Sends the line as soon as the connection is up and collects the listener's one-line answer.
+///
+/// Everything happens on the connection's event loop, with no hop through the task that called
+/// ``SchemeCallbackDelivery/deliver(_:directory:)``: on a busy machine that task may not run again
+/// for seconds, and a line written only then would miss the listener's 5-second deadline for it.
 private final class HandOffClientHandler: ChannelInboundHandler, @unchecked Sendable {
-    // @unchecked: `received` is only touched on the connection's event loop.
+    // @unchecked: `received` and `timer` are only touched on the connection's event loop.
     typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
 
+    let line: String
     let reply: EventLoopPromise<String>
     private var received = ""
+    private var timer: Scheduled<Void>?
 
-    init(reply: EventLoopPromise<String>) {
+    init(line: String, reply: EventLoopPromise<String>) {
+        self.line = line
         self.reply = reply
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        // A listener answers at once; one that does not within this time is passed over.
+        let channel = context.channel
+        timer = context.eventLoop.scheduleTask(in: .seconds(10)) { channel.close(promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: line + "\n")), promise: nil)
+        context.fireChannelActive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -364,6 +375,7 @@ private final class HandOffClientHandler: ChannelInboundHandler, @unchecked Send
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        timer?.cancel()
         // Closed without a whole line: no answer.
         reply.fail(ChannelError.eof)
         context.fireChannelInactive()

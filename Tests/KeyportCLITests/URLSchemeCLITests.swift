@@ -105,12 +105,11 @@ struct URLSchemeCLITests {
         let listener = try await SchemeCallbackListener.start(scheme: scheme, directory: directory) {
             URLComponents(url: $0, resolvingAgainstBaseURL: false)?.queryItems?.contains(URLQueryItem(name: "state", value: "y")) == true
         }
-        async let received = listener.waitForCallback(timeout: .seconds(30))
         let opened = try sandbox.run("/usr/bin/xdg-open", ["\(scheme):/callback?code=x&state=y"])
         #expect(opened.status == 0, "\(opened.stderr)")
         #expect(opened.stdout.contains("handed \(scheme):/callback to the waiting Keyport session"))
         #expect(!(opened.stdout + opened.stderr).contains("code=x"))
-        let url = try await received
+        let url = try await listener.waitForCallback(timeout: .seconds(30))
         #expect(url.absoluteString == "\(scheme):/callback?code=x&state=y")
 
         // Nobody waits any more: the handler fails, and xdg-open with it.
@@ -161,10 +160,9 @@ struct URLSchemeCLITests {
         environment["XDG_RUNTIME_DIR"] = nil
         let listener = try await SchemeCallbackListener.start(scheme: "com.example.app", directory: nil, environment: environment) { _ in true }
         #expect(listener.socketPath.hasPrefix(sandbox.root.appendingPathComponent("home/.cache/keyport/run/callbacks").path + "/"))
-        async let received = listener.waitForCallback(timeout: .seconds(60))
         let result = try runProgram(CLI.executable, ["url-scheme", "open", "com.example.app:/callback?code=1"], environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(try await received.absoluteString == "com.example.app:/callback?code=1")
+        #expect(try await listener.waitForCallback(timeout: .seconds(60)).absoluteString == "com.example.app:/callback?code=1")
     }
 
     @Test("an invalid name exits 1 naming the character; nothing is written")

@@ -45,37 +45,52 @@ func mode(of path: String) -> Int {
     return Int(info.st_mode & 0o777)
 }
 
+/// Runs blocking work (socket calls that wait) on a thread of its own, so the wait does not hold
+/// one of Swift's few cooperative threads: with them all blocked, no other test's task — nor the
+/// handler waiting on a listener in this process — could run until the wait ends.
+func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
+    }
+}
+
+struct SocketTestError: Error, CustomStringConvertible {
+    var description: String
+}
+
 /// A plain blocking Unix-socket client, written from docs/protocol.md rather than with the
 /// module's own client: sends `bytes`, returns everything the listener answers until it closes.
-func rawExchange(_ bytes: [UInt8], with path: String, receiveTimeout seconds: Int = 10) throws -> String {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    try #require(fd >= 0)
-    defer { close(fd) }
-    var timeout = timeval(tv_sec: seconds, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-        for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+func rawExchange(_ bytes: [UInt8], with path: String, receiveTimeout seconds: Int = 10) async throws -> String {
+    try await onOwnThread {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw SocketTestError(description: "socket failed: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else { throw SocketTestError(description: "connect failed: \(String(cString: strerror(errno)))") }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written <= 0 { break }  // the listener may close early (too long)
+            offset += written
+        }
+        var reply: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 512)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            reply += buffer[0..<count]
+        }
+        return String(decoding: reply, as: UTF8.self)
     }
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
-    try #require(connected == 0, "connect failed: \(String(cString: strerror(errno)))")
-    var offset = 0
-    while offset < bytes.count {
-        let written = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        if written <= 0 { break }  // the listener may close early (too long)
-        offset += written
-    }
-    var reply: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 512)
-    while true {
-        let count = recv(fd, &buffer, buffer.count, 0)
-        if count <= 0 { break }
-        reply += buffer[0..<count]
-    }
-    return String(decoding: reply, as: UTF8.self)
 }
 
 /// Leaves a socket file nobody listens on, as a crashed process would.
@@ -118,11 +133,9 @@ struct SchemeCallbackTests {
         #expect(socketFiles(in: directory).count == 1)
         let name = URL(fileURLWithPath: listener.socketPath).lastPathComponent
         #expect(name.count == 32 + 5 && name.dropLast(5).allSatisfy(\.isHexDigit))
-
-        async let received = listener.waitForCallback(timeout: .seconds(20))
         let url = URL(string: "com.example.keyport:/callback?code=abc&state=s1")!
         #expect(try await SchemeCallbackDelivery.deliver(url, directory: directory))
-        #expect(try await received == url)
+        #expect(try await listener.waitForCallback(timeout: .seconds(20)) == url)
         #expect(listener.matcher.matches(url))
         #expect(socketFiles(in: directory).isEmpty)
         // Nobody is waiting any more.
@@ -136,17 +149,16 @@ struct SchemeCallbackTests {
         let listener = try await SchemeCallbackListener.start(scheme: scheme, directory: scratch.url) {
             query($0)["state"] == "good"
         }
-        async let received = listener.waitForCallback(timeout: .seconds(20))
         #expect(try await !SchemeCallbackDelivery.deliver(URL(string: "com.example.other:/callback?code=1&state=good")!, directory: scratch.url))
         #expect(try await !SchemeCallbackDelivery.deliver(URL(string: "com.example.keyport:/callback?code=2&state=bad")!, directory: scratch.url))
-        #expect(try rawExchange(Array("com.example.keyport:/callback?state=bad\n".utf8), with: listener.socketPath) == "refused\n")
-        #expect(try rawExchange(Array("not a url at all\n".utf8), with: listener.socketPath) == "refused\n")
-        #expect(try rawExchange([0xff, 0xfe, 0x0a], with: listener.socketPath) == "refused\n")
+        #expect(try await rawExchange(Array("com.example.keyport:/callback?state=bad\n".utf8), with: listener.socketPath) == "refused\n")
+        #expect(try await rawExchange(Array("not a url at all\n".utf8), with: listener.socketPath) == "refused\n")
+        #expect(try await rawExchange([0xff, 0xfe, 0x0a], with: listener.socketPath) == "refused\n")
         #expect(socketFiles(in: scratch.url).count == 1)
         // The scheme is compared case-insensitively.
         let good = URL(string: "COM.Example.Keyport:/callback?code=3&state=good")!
         #expect(try await SchemeCallbackDelivery.deliver(good, directory: scratch.url))
-        #expect(try await received == good)
+        #expect(try await listener.waitForCallback(timeout: .seconds(20)) == good)
     }
 
     @Test("two sessions for one scheme with different states each get their own URL")
@@ -156,12 +168,10 @@ struct SchemeCallbackTests {
         let first = try await SchemeCallbackListener.start(scheme: scheme, directory: scratch.url) { query($0)["state"] == "one" }
         let second = try await SchemeCallbackListener.start(scheme: scheme, directory: scratch.url) { query($0)["state"] == "two" }
         #expect(socketFiles(in: scratch.url).count == 2)
-        async let firstURL = first.waitForCallback(timeout: .seconds(20))
-        async let secondURL = second.waitForCallback(timeout: .seconds(20))
         #expect(try await SchemeCallbackDelivery.deliver(URL(string: "com.example.keyport:/cb?code=B&state=two")!, directory: scratch.url))
         #expect(try await SchemeCallbackDelivery.deliver(URL(string: "com.example.keyport:/cb?code=A&state=one")!, directory: scratch.url))
-        #expect(query(try await firstURL)["code"] == "A")
-        #expect(query(try await secondURL)["code"] == "B")
+        #expect(query(try await first.waitForCallback(timeout: .seconds(20)))["code"] == "A")
+        #expect(query(try await second.waitForCallback(timeout: .seconds(20)))["code"] == "B")
         #expect(socketFiles(in: scratch.url).isEmpty)
     }
 
@@ -170,19 +180,18 @@ struct SchemeCallbackTests {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let listener = try await SchemeCallbackListener.start(scheme: scheme, directory: scratch.url)
-        async let received = listener.waitForCallback(timeout: .seconds(20))
         let prefix = "com.example.keyport:/callback?state="
         let tooLong = prefix + String(repeating: "a", count: 8193 - prefix.utf8.count)
-        #expect(try rawExchange(Array((tooLong + "\n").utf8), with: listener.socketPath) == "refused too-long\n")
+        #expect(try await rawExchange(Array((tooLong + "\n").utf8), with: listener.socketPath) == "refused too-long\n")
         // No newline at all: refused as soon as the limit is passed, not when the client stops.
-        #expect(try rawExchange(Array(tooLong.utf8) + Array(repeating: UInt8(ascii: "a"), count: 100), with: listener.socketPath) == "refused too-long\n")
+        #expect(try await rawExchange(Array(tooLong.utf8) + Array(repeating: UInt8(ascii: "a"), count: 100), with: listener.socketPath) == "refused too-long\n")
         let longURL = URL(string: tooLong)!
         await #expect(throws: SchemeCallbackError.self) { try await SchemeCallbackDelivery.deliver(longURL, directory: scratch.url) }
 
         let limit = URL(string: prefix + String(repeating: "b", count: 8192 - prefix.utf8.count))!
         #expect(limit.absoluteString.utf8.count == 8192)
         #expect(try await SchemeCallbackDelivery.deliver(limit, directory: scratch.url))
-        #expect(try await received == limit)
+        #expect(try await listener.waitForCallback(timeout: .seconds(20)) == limit)
     }
 
     @Test("a stale socket file is skipped and removed; a live listener behind it still gets the URL")
@@ -199,9 +208,8 @@ struct SchemeCallbackTests {
 
         try makeStaleSocket(at: stale)
         let listener = try await SchemeCallbackListener.start(scheme: scheme, directory: scratch.url)
-        async let received = listener.waitForCallback(timeout: .seconds(20))
         #expect(try await SchemeCallbackDelivery.deliver(url, directory: scratch.url))
-        #expect(try await received == url)
+        #expect(try await listener.waitForCallback(timeout: .seconds(20)) == url)
         #expect(!FileManager.default.fileExists(atPath: stale))
     }
 
@@ -212,7 +220,7 @@ struct SchemeCallbackTests {
         let listener = try await SchemeCallbackListener.start(scheme: scheme, directory: scratch.url)
         defer { listener.cancel() }
         let started = ContinuousClock.now
-        #expect(try rawExchange([], with: listener.socketPath, receiveTimeout: 30) == "")
+        #expect(try await rawExchange([], with: listener.socketPath, receiveTimeout: 30) == "")
         // Closed by the listener's idle timer, not earlier.
         #expect(ContinuousClock.now - started >= .milliseconds(4500))
         #expect(socketFiles(in: scratch.url).count == 1)
@@ -300,10 +308,9 @@ struct SchemeCallbackTests {
         for path in ["home/.cache", "home/.cache/keyport", "home/.cache/keyport/run", "home/.cache/keyport/run/callbacks"] {
             #expect(mode(of: scratch.url.appendingPathComponent(path).path) == 0o700, "\(path)")
         }
-        async let received = listener.waitForCallback(timeout: .seconds(60))
         let url = URL(string: "com.example.keyport:/callback?code=1")!
         #expect(try await SchemeCallbackDelivery.deliver(url, directory: nil, environment: environment))
-        #expect(try await received == url)
+        #expect(try await listener.waitForCallback(timeout: .seconds(60)) == url)
     }
 
     @Test("a fallback directory made beforehand with the wrong mode is refused by both sides, saying how to fix it")

@@ -62,9 +62,11 @@ public final class LoopbackReceiver: Sendable {
         let connections = OpenConnections(limit: limits.maximumConnections)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelInitializer { channel in
+                channel.pipeline.addHandler(AcceptOrder(connections: connections))
+            }
             .childChannelInitializer { channel in
-                connections.opened(channel)
-                return channel.pipeline.configureHTTPServerPipeline().flatMap {
+                channel.pipeline.configureHTTPServerPipeline().flatMap {
                     channel.pipeline.addHandler(
                         CallbackHandler(
                             path: path, port: portBox, page: successPage, accept: accept, callback: callback,
@@ -129,32 +131,57 @@ public final class LoopbackReceiver: Sendable {
         """
 }
 
-/// The receiver's open connections, oldest first, and which of them have sent a whole request.
-/// Connections are served on several event loops, so the list is kept under a lock.
+/// The receiver's open connections, in the order they were accepted, and which of them have sent
+/// a whole request. Connections are served on several event loops, so the records are kept under
+/// a lock; the order is taken where connections are accepted, one at a time on the listener's
+/// event loop, because connections become active on their own loops in any order.
 private final class OpenConnections: Sendable {
     private struct Connection {
         let id: ObjectIdentifier
+        let sequence: Int
         let channel: any Channel
         var requestReceived = false
     }
 
+    private struct State {
+        var nextSequence = 0
+        var sequences: [ObjectIdentifier: Int] = [:]
+        /// Active connections, ordered by `sequence`.
+        var open: [Connection] = []
+    }
+
     private let limit: Int
-    private let open = NIOLockedValueBox<[Connection]>([])
+    private let state = NIOLockedValueBox(State())
 
     init(limit: Int) {
         self.limit = limit
     }
 
-    /// Records a new connection; past the limit, closes the oldest one still waiting for its request.
-    func opened(_ channel: any Channel) {
+    /// Numbers a connection as the listener accepts it.
+    func accepted(_ channel: any Channel) {
         let id = ObjectIdentifier(channel)
-        let victim = open.withLockedValue { open -> (any Channel)? in
-            open.append(Connection(id: id, channel: channel))
-            guard open.count > limit, let oldest = open.firstIndex(where: { !$0.requestReceived }) else { return nil }
-            return open.remove(at: oldest).channel
+        state.withLockedValue { state in
+            state.sequences[id] = state.nextSequence
+            state.nextSequence += 1
         }
         channel.closeFuture.whenComplete { _ in
-            self.open.withLockedValue { $0.removeAll { $0.id == id } }
+            self.state.withLockedValue { state in
+                state.sequences.removeValue(forKey: id)
+                state.open.removeAll { $0.id == id }
+            }
+        }
+    }
+
+    /// Records an active connection; past the limit, closes the earliest accepted one still
+    /// waiting for its request (possibly this one).
+    func opened(_ channel: any Channel) {
+        let id = ObjectIdentifier(channel)
+        let victim = state.withLockedValue { state -> (any Channel)? in
+            guard let sequence = state.sequences[id] else { return nil }  // already closed
+            let connection = Connection(id: id, sequence: sequence, channel: channel)
+            state.open.insert(connection, at: state.open.firstIndex { $0.sequence > sequence } ?? state.open.endIndex)
+            guard state.open.count > limit, let oldest = state.open.firstIndex(where: { !$0.requestReceived }) else { return nil }
+            return state.open.remove(at: oldest).channel
         }
         victim?.close(promise: nil)
     }
@@ -162,9 +189,25 @@ private final class OpenConnections: Sendable {
     /// A whole request arrived on `channel`: it is not closed to make room any more.
     func requestReceived(on channel: any Channel) {
         let id = ObjectIdentifier(channel)
-        open.withLockedValue { open in
-            if let index = open.firstIndex(where: { $0.id == id }) { open[index].requestReceived = true }
+        state.withLockedValue { state in
+            if let index = state.open.firstIndex(where: { $0.id == id }) { state.open[index].requestReceived = true }
         }
+    }
+}
+
+/// On the listening channel: numbers each accepted connection before it is handed on.
+private final class AcceptOrder: ChannelInboundHandler, Sendable {
+    typealias InboundIn = any Channel
+
+    let connections: OpenConnections
+
+    init(connections: OpenConnections) {
+        self.connections = connections
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        connections.accepted(unwrapInboundIn(data))
+        context.fireChannelRead(data)
     }
 }
 
@@ -201,6 +244,11 @@ private final class CallbackHandler: ChannelInboundHandler, @unchecked Sendable 
         // Added as the connection is accepted: the deadline counts from then.
         let channel = context.channel
         deadline = context.eventLoop.scheduleTask(in: requestTimeout) { channel.close(promise: nil) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        connections.opened(context.channel)
+        context.fireChannelActive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {

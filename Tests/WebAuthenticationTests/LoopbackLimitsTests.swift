@@ -10,7 +10,7 @@ import Musl
 #endif
 
 /// A plain blocking TCP connection to 127.0.0.1, as any local program can open to the receiver.
-private final class RawConnection {
+private final class RawConnection: Sendable {
     let fd: Int32
 
     init(port: Int) throws {
@@ -32,14 +32,17 @@ private final class RawConnection {
 
     /// Waits up to `seconds` for the receiver to close the connection; true when it did (end of
     /// file or a reset), false when the wait ran out with the connection still open.
-    func closedByPeer(within seconds: Int = 15) -> Bool {
-        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var buffer = [UInt8](repeating: 0, count: 256)
-        while true {
-            let count = recv(fd, &buffer, buffer.count, 0)
-            if count == 0 { return true }
-            if count < 0 { return errno == ECONNRESET }
+    func closedByPeer(within seconds: Int = 30) async throws -> Bool {
+        let fd = self.fd
+        return try await onOwnThread {
+            var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            var buffer = [UInt8](repeating: 0, count: 256)
+            while true {
+                let count = recv(fd, &buffer, buffer.count, 0)
+                if count == 0 { return true }
+                if count < 0 { return errno == ECONNRESET }
+            }
         }
     }
 
@@ -54,7 +57,7 @@ struct LoopbackLimitsTests {
         defer { receiver.cancel() }
         let idle = try (0..<10).map { _ in try RawConnection(port: receiver.port) }
         // Six over the cap: the six oldest are closed to make room.
-        for connection in idle.prefix(6) { #expect(connection.closedByPeer()) }
+        for connection in idle.prefix(6) { #expect(try await connection.closedByPeer()) }
 
         let url = URL(string: receiver.redirectURI.absoluteString + "?code=c&state=s")!
         let waiting = Task { try await receiver.waitForCallback(timeout: .seconds(30)) }
@@ -69,8 +72,8 @@ struct LoopbackLimitsTests {
         let silent = try RawConnection(port: receiver.port)
         let trickling = try RawConnection(port: receiver.port)
         trickling.send("GET /callback?code=x HTTP/1.1\r\nHost: 127.0.0.1\r\n")
-        #expect(silent.closedByPeer())
-        #expect(trickling.closedByPeer())
+        #expect(try await silent.closedByPeer())
+        #expect(try await trickling.closedByPeer())
 
         // The receiver itself is still there for the real callback.
         let url = URL(string: receiver.redirectURI.absoluteString + "?code=c")!

@@ -21,7 +21,6 @@ struct LoopbackReceiverTests {
         let receiver = try await LoopbackReceiver.start()
         #expect(receiver.port > 0)
         #expect(receiver.redirectURI.absoluteString == "http://127.0.0.1:\(receiver.port)/callback")
-        async let received = receiver.waitForCallback(timeout: .seconds(20))
         let stray = try await get(URL(string: "http://127.0.0.1:\(receiver.port)/favicon.ico")!)
         #expect(stray.status == 404)
         let other = try await get(URL(string: "http://127.0.0.1:\(receiver.port)/callbackx?code=1")!)
@@ -29,7 +28,7 @@ struct LoopbackReceiverTests {
         let page = try await get(URL(string: "http://127.0.0.1:\(receiver.port)/callback?code=abc&state=xyz")!)
         #expect(page.status == 200)
         #expect(page.body.contains("You can close this window"))
-        let url = try await received
+        let url = try await receiver.waitForCallback(timeout: .seconds(20))
         #expect(url.absoluteString == "http://127.0.0.1:\(receiver.port)/callback?code=abc&state=xyz")
         #expect(receiver.matcher.matches(url))
     }
@@ -37,12 +36,11 @@ struct LoopbackReceiverTests {
     @Test("a callback that accept refuses gets 400 and the wait goes on")
     func refused() async throws {
         let receiver = try await LoopbackReceiver.start { $0.query?.contains("state=good") == true }
-        async let received = receiver.waitForCallback(timeout: .seconds(20))
         let bad = try await get(URL(string: "http://127.0.0.1:\(receiver.port)/callback?code=1&state=bad")!)
         #expect(bad.status == 400)
         let good = try await get(URL(string: "http://127.0.0.1:\(receiver.port)/callback?code=2&state=good")!)
         #expect(good.status == 200)
-        #expect(try await received.query == "code=2&state=good")
+        #expect(try await receiver.waitForCallback(timeout: .seconds(20)).query == "code=2&state=good")
     }
 
     @Test("after the callback, cancel or a timeout the listener is closed")

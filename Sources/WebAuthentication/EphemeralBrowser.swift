@@ -201,7 +201,8 @@ final class ProfileDirectory: Sendable {
     /// one it uses.
     static func removeStale(in base: String) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: base)) ?? []
-        for name in names where name.hasPrefix(prefix) {
+        // Exactly what mkdtemp makes from the template: the prefix and six letters or digits.
+        for name in names where name.hasPrefix(prefix) && name.utf8.count == prefix.utf8.count + 6 {
             let path = "\(base)/\(name)"
             var info = stat()
             guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid() else { continue }

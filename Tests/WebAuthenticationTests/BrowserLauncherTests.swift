@@ -28,7 +28,7 @@ struct BrowserLauncherTests {
 
     @Test("a $BROWSER program really runs, with the URL as its argument")
     func launches() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keyport-browser-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keyport-launcher-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let log = directory.appendingPathComponent("opened")
@@ -39,7 +39,7 @@ struct BrowserLauncherTests {
         let launcher = BrowserLauncher(environment: ["BROWSER": "no-such-browser:\(script.path)", "PATH": "/usr/bin:/bin"])
         #expect(launcher.open(url) == .launched(command: [script.path, url.absoluteString]))
         var opened = ""
-        for _ in 0..<100 where opened.isEmpty {
+        for _ in 0..<600 where opened.isEmpty {  // up to 30 s on a busy machine
             opened = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             Thread.sleep(forTimeInterval: 0.05)
         }
@@ -48,7 +48,7 @@ struct BrowserLauncherTests {
 
     @Test("the browser starts with no signal blocked, so it can be asked to quit")
     func signalMask() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keyport-browser-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keyport-launcher-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let log = directory.appendingPathComponent("mask")
@@ -59,7 +59,7 @@ struct BrowserLauncherTests {
         let outcome = await Task.detached { BrowserLauncher(environment: ["BROWSER": script.path, "PATH": "/usr/bin:/bin"]).open(url) }.value
         #expect(outcome == .launched(command: [script.path, url.absoluteString]))
         var mask = ""
-        for _ in 0..<100 where !mask.hasSuffix("\n") {
+        for _ in 0..<600 where !mask.hasSuffix("\n") {  // up to 30 s on a busy machine
             mask = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             try await Task.sleep(for: .milliseconds(50))
         }

@@ -108,6 +108,23 @@ struct LoginCLITests {
         #expect(stderr.contains("its profile removed"))
     }
 
+    @Test("a token endpoint that redirects: exit 1, the code and verifier never follow, no ID token is read")
+    func tokenRedirect() async throws {
+        let redirecting = try AuthorizationServer(tokenRedirect: "/_test/token-sink")
+        defer { redirecting.stop() }
+        let result = try runProgram(
+            CLI.executable,
+            ["login", "--issuer", redirecting.issuer.absoluteString, "--client-id", AuthorizationServer.clientID, "--browser", browser("approve"), "--timeout", "60"],
+            environment: ProcessInfo.processInfo.environment)
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("sign-in failed: the token endpoint answered HTTP 307"), "\(result.stderr)")
+        #expect(result.stderr.contains("never redirected"))
+        let stats = try await redirecting.stats()
+        #expect(stats["token_redirects"] == 1)
+        #expect(stats["token_sink_requests"] == 0)
+    }
+
     @Test("the person declines: exit 1, and the message says so")
     func declined() throws {
         let result = try login(["--browser", browser("deny"), "--timeout", "60"])

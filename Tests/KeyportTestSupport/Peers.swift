@@ -72,10 +72,12 @@ public final class AuthorizationServer: @unchecked Sendable {
     public let issuer: URL
     private let process: Process
 
-    public init(redirectURIs: [String] = []) throws {
+    /// Starts the server; `tokenRedirect` makes its token endpoint answer with a 307 to that path.
+    public init(redirectURIs: [String] = [], tokenRedirect: String? = nil) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: WebPeers.python)
         process.arguments = [WebPeers.peer("authorization_server.py")] + redirectURIs.flatMap { ["--redirect-uri", $0] }
+            + (tokenRedirect.map { ["--token-redirect", $0] } ?? [])
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
@@ -99,7 +101,7 @@ public final class AuthorizationServer: @unchecked Sendable {
         self.process = process
     }
 
-    /// `/_test/stats`: logins (password sign-ins), authorize_requests, tokens_issued, token_errors.
+    /// `/_test/stats`: logins (password sign-ins), authorize_requests, tokens_issued, token_errors, token_redirects, token_sink_requests.
     public func stats() async throws -> [String: Int] {
         let (data, _) = try await URLSession.shared.data(from: issuer.appendingPathComponent("_test/stats"))
         return try JSONSerialization.jsonObject(with: data) as? [String: Int] ?? [:]

@@ -3,7 +3,7 @@
 Built on Authlib (AuthorizationServer, AuthorizationCodeGrant, CodeChallenge, OpenIDCode) and
 Flask; every piece of state lives in memory and dies with the process.
 
-Usage: authorization_server.py [--port 0] [--redirect-uri URI]... [--verbose]
+Usage: authorization_server.py [--port 0] [--redirect-uri URI]... [--token-redirect PATH] [--verbose]
 
 Binds 127.0.0.1 only, prints exactly one line `READY http://127.0.0.1:PORT` on stdout, then serves
 until SIGTERM or SIGINT. The issuer is that base URL. Nothing else is written to stdout; request
@@ -16,7 +16,10 @@ What it offers:
 - one user alice / wonderland, a login form and a consent page, a persistent sign-in cookie;
 - RFC 9207 `iss` in every authorization response redirect (success and error);
 - discovery, JWKS (RSA key made at start-up), id_token with the request's nonce;
-- GET /_test/stats for the tests.
+- GET /_test/stats for the tests;
+- with --token-redirect PATH, the token endpoint answers every request with a 307 to PATH instead
+  (a server moving the token request elsewhere); POST /_test/token-sink counts what arrives there
+  (token_sink_requests).
 """
 import argparse
 import html
@@ -148,14 +151,15 @@ class State:
         self.codes = {}       # code -> AuthorizationCode
         self.sessions = {}    # cookie value -> (username, auth_time, expires_at)
         self.nonces = set()   # nonces that already went into a code (replays are refused)
-        self.stats = {"logins": 0, "authorize_requests": 0, "tokens_issued": 0, "token_errors": 0}
+        self.stats = {"logins": 0, "authorize_requests": 0, "tokens_issued": 0, "token_errors": 0,
+                      "token_redirects": 0, "token_sink_requests": 0}
 
     def count(self, key):
         with self.lock:
             self.stats[key] += 1
 
 
-def create_app(issuer, redirect_uris):
+def create_app(issuer, redirect_uris, token_redirect=None):
     app = Flask(__name__)
     app.config["OAUTH2_TOKEN_EXPIRES_IN"] = {"authorization_code": TOKEN_SECONDS}
     app.config["OAUTH2_REFRESH_TOKEN_GENERATOR"] = True  # opaque random refresh tokens
@@ -342,6 +346,9 @@ def create_app(issuer, redirect_uris):
 
     @app.route("/token", methods=["POST"])
     def token():
+        if token_redirect:
+            state.count("token_redirects")
+            return make_response("", 307, {"Location": token_redirect})
         response = server.create_token_response()
         state.count("tokens_issued" if response.status_code == 200 else "token_errors")
         return response
@@ -370,6 +377,11 @@ def create_app(issuer, redirect_uris):
             "authorization_response_iss_parameter_supported": True,
         })
 
+    @app.route("/_test/token-sink", methods=["POST"])
+    def token_sink():
+        state.count("token_sink_requests")
+        return jsonify({"error": "invalid_grant"}), 400
+
     @app.route("/_test/stats")
     def stats():
         with state.lock:
@@ -383,6 +395,8 @@ def main():
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1; 0 lets the system choose")
     parser.add_argument("--redirect-uri", action="append", default=[], metavar="URI",
                         help="register one more redirect URI (repeatable)")
+    parser.add_argument("--token-redirect", metavar="PATH",
+                        help="answer every token request with a 307 redirect to PATH")
     parser.add_argument("--verbose", action="store_true", help="log every request on stderr")
     args = parser.parse_args()
 
@@ -390,7 +404,7 @@ def main():
     holder = {}
     http = make_server("127.0.0.1", args.port, lambda env, start: holder["app"](env, start), threaded=True)
     issuer = f"http://127.0.0.1:{http.server_port}"
-    holder["app"] = create_app(issuer, DEFAULT_REDIRECT_URIS + args.redirect_uri)
+    holder["app"] = create_app(issuer, DEFAULT_REDIRECT_URIS + args.redirect_uri, args.token_redirect)
     if not args.verbose:
         logging.getLogger("werkzeug").setLevel(logging.ERROR)
 

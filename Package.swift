@@ -8,6 +8,9 @@ let package = Package(
         .library(name: "CredentialExchangeFormat", targets: ["CredentialExchangeFormat"]),
         .library(name: "AuthenticationServices", targets: ["AuthenticationServices"]),
         .library(name: "OneTimeCodes", targets: ["OneTimeCodes"]),
+        // The OAuth engine under ASWebAuthenticationSession (PKCE, requests, discovery, receivers),
+        // documented in the README for apps that want it without Apple's shapes.
+        .library(name: "WebAuthentication", targets: ["WebAuthentication"]),
         .executable(name: "keyport", targets: ["keyport"]),
     ],
     dependencies: [

@@ -9,6 +9,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "Keyport", path: ".."),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
     ],
     targets: [
         .executableTarget(
@@ -17,5 +18,13 @@ let package = Package(
         ),
         .executableTarget(name: "OTPAuthURIFuzzer", dependencies: [.product(name: "OneTimeCodes", package: "Keyport")]),
         .executableTarget(name: "MigrationFuzzer", dependencies: [.product(name: "OneTimeCodes", package: "Keyport")]),
+        .executableTarget(
+            name: "LoopbackRequestFuzzer",
+            dependencies: [
+                .product(name: "WebAuthentication", package: "Keyport"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]
+        ),
     ]
 )

@@ -66,12 +66,11 @@ public final class LoopbackReceiver: Sendable {
                 channel.pipeline.addHandler(AcceptOrder(connections: connections))
             }
             .childChannelInitializer { channel in
-                channel.pipeline.configureHTTPServerPipeline().flatMap {
-                    channel.pipeline.addHandler(
-                        CallbackHandler(
-                            path: path, port: portBox, page: successPage, accept: accept, callback: callback,
-                            requestTimeout: limits.requestTimeout, connections: connections))
-                }
+                configure(
+                    channel,
+                    CallbackHandler(
+                        path: path, port: portBox, page: successPage, accept: accept, callback: callback,
+                        requestTimeout: limits.requestTimeout, connections: connections))
             }
         let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
         guard let port = channel.localAddress?.port else {
@@ -83,6 +82,26 @@ public final class LoopbackReceiver: Sendable {
         // Whatever ends the wait closes the listener.
         callback.futureResult.whenComplete { _ in channel.close(promise: nil) }
         return receiver
+    }
+
+    /// One accepted connection's pipeline: the HTTP/1 parser, then the handler that answers.
+    private static func configure(_ channel: any Channel, _ handler: CallbackHandler) -> EventLoopFuture<Void> {
+        channel.pipeline.configureHTTPServerPipeline().flatMap { channel.pipeline.addHandler(handler) }
+    }
+
+    /// Sets up `channel` as the listener sets up each connection it accepts, for a receiver on
+    /// `port` waiting at `path`; the awaited callback completes `callback`. SPI for the fuzz
+    /// harness (Fuzz/Sources/LoopbackRequestFuzzer), which drives the real pipeline over an
+    /// in-memory channel with arbitrary bytes. The connection cap is not applied here.
+    @_spi(Fuzzing) public static func configureConnection(
+        _ channel: any Channel, port: Int, path: String, accept: @escaping @Sendable (URL) -> Bool, callback: EventLoopPromise<URL>
+    ) -> EventLoopFuture<Void> {
+        configure(
+            channel,
+            CallbackHandler(
+                path: path, port: NIOLockedValueBox(port), page: defaultPage, accept: accept, callback: callback,
+                requestTimeout: ConnectionLimits.standard.requestTimeout,
+                connections: OpenConnections(limit: ConnectionLimits.standard.maximumConnections)))
     }
 
     private init(port: Int, path: String, channel: any Channel, callback: EventLoopPromise<URL>) {

@@ -109,6 +109,8 @@ public enum GoogleAuthenticatorMigration {
                 labelIssuer = String(name[..<colon])
                 account = name[name.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             }
+            // An empty prefix (":account") only protects the account's own colon: no issuer.
+            if labelIssuer?.isEmpty == true { labelIssuer = nil }
             return OTPAuthURI(
                 kind: kind, secret: OTPSecret(bytes: secret), issuer: issuer.isEmpty ? labelIssuer : issuer,
                 account: account, algorithm: algorithm, format: .decimal(digits: digits))
@@ -188,7 +190,7 @@ public enum GoogleAuthenticatorMigration {
         for (index, account) in accounts.enumerated() {
             var message = ProtobufWriter()
             account.secret.withUnsafeBytes { message.bytes(1, $0) }
-            let label = account.issuer.map { "\($0):\(account.account)" } ?? account.account
+            let label = OTPAuthURI.labelPrefix(account.issuer, account: account.account).map { "\($0):\(account.account)" } ?? account.account
             message.bytes(2, Array(label.utf8))
             if let issuer = account.issuer { message.bytes(3, Array(issuer.utf8)) }
             message.varint(4, UInt64([OTPAlgorithm.sha1: 1, .sha256: 2, .sha512: 3][account.algorithm]!))

@@ -160,7 +160,8 @@ public struct OTPAuthURI: Equatable, Sendable {
         let issuerParameter = take("issuer")
         var prefix: String? = nil
         if let colon = label.firstIndex(of: ":") {
-            prefix = String(label[..<colon])
+            // An empty prefix (":account") only protects the account's own colon: no issuer.
+            prefix = colon == label.startIndex ? nil : String(label[..<colon])
             account = label[label.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         } else {
             account = label
@@ -177,15 +178,8 @@ public struct OTPAuthURI: Equatable, Sendable {
         case .totp: out += "totp/"
         case .hotp: out += "hotp/"
         }
-        // The label must read back as it was written: the first colon separates the issuer, and
-        // spaces around the account after it are decoration. So an account with spaces at its ends
-        // (only a label without a colon gives one) is written without a prefix, and an account
-        // with a colon of its own gets at least an empty prefix.
-        let padded = account != account.trimmingCharacters(in: .whitespaces)
-        if let prefix = labelIssuer ?? issuer, !prefix.isEmpty, !padded {
+        if let prefix = Self.labelPrefix(labelIssuer ?? issuer, account: account) {
             out += Self.escape(prefix) + ":"
-        } else if account.contains(":") {
-            out += ":"
         }
         out += Self.escape(account)
         out += "?secret=" + secret.base32EncodedSecret()
@@ -221,6 +215,18 @@ public struct OTPAuthURI: Equatable, Sendable {
     }
 
     static func escape(_ text: String) -> String { PercentEncoding.escape(text) }
+
+    /// The issuer prefix to write before `account` in a label ("issuer:account"), so that reading
+    /// the label splits it back the same way: the first colon separates the prefix, and spaces
+    /// around the account after it are decoration. So there is no prefix when the account has
+    /// spaces at its ends (only a label without a colon gives one) or the prefix has a colon of
+    /// its own (the issuer is then given elsewhere), and an account with a colon of its own gets
+    /// at least an empty prefix. Used for `otpauth://` labels and migration entries alike.
+    static func labelPrefix(_ prefix: String?, account: String) -> String? {
+        let padded = account != account.trimmingCharacters(in: .whitespaces)
+        if let prefix, !prefix.isEmpty, !padded, !prefix.contains(":") { return prefix }
+        return account.contains(":") ? "" : nil
+    }
 }
 
 extension OTPAuthURI: CustomStringConvertible {

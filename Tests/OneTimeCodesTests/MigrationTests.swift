@@ -124,4 +124,15 @@ struct MigrationTests {
             #expect(error.message.hasPrefix("URI 1"))
         }
     }
+
+    // Found by scripts/fuzz migration: an issuer with a colon of its own was written into the
+    // label, which then split at that colon on reading.
+    @Test("labels read back: an issuer or account with a colon, or spaces, survives both formats", arguments: [
+        ("E:ample", "alice"), ("Bank", "a:b"), (nil, "x:y"), ("Acme", " padded "), (nil, "plain"),
+    ] as [(String?, String)])
+    func labelsReadBack(issuer: String?, account: String) throws {
+        let uri = OTPAuthURI(secret: try OTPSecret(base32: "JBSWY3DPEHPK3PXP"), issuer: issuer, account: account)
+        #expect(try GoogleAuthenticatorMigration.decode(try GoogleAuthenticatorMigration.encode([uri])).accounts == [uri])
+        #expect(try OTPAuthURI(parsing: uri.uriString) == uri, "\(uri.uriString)")
+    }
 }

@@ -99,15 +99,24 @@ public struct OTPAuthURI: Equatable, Sendable {
                 parameters.append((name, value))
             }
         }
-        func take(_ name: String) -> String? {
-            guard let index = parameters.firstIndex(where: { $0.0.lowercased() == name }) else { return nil }
-            return parameters.remove(at: index).1
+        // A parameter this type reads may come twice only with the same value: which of two
+        // different ones counts is a guess readers make differently (values are not quoted: one
+        // may be the secret).
+        func take(_ name: String) throws(OTPError) -> String? {
+            let matches = parameters.indices.filter { parameters[$0].0.lowercased() == name }
+            guard let first = matches.first else { return nil }
+            let value = parameters[first].1
+            guard matches.allSatisfy({ parameters[$0].1 == value }) else {
+                throw OTPError(.invalidParameter, "the parameter '\(name)' is given more than once, with different values")
+            }
+            parameters.removeAll { $0.0.lowercased() == name }
+            return value
         }
 
-        guard let secretText = take("secret") else { throw OTPError(.invalidSecret, "the URI has no secret parameter") }
+        guard let secretText = try take("secret") else { throw OTPError(.invalidSecret, "the URI has no secret parameter") }
         secret = try OTPSecret(base32: secretText)
 
-        if let name = take("algorithm") {
+        if let name = try take("algorithm") {
             guard let algorithm = OTPAlgorithm(name: name) else {
                 throw OTPError(.unsupported, "the algorithm '\(name)' is not supported (SHA1, SHA256 or SHA512)")
             }
@@ -116,10 +125,10 @@ public struct OTPAuthURI: Equatable, Sendable {
             algorithm = .sha1
         }
 
-        let encoder = take("encoder")?.lowercased()
-        let digitsText = take("digits")
-        let periodText = take("period")
-        let counterText = take("counter")
+        let encoder = try take("encoder")?.lowercased()
+        let digitsText = try take("digits")
+        let periodText = try take("period")
+        let counterText = try take("counter")
         switch type {
         case "totp", "steam":
             var period: Int64 = 30
@@ -157,7 +166,7 @@ public struct OTPAuthURI: Equatable, Sendable {
         }
 
         // Label: "issuer:account", the colon possibly escaped; spaces after it are decoration.
-        let issuerParameter = take("issuer")
+        let issuerParameter = try take("issuer")
         var prefix: String? = nil
         if let colon = label.firstIndex(of: ":") {
             // An empty prefix (":account") only protects the account's own colon: no issuer.

@@ -87,6 +87,10 @@ struct URITests {
         ("otpauth://hotp/x?secret=JBSWY3DP&counter=-1", "counter"),
         ("otpauth://motp/x?secret=JBSWY3DP", "'motp'"),
         ("otpauth://totp/%ZZ?secret=JBSWY3DP", "percent"),
+        // Found by scripts/fuzz otpauth: a repeat was kept as an unknown parameter and read as
+        // the parameter itself the next time.
+        ("otpauth://totp/x?secret=JBSWY3DP&digits=6&digits=8", "'digits' is given more than once"),
+        ("otpauth://totp/x?secret=JBSWY3DP&secret=GEZDGNBV", "'secret' is given more than once, with different values"),
     ])
     func errors(text: String, expected: String) {
         do {
@@ -105,6 +109,7 @@ struct URITests {
         "otpauth://totp/E:a%3Ab?secret=JBSWY3DP",
         "otpauth://totp/%20padded%20?secret=JBSWY3DP&issuer=E",
         "otpauth://totp/Old:a?secret=JBSWY3DP&issuer=New",
+        "otpauth://totp/x?secret=JBSWY3DP&digits=8&DIGITS=8&issuer=E&issuer=E",
     ])
     func writesBack(text: String) throws {
         let uri = try OTPAuthURI(parsing: text)

@@ -78,10 +78,12 @@ let package = Package(
             name: "WebAuthenticationTests",
             dependencies: [
                 "WebAuthentication",
-                // A small HTTP server for the OAuth client's redirect and discovery tests.
+                // A small HTTP server for the OAuth client's redirect and discovery tests, and
+                // in-memory channels for the loopback receiver's pipeline.
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             exclude: ["Peers"]),
         .testTarget(name: "OneTimeCodesTests", dependencies: ["OneTimeCodes", "CredentialExchangeFormat"], exclude: ["Peers"]),

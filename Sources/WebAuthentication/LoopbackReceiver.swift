@@ -245,6 +245,9 @@ private final class CallbackHandler: ChannelInboundHandler, @unchecked Sendable 
     let connections: OpenConnections
     private var head: HTTPRequestHead?
     private var deadline: Scheduled<Void>?
+    /// One request per connection: every answer says `Connection: close`, so a request pipelined
+    /// behind the first is not read (the fuzzer found one answered after a 400).
+    private var answered = false
 
     init(
         path: String, port: NIOLockedValueBox<Int>, page: String, accept: @escaping @Sendable (URL) -> Bool, callback: EventLoopPromise<URL>,
@@ -275,12 +278,14 @@ private final class CallbackHandler: ChannelInboundHandler, @unchecked Sendable 
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !answered else { return }
         switch unwrapInboundIn(data) {
         case .head(let head): self.head = head
         case .body: break
         case .end:
             guard let head else { return }
             self.head = nil
+            answered = true
             deadline?.cancel()
             connections.requestReceived(on: context.channel)
             respond(to: head, context: context)

@@ -149,6 +149,9 @@ public struct OTPAuthURI: Equatable, Sendable {
             throw OTPError(.invalidURI, "the type '\(type)' is not totp, hotp or steam")
         }
 
+        if type == "steam", let encoder, encoder != "steam" {
+            throw OTPError(.unsupported, "a steam URI cannot use the encoder '\(encoder)'")
+        }
         if type == "steam" || encoder == "steam" {
             format = .steam
         } else {

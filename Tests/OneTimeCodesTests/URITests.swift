@@ -91,6 +91,7 @@ struct URITests {
         // the parameter itself the next time.
         ("otpauth://totp/x?secret=JBSWY3DP&digits=6&digits=8", "'digits' is given more than once"),
         ("otpauth://totp/x?secret=JBSWY3DP&secret=GEZDGNBV", "'secret' is given more than once, with different values"),
+        ("otpauth://steam/x?secret=JBSWY3DP&encoder=base32", "cannot use the encoder 'base32'"),
     ])
     func errors(text: String, expected: String) {
         do {

@@ -72,7 +72,7 @@ func readInput(_ path: String, limit: Int) throws(Failure) -> [UInt8] {
     var bytes: [UInt8] = []
     if info.st_mode & S_IFMT == S_IFREG {
         guard info.st_size <= limit else { throw tooLarge }
-        bytes.reserveCapacity(Int(info.st_size))
+        bytes.reserveCapacity(Int(info.st_size) + 1 << 20)  // room for the last read, which finds the end
     } else if info.st_mode & S_IFMT == S_IFDIR {
         throw .io("cannot read \(name): it is a directory")
     }

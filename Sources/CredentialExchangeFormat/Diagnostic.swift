@@ -51,7 +51,8 @@ extension Diagnostic.Code {
     /// A required member is absent; an empty or default value stands in for it.
     public static let missingMember = Self(rawValue: "missing-member")
     /// A member's value cannot be read as its type (wrong JSON type, out of range, an array with an
-    /// element of another kind); it is kept verbatim and written back. An error.
+    /// element of another kind); it is kept verbatim and written back. An error — except for an
+    /// extension that is not an object, a warning: importers skip extensions they cannot read.
     public static let wrongType = Self(rawValue: "wrong-type")
     /// A value of another JSON type was converted (a number where text belongs, text "true", ...).
     public static let coercedValue = Self(rawValue: "coerced-value")

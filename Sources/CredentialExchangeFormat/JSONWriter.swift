@@ -180,13 +180,23 @@ struct JSONWriter {
             key(name)
             write(&self, value)
         } else if !members.isEmpty {
-            let name8 = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
-            let kept = members.filter { $0.key.utf8.elementsEqual(name8) }
-            if !kept.isEmpty && !kept.contains(where: \.unreadable) {
+            let kept = Self.kept(name, in: members)
+            if kept.repeat && !kept.unreadable {
                 key(name)
                 null()
             }
         }
+    }
+
+    /// What the kept members hold under `key`, in one pass: a value that could not be read, and a
+    /// plain kept member (for a key the model types, a repeat).
+    @inline(__always) static func kept(_ key: StaticString, in members: [JSONMember]) -> (unreadable: Bool, repeat: Bool) {
+        let name = UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
+        var found = (unreadable: false, repeat: false)
+        for member in members where member.key.utf8.elementsEqual(name) {
+            if member.unreadable { found.unreadable = true } else { found.repeat = true }
+        }
+        return found
     }
 
     /// Whether a required typed member is to be left out because it holds only the decoder's
@@ -195,8 +205,7 @@ struct JSONWriter {
     /// else gets both written: its value is not dropped, and neither is the document's.
     @inline(__always) func replaces(_ key: StaticString, standIn: Bool, in members: [JSONMember]) -> Bool {
         guard standIn, !members.isEmpty else { return false }
-        let name = UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
-        return members.contains { $0.unreadable && $0.key.utf8.elementsEqual(name) }
+        return Self.kept(key, in: members).unreadable
     }
 
     mutating func value(_ value: JSONValue) {

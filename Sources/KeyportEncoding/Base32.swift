@@ -2,9 +2,9 @@
 ///
 /// Decoding is lenient in the ways people's secrets arrive: lowercase, spaces and hyphens between
 /// groups, missing or present `=` padding, any length. Encoding is canonical: uppercase, no padding.
-public enum Base32 {
+package enum Base32 {
     /// Why a string is not Base32.
-    public enum DecodingError: Error, Equatable, Sendable, CustomStringConvertible {
+    package enum DecodingError: Error, Equatable, Sendable, CustomStringConvertible {
         /// A character outside the Base32 alphabet (the character and its UTF-8 offset).
         case invalidCharacter(Character, offset: Int)
         /// Padding followed by more data.
@@ -14,7 +14,7 @@ public enum Base32 {
         case invalidLength(symbols: Int)
 
         /// What is wrong and where, without quoting the text: for Base32 that is a secret.
-        public var redactedDescription: String {
+        package var redactedDescription: String {
             switch self {
             case .invalidCharacter(_, let offset): "the character at offset \(offset) is not A–Z or 2–7"
             case .misplacedPadding(let offset): "padding at offset \(offset) is followed by more symbols"
@@ -22,7 +22,7 @@ public enum Base32 {
             }
         }
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .invalidCharacter(let c, let offset):
                 "character \(c.debugDescription) at offset \(offset) is not Base32 (A–Z, 2–7)"
@@ -47,7 +47,7 @@ public enum Base32 {
     }()
 
     /// Encodes `bytes` as uppercase Base32 without padding.
-    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
+    package static func encode(_ bytes: some Sequence<UInt8>) -> String {
         var out = [UInt8]()
         var buffer: UInt64 = 0
         var bits = 0
@@ -64,7 +64,7 @@ public enum Base32 {
     }
 
     /// Decodes Base32 text leniently (see the type's documentation).
-    public static func decode(_ text: String) throws(DecodingError) -> [UInt8] {
+    package static func decode(_ text: String) throws(DecodingError) -> [UInt8] {
         var out = [UInt8]()
         out.reserveCapacity(text.utf8.count * 5 / 8)
         var buffer: UInt64 = 0

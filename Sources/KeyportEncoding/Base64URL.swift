@@ -4,9 +4,9 @@ import struct Foundation.Data
 ///
 /// Decoding accepts what real exporters write: with or without `=` padding, and the standard alphabet
 /// (`+`, `/`) as well as the URL-safe one (`-`, `_`). Anything else is an error that names the offset.
-public enum Base64URL {
+package enum Base64URL {
     /// Why a string is not base64url.
-    public enum DecodingError: Error, Equatable, Sendable, CustomStringConvertible {
+    package enum DecodingError: Error, Equatable, Sendable, CustomStringConvertible {
         /// A character outside both base64 alphabets, at this UTF-8 offset.
         case invalidCharacter(offset: Int)
         /// A length that no encoding produces (one character left over).
@@ -14,7 +14,7 @@ public enum Base64URL {
         /// Padding in the middle of the text, or more than two `=`.
         case misplacedPadding(offset: Int)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .invalidCharacter(let offset): "character at offset \(offset) is not in the base64url alphabet"
             case .invalidLength(let length): "a length of \(length) characters is not a possible base64url length"
@@ -36,10 +36,10 @@ public enum Base64URL {
 
     /// The number of characters `encode` writes for `count` bytes.
     @inlinable
-    public static func encodedLength(_ count: Int) -> Int { (count * 4 + 2) / 3 }
+    package static func encodedLength(_ count: Int) -> Int { (count * 4 + 2) / 3 }
 
     /// Encodes `bytes` without padding.
-    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
+    package static func encode(_ bytes: some Sequence<UInt8>) -> String {
         var out = [UInt8]()
         let array = Array(bytes)
         out.reserveCapacity(encodedLength(array.count))
@@ -48,7 +48,7 @@ public enum Base64URL {
     }
 
     /// Appends the unpadded encoding of `bytes` to `out` (the encoder's fast path).
-    public static func append(contentsOf bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+    package static func append(contentsOf bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
         alphabet.withUnsafeBufferPointer { table in
             var i = 0
             let n = bytes.count
@@ -74,14 +74,14 @@ public enum Base64URL {
     }
 
     /// Decodes base64url or base64 text, padded or not.
-    public static func decode(_ text: String) throws(DecodingError) -> [UInt8] {
+    package static func decode(_ text: String) throws(DecodingError) -> [UInt8] {
         var text = text
         let result = text.withUTF8 { utf8 in Result { () throws(DecodingError) in try decode(UnsafeRawBufferPointer(utf8)) } }
         return try result.get()
     }
 
     /// Decodes base64url or base64 bytes, padded or not.
-    public static func decode(_ input: UnsafeRawBufferPointer) throws(DecodingError) -> [UInt8] {
+    package static func decode(_ input: UnsafeRawBufferPointer) throws(DecodingError) -> [UInt8] {
         let (symbols, count) = try measure(input)
         var failure: DecodingError? = nil
         let out = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
@@ -93,7 +93,7 @@ public enum Base64URL {
     }
 
     /// Decodes base64url or base64 bytes, padded or not, straight into `Data`.
-    public static func decodeData(_ input: UnsafeRawBufferPointer) throws(DecodingError) -> Data {
+    package static func decodeData(_ input: UnsafeRawBufferPointer) throws(DecodingError) -> Data {
         let (symbols, count) = try measure(input)
         var out = Data(count: count)
         let failure = out.withUnsafeMutableBytes { decode(symbols, into: $0) }

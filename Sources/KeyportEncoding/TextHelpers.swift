@@ -2,25 +2,25 @@ import Foundation
 
 /// Percent-encoding for URI components and form bodies: the RFC 3986 unreserved characters stay,
 /// everything else (spaces included, as `%20`) is escaped.
-public enum PercentEncoding {
+package enum PercentEncoding {
     static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
-    public static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
     }
 }
 
 /// Comparison whose time depends only on the lengths of what is compared, for codes, states,
 /// verifiers and other values an attacker could otherwise guess byte by byte.
-public enum ConstantTime {
-    public static func equal(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
+package enum ConstantTime {
+    package static func equal(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
         guard a.count == b.count else { return false }
         var difference: UInt8 = 0
         for (x, y) in zip(a, b) { difference |= x ^ y }
         return difference == 0
     }
 
-    public static func equal(_ a: String, _ b: String) -> Bool { equal(a.utf8, b.utf8) }
+    package static func equal(_ a: String, _ b: String) -> Bool { equal(a.utf8, b.utf8) }
 }
 
 /// Text from a document made safe to show on a terminal: control characters (C0, DEL, C1), the
@@ -28,8 +28,8 @@ public enum ConstantTime {
 /// are written as `\u{1B}`. A value can then neither send escape sequences to the terminal (erase
 /// a line, move the cursor, retitle the window) nor start a line of its own or reorder what is
 /// printed around it ("Trojan Source"). Everything else, non-ASCII letters included, is kept.
-public enum DisplayText {
-    public static func escaping(_ text: String) -> String {
+package enum DisplayText {
+    package static func escaping(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }
         var out = ""
         out.unicodeScalars.reserveCapacity(text.unicodeScalars.count)

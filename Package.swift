@@ -23,6 +23,9 @@ let package = Package(
     targets: [
         // Binary-to-text codecs (base64url, Base32) shared by the format modules; not a product.
         .target(name: "KeyportEncoding"),
+        // What every process-level part needs (child processes, private runtime directories, XDG
+        // base directories, termination signals, small concurrency helpers); not a product.
+        .target(name: "KeyportSystem"),
         .target(
             name: "CredentialExchangeFormat",
             dependencies: [
@@ -41,7 +44,7 @@ let package = Package(
         .target(
             name: "WebAuthentication",
             dependencies: [
-                "KeyportEncoding",
+                "KeyportEncoding", "KeyportSystem",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -59,7 +62,8 @@ let package = Package(
         .executableTarget(
             name: "keyport",
             dependencies: [
-                "CredentialExchangeFormat", "KeyportEncoding", "OneTimeCodes", "AuthenticationServices", "WebAuthentication",
+                "CredentialExchangeFormat", "KeyportEncoding", "KeyportSystem", "OneTimeCodes", "AuthenticationServices",
+                "WebAuthentication",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -15,12 +15,12 @@ import Musl
 /// would hang in `wait`. Here the child always starts with no signal blocked and every signal at
 /// its default action (`POSIX_SPAWN_SETSIGMASK`, `POSIX_SPAWN_SETSIGDEF`), whatever thread spawns
 /// it. A thread of its own reaps the child, so it never lingers as a zombie.
-final class ChildProcess: Sendable {
-    let pid: pid_t
+package final class ChildProcess: Sendable {
+    package let pid: pid_t
     private let exit = Latch()
 
     /// Starts `executable` (a path) with `arguments` and exactly `environment`.
-    init(executable: String, arguments: [String], environment: [String: String]) throws {
+    package init(executable: String, arguments: [String], environment: [String: String]) throws {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -79,15 +79,15 @@ final class ChildProcess: Sendable {
     }
 
     /// Whether the process is still running (not yet reaped).
-    var isRunning: Bool { !exit.isOpen }
+    package var isRunning: Bool { !exit.isOpen }
 
     /// Returns when the process has exited, or early when the waiting task is cancelled.
-    func waitForExit() async {
+    package func waitForExit() async {
         await exit.wait()
     }
 
     /// Sends `signal` to the process's group: the browser and the helpers it started.
-    func signalGroup(_ signal: Int32) {
+    package func signalGroup(_ signal: Int32) {
         guard isRunning else { return }
         kill(-pid, signal)
     }

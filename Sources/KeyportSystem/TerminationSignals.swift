@@ -8,23 +8,24 @@ import Musl
 #endif
 
 /// SIGINT (Ctrl-C), SIGTERM and SIGHUP (the terminal closed), turned into the cancellation of one
-/// task while it runs, so that what the task owns is cleaned up before keyport ends: for a sign-in,
-/// the browser Keyport launched (its whole process group) and its profile directory. Left to their
-/// default action, these signals would end keyport at once and leave both behind — the browser runs
-/// in a process group of its own, so the terminal's Ctrl-C never reaches it.
+/// task while it runs, so that what the task owns is cleaned up before the program ends — for
+/// `keyport login`, the browser Keyport launched (its whole process group) and its profile
+/// directory. Left to their default action, these signals would end the program at once and leave
+/// both behind: the browser runs in a process group of its own, so the terminal's Ctrl-C never
+/// reaches it. (Long-running services use swift-service-lifecycle's graceful shutdown instead.)
 ///
 /// How: a handler that only writes the signal's number to a pipe (all a signal handler may safely
 /// do), and a thread of its own that reads the pipe and cancels the task. That thread unblocks the
-/// three signals for itself, so they are delivered even when keyport was started with them blocked
+/// three signals for itself, so they are delivered even when the program was started with them blocked
 /// (Foundation's `Process` passes its thread's signal mask to the programs it starts, and Swift's
 /// worker threads block nearly every signal).
-enum TerminationSignals {
-    static let caught: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+package enum TerminationSignals {
+    package static let caught: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 
     /// Runs `body` in a task that any of ``caught`` cancels. Returns its result and the first signal
-    /// that arrived while it ran, if one did. A signal ignored when keyport started (`nohup`, a
+    /// that arrived while it ran, if one did. A signal ignored when the program started (`nohup`, a
     /// background job's SIGINT) stays ignored. Afterwards the signals have their earlier actions again.
-    static func cancelling<T: Sendable>(
+    package static func cancelling<T: Sendable>(
         _ body: @escaping @Sendable () async throws -> T
     ) async -> (result: Result<T, any Error>, signal: Int32?) {
         let arrived = Mutex<Int32?>(nil)
@@ -42,9 +43,9 @@ enum TerminationSignals {
         return (result, arrived.withLock { $0 })
     }
 
-    /// Ends keyport by `signal` with its default action, as if it had never been caught, so the
-    /// program that started keyport (a shell, a script) sees how it ended.
-    static func end(by signal: Int32) -> Never {
+    /// Ends the program by `signal` with its default action, as if it had never been caught, so the
+    /// program that started it (a shell, a script) sees how it ended.
+    package static func end(by signal: Int32) -> Never {
         Glibc.signal(signal, SIG_DFL)
         var set = sigset_t()
         sigemptyset(&set)
@@ -55,7 +56,7 @@ enum TerminationSignals {
     }
 
     /// `SIGINT`, `SIGTERM`, `SIGHUP`.
-    static func name(_ signal: Int32) -> String {
+    package static func name(_ signal: Int32) -> String {
         switch signal {
         case SIGINT: "SIGINT"
         case SIGTERM: "SIGTERM"
@@ -101,7 +102,7 @@ enum TerminationSignals {
         private init() {
             var ends: [Int32] = [-1, -1]
             guard pipe(&ends) == 0 else {
-                fatalError("keyport cannot make a pipe for signals: \(String(cString: strerror(errno)))")
+                fatalError("cannot make a pipe for signals: \(String(cString: strerror(errno)))")
             }
             for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
             // The handler must never block, even with the pipe full.

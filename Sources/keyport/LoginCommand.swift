@@ -1,6 +1,7 @@
 import ArgumentParser
 import AuthenticationServices
 import Foundation
+import KeyportSystem
 import WebAuthentication
 
 /// `keyport login`: the whole native-app sign-in (RFC 8252) against an OpenID Connect server,

@@ -1,4 +1,5 @@
 import Foundation
+import KeyportSystem
 
 /// Opens a URL in the person's browser the way Linux desktops do: each command of `$BROWSER` (a
 /// colon-separated list; `%s` stands for the URL, else the URL is appended), then `xdg-open`.
@@ -52,7 +53,7 @@ public struct BrowserLauncher: Sendable {
                         ? "no browser in $BROWSER could be started, and there is no display"
                         : "there is no display (DISPLAY and WAYLAND_DISPLAY are unset)")
             }
-            guard let executable = Self.find(command[0], path: environment["PATH"]) else { continue }
+            guard let executable = Executable.find(command[0], path: environment["PATH"]) else { continue }
             // A shared browser is not ours to watch: xdg-open and most $BROWSER entries hand the
             // URL to a running browser and exit. ChildProcess reaps it whenever it ends.
             if (try? ChildProcess(executable: executable, arguments: Array(command.dropFirst()), environment: environment)) != nil {
@@ -60,16 +61,6 @@ public struct BrowserLauncher: Sendable {
             }
         }
         return .showURL(reason: "no browser could be started (set $BROWSER, or install xdg-utils)")
-    }
-
-    /// The executable for `name`: a path as given, else the first match on `path`.
-    static func find(_ name: String, path: String?) -> String? {
-        if name.contains("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
-        for directory in (path ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
-            let candidate = "\(directory)/\(name)"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return nil
     }
 }
 

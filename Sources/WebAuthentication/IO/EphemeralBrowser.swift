@@ -1,4 +1,5 @@
 import Foundation
+import KeyportSystem
 import Synchronization
 
 #if canImport(Glibc)
@@ -46,7 +47,7 @@ public struct EphemeralBrowser: Sendable {
                 throw Unavailable(
                     description: "the browser command \(program) does not place its profile directory (%p), so it would use the person's own profile; an ephemeral session needs one made for it")
             }
-            guard let executable = BrowserLauncher.find(program, path: environment["PATH"]) else {
+            guard let executable = Executable.find(program, path: environment["PATH"]) else {
                 throw Unavailable(description: "the browser \(program) was not found")
             }
             self.command = [executable] + command.dropFirst()
@@ -57,7 +58,7 @@ public struct EphemeralBrowser: Sendable {
             throw Unavailable(description: "there is no display (DISPLAY and WAYLAND_DISPLAY are unset) to show a browser Keyport launches")
         }
         for candidate in Self.knownBrowsers {
-            if let executable = BrowserLauncher.find(candidate[0], path: environment["PATH"]) {
+            if let executable = Executable.find(candidate[0], path: environment["PATH"]) {
                 self.command = [executable] + candidate.dropFirst()
                 return
             }
@@ -141,7 +142,7 @@ final class ProfileDirectory: Sendable {
     /// `$XDG_RUNTIME_DIR` when there is one (memory-backed and per-user on systemd machines), else
     /// the temporary directory.
     static func base(environment: [String: String]) -> String {
-        environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.temporaryDirectory.path
+        BaseDirectories(environment: environment).runtime?.path ?? FileManager.default.temporaryDirectory.path
     }
 
     /// Makes a private directory (mode 0700) in `base` and locks it.
@@ -220,49 +221,5 @@ final class ProfileDirectory: Sendable {
         var opened = stat()
         var named = stat()
         return fstat(descriptor, &opened) == 0 && lstat(path, &named) == 0 && opened.st_dev == named.st_dev && opened.st_ino == named.st_ino
-    }
-}
-
-/// A one-way gate: `wait()` returns once `open()` has been called, however many wait, or early
-/// when the waiting task is cancelled (so a task group racing it against something else can end).
-final class Latch: Sendable {
-    private struct State {
-        var isOpen = false
-        var nextWaiter = 0
-        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
-    }
-
-    private let state = Mutex(State())
-
-    var isOpen: Bool { state.withLock { $0.isOpen } }
-
-    func open() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.isOpen = true
-            defer { state.waiters = [:] }
-            return Array(state.waiters.values)
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-
-    func wait() async {
-        let id = state.withLock { state in
-            state.nextWaiter += 1
-            return state.nextWaiter
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                // Checked under the lock the cancellation handler takes, so a cancellation either
-                // is seen here or finds the continuation registered.
-                let resumeNow = state.withLock { state in
-                    if state.isOpen || Task.isCancelled { return true }
-                    state.waiters[id] = continuation
-                    return false
-                }
-                if resumeNow { continuation.resume() }
-            }
-        } onCancel: {
-            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
-        }
     }
 }

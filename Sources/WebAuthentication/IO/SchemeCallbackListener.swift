@@ -1,4 +1,5 @@
 import Foundation
+import KeyportSystem
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
@@ -296,7 +297,7 @@ public enum SchemeCallbackDelivery {
         guard let directory = try CallbackSocketDirectory.prepare(directory, environment: environment, create: false) else {
             return false
         }
-        for path in CallbackSocketDirectory.sockets(in: directory) where CallbackSocketDirectory.isOwnSocket(path) {
+        for path in CallbackSocketDirectory.sockets(in: directory) where UnixSocketPath.isOwnSocket(path) {
             switch await offer(line, to: path) {
             case .accepted: return true
             case .refused, .unreachable: continue

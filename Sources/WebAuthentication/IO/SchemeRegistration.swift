@@ -1,4 +1,5 @@
 import Foundation
+import KeyportSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -45,146 +46,16 @@ public struct SchemeRegistration: Sendable {
         public var updatedDesktopDatabase: Bool
     }
 
-    // MARK: - Names
-
-    /// Checks a scheme name and returns it lowercased (schemes are case-insensitive; the desktop's
-    /// MIME types are lowercase).
-    ///
-    /// A scheme is a letter followed by letters, digits, `+`, `-` or `.` (RFC 3986 §3.1), ASCII
-    /// only. Reverse-DNS names are recommended but a dot is not required.
-    ///
-    /// - Throws: ``SchemeCallbackError`` `.invalidScheme`, naming the offending character and its
-    ///   position, or saying the scheme is one browsers handle themselves.
-    public static func validate(scheme: String) throws(SchemeCallbackError) -> String {
-        guard let first = scheme.unicodeScalars.first else {
-            throw SchemeCallbackError(.invalidScheme, "the URL scheme is empty; give a name such as com.example.app")
-        }
-        guard scheme.unicodeScalars.count <= maximumSchemeLength else {
-            throw SchemeCallbackError(
-                .invalidScheme, "the URL scheme is \(scheme.unicodeScalars.count) characters long; at most \(maximumSchemeLength) are accepted")
-        }
-        guard isLetter(first) else {
-            throw SchemeCallbackError(
-                .invalidScheme,
-                "'\(scheme)' is not a URL scheme: it starts with \(describe(first)); a scheme starts with a letter (RFC 3986 §3.1)")
-        }
-        for (offset, scalar) in scheme.unicodeScalars.enumerated()
-        where !(isLetter(scalar) || isDigit(scalar) || "+-.".unicodeScalars.contains(scalar)) {
-            var hint = ""
-            if scalar == ":" || scalar == "/" { hint = " Give the scheme alone, without ':' or '//'." }
-            throw SchemeCallbackError(
-                .invalidScheme,
-                "'\(scheme)' is not a URL scheme: \(describe(scalar)) at position \(offset + 1) is not allowed; a scheme is a letter followed by letters, digits, '+', '-' or '.' (RFC 3986 §3.1).\(hint)"
-            )
-        }
-        let lowered = scheme.lowercased()
-        guard !reservedSchemes.contains(lowered) else {
-            throw SchemeCallbackError(
-                .invalidScheme,
-                "'\(lowered)' is a scheme browsers and the system handle themselves; Keyport will not take it over. Use a private-use scheme named after a domain you control, such as com.example.app (RFC 8252 §7.1)")
-        }
-        return lowered
-    }
-
-    private static func isLetter(_ scalar: Unicode.Scalar) -> Bool {
-        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
-    }
-
-    private static func isDigit(_ scalar: Unicode.Scalar) -> Bool {
-        ("0"..."9").contains(scalar)
-    }
-
-    /// `'x'`, or the code point for what does not print.
-    private static func describe(_ scalar: Unicode.Scalar) -> String {
-        let code = "U+" + String(format: "%04X", scalar.value)
-        if scalar.properties.generalCategory == .control || scalar.properties.isWhitespace {
-            return code + (scalar == " " ? " (a space)" : "")
-        }
-        return "'\(scalar)' (\(code))"
-    }
-
-    /// `keyport-url-NAME.desktop`: the desktop file ID for a (validated, lowercased) scheme.
-    public static func desktopFileName(for scheme: String) -> String {
-        "keyport-url-\(scheme).desktop"
-    }
+    // MARK: - Where
 
     /// `$XDG_DATA_HOME/applications`, `XDG_DATA_HOME` defaulting to `~/.local/share`.
     public var applicationsDirectory: URL {
-        baseDirectory("XDG_DATA_HOME", default: ".local/share").appendingPathComponent("applications", isDirectory: true)
+        BaseDirectories(environment: environment).dataHome.appendingPathComponent("applications", isDirectory: true)
     }
 
     /// `$XDG_CONFIG_HOME/mimeapps.list`, `XDG_CONFIG_HOME` defaulting to `~/.config`.
     public var mimeAppsList: URL {
-        baseDirectory("XDG_CONFIG_HOME", default: ".config").appendingPathComponent("mimeapps.list")
-    }
-
-    private func baseDirectory(_ variable: String, default relative: String) -> URL {
-        // The Base Directory spec: a relative value is invalid and is ignored.
-        if let value = environment[variable], value.hasPrefix("/") { return URL(fileURLWithPath: value, isDirectory: true) }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        return URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(relative, isDirectory: true)
-    }
-
-    // MARK: - The desktop entry
-
-    /// The `.desktop` file that makes `handlerCommand`, followed by the URL, the handler for
-    /// `scheme`.
-    ///
-    /// - Throws: ``SchemeCallbackError`` `.invalidScheme`; `.registrationFailed` when the command is
-    ///   empty or holds a control character (which an `Exec` line cannot carry).
-    public static func desktopEntry(scheme: String, handlerCommand: [String]) throws(SchemeCallbackError) -> String {
-        let scheme = try validate(scheme: scheme)
-        let exec = try execLine(handlerCommand)
-        return """
-            [Desktop Entry]
-            Type=Application
-            Name=Keyport sign-in callback (\(scheme))
-            Comment=Hands \(scheme): URLs to the Keyport session waiting for them
-            NoDisplay=true
-            Terminal=false
-            Exec=\(exec) %u
-            MimeType=x-scheme-handler/\(scheme);
-
-            """
-    }
-
-    /// The `Exec` value for a command, quoted as the Desktop Entry Specification ("The Exec key")
-    /// says: an argument holding a reserved character is put in double quotes, with `"`, `` ` ``,
-    /// `$` and `\` escaped by a backslash inside them; `%` is written `%%`; and then, the value being
-    /// a string, each backslash is doubled once more.
-    ///
-    /// - Throws: ``SchemeCallbackError`` `.registrationFailed` for an empty command or an argument
-    ///   with a control character.
-    public static func execLine(_ command: [String]) throws(SchemeCallbackError) -> String {
-        guard let program = command.first, !program.isEmpty else {
-            throw SchemeCallbackError(.registrationFailed, "the handler command is empty")
-        }
-        var words: [String] = []
-        for argument in command {
-            if argument.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-                throw SchemeCallbackError(
-                    .registrationFailed, "the handler command has an argument with a control character (a newline or tab?), which a .desktop file cannot carry")
-            }
-            words.append(quoteExecArgument(argument))
-        }
-        // String-level escaping of the whole value, applied after the quoting rule.
-        return words.joined(separator: " ").replacingOccurrences(of: "\\", with: "\\\\")
-    }
-
-    /// Characters the spec reserves: an argument holding one (or an empty one) must be quoted.
-    private static let reserved: Set<Character> = [
-        " ", "\t", "\n", "\"", "'", "\\", ">", "<", "~", "|", "&", ";", "$", "*", "?", "#", "(", ")", "`",
-    ]
-
-    private static func quoteExecArgument(_ argument: String) -> String {
-        let percent = argument.replacingOccurrences(of: "%", with: "%%")
-        guard percent.isEmpty || percent.contains(where: { reserved.contains($0) }) else { return percent }
-        var quoted = "\""
-        for character in percent {
-            if character == "\"" || character == "`" || character == "$" || character == "\\" { quoted.append("\\") }
-            quoted.append(character)
-        }
-        return quoted + "\""
+        BaseDirectories(environment: environment).configHome.appendingPathComponent("mimeapps.list")
     }
 
     // MARK: - Registering
@@ -205,7 +76,7 @@ public struct SchemeRegistration: Sendable {
     public func register(scheme: String, handlerCommand: [String]) throws(SchemeCallbackError) -> Registration {
         let scheme = try Self.validate(scheme: scheme)
         let contents = try Self.desktopEntry(scheme: scheme, handlerCommand: handlerCommand)
-        guard let xdgMime = BrowserLauncher.find("xdg-mime", path: environment["PATH"]) else {
+        guard let xdgMime = Executable.find("xdg-mime", path: environment["PATH"]) else {
             throw SchemeCallbackError(
                 .toolMissing,
                 "xdg-mime was not found on PATH, so the desktop cannot be told to use Keyport for \(scheme): URLs. Install xdg-utils (Debian, Ubuntu: apt install xdg-utils; Fedora: dnf install xdg-utils) and run this again")
@@ -235,7 +106,7 @@ public struct SchemeRegistration: Sendable {
     /// registration wins.
     public func isRegistered(scheme: String) -> Bool? {
         guard let scheme = try? Self.validate(scheme: scheme),
-            let xdgMime = BrowserLauncher.find("xdg-mime", path: environment["PATH"])
+            let xdgMime = Executable.find("xdg-mime", path: environment["PATH"])
         else { return nil }
         let result = run(xdgMime, ["query", "default", "x-scheme-handler/\(scheme)"])
         guard result.status == 0 else { return nil }
@@ -332,39 +203,11 @@ public struct SchemeRegistration: Sendable {
         }
     }
 
-    /// `mimeapps.list` without `desktopFile` in the lines for `mimeType`, in every group (Default
-    /// Applications, Added Associations); a line left with no application is dropped. Everything
-    /// else is kept as it was.
-    static func removingAssociation(
-        from text: String, mimeType: String, desktopFile: String
-    ) -> (text: String, changed: Bool) {
-        var changed = false
-        var lines: [Substring] = []
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            guard let equals = line.firstIndex(of: "="),
-                line[..<equals].trimmingCharacters(in: .whitespaces) == mimeType
-            else {
-                lines.append(line)
-                continue
-            }
-            let applications = line[line.index(after: equals)...].split(separator: ";")
-                .map { $0.trimmingCharacters(in: .whitespaces) }
-            let kept = applications.filter { !$0.isEmpty && $0 != desktopFile }
-            guard kept.count != applications.filter({ !$0.isEmpty }).count else {
-                lines.append(line)
-                continue
-            }
-            changed = true
-            if !kept.isEmpty { lines.append(Substring("\(mimeType)=\(kept.joined(separator: ";"));")) }
-        }
-        return (lines.joined(separator: "\n"), changed)
-    }
-
     /// Runs `update-desktop-database DIR` if it is installed; its absence or failure is not an
     /// error (it only refreshes a cache that `xdg-mime default` does not need).
     @discardableResult
     private func updateDesktopDatabase(_ directory: URL) -> Bool {
-        guard let program = BrowserLauncher.find("update-desktop-database", path: environment["PATH"]) else { return false }
+        guard let program = Executable.find("update-desktop-database", path: environment["PATH"]) else { return false }
         return run(program, [directory.path]).status == 0
     }
 

@@ -66,16 +66,6 @@ extension SchemeRegistration {
         "keyport-url-\(scheme).desktop"
     }
 
-    /// `$XDG_DATA_HOME/applications`, `XDG_DATA_HOME` defaulting to `~/.local/share`.
-    public var applicationsDirectory: URL {
-        BaseDirectories(environment: environment).dataHome.appendingPathComponent("applications", isDirectory: true)
-    }
-
-    /// `$XDG_CONFIG_HOME/mimeapps.list`, `XDG_CONFIG_HOME` defaulting to `~/.config`.
-    public var mimeAppsList: URL {
-        BaseDirectories(environment: environment).configHome.appendingPathComponent("mimeapps.list")
-    }
-
     // MARK: - The desktop entry
 
     /// The `.desktop` file that makes `handlerCommand`, followed by the URL, the handler for

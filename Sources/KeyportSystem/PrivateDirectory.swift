@@ -1,0 +1,106 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A directory that must be this user's alone: where sockets are bound that hand over secrets
+/// (sign-in callbacks today, the daemon's socket next).
+///
+/// Whoever can bind in such a directory can receive what is meant for us, and whoever can replace
+/// it can redirect us; so each directory checked must be a real directory (not a link), belong to
+/// the effective user, and grant group and others nothing (mode 0700 or stricter).
+package enum PrivateDirectory {
+    /// Why a directory cannot be used. `message` names the path and what to do.
+    package struct Failure: Error, Sendable {
+        package enum Reason: Sendable {
+            /// Another user's, open to others, or not a directory.
+            case unsafe
+            /// It could not be created or examined.
+            case unavailable
+        }
+
+        package var reason: Reason
+        package var message: String
+    }
+
+    /// Makes sure `directory` exists (when `create`) and is private, and so are `alsoPrivate`
+    /// (directories above it that the caller owns) and every level this call creates.
+    ///
+    /// - Parameters:
+    ///   - contents: what passes through the directory, for the messages ("the sign-in callbacks
+    ///     passed through it").
+    ///   - create: create what is missing, each new directory with mode 0700.
+    /// - Returns: the standardized directory, or `nil` when it does not exist and `create` is false.
+    package static func prepare(
+        _ directory: URL, alsoPrivate: [URL] = [], contents: String, create: Bool
+    ) throws(Failure) -> URL? {
+        let target = directory.standardizedFileURL
+        var checked = [target.path] + alsoPrivate.map(\.standardizedFileURL.path)
+        if !exists(target.path) {
+            guard create else { return nil }
+            var missing: [String] = []
+            var current = target
+            while !exists(current.path), current.path != "/" {
+                missing.append(current.path)
+                current = current.deletingLastPathComponent()
+            }
+            for path in missing.reversed() where mkdir(path, 0o700) != 0 && errno != EEXIST {
+                let reason = String(cString: strerror(errno))
+                throw Failure(reason: .unavailable, message: "cannot create the directory \(path) for \(contents): \(reason)")
+            }
+            checked.append(contentsOf: missing)
+        }
+        for path in Set(checked).sorted() {
+            try checkPrivate(path, contents: contents)
+        }
+        return target
+    }
+
+    /// Whether something (a directory, a link, anything) is at `path`, without following links.
+    package static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    /// Refuses a directory that is a link, belongs to another user, or grants group or others any
+    /// access.
+    package static func checkPrivate(_ path: String, contents: String) throws(Failure) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            let reason = String(cString: strerror(errno))
+            throw Failure(reason: .unavailable, message: "cannot read the directory \(path) for \(contents): \(reason)")
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw Failure(
+                reason: .unsafe,
+                message: "\(path) is not a directory (a link or a file is there); Keyport will not pass \(contents) through it. Remove it and try again")
+        }
+        let user = geteuid()
+        guard info.st_uid == user else {
+            throw Failure(
+                reason: .unsafe,
+                message: "\(path) belongs to user \(info.st_uid), not to you (user \(user)); someone else could read \(contents) passed through it, so Keyport will not use it. Remove it, or set XDG_RUNTIME_DIR to a private directory")
+        }
+        let mode = info.st_mode & 0o777
+        guard mode & 0o077 == 0 else {
+            throw Failure(
+                reason: .unsafe,
+                message: "\(path) is open to other users (mode \(String(mode, radix: 8))); \(contents) passed through it could be read by them, so Keyport will not use it. Run: chmod 700 \(path)")
+        }
+    }
+}
+
+/// Unix-domain socket paths.
+package enum UnixSocketPath {
+    /// The longest path a socket address holds (`sun_path` is 108 bytes with its NUL).
+    package static let maximumLength = 107
+
+    /// Whether `path` is a socket that belongs to this user: only such a socket is handed a secret.
+    package static func isOwnSocket(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK && info.st_uid == geteuid()
+    }
+}

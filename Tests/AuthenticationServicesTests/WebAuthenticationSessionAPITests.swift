@@ -115,7 +115,11 @@ struct WebAuthenticationSessionAPITests {
         #expect(weakSession.value == nil, "the session outlived its handler")
     }
 
+    /// A weak reference the test's tasks share.
     final class WeakBox: @unchecked Sendable {
+        // @unchecked: `value` is written once, before the task that reads it is created (task
+        // creation orders the write before the reads); the runtime's weak references are safe
+        // to read while another thread releases the object.
         weak var value: ASWebAuthenticationSession?
     }
 

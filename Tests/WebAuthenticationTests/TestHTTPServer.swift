@@ -40,8 +40,11 @@ final class TestHTTPServer: Sendable {
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                channel.pipeline.configureHTTPServerPipeline().flatMap {
-                    channel.pipeline.addHandler(Handler(log: log, base: { "http://127.0.0.1:\(portBox.withLock { $0 })" }, respond: respond))
+                // On the connection's event loop: the handler is added synchronously and stays there.
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try channel.pipeline.syncOperations.addHandler(
+                        Handler(log: log, base: { "http://127.0.0.1:\(portBox.withLock { $0 })" }, respond: respond))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
@@ -63,8 +66,7 @@ final class TestHTTPServer: Sendable {
         channel.close(promise: nil)
     }
 
-    private final class Handler: ChannelInboundHandler, @unchecked Sendable {
-        // @unchecked: the mutable members are only touched on the connection's event loop.
+    private final class Handler: ChannelInboundHandler {
         typealias InboundIn = HTTPServerRequestPart
         typealias OutboundOut = HTTPServerResponsePart
 

@@ -43,8 +43,9 @@ public protocol ASWebAuthenticationPresentationContextProviding: NSObjectProtoco
 /// to a browser's request), or an ephemeral session without a browser that can run with a fresh
 /// profile. The handler then never runs.
 open class ASWebAuthenticationSession: NSObject, @unchecked Sendable {
-    // @unchecked: mutable state is behind `state`; the completion handler is called once, from
-    // the session's task, as Apple's Objective-C class calls its block.
+    // @unchecked: an open class cannot be checked Sendable. Its mutable state is behind `phase`
+    // (a Mutex) and `settingsLock`; the completion handler is called once, from the session's
+    // task, as Apple's Objective-C class calls its block.
 
     /// The handler's type: the callback URL, or an ``ASWebAuthenticationSessionError``.
     public typealias CompletionHandler = (URL?, (any Error)?) -> Void
@@ -167,6 +168,8 @@ open class ASWebAuthenticationSession: NSObject, @unchecked Sendable {
     private let callback: Callback?
     private nonisolated(unsafe) let completionHandler: CompletionHandler
     private let phase = Mutex(Phase.idle)
+    // NSLock, not Mutex: Settings holds Apple's presentation-context provider, which is not
+    // Sendable, and Mutex's `sending` rules refuse to hand such a value into its lock.
     private let settingsLock = NSLock()
     private var settingsStorage = Settings()
     private static let logger = Logger(label: "AuthenticationServices.ASWebAuthenticationSession")

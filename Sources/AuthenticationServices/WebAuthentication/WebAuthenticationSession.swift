@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Signs a person in through a web service with one `await`, as SwiftUI's
 /// `WebAuthenticationSession` does on Apple platforms.
@@ -78,24 +79,26 @@ public struct WebAuthenticationSession: Sendable {
 }
 
 /// Passes cancellation to a session that may not exist yet.
-private final class SessionBox: @unchecked Sendable {
-    // @unchecked: both members are only touched under `lock`.
-    private let lock = NSLock()
-    private var session: ASWebAuthenticationSession?
-    private var cancelled = false
+private final class SessionBox: Sendable {
+    private struct State {
+        var session: ASWebAuthenticationSession?
+        var cancelled = false
+    }
+
+    private let state = Mutex(State())
 
     /// Stores the session; `false` when the task was already cancelled.
     func set(_ session: ASWebAuthenticationSession) -> Bool {
-        lock.withLock {
-            self.session = session
-            return !cancelled
+        state.withLock { state in
+            state.session = session
+            return !state.cancelled
         }
     }
 
     func cancel() {
-        let session = lock.withLock {
-            cancelled = true
-            return self.session
+        let session = state.withLock { state in
+            state.cancelled = true
+            return state.session
         }
         session?.cancel()
     }

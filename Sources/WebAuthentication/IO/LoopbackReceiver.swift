@@ -1,8 +1,8 @@
 import Foundation
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Synchronization
 
 /// Receives an OAuth redirect on the loopback interface (RFC 8252 §7.3): listens on 127.0.0.1 at a
 /// port the system picks, so the redirect URI is known before the authorization URL is built, and
@@ -58,7 +58,6 @@ public final class LoopbackReceiver: Sendable {
     ) async throws -> LoopbackReceiver {
         let group = MultiThreadedEventLoopGroup.singleton
         let callback = group.any().makePromise(of: URL.self)
-        let portBox = NIOLockedValueBox<Int>(0)
         let connections = OpenConnections(limit: limits.maximumConnections)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
@@ -69,7 +68,7 @@ public final class LoopbackReceiver: Sendable {
                 configure(
                     channel,
                     CallbackHandler(
-                        path: path, port: portBox, page: successPage, accept: accept, callback: callback,
+                        path: path, port: nil, page: successPage, accept: accept, callback: callback,
                         requestTimeout: limits.requestTimeout, connections: connections))
             }
         let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
@@ -77,7 +76,6 @@ public final class LoopbackReceiver: Sendable {
             try? await channel.close()
             throw CancellationError()
         }
-        portBox.withLockedValue { $0 = port }
         let receiver = LoopbackReceiver(port: port, path: path, channel: channel, callback: callback)
         // Whatever ends the wait closes the listener.
         callback.futureResult.whenComplete { _ in channel.close(promise: nil) }
@@ -85,8 +83,13 @@ public final class LoopbackReceiver: Sendable {
     }
 
     /// One accepted connection's pipeline: the HTTP/1 parser, then the handler that answers.
+    /// Called on the connection's event loop (channel initializers are), so the handlers are added
+    /// synchronously and never cross threads: they need not be `Sendable`.
     private static func configure(_ channel: any Channel, _ handler: CallbackHandler) -> EventLoopFuture<Void> {
-        channel.pipeline.configureHTTPServerPipeline().flatMap { channel.pipeline.addHandler(handler) }
+        channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+            try channel.pipeline.syncOperations.addHandler(handler)
+        }
     }
 
     /// Sets up `channel` as the listener sets up each connection it accepts, for a receiver on
@@ -99,7 +102,7 @@ public final class LoopbackReceiver: Sendable {
         configure(
             channel,
             CallbackHandler(
-                path: path, port: NIOLockedValueBox(port), page: defaultPage, accept: accept, callback: callback,
+                path: path, port: port, page: defaultPage, accept: accept, callback: callback,
                 requestTimeout: ConnectionLimits.standard.requestTimeout,
                 connections: OpenConnections(limit: ConnectionLimits.standard.maximumConnections)))
     }
@@ -170,7 +173,7 @@ private final class OpenConnections: Sendable {
     }
 
     private let limit: Int
-    private let state = NIOLockedValueBox(State())
+    private let state = Mutex(State())
 
     init(limit: Int) {
         self.limit = limit
@@ -179,12 +182,12 @@ private final class OpenConnections: Sendable {
     /// Numbers a connection as the listener accepts it.
     func accepted(_ channel: any Channel) {
         let id = ObjectIdentifier(channel)
-        state.withLockedValue { state in
+        state.withLock { state in
             state.sequences[id] = state.nextSequence
             state.nextSequence += 1
         }
         channel.closeFuture.whenComplete { _ in
-            self.state.withLockedValue { state in
+            self.state.withLock { state in
                 state.sequences.removeValue(forKey: id)
                 state.open.removeAll { $0.id == id }
             }
@@ -195,7 +198,7 @@ private final class OpenConnections: Sendable {
     /// waiting for its request (possibly this one).
     func opened(_ channel: any Channel) {
         let id = ObjectIdentifier(channel)
-        let victim = state.withLockedValue { state -> (any Channel)? in
+        let victim = state.withLock { state -> (any Channel)? in
             guard let sequence = state.sequences[id] else { return nil }  // already closed
             let connection = Connection(id: id, sequence: sequence, channel: channel)
             state.open.insert(connection, at: state.open.firstIndex { $0.sequence > sequence } ?? state.open.endIndex)
@@ -208,7 +211,7 @@ private final class OpenConnections: Sendable {
     /// A whole request arrived on `channel`: it is not closed to make room any more.
     func requestReceived(on channel: any Channel) {
         let id = ObjectIdentifier(channel)
-        state.withLockedValue { state in
+        state.withLock { state in
             if let index = state.open.firstIndex(where: { $0.id == id }) { state.open[index].requestReceived = true }
         }
     }
@@ -231,13 +234,14 @@ private final class AcceptOrder: ChannelInboundHandler, Sendable {
 }
 
 /// Answers each request on one connection: the awaited callback completes the promise.
-private final class CallbackHandler: ChannelInboundHandler, @unchecked Sendable {
-    // @unchecked: every member is either immutable or only touched on the channel's event loop.
+private final class CallbackHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
     let path: String
-    let port: NIOLockedValueBox<Int>
+    /// The listener's port, for the callback URL; `nil`: the connection's own local port, which
+    /// is the listener's (an in-memory channel has none and is given one).
+    let port: Int?
     let page: String
     let accept: @Sendable (URL) -> Bool
     let callback: EventLoopPromise<URL>
@@ -250,7 +254,7 @@ private final class CallbackHandler: ChannelInboundHandler, @unchecked Sendable 
     private var answered = false
 
     init(
-        path: String, port: NIOLockedValueBox<Int>, page: String, accept: @escaping @Sendable (URL) -> Bool, callback: EventLoopPromise<URL>,
+        path: String, port: Int?, page: String, accept: @escaping @Sendable (URL) -> Bool, callback: EventLoopPromise<URL>,
         requestTimeout: TimeAmount, connections: OpenConnections
     ) {
         self.path = path
@@ -293,7 +297,8 @@ private final class CallbackHandler: ChannelInboundHandler, @unchecked Sendable 
     }
 
     private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
-        let url = URL(string: "http://127.0.0.1:\(port.withLockedValue { $0 })\(head.uri)")
+        let port = self.port ?? context.channel.localAddress?.port ?? 0
+        let url = URL(string: "http://127.0.0.1:\(port)\(head.uri)")
         let requestPath = url.map { CallbackMatcher.normalise($0.path) }
         guard head.method == .GET, let url, requestPath == CallbackMatcher.normalise(path) else {
             write(.notFound, "Not found.", context: context)

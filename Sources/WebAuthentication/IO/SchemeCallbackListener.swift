@@ -1,8 +1,8 @@
 import Foundation
 import KeyportSystem
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -151,7 +151,7 @@ public final class SchemeCallbackListener: CallbackReceiver {
 /// Connections are served on several event loops, so the decision is taken under a lock.
 final class ListenerOutcome: Sendable {
     let promise: EventLoopPromise<URL>
-    private let decided = NIOLockedValueBox(false)
+    private let decided = Mutex(false)
 
     init(promise: EventLoopPromise<URL>) {
         self.promise = promise
@@ -159,7 +159,7 @@ final class ListenerOutcome: Sendable {
 
     /// Takes the decision; true for the first caller only.
     func claim() -> Bool {
-        decided.withLockedValue { decided in
+        decided.withLock { decided in
             if decided { return false }
             decided = true
             return true
@@ -184,8 +184,7 @@ enum HandOffProtocol {
 }
 
 /// Serves one hand-off connection: reads one line, answers one line, closes.
-private final class HandOffServerHandler: ChannelInboundHandler, @unchecked Sendable {
-    // @unchecked: the mutable members are only touched on the connection's event loop.
+private final class HandOffServerHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
@@ -341,8 +340,7 @@ public enum SchemeCallbackDelivery {
 /// Everything happens on the connection's event loop, with no hop through the task that called
 /// ``SchemeCallbackDelivery/deliver(_:directory:)``: on a busy machine that task may not run again
 /// for seconds, and a line written only then would miss the listener's 5-second deadline for it.
-private final class HandOffClientHandler: ChannelInboundHandler, @unchecked Sendable {
-    // @unchecked: `received` and `timer` are only touched on the connection's event loop.
+private final class HandOffClientHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 

@@ -77,6 +77,7 @@ let package = Package(
         // Starts the Python peers (authorization server, Selenium browser) for the web tests.
         .target(name: "KeyportTestSupport", path: "Tests/KeyportTestSupport"),
         .testTarget(name: "KeyportEncodingTests", dependencies: ["KeyportEncoding"]),
+        .testTarget(name: "KeyportSystemTests", dependencies: ["KeyportSystem"]),
         .testTarget(
             name: "WebAuthenticationTests",
             dependencies: [

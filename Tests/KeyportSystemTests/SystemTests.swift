@@ -1,0 +1,146 @@
+import Foundation
+import KeyportSystem
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+@Suite("XDG base directories")
+struct BaseDirectoriesTests {
+    @Test("absolute variables win; relative ones are ignored, as the specification says")
+    func variables() {
+        let set = BaseDirectories(environment: [
+            "HOME": "/home/alice", "XDG_RUNTIME_DIR": "/run/user/1000", "XDG_CACHE_HOME": "/c",
+            "XDG_DATA_HOME": "/d", "XDG_CONFIG_HOME": "/e",
+        ])
+        #expect(set.runtime?.path == "/run/user/1000")
+        #expect(set.cacheHome.path == "/c")
+        #expect(set.dataHome.path == "/d")
+        #expect(set.configHome.path == "/e")
+
+        let relative = BaseDirectories(environment: [
+            "HOME": "/home/alice", "XDG_RUNTIME_DIR": "run", "XDG_CACHE_HOME": "c", "XDG_DATA_HOME": "", "XDG_CONFIG_HOME": "e",
+        ])
+        #expect(relative.runtime == nil)
+        #expect(relative.cacheHome.path == "/home/alice/.cache")
+        #expect(relative.dataHome.path == "/home/alice/.local/share")
+        #expect(relative.configHome.path == "/home/alice/.config")
+    }
+
+    @Test("without HOME the user database's home directory is used")
+    func homeFromUserDatabase() throws {
+        let entry = try #require(getpwuid(geteuid()))
+        let expected = String(cString: entry.pointee.pw_dir)
+        #expect(BaseDirectories(environment: [:]).home.path == URL(fileURLWithPath: expected).path)
+        #expect(BaseDirectories(environment: ["HOME": "relative"]).home.path == URL(fileURLWithPath: expected).path)
+    }
+
+    @Test("programs are found on PATH, or taken as given when the name is a path")
+    func executables() {
+        #expect(Executable.find("sh", path: "/nonexistent:/bin:/usr/bin") != nil)
+        #expect(Executable.find("sh", path: "/nonexistent") == nil)
+        #expect(Executable.find("/bin/sh", path: "") == "/bin/sh")
+        #expect(Executable.find("/nonexistent/sh", path: "/bin") == nil)
+    }
+}
+
+@Suite("private directories")
+struct PrivateDirectoryTests {
+    /// A fresh 0700 directory under the temporary directory, removed by the caller.
+    private func scratch() throws -> URL {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("keyport-system-XXXXXX").path
+        var template = Array(base.utf8CString)
+        let made = try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) })
+        return URL(fileURLWithPath: String(cString: made), isDirectory: true)
+    }
+
+    @Test("missing levels are created 0700 and checked; without create, a missing directory is nil")
+    func creates() throws {
+        let root = try scratch()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let target = root.appendingPathComponent("a/b", isDirectory: true)
+        #expect(try PrivateDirectory.prepare(target, contents: "tests", create: false) == nil)
+        let made = try #require(try PrivateDirectory.prepare(target, contents: "tests", create: true))
+        #expect(made.path == target.standardizedFileURL.path)
+        for path in [target.path, root.appendingPathComponent("a").path] {
+            var info = stat()
+            #expect(lstat(path, &info) == 0)
+            #expect(info.st_mode & 0o777 == 0o700, "\(path)")
+        }
+    }
+
+    @Test("a directory open to others, a link, or a file is refused, naming the path and the fix")
+    func refuses() throws {
+        let root = try scratch()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let open = root.appendingPathComponent("open")
+        #expect(mkdir(open.path, 0o700) == 0 && chmod(open.path, 0o755) == 0)
+        let error = #expect(throws: PrivateDirectory.Failure.self) { try PrivateDirectory.prepare(open, contents: "tests", create: true) }
+        #expect(error?.reason == .unsafe)
+        #expect(error?.message.contains("chmod 700 \(open.path)") == true)
+
+        let link = root.appendingPathComponent("link")
+        let real = root.appendingPathComponent("real")
+        #expect(mkdir(real.path, 0o700) == 0 && symlink(real.path, link.path) == 0)
+        let linked = #expect(throws: PrivateDirectory.Failure.self) { try PrivateDirectory.prepare(link, contents: "tests", create: false) }
+        #expect(linked?.reason == .unsafe)
+        #expect(linked?.message.contains("not a directory") == true)
+
+        // A private directory above an open one is not enough: each listed level is checked.
+        let inner = root.appendingPathComponent("real/inner")
+        #expect(mkdir(inner.path, 0o700) == 0)
+        let above = #expect(throws: PrivateDirectory.Failure.self) {
+            try PrivateDirectory.prepare(inner, alsoPrivate: [open], contents: "tests", create: false)
+        }
+        #expect(above?.message.contains(open.path) == true)
+    }
+
+    @Test("only a socket of this user's counts as one")
+    func ownSocket() throws {
+        let root = try scratch()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let file = root.appendingPathComponent("file.sock")
+        #expect(FileManager.default.createFile(atPath: file.path, contents: Data()))
+        #expect(!UnixSocketPath.isOwnSocket(file.path))
+        let path = root.appendingPathComponent("s.sock").path
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in path.utf8.enumerated() { buffer[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(bound == 0)
+        #expect(UnixSocketPath.isOwnSocket(path))
+    }
+}
+
+@Suite("Latch")
+struct LatchTests {
+    @Test("every waiter resumes once the latch opens; a later wait returns at once")
+    func opens() async {
+        let latch = Latch()
+        #expect(!latch.isOpen)
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 { group.addTask { await latch.wait() } }
+            group.addTask { latch.open() }
+        }
+        #expect(latch.isOpen)
+        await latch.wait()
+    }
+
+    @Test("a cancelled waiter returns without the latch opening")
+    func cancellation() async {
+        let latch = Latch()
+        let waiter = Task { await latch.wait() }
+        waiter.cancel()
+        await waiter.value
+        #expect(!latch.isOpen)
+    }
+}

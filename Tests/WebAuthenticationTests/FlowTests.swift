@@ -444,11 +444,11 @@ struct AuthenticationFlowTests {
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: script)
         let receiver = try await LoopbackReceiver.start()
         let result = await runFlow(url: receiver.redirectURI, receiver: receiver, browser: .ephemeral(browser), timeout: .seconds(10))
-        guard case .failure(.failed(let reason)) = result else {
+        guard case .failure(let ending) = result, ending.code == .failed else {
             Issue.record("expected a failure to start, got \(result)")
             return
         }
-        #expect(reason.contains(script))
+        #expect(ending.message.contains(script))
         #expect(await receiverIsClosed(receiver))
     }
 }

@@ -33,14 +33,15 @@ struct CXFInput: ParsableArguments {
         guard maxFindings >= 1 else { throw ValidationError("--max-findings must be at least 1") }
     }
 
-    /// Reads and decodes the document; a document that cannot be read as CXF at all is a `Failure.invalid`.
+    /// Reads and decodes the document. A document that cannot be read as CXF at all is a
+    /// `Failure.invalid`, a file that cannot be read a `Failure.io`; each carries its code.
     func decode() throws(Failure) -> CXF.DecodedDocument {
         let bytes = try readInput(file, limit: maxSize)
         let options = CXF.DecodingOptions(maxDocumentSize: maxSize, maxDepth: maxDepth, maxDiagnosticsPerCode: maxFindings)
         do {
             return try CXF.Decoder(options: options).decode(bytes)
         } catch {
-            throw .invalid("\(name) cannot be read as CXF: \(error)", code: error.code.rawValue)
+            throw .invalid("\(name) cannot be read as CXF: \(error)", code: Failure.Code(error.code))
         }
     }
 }
@@ -66,14 +67,15 @@ extension CXFCommand {
         }
 
         /// The report on the document, or on why it could not be read as CXF at all; an I/O
-        /// failure (exit 2) is thrown instead.
+        /// failure (exit 2) is thrown instead: it says nothing about the document, so it is no
+        /// finding, and goes to standard error with its code.
         func makeReport() throws(Failure) -> ValidationReport {
             let decoded: CXF.DecodedDocument
             do {
                 decoded = try input.decode()
             } catch {
-                guard error.exitCode == 1 else { throw error }
-                return ValidationReport(fatal: error.message, code: error.code ?? "not-cxf")
+                guard error.exitCode == 1, let code = error.code else { throw error }
+                return ValidationReport(fatal: error.message, code: code)
             }
             let validator = CXF.Validator(verifyKeyPairs: verifyKeyPairs, maxDiagnosticsPerCode: input.maxFindings)
             return ValidationReport(document: decoded.document, diagnostics: decoded.diagnostics + validator.validate(decoded.document))

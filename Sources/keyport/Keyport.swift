@@ -1,4 +1,5 @@
 import ArgumentParser
+import CredentialExchangeFormat
 import Foundation
 import KeyportEncoding
 
@@ -23,7 +24,9 @@ struct Keyport: AsyncParsableCommand {
                 try command.run()
             }
         } catch let failure as Failure {
-            try? FileHandle.standardError.write(contentsOf: Data("keyport: \(DisplayText.escaping(failure.message))\n".utf8))
+            // The code, when the failure has one, as the `cxf validate` report prints it: `[too-large]`.
+            let code = failure.code.map { " [\($0)]" } ?? ""
+            try? FileHandle.standardError.write(contentsOf: Data("keyport: \(DisplayText.escaping(failure.message))\(code)\n".utf8))
             Foundation.exit(failure.exitCode)
         } catch {
             // Help requests (0) and a command's own ExitCode(1) keep their status; usage mistakes exit 2.
@@ -41,13 +44,32 @@ struct Keyport: AsyncParsableCommand {
 struct Failure: Error {
     var message: String
     var exitCode: Int32
-    /// A stable name for reports that carry one (`keyport cxf validate --json`), such as `too-large`.
-    var code: String? = nil
+    /// Why, as a stable name, for the failures that have one: the document or file a command reads,
+    /// and the file it writes. `keyport cxf validate` reports it; everywhere else it follows the
+    /// message on standard error.
+    var code: Code? = nil
+
+    /// A stable name for why a command failed (`too-large`, `unreadable-input`).
+    struct Code: RawRepresentable, Hashable, CustomStringConvertible {
+        let rawValue: String
+        init(rawValue: String) { self.rawValue = rawValue }
+        var description: String { rawValue }
+
+        /// Why the CXF decoder refused the document (`syntax`, `too-deep`, `not-cxf`, …).
+        init(_ code: CXFDecodingError.Code) { rawValue = code.rawValue }
+
+        /// The input is larger than the command reads (`--max-size`): the decoder's own name for it.
+        static let tooLarge = Code(CXFDecodingError.Code.tooLarge)
+        /// The input cannot be opened or read (missing, a directory, no permission, an I/O error).
+        static let unreadableInput = Code(rawValue: "unreadable-input")
+        /// The output file cannot be written.
+        static let unwritableOutput = Code(rawValue: "unwritable-output")
+    }
 
     /// The input could not be read, or the output written: exit 2.
-    static func io(_ message: String) -> Failure { Failure(message: message, exitCode: 2) }
+    static func io(_ message: String, code: Code? = nil) -> Failure { Failure(message: message, exitCode: 2, code: code) }
     /// The input is not acceptable: exit 1.
-    static func invalid(_ message: String, code: String? = nil) -> Failure { Failure(message: message, exitCode: 1, code: code) }
+    static func invalid(_ message: String, code: Code? = nil) -> Failure { Failure(message: message, exitCode: 1, code: code) }
 }
 
 /// Reads a whole file, or standard input for `-`, refusing more than `limit` bytes.
@@ -62,19 +84,19 @@ func readInput(_ path: String, limit: Int) throws(Failure) -> [UInt8] {
         fd = STDIN_FILENO
     } else {
         fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .io("cannot open \(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw .io("cannot open \(path): \(String(cString: strerror(errno)))", code: .unreadableInput) }
     }
     defer { if fd != STDIN_FILENO { close(fd) } }
-    let tooLarge = Failure.invalid("\(name) is larger than \(limit) bytes (raise --max-size to read it)", code: "too-large")
+    let tooLarge = Failure.invalid("\(name) is larger than \(limit) bytes (raise --max-size to read it)", code: .tooLarge)
 
     var info = stat()
-    guard fstat(fd, &info) == 0 else { throw .io("cannot read \(name): \(String(cString: strerror(errno)))") }
+    guard fstat(fd, &info) == 0 else { throw .io("cannot read \(name): \(String(cString: strerror(errno)))", code: .unreadableInput) }
     var bytes: [UInt8] = []
     if info.st_mode & S_IFMT == S_IFREG {
         guard info.st_size <= limit else { throw tooLarge }
         bytes.reserveCapacity(Int(info.st_size) + 1 << 20)  // room for the last read, which finds the end
     } else if info.st_mode & S_IFMT == S_IFDIR {
-        throw .io("cannot read \(name): it is a directory")
+        throw .io("cannot read \(name): it is a directory", code: .unreadableInput)
     }
     let chunk = 1 << 20
     while true {
@@ -87,7 +109,7 @@ func readInput(_ path: String, limit: Int) throws(Failure) -> [UInt8] {
                 bytes.removeLast(want)
                 continue
             }
-            throw .io("cannot read \(name): \(String(cString: strerror(errno)))")
+            throw .io("cannot read \(name): \(String(cString: strerror(errno)))", code: .unreadableInput)
         }
         bytes.removeLast(want - got)
         if got == 0 { break }
@@ -119,18 +141,18 @@ extension FileHandle {
 /// documents hold secrets); an existing one keeps its mode. On any failure nothing is left behind.
 func writeAtomically(_ bytes: [UInt8], to path: String) throws(Failure) {
     guard let (fd, temporary) = temporaryFile(beside: path) else {
-        throw .io("cannot write \(path): \(String(cString: strerror(errno)))")
+        throw .io("cannot write \(path): \(String(cString: strerror(errno)))", code: .unwritableOutput)
     }
     if let problem = fillAndFlush(fd, bytes, replacing: path) {
         close(fd)
         unlink(temporary)
-        throw .io("cannot write \(path): \(problem)")
+        throw .io("cannot write \(path): \(problem)", code: .unwritableOutput)
     }
     close(fd)
     guard rename(temporary, path) == 0 else {
         let problem = String(cString: strerror(errno))
         unlink(temporary)
-        throw .io("cannot write \(path): \(problem)")
+        throw .io("cannot write \(path): \(problem)", code: .unwritableOutput)
     }
 }
 

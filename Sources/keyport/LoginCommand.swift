@@ -126,7 +126,7 @@ struct LoginCommand: AsyncParsableCommand {
                 try IDTokenClaims(unverifiedFrom: token).check(issuer: configuration.issuer, clientID: clientID, nonce: request.nonce)
             }
         } catch {
-            throw Failure.invalid(error.kind == .accessDenied ? "sign-in declined: \(error.message)" : "sign-in failed: \(error.message)")
+            throw Failure.invalid(error.code == .accessDenied ? "sign-in declined: \(error.message)" : "sign-in failed: \(error.message)")
         }
         FileHandle.write(Self.json(token, reveal: showTokens) + "\n")
     }

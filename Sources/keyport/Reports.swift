@@ -35,13 +35,13 @@ struct ValidationReport: Encodable {
     }
 
     /// A document that could not be decoded at all; `code` says why (`syntax`, `too-large`, …).
-    init(fatal message: String, code: String) {
+    init(fatal message: String, code: Failure.Code) {
         valid = false
         version = nil
         accounts = 0
         items = 0
         credentials = [:]
-        diagnostics = [Entry(severity: "error", code: code, path: "", message: message)]
+        diagnostics = [Entry(severity: "error", code: code.rawValue, path: "", message: message)]
     }
 
     func encode(to encoder: any Encoder) throws {

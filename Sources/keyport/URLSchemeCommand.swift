@@ -30,7 +30,7 @@ extension SchemeCallbackError {
     /// As a command-line failure: a bad name or an unusable URL is the input's fault (1); a missing
     /// tool, an unsafe directory or a file that cannot be written is the system's (2).
     var failure: Failure {
-        switch kind {
+        switch code {
         case .invalidScheme, .urlTooLong: .invalid(message)
         default: .io(message)
         }

@@ -88,7 +88,7 @@ struct WebAuthenticationSessionE2ETests {
         do {
             _ = try request.authorizationCode(from: callbackURL, matching: .loopback(host: "127.0.0.1", port: redirect.url.port!, path: "/callback"))
         } catch {
-            #expect(error.kind == .accessDenied)
+            #expect(error.code == .accessDenied)
         }
     }
 
@@ -104,7 +104,8 @@ struct WebAuthenticationSessionE2ETests {
             _ = try await OAuthClient().redeem(code, for: forged, at: configuration.tokenEndpoint)
             Issue.record("the server accepted a wrong verifier")
         } catch {
-            #expect(error.kind == .server("invalid_grant"))
+            #expect(error.code == .server)
+            #expect(error.serverError == "invalid_grant")
         }
         #expect(try await server.stats()["token_errors"] == 1)
     }

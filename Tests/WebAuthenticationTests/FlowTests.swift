@@ -101,14 +101,14 @@ struct OAuthCheckTests {
             try request.authorizationCode(from: denied, matching: matcher)
         } throws: { error in
             let e = error as? OAuthError
-            return e?.kind == .accessDenied && e?.message.contains("The person said no") == true
+            return e?.code == .accessDenied && e?.message.contains("The person said no") == true
         }
         let other = URL(string: "http://127.0.0.1:50123/callback?state=st-1&error=temporarily_unavailable&error_description=Try+again%2C+later")!
         #expect {
             try request.authorizationCode(from: other, matching: matcher)
         } throws: { error in
             let e = error as? OAuthError
-            return e?.kind == .server("temporarily_unavailable") && e?.message.contains("Try again, later") == true
+            return e?.code == .server && e?.serverError == "temporarily_unavailable" && e?.message.contains("Try again, later") == true
         }
         let code = try request.authorizationCode(
             from: URL(string: "http://127.0.0.1:50123/callback?code=ab%2Fcd&state=st-1")!, matching: matcher)
@@ -126,8 +126,8 @@ struct OAuthCheckTests {
         return claims
     }
 
-    /// Checks `token` and returns the error's kind, making sure its description does not give the token away.
-    func failure(_ token: OAuthSecretValue, nonce: String? = "n-0123456789") -> OAuthError.Kind? {
+    /// Checks `token` and returns the error's code, making sure its description does not give the token away.
+    func failure(_ token: OAuthSecretValue, nonce: String? = "n-0123456789") -> OAuthError.Code? {
         do throws(OAuthError) {
             try IDTokenClaims(token: token).check(
                 issuer: issuer, clientID: "app", nonce: nonce.map(OAuthSecretValue.init(rawValue:)), now: now)
@@ -138,7 +138,7 @@ struct OAuthCheckTests {
             let parts = token.rawValue.split(separator: ".")
             if parts.count > 1 { #expect(!text.contains(parts[1])) }
             #expect(!text.contains("n-0123456789"))
-            return error.kind
+            return error.code
         }
     }
 
@@ -216,7 +216,7 @@ struct OAuthCheckTests {
                 try OAuthClient.checkTransport(URL(string: refused)!, "token endpoint")
             } throws: { error in
                 let e = error as? OAuthError
-                return e?.kind == .invalidResponse && e?.message.contains(URL(string: refused)!.absoluteString) == true
+                return e?.code == .invalidResponse && e?.message.contains(URL(string: refused)!.absoluteString) == true
                     && e?.message.contains("token endpoint") == true
             }
         }
@@ -444,11 +444,11 @@ struct AuthenticationFlowTests {
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: script)
         let receiver = try await LoopbackReceiver.start()
         let result = await runFlow(url: receiver.redirectURI, receiver: receiver, browser: .ephemeral(browser), timeout: .seconds(10))
-        guard case .failure(.failed(let reason)) = result else {
+        guard case .failure(let ending) = result, ending.code == .failed else {
             Issue.record("expected a failure to start, got \(result)")
             return
         }
-        #expect(reason.contains(script))
+        #expect(ending.message.contains(script))
         #expect(await receiverIsClosed(receiver))
     }
 }

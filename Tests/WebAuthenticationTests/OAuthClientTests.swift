@@ -36,7 +36,7 @@ struct OAuthClientTests {
         for target in ["\(elsewhere.base)/.well-known/openid-configuration", "http://auth.example.invalid/.well-known/openid-configuration?x=1"] {
             let server = try await TestHTTPServer.start { _, _ in .redirect(301, to: target) }
             let error = await #expect(throws: OAuthError.self) { try await OAuthClient().discover(issuer: URL(string: server.base)!) }
-            #expect(error?.kind == .redirectRefused)
+            #expect(error?.code == .redirectRefused)
             #expect(error?.message.contains("discovery endpoint redirected to") == true, "\(error?.message ?? "")")
             #expect(error?.message.contains("x=1") == false)
         }
@@ -52,7 +52,7 @@ struct OAuthClientTests {
         let error = await #expect(throws: OAuthError.self) {
             try await OAuthClient().redeem(OAuthSecretValue(rawValue: "the-code"), for: Self.request, at: URL(string: "\(server.base)/token")!)
         }
-        #expect(error?.kind == .redirectRefused)
+        #expect(error?.code == .redirectRefused)
         #expect(error?.message.contains("never redirected") == true, "\(error?.message ?? "")")
         #expect(elsewhere.requests.isEmpty)
         #expect(server.requests.map(\.uri) == ["/token"])
@@ -73,7 +73,7 @@ struct OAuthClientTests {
         // Without the slash the issuer is another one (Discovery §4.3: exactly equal); the message says which to use.
         let trimmed = String(issuer.dropLast())
         let error = await #expect(throws: OAuthError.self) { try await OAuthClient().discover(issuer: URL(string: trimmed)!) }
-        #expect(error?.kind == .issuerMismatch)
+        #expect(error?.code == .issuerMismatch)
         #expect(error?.message.contains("use the issuer \(issuer)") == true, "\(error?.message ?? "")")
     }
 
@@ -99,13 +99,13 @@ struct OAuthClientTests {
         let parsed = try TokenResponse.parse(status: 200, body: Data(body.utf8))
         #expect(parsed.receivedDirectlyFrom == nil)
         let error = #expect(throws: OAuthError.self) { try IDTokenClaims(unverifiedFrom: parsed) }
-        #expect(error?.kind == .unverifiableIDToken)
+        #expect(error?.code == .unverifiableIDToken)
         #expect(error?.message.contains("does not verify ID token signatures") == true)
         #expect(error?.message.contains(idToken) == false)
 
         let noIDToken = try await TestHTTPServer.start { _, _ in .json(#"{"access_token":"at","token_type":"Bearer"}"#) }
         let plain = try await OAuthClient().redeem(OAuthSecretValue(rawValue: "c"), for: Self.request, at: URL(string: "\(noIDToken.base)/token")!)
-        #expect((#expect(throws: OAuthError.self) { try IDTokenClaims(unverifiedFrom: plain) })?.kind == .invalidResponse)
+        #expect((#expect(throws: OAuthError.self) { try IDTokenClaims(unverifiedFrom: plain) })?.code == .invalidResponse)
     }
 }
 

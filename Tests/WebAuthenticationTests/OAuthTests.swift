@@ -86,25 +86,25 @@ struct AuthorizationTests {
         }
         #expect {
             try r.authorizationCode(from: callback("code=abc&state=forged"), matching: matcher)
-        } throws: { ($0 as? OAuthError)?.kind == .stateMismatch }
+        } throws: { ($0 as? OAuthError)?.code == .stateMismatch }
         #expect {
             try r.authorizationCode(from: callback("error=access_denied"), matching: matcher)
-        } throws: { ($0 as? OAuthError)?.kind == .stateMismatch }
+        } throws: { ($0 as? OAuthError)?.code == .stateMismatch }
         #expect {
             try r.authorizationCode(from: callback("error=access_denied&error_description=User%20said%20no&state=\(r.state.rawValue)"), matching: matcher)
         } throws: { error in
             let e = error as? OAuthError
-            return e?.kind == .accessDenied && e?.message.contains("User said no") == true
+            return e?.code == .accessDenied && e?.message.contains("User said no") == true
         }
         #expect {
             try r.authorizationCode(from: callback("error=invalid_scope&state=\(r.state.rawValue)"), matching: matcher)
-        } throws: { ($0 as? OAuthError)?.kind == .server("invalid_scope") }
+        } throws: { ($0 as? OAuthError)?.code == .server && ($0 as? OAuthError)?.serverError == "invalid_scope" }
         #expect {
             try r.authorizationCode(from: callback("state=\(r.state.rawValue)"), matching: matcher)
-        } throws: { ($0 as? OAuthError)?.kind == .invalidResponse }
+        } throws: { ($0 as? OAuthError)?.code == .invalidResponse }
         #expect {
             try r.authorizationCode(from: callback("code=a&state=\(r.state.rawValue)&iss=https://evil.example"), matching: matcher, expectedIssuer: "https://auth.example")
-        } throws: { ($0 as? OAuthError)?.kind == .issuerMismatch }
+        } throws: { ($0 as? OAuthError)?.code == .issuerMismatch }
     }
 
     @Test("the token request sends the verifier; responses and errors are parsed; tokens never print")
@@ -127,7 +127,7 @@ struct AuthorizationTests {
             try TokenResponse.parse(status: 400, body: Data(#"{"error":"invalid_grant","error_description":"PKCE verification failed"}"#.utf8))
         } throws: { error in
             let e = error as? OAuthError
-            return e?.kind == .server("invalid_grant") && e?.message.contains("PKCE verification failed") == true
+            return e?.code == .server && e?.serverError == "invalid_grant" && e?.message.contains("PKCE verification failed") == true
         }
         #expect(throws: OAuthError.self) { try TokenResponse.parse(status: 500, body: Data("oops".utf8)) }
         #expect(throws: OAuthError.self) { try TokenResponse.parse(status: 200, body: Data(#"{"token_type":"Bearer"}"#.utf8)) }

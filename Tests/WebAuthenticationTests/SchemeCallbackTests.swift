@@ -322,12 +322,12 @@ struct SchemeCallbackTests {
         let error = await #expect(throws: SchemeCallbackError.self) {
             try await SchemeCallbackListener.start(scheme: scheme, directory: nil, environment: environment) { _ in true }
         }
-        #expect(error?.kind == .unsafeDirectory)
+        #expect(error?.code == .unsafeDirectory)
         #expect(error?.message.contains("chmod 700 \(run.path)") == true, "\(error?.message ?? "")")
         let delivery = await #expect(throws: SchemeCallbackError.self) {
             try await SchemeCallbackDelivery.deliver(URL(string: "com.example.keyport:/cb")!, directory: nil, environment: environment)
         }
-        #expect(delivery?.kind == .unsafeDirectory)
+        #expect(delivery?.code == .unsafeDirectory)
     }
 
     @Test("a fallback directory another user made first is refused, naming the owner", .enabled(if: geteuid() == 0, "needs root to give a directory away"))
@@ -340,7 +340,7 @@ struct SchemeCallbackTests {
         let error = await #expect(throws: SchemeCallbackError.self) {
             try await SchemeCallbackListener.start(scheme: scheme, directory: nil, environment: environment) { _ in true }
         }
-        #expect(error?.kind == .unsafeDirectory)
+        #expect(error?.code == .unsafeDirectory)
         #expect(error?.message.contains("\(run.path) belongs to user 65534") == true, "\(error?.message ?? "")")
         #expect(error?.message.contains("Remove it") == true)
     }
@@ -351,14 +351,14 @@ struct SchemeCallbackTests {
         defer { scratch.remove() }
         let open = try scratch.subdirectory("open", mode: 0o755)
         let error = await #expect(throws: SchemeCallbackError.self) { try await SchemeCallbackListener.start(scheme: scheme, directory: open) }
-        #expect(error?.kind == .unsafeDirectory)
+        #expect(error?.code == .unsafeDirectory)
         #expect(error?.message.contains("chmod 700 \(open.path)") == true)
         #expect(error?.message.contains("mode 755") == true)
         #expect(socketFiles(in: open).isEmpty)
         let delivery = await #expect(throws: SchemeCallbackError.self) {
             try await SchemeCallbackDelivery.deliver(URL(string: "com.example.keyport:/callback")!, directory: open)
         }
-        #expect(delivery?.kind == .unsafeDirectory)
+        #expect(delivery?.code == .unsafeDirectory)
     }
 
     @Test("a directory that belongs to another user, or a link, is refused", .enabled(if: geteuid() == 0, "needs root to give a directory away"))
@@ -368,7 +368,7 @@ struct SchemeCallbackTests {
         let foreign = try scratch.subdirectory("foreign")
         #expect(chown(foreign.path, 65534, 65534) == 0)
         let error = await #expect(throws: SchemeCallbackError.self) { try await SchemeCallbackListener.start(scheme: scheme, directory: foreign) }
-        #expect(error?.kind == .unsafeDirectory)
+        #expect(error?.code == .unsafeDirectory)
         #expect(error?.message.contains("belongs to user 65534") == true)
 
         let target = try scratch.subdirectory("target")
@@ -396,7 +396,7 @@ struct SchemeCallbackTests {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let error = await #expect(throws: SchemeCallbackError.self) { try await SchemeCallbackListener.start(scheme: "https", directory: scratch.url) }
-        #expect(error?.kind == .invalidScheme)
+        #expect(error?.code == .invalidScheme)
         #expect(socketFiles(in: scratch.url).isEmpty)
     }
 }
@@ -450,7 +450,7 @@ struct SchemeRegistrationTests {
     ])
     func invalidNames(name: String, expected: String) {
         let error = #expect(throws: SchemeCallbackError.self) { try SchemeRegistration.validate(scheme: name) }
-        #expect(error?.kind == .invalidScheme)
+        #expect(error?.code == .invalidScheme)
         #expect(error?.message.contains(expected) == true, "\(error?.message ?? "")")
     }
 
@@ -572,7 +572,7 @@ struct SchemeRegistrationTests {
         let error = #expect(throws: SchemeCallbackError.self) {
             try registration.register(scheme: "com.example.keyport", handlerCommand: ["/usr/bin/keyport", "url-scheme", "open"])
         }
-        #expect(error?.kind == .toolMissing)
+        #expect(error?.code == .toolMissing)
         #expect(error?.message.contains("install xdg-utils") == true)
         #expect(!FileManager.default.fileExists(atPath: registration.applicationsDirectory.path))
     }

@@ -412,11 +412,12 @@ open class ASWebAuthenticationSession: NSObject, @unchecked Sendable {
     }
 
     private static func error(for ending: FlowEnding) -> ASWebAuthenticationSessionError {
-        switch ending {
+        switch ending.code {
         case .cancelled: ASWebAuthenticationSessionError(.canceledLogin, cause: .cancelled)
         case .timedOut: ASWebAuthenticationSessionError(.canceledLogin, cause: .timedOut)
         case .browserClosed: ASWebAuthenticationSessionError(.canceledLogin, cause: .browserClosed)
-        case .failed(let reason): ASWebAuthenticationSessionError(.canceledLogin, cause: .failed(reason))
+        // `.failed`, and any ending added later: its message says what happened.
+        default: ASWebAuthenticationSessionError(.canceledLogin, cause: .failed(ending.message))
         }
     }
 }

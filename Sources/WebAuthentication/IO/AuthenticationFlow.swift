@@ -10,25 +10,55 @@ public enum BrowserChoice: Sendable {
     case ephemeral(EphemeralBrowser)
 }
 
-/// Why a flow ended without a callback.
-public enum FlowEnding: Error, Equatable, Sendable, CustomStringConvertible {
-    /// `cancel()` or the task's cancellation.
-    case cancelled
-    /// No callback arrived within the timeout.
-    case timedOut(Duration)
-    /// The browser Keyport launched exited before the callback arrived (the person closed it).
-    case browserClosed
-    /// The browser could not be started, or the callback channel failed.
-    case failed(String)
+/// Why a flow ended without a callback. Check ``code`` to tell the endings apart.
+public struct FlowEnding: Error, Hashable, Sendable, CustomStringConvertible {
+    /// How the flow ended, as a stable name (`timed-out`). A struct of constants rather than an
+    /// enum, so that a new code is not a breaking change for code that switches over them.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's stable name, in kebab case.
+        public let rawValue: String
+        /// A code with the given name.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code's stable name.
+        public var description: String { rawValue }
 
-    public var description: String {
-        switch self {
-        case .cancelled: "the sign-in was cancelled"
-        case .timedOut(let timeout): "no sign-in callback arrived within \(timeout.components.seconds) seconds"
-        case .browserClosed: "the browser was closed before the sign-in finished"
-        case .failed(let reason): reason
-        }
+        /// `cancel()` or the task's cancellation.
+        public static let cancelled = Code(rawValue: "cancelled")
+        /// No callback arrived within the timeout (``FlowEnding/timeout``).
+        public static let timedOut = Code(rawValue: "timed-out")
+        /// The browser Keyport launched exited before the callback arrived (the person closed it).
+        public static let browserClosed = Code(rawValue: "browser-closed")
+        /// The browser could not be started, or the callback channel failed; the message says how.
+        public static let failed = Code(rawValue: "failed")
     }
+
+    /// How the flow ended.
+    public var code: Code
+    /// What happened, in a sentence.
+    public var message: String
+    /// The timeout that passed, for ``Code/timedOut``; `nil` for the other endings.
+    public var timeout: Duration?
+
+    /// An ending with `code`, the `message` a person reads and, for ``Code/timedOut``, the
+    /// `timeout` that passed.
+    public init(_ code: Code, _ message: String, timeout: Duration? = nil) {
+        self.code = code
+        self.message = message
+        self.timeout = timeout
+    }
+
+    /// The ``message``.
+    public var description: String { message }
+
+    // The endings the flow itself reports, each with its message written once.
+    static let cancelled = FlowEnding(.cancelled, "the sign-in was cancelled")
+    static let browserClosed = FlowEnding(.browserClosed, "the browser was closed before the sign-in finished")
+
+    static func timedOut(_ timeout: Duration) -> FlowEnding {
+        FlowEnding(.timedOut, "no sign-in callback arrived within \(timeout.components.seconds) seconds", timeout: timeout)
+    }
+
+    static func failed(_ reason: String) -> FlowEnding { FlowEnding(.failed, reason) }
 }
 
 /// One web sign-in on Linux: show the page, wait for the callback, clean up. This is the engine

@@ -1,38 +1,61 @@
 import Foundation
 import KeyportEncoding
 
-/// Why an OAuth step failed, with the server's words when it gave any. Descriptions never include
-/// a code, token, verifier or state.
+/// Why an OAuth step failed, with the server's words when it gave any. Check ``code`` to tell
+/// one failure from another. Descriptions never include a code, token, verifier or state.
 public struct OAuthError: Error, Hashable, Sendable, CustomStringConvertible {
-    public enum Kind: Hashable, Sendable {
+    /// What went wrong, as a stable name (`state-mismatch`). A struct of constants rather than an
+    /// enum, so that a new code is not a breaking change for code that switches over them.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's stable name, in kebab case.
+        public let rawValue: String
+        /// A code with the given name.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code's stable name.
+        public var description: String { rawValue }
+
         /// The URL that arrived is not the registered redirect; nothing in it was looked at.
-        case redirectMismatch
+        public static let redirectMismatch = Code(rawValue: "redirect-mismatch")
         /// The redirect's `state` is missing or not the one sent: possibly a forged response.
-        case stateMismatch
+        public static let stateMismatch = Code(rawValue: "state-mismatch")
         /// The redirect names another authorization server (RFC 9207 `iss`).
-        case issuerMismatch
+        public static let issuerMismatch = Code(rawValue: "issuer-mismatch")
         /// The person declined at the server (`error=access_denied`).
-        case accessDenied
-        /// The server answered with another OAuth error code (RFC 6749 §4.1.2.1, §5.2).
-        case server(String)
+        public static let accessDenied = Code(rawValue: "access-denied")
+        /// The server answered with another OAuth error code (RFC 6749 §4.1.2.1, §5.2), which
+        /// ``OAuthError/serverError`` holds.
+        public static let server = Code(rawValue: "server")
         /// The server's answer is not what the protocol says it must be.
-        case invalidResponse
+        public static let invalidResponse = Code(rawValue: "invalid-response")
         /// A server answered with a redirect Keyport does not follow: any redirect of the token
         /// request, or a discovery redirect off the issuer's origin or to plain http.
-        case redirectRefused
+        public static let redirectRefused = Code(rawValue: "redirect-refused")
         /// An ID token whose signature Keyport cannot vouch for: it did not come straight from the
         /// token endpoint (TLS or loopback, no redirect), and Keyport does not verify signatures.
-        case unverifiableIDToken
+        public static let unverifiableIDToken = Code(rawValue: "unverifiable-id-token")
     }
 
-    public var kind: Kind
+    /// What went wrong.
+    public var code: Code
+    /// What happened, in a sentence, with the server's `error_description` when it sent one.
     public var message: String
+    /// The OAuth error code the server sent (`invalid_grant`, `access_denied`, …), as it sent it;
+    /// `nil` when the failure is not the server's answer.
+    ///
+    /// It is kept here rather than made into a ``Code``: codes are Keyport's own verdicts, and a
+    /// server's free text turned into one could name a check Keyport makes (`state-mismatch`) and
+    /// pass for it, or grow the codes a caller switches over without bound.
+    public var serverError: String?
 
-    public init(_ kind: Kind, _ message: String) {
-        self.kind = kind
+    /// An error with `code`, the `message` a person reads, and the OAuth error code the server
+    /// sent, if any.
+    public init(_ code: Code, _ message: String, serverError: String? = nil) {
+        self.code = code
         self.message = message
+        self.serverError = serverError
     }
 
+    /// The ``message``.
     public var description: String { message }
 }
 
@@ -101,9 +124,9 @@ public struct AuthorizationRequest: Sendable {
         if let error = value("error") {
             let detail = value("error_description").map { ": \($0)" } ?? ""
             if error == "access_denied" {
-                throw OAuthError(.accessDenied, "the sign-in was declined at the server\(detail)")
+                throw OAuthError(.accessDenied, "the sign-in was declined at the server\(detail)", serverError: error)
             }
-            throw OAuthError(.server(error), "the authorization server answered \(error)\(detail)")
+            throw OAuthError(.server, "the authorization server answered \(error)\(detail)", serverError: error)
         }
         guard let code = value("code"), !code.isEmpty else {
             throw OAuthError(.invalidResponse, "the callback carries neither a code nor an error")
@@ -143,7 +166,7 @@ public struct TokenResponse: Sendable, Equatable, CustomStringConvertible {
         }
         if let error = object["error"] as? String {
             let detail = (object["error_description"] as? String).map { ": \($0)" } ?? ""
-            throw OAuthError(.server(error), "the token endpoint answered \(error)\(detail)")
+            throw OAuthError(.server, "the token endpoint answered \(error)\(detail)", serverError: error)
         }
         guard (200..<300).contains(status) else {
             throw OAuthError(.invalidResponse, "the token endpoint answered HTTP \(status) without an OAuth error")

@@ -1,35 +1,48 @@
 import Foundation
 
-/// Why a custom-scheme callback could not be waited for, handed over, or registered. Compared by
-/// ``kind``; ``message`` says what happened and what to do next, and never holds a callback URL's
-/// query (it carries authorization codes).
+/// Why a custom-scheme callback could not be waited for, handed over, or registered. Check
+/// ``code`` to tell one failure from another; ``message`` says what happened and what to do next,
+/// and never holds a callback URL's query (it carries authorization codes).
 public struct SchemeCallbackError: Error, Hashable, Sendable, CustomStringConvertible {
-    public enum Kind: Hashable, Sendable {
+    /// What went wrong, as a stable name (`invalid-scheme`). A struct of constants rather than an
+    /// enum, so that a new code is not a breaking change for code that switches over them.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's stable name, in kebab case.
+        public let rawValue: String
+        /// A code with the given name.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code's stable name.
+        public var description: String { rawValue }
+
         /// The name is not a URL scheme (RFC 3986 §3.1), or is one browsers handle themselves.
-        case invalidScheme
+        public static let invalidScheme = Code(rawValue: "invalid-scheme")
         /// The socket directory, or the directory Keyport made for it, belongs to another user, is
         /// open to group or others, or is not a directory: a URL handed over there could be read by
         /// someone else, so it is not used.
-        case unsafeDirectory
+        public static let unsafeDirectory = Code(rawValue: "unsafe-directory")
         /// The socket directory could not be created or read.
-        case directoryUnavailable
+        public static let directoryUnavailable = Code(rawValue: "directory-unavailable")
         /// The socket could not be opened (or its path is too long for a Unix-domain socket).
-        case listenFailed
+        public static let listenFailed = Code(rawValue: "listen-failed")
         /// The URL is longer than the hand-off protocol carries (8192 bytes).
-        case urlTooLong
+        public static let urlTooLong = Code(rawValue: "url-too-long")
         /// A program the desktop registration needs (`xdg-mime`) is not installed.
-        case toolMissing
+        public static let toolMissing = Code(rawValue: "tool-missing")
         /// Writing the `.desktop` file or `mimeapps.list`, or running `xdg-mime`, failed.
-        case registrationFailed
+        public static let registrationFailed = Code(rawValue: "registration-failed")
     }
 
-    public var kind: Kind
+    /// What went wrong.
+    public var code: Code
+    /// What happened and what to do next, in a sentence.
     public var message: String
 
-    public init(_ kind: Kind, _ message: String) {
-        self.kind = kind
+    /// An error with `code` and the `message` a person reads.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
         self.message = message
     }
 
+    /// The ``message``.
     public var description: String { message }
 }

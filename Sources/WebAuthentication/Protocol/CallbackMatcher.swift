@@ -45,3 +45,40 @@ public enum CallbackMatcher: Hashable, Sendable {
         return "/" + parts.joined(separator: "/")
     }
 }
+
+extension CallbackMatcher {
+    /// A filter that accepts a callback only when it returns the `state` that `authorizationURL`
+    /// sent (compared in constant time). A URL that sends no state accepts every callback.
+    ///
+    /// Receivers use it to refuse, and keep waiting past, a callback from another sign-in attempt
+    /// or a forged one, instead of letting it end the session.
+    public static func stateFilter(for authorizationURL: URL) -> @Sendable (URL) -> Bool {
+        guard let sent = queryValue("state", in: authorizationURL) else { return { _ in true } }
+        let expected = OAuthSecretValue(rawValue: sent)
+        return { callback in
+            guard let returned = queryValue("state", in: callback) ?? fragmentValue("state", in: callback) else { return false }
+            return OAuthSecretValue(rawValue: returned) == expected
+        }
+    }
+
+    static func queryValue(_ name: String, in url: URL) -> String? {
+        formValue(name, in: URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery)
+    }
+
+    /// Implicit-style responses carry their parameters in the fragment; custom-scheme callbacks see it.
+    static func fragmentValue(_ name: String, in url: URL) -> String? {
+        formValue(name, in: URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedFragment)
+    }
+
+    /// The first value of `name` in form-encoded text (`a=1&b=x+y`): redirect parameters are
+    /// `application/x-www-form-urlencoded` (RFC 6749 §4.1.2), so `+` is a space.
+    static func formValue(_ name: String, in encoded: String?) -> String? {
+        guard let encoded else { return nil }
+        for pair in encoded.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ text: Substring) -> String? { text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
+            if decode(parts[0]) == name { return parts.count == 2 ? decode(parts[1]) : "" }
+        }
+        return nil
+    }
+}

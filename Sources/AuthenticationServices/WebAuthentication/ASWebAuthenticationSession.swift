@@ -12,6 +12,7 @@ open class ASPresentationAnchor: NSObject {
 /// Supplies the window a session's browser is shown over (Apple platforms). Linux sessions do not
 /// need a provider and do not call it; code that sets one builds and runs unchanged.
 public protocol ASWebAuthenticationPresentationContextProviding: NSObjectProtocol {
+    /// The window to show the sign-in over; never called on Linux.
     @MainActor func presentationAnchor(for session: ASWebAuthenticationSession) -> ASPresentationAnchor
 }
 

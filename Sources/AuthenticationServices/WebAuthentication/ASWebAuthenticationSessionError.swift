@@ -32,14 +32,19 @@ public struct ASWebAuthenticationSessionError: Error, Hashable, Sendable, Custom
         case failed(String)
     }
 
+    /// What kind of failure this is; Apple's codes.
     public let code: Code
     /// Why the session ended (Linux addition); `nil` when the error was made by other code.
     public let cause: Cause?
 
+    /// ``Code-swift.enum/canceledLogin``, for `catch ASWebAuthenticationSessionError.canceledLogin`.
     public static var canceledLogin: Code { .canceledLogin }
+    /// ``Code-swift.enum/presentationContextNotProvided``.
     public static var presentationContextNotProvided: Code { .presentationContextNotProvided }
+    /// ``Code-swift.enum/presentationContextInvalid``.
     public static var presentationContextInvalid: Code { .presentationContextInvalid }
 
+    /// An error with `code` and no cause, as other code makes one.
     public init(_ code: Code) {
         self.code = code
         self.cause = nil

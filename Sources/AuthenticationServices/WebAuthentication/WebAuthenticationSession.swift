@@ -31,6 +31,8 @@ public struct WebAuthenticationSession: Sendable {
     /// Where the URL goes when no browser can be shown (Linux addition); `nil`: standard error.
     public var presentURL: (@Sendable (URL, String) -> Void)?
 
+    /// A session value with the Linux settings (the defaults wait without a timeout in the
+    /// person's usual browser, printing the URL to standard error when none can be shown).
     public init(timeout: Duration? = nil, browser: ASWebAuthenticationSession.Browser = .automatic, presentURL: (@Sendable (URL, String) -> Void)? = nil) {
         self.timeout = timeout
         self.browser = browser

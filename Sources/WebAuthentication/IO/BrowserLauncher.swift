@@ -14,8 +14,10 @@ public struct BrowserLauncher: Sendable {
         case showURL(reason: String)
     }
 
+    /// Where `BROWSER`, `DISPLAY`, `WAYLAND_DISPLAY` and `PATH` are read; the browser gets it too.
     public var environment: [String: String]
 
+    /// A launcher reading `environment` (the process's own by default).
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.environment = environment
     }

@@ -33,6 +33,7 @@ public final class LoopbackReceiver: Sendable {
 
     /// The port the system chose.
     public let port: Int
+    /// The path the callback must come to (`/callback` by default).
     public let path: String
     /// `http://127.0.0.1:PORT/PATH`, the redirect URI to register in the authorization request.
     public var redirectURI: URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
@@ -146,6 +147,7 @@ public final class LoopbackReceiver: Sendable {
         public var description: String { "no callback arrived before the timeout" }
     }
 
+    /// The page the browser shows after a callback was taken: "you can close this window".
     public static let defaultPage = """
         <!doctype html><html><head><meta charset="utf-8"><title>Signed in</title></head>
         <body style="font-family: sans-serif; margin: 3em"><h1>You are signed in.</h1>

@@ -28,8 +28,10 @@ public struct SchemeRegistration: Sendable {
     /// The longest scheme accepted (the `.desktop` file name must stay within 255 bytes).
     public static let maximumSchemeLength = 200
 
+    /// Where the XDG directories, `HOME` and `PATH` are read; the programs run get it too.
     public var environment: [String: String]
 
+    /// A registration reading `environment` (the process's own by default).
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.environment = environment
     }

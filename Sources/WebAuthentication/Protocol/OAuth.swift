@@ -62,16 +62,25 @@ public struct OAuthError: Error, Hashable, Sendable, CustomStringConvertible {
 /// An authorization request for the code flow with PKCE (RFC 6749 §4.1, RFC 7636), with state and,
 /// for OpenID Connect, a nonce — all random by default.
 public struct AuthorizationRequest: Sendable {
+    /// The server's authorization endpoint, where the person signs in.
     public var authorizationEndpoint: URL
+    /// The app's client identifier at the server (`client_id`); a native app is a public client.
     public var clientID: String
+    /// Where the server sends the person back (`redirect_uri`): a loopback URL
+    /// (``LoopbackReceiver/redirectURI``) or a private-use scheme the app registered.
     public var redirectURI: URL
+    /// The scopes asked for (`scope`, space-separated on the wire); `openid` for an ID token.
     public var scopes: [String]
+    /// The random value the redirect must return (`state`), tying the answer to this request.
     public var state: OAuthSecretValue
+    /// The random value the ID token must carry (`nonce`, OpenID Connect); `nil` sends none.
     public var nonce: OAuthSecretValue?
+    /// The PKCE verifier and its S256 challenge (RFC 7636).
     public var pkce: PKCE
     /// Other parameters (`prompt`, `login_hint`, …), added after the standard ones.
     public var additionalParameters: [(name: String, value: String)]
 
+    /// A request with a fresh random `state` and PKCE verifier unless others are given.
     public init(
         authorizationEndpoint: URL, clientID: String, redirectURI: URL, scopes: [String] = [],
         state: OAuthSecretValue = .random(), nonce: OAuthSecretValue? = nil, pkce: PKCE = PKCE(),
@@ -147,11 +156,17 @@ public struct AuthorizationRequest: Sendable {
 /// A token endpoint's answer (RFC 6749 §5.1; OpenID Connect adds `id_token`). Tokens are
 /// redacted in every description.
 public struct TokenResponse: Sendable, Equatable, CustomStringConvertible {
+    /// The access token (`access_token`).
     public var accessToken: OAuthSecretValue
+    /// How to present the access token (`token_type`), usually `Bearer`.
     public var tokenType: String
+    /// Seconds the access token stays valid from when it was issued (`expires_in`), if the server says.
     public var expiresIn: Int?
+    /// The token that gets new access tokens (`refresh_token`), if the server issued one.
     public var refreshToken: OAuthSecretValue?
+    /// The OpenID Connect ID token (`id_token`), a JWT; see ``IDTokenClaims``.
     public var idToken: OAuthSecretValue?
+    /// The scopes granted (`scope`) when they differ from those asked for.
     public var scope: String?
     /// The token endpoint this answer came straight from — over TLS, or plain HTTP to a loopback
     /// address, with no redirect — when ``OAuthClient/redeem(_:for:at:)`` fetched it. `nil` for an
@@ -198,11 +213,18 @@ public struct TokenResponse: Sendable, Equatable, CustomStringConvertible {
 /// The parts of an OpenID Provider's discovery document (`/.well-known/openid-configuration`) a
 /// native app needs.
 public struct OpenIDConfiguration: Decodable, Sendable, Equatable {
+    /// The issuer identifier (`issuer`), exactly as the server writes it.
     public var issuer: String
+    /// Where authorization requests go (`authorization_endpoint`).
     public var authorizationEndpoint: URL
+    /// Where codes are redeemed for tokens (`token_endpoint`).
     public var tokenEndpoint: URL
+    /// The server's signing keys (`jwks_uri`); Keyport does not fetch them.
     public var jwksURI: URL?
+    /// The PKCE methods the server takes (`code_challenge_methods_supported`); when listed, it
+    /// must include `S256`.
     public var codeChallengeMethodsSupported: [String]?
+    /// The scopes the server knows (`scopes_supported`).
     public var scopesSupported: [String]?
 
     enum CodingKeys: String, CodingKey {
@@ -251,10 +273,15 @@ public struct OpenIDConfiguration: Decodable, Sendable, Equatable {
 /// > this way on to another party as proof of identity: verify it against the server's JWKS
 /// > first.
 public struct IDTokenClaims: Sendable, Equatable {
+    /// Who issued the token (`iss`).
     public var issuer: String
+    /// The person's identifier at the issuer (`sub`), stable and unique there.
     public var subject: String
+    /// The clients the token is meant for (`aud`; a single string is read as one element).
     public var audience: [String]
+    /// When the token stops being valid (`exp`).
     public var expiresAt: Date
+    /// The `nonce` of the authorization request, when it sent one.
     public var nonce: OAuthSecretValue?
 
     /// Reads the claims of the ID token in `response`, refusing a token whose way here Keyport

@@ -14,6 +14,7 @@ public struct OAuthSecretValue: Sendable, Equatable, CustomStringConvertible, Cu
         storage.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// Wraps a value received or to be sent; it is kept in wiped memory from here on.
     public init(rawValue: String) {
         storage = SymmetricKey(data: Array(rawValue.utf8))
     }
@@ -45,6 +46,7 @@ public struct PKCE: Sendable {
     public let verifier: OAuthSecretValue
     /// base64url(SHA-256(verifier)), sent with the authorization request.
     public let challenge: String
+    /// The challenge method sent with the challenge (`code_challenge_method`): always `S256`.
     public static let method = "S256"
 
     /// A new verifier from 32 random bytes (43 characters).

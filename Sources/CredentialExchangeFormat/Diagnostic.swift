@@ -90,9 +90,10 @@ extension Diagnostic.Code {
     public static let emptyRequiredValue = Self(rawValue: "empty-required-value")
 }
 
-/// Builds RFC 6901 JSON pointers.
-enum JSONPointer {
-    static func escape(_ token: String) -> String {
+/// Builds RFC 6901 JSON pointers; `package` so that every module writes them one way.
+package enum JSONPointer {
+    /// One reference token: `~` becomes `~0` and `/` becomes `~1`.
+    package static func escape(_ token: String) -> String {
         guard token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return token }
         var out = ""
         for scalar in token.unicodeScalars {

@@ -2,8 +2,10 @@ import struct Foundation.Data
 
 /// How the codec reads and writes a credential type made only of named members. One table per type
 /// drives the decoder, the encoder and the validator, so the three cannot disagree about a type.
-struct MemberSchema<Credential>: Sendable {
-    enum Kind: Sendable {
+/// `package`: `AuthenticationServices` derives the wire names and field types of Apple's types from
+/// these tables too.
+package struct MemberSchema<Credential>: Sendable {
+    package enum Kind: Sendable {
         /// An optional editable field that should have this field type.
         case field(WritableKeyPath<Credential, CXF.EditableField?> & Sendable, CXF.FieldType)
         case requiredField(WritableKeyPath<Credential, CXF.EditableField> & Sendable, CXF.FieldType)
@@ -21,8 +23,9 @@ struct MemberSchema<Credential>: Sendable {
         }
     }
 
-    let key: StaticString
-    let kind: Kind
+    /// The member's name on the wire.
+    package let key: StaticString
+    package let kind: Kind
 
     init(_ key: StaticString, _ kind: Kind) {
         self.key = key
@@ -30,7 +33,9 @@ struct MemberSchema<Credential>: Sendable {
     }
 }
 
-protocol SchemaCredential: Sendable {
+/// A CXF credential type described by a ``MemberSchema`` table.
+package protocol SchemaCredential: Sendable {
+    /// The credential's `type` on the wire.
     static var type: StaticString { get }
     static var members: [MemberSchema<Self>] { get }
     /// A value with placeholders in its required members, filled in by the decoder.
@@ -39,24 +44,24 @@ protocol SchemaCredential: Sendable {
 }
 
 extension CXF.BasicAuth: SchemaCredential {
-    static let type: StaticString = "basic-auth"
-    static let blank = Self()
-    static let members: [MemberSchema<Self>] = [
+    package static let type: StaticString = "basic-auth"
+    package static let blank = Self()
+    package static let members: [MemberSchema<Self>] = [
         .init("username", .field(\.username, .string)),
         .init("password", .field(\.password, .concealedString)),
     ]
 }
 
 extension CXF.Note: SchemaCredential {
-    static let type: StaticString = "note"
-    static let blank = Self(content: CXF.EditableField(value: ""))
-    static let members: [MemberSchema<Self>] = [.init("content", .requiredField(\.content, .string))]
+    package static let type: StaticString = "note"
+    package static let blank = Self(content: CXF.EditableField(value: ""))
+    package static let members: [MemberSchema<Self>] = [.init("content", .requiredField(\.content, .string))]
 }
 
 extension CXF.CreditCard: SchemaCredential {
-    static let type: StaticString = "credit-card"
-    static let blank = Self()
-    static let members: [MemberSchema<Self>] = [
+    package static let type: StaticString = "credit-card"
+    package static let blank = Self()
+    package static let members: [MemberSchema<Self>] = [
         .init("number", .field(\.number, .concealedString)),
         .init("fullName", .field(\.fullName, .string)),
         .init("cardType", .field(\.cardType, .string)),
@@ -68,9 +73,9 @@ extension CXF.CreditCard: SchemaCredential {
 }
 
 extension CXF.Address: SchemaCredential {
-    static let type: StaticString = "address"
-    static let blank = Self()
-    static let members: [MemberSchema<Self>] = [
+    package static let type: StaticString = "address"
+    package static let blank = Self()
+    package static let members: [MemberSchema<Self>] = [
         .init("streetAddress", .field(\.streetAddress, .string)),
         .init("postalCode", .field(\.postalCode, .string)),
         .init("city", .field(\.city, .string)),
@@ -81,9 +86,9 @@ extension CXF.Address: SchemaCredential {
 }
 
 extension CXF.APIKey: SchemaCredential {
-    static let type: StaticString = "api-key"
-    static let blank = Self()
-    static let members: [MemberSchema<Self>] = [
+    package static let type: StaticString = "api-key"
+    package static let blank = Self()
+    package static let members: [MemberSchema<Self>] = [
         .init("key", .field(\.key, .concealedString)),
         .init("username", .field(\.username, .string)),
         .init("keyType", .field(\.keyType, .string)),
@@ -94,9 +99,9 @@ extension CXF.APIKey: SchemaCredential {
 }
 
 extension CXF.DriversLicense: SchemaCredential {
-    static let type: StaticString = "drivers-license"
-    static let blank = Self()
-    static let members: [MemberSchema<Self>] = [
+    package static let type: StaticString = "drivers-license"
+    package static let blank = Self()
+    package static let members: [MemberSchema<Self>] = [
         .init("fullName", .field(\.fullName, .string)),
         .init("birthDate", .field(\.birthDate, .date)),
         .init("issueDate", .field(\.issueDate, .date)),
@@ -110,9 +115,9 @@ extension CXF.DriversLicense: SchemaCredential {
 }
 
 extension CXF.IdentityDocument: SchemaCredential {
-    static let type: StaticString = "identity-document"
-    static let blank = Self()
-    static let members: [MemberSchema<Self>] = [
+    package static let type: StaticString = "identity-document"
+    package static let blank = Self()
+    package static let members: [MemberSchema<Self>] = [
         .init("issuingCountry", .field(\.issuingCountry, .countryCode)),
         .init("documentNumber", .field(\.documentNumber, .string)),
         .init("identificationNumber", .field(\.identificationNumber, .string)),
@@ -128,9 +133,9 @@ extension CXF.IdentityDocument: SchemaCredential {
 }
 
 extension CXF.Passport: SchemaCredential {
-    static let type: StaticString = "passport"
-    static let blank = Self()
-    static let members: [MemberSchema<Self>] = [
+    package static let type: StaticString = "passport"
+    package static let blank = Self()
+    package static let members: [MemberSchema<Self>] = [
         .init("issuingCountry", .field(\.issuingCountry, .countryCode)),
         .init("passportType", .field(\.passportType, .string)),
         .init("passportNumber", .field(\.passportNumber, .string)),
@@ -147,9 +152,9 @@ extension CXF.Passport: SchemaCredential {
 }
 
 extension CXF.PersonName: SchemaCredential {
-    static let type: StaticString = "person-name"
-    static let blank = Self()
-    static let members: [MemberSchema<Self>] = [
+    package static let type: StaticString = "person-name"
+    package static let blank = Self()
+    package static let members: [MemberSchema<Self>] = [
         .init("title", .field(\.title, .string)),
         .init("given", .field(\.given, .string)),
         .init("givenInformal", .field(\.givenInformal, .string)),
@@ -163,15 +168,15 @@ extension CXF.PersonName: SchemaCredential {
 }
 
 extension CXF.GeneratedPassword: SchemaCredential {
-    static let type: StaticString = "generated-password"
-    static let blank = Self(password: "")
-    static let members: [MemberSchema<Self>] = [.init("password", .requiredString(\.password))]
+    package static let type: StaticString = "generated-password"
+    package static let blank = Self(password: "")
+    package static let members: [MemberSchema<Self>] = [.init("password", .requiredString(\.password))]
 }
 
 extension CXF.SSHKey: SchemaCredential {
-    static let type: StaticString = "ssh-key"
-    static let blank = Self(keyType: "", privateKey: Data())
-    static let members: [MemberSchema<Self>] = [
+    package static let type: StaticString = "ssh-key"
+    package static let blank = Self(keyType: "", privateKey: Data())
+    package static let members: [MemberSchema<Self>] = [
         .init("keyType", .requiredString(\.keyType)),
         .init("privateKey", .requiredBytes(\.privateKey)),
         .init("keyComment", .string(\.keyComment)),
@@ -182,9 +187,9 @@ extension CXF.SSHKey: SchemaCredential {
 }
 
 extension CXF.WiFi: SchemaCredential {
-    static let type: StaticString = "wifi"
-    static let blank = Self()
-    static let members: [MemberSchema<Self>] = [
+    package static let type: StaticString = "wifi"
+    package static let blank = Self()
+    package static let members: [MemberSchema<Self>] = [
         .init("ssid", .field(\.ssid, .string)),
         .init("networkSecurityType", .field(\.networkSecurityType, .wifiNetworkSecurityType)),
         .init("passphrase", .field(\.passphrase, .concealedString)),

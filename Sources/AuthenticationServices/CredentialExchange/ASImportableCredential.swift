@@ -1,3 +1,4 @@
+import CredentialExchangeFormat
 import Foundation
 import KeyportEncoding
 
@@ -871,41 +872,62 @@ extension ASImportableCredential.GeneratedPassword: CustomStringConvertible, Cus
     public var debugDescription: String { description }
 }
 
-// MARK: - Coding the field-only credentials from one table each
+// MARK: - The field-only credentials, derived from the CXF schema
 
-/// A credential type made only of optional editable fields. One table per type gives each field's
-/// CXF member name and the field type CXF gives it, for reading and writing.
-protocol FieldTableCredential: Sendable {
-    /// The credential with no fields.
-    static var blank: Self { get }
-    static var fieldMembers: [FieldMember<Self>] { get }
+/// One of Apple's credential types made only of optional editable fields, each the counterpart of a
+/// member of a CXF credential type. Only the pairing is written here: the member's wire name and the
+/// field type it calls for come from the CXF type's `MemberSchema` table, which the CXF decoder,
+/// encoder and validator walk too. Codable and the conversions both ways walk ``cxfFields``.
+protocol CXFFieldCredential: Sendable {
+    associatedtype CXFCredential: SchemaCredential
+    /// The credential with no fields, where decoding and conversion from CXF start.
+    init()
+    static var cxfFields: CXFFieldTable<Self, CXFCredential> { get }
 }
 
-struct FieldMember<Root>: Sendable {
-    let key: String
-    let keyPath: WritableKeyPath<Root, ASImportableEditableField?> & Sendable
-    /// The field type that stands in when a field omits `fieldType`.
-    let expected: ASImportableEditableField.FieldType
+/// The members of a CXF credential type in its schema's order, each with the property of Apple's type
+/// that holds it.
+struct CXFFieldTable<Credential, CXFCredential: SchemaCredential>: Sendable {
+    typealias ApplePath = WritableKeyPath<Credential, ASImportableEditableField?> & Sendable
+    typealias CXFPath = WritableKeyPath<CXFCredential, CXF.EditableField?> & Sendable
 
-    init(
-        _ key: String,
-        _ keyPath: WritableKeyPath<Root, ASImportableEditableField?> & Sendable,
-        _ expected: ASImportableEditableField.FieldType = .string
-    ) {
-        self.key = key
-        self.keyPath = keyPath
-        self.expected = expected
+    struct Entry: Sendable {
+        /// The member's name on the wire.
+        let key: String
+        /// The field type that stands in when a field omits `fieldType`.
+        let expected: ASImportableEditableField.FieldType
+        let cxf: CXFPath
+        /// `nil` when Apple's type has no place for the member: decoding skips it, conversion from CXF
+        /// reports it left out.
+        let apple: ApplePath?
+    }
+
+    let entries: [Entry]
+
+    /// Pairs each of Apple's properties with its CXF member. Every member of the CXF type must be an
+    /// optional editable field; one no pair names is one Apple's type lacks.
+    init(_ pairs: [(apple: ApplePath, cxf: CXFPath)]) {
+        var unpaired = pairs
+        entries = CXFCredential.members.map { member in
+            guard case .field(let cxf, let expected) = member.kind else {
+                preconditionFailure("'\(member.key)' of \(CXFCredential.type) is not an optional editable field")
+            }
+            let apple = unpaired.firstIndex { $0.cxf == cxf }.map { unpaired.remove(at: $0).apple }
+            return Entry(key: member.key.description, expected: .init(expected), cxf: cxf, apple: apple)
+        }
+        precondition(unpaired.isEmpty, "a pair names a member \(CXFCredential.type) does not have, or one twice")
     }
 }
 
-extension FieldTableCredential {
+extension CXFFieldCredential {
     static func decodeFields(from decoder: any Decoder) throws -> Self {
         let container = try decoder.container(keyedBy: WireKey.self)
-        var value = blank
-        for member in fieldMembers {
-            value[keyPath: member.keyPath] = try container.decodeFieldIfPresent(
-                forKey: WireKey(member.key),
-                expected: member.expected
+        var value = Self()
+        for entry in cxfFields.entries {
+            guard let apple = entry.apple else { continue }
+            value[keyPath: apple] = try container.decodeFieldIfPresent(
+                forKey: WireKey(entry.key),
+                expected: entry.expected
             )
         }
         return value
@@ -913,188 +935,142 @@ extension FieldTableCredential {
 
     func encodeFields(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: WireKey.self)
-        for member in Self.fieldMembers {
-            try container.encodeIfPresent(self[keyPath: member.keyPath], forKey: WireKey(member.key))
+        for entry in Self.cxfFields.entries {
+            guard let apple = entry.apple else { continue }
+            try container.encodeIfPresent(self[keyPath: apple], forKey: WireKey(entry.key))
         }
+    }
+
+    /// The CXF form of the credential.
+    var cxfCredential: CXFCredential {
+        var credential = CXFCredential.blank
+        for entry in Self.cxfFields.entries {
+            guard let apple = entry.apple else { continue }
+            credential[keyPath: entry.cxf] = self[keyPath: apple].map { CXF.EditableField($0) }
+        }
+        return credential
     }
 }
 
-extension ASImportableCredential.BasicAuthentication: FieldTableCredential {
-    static let blank = Self()
-    static let fieldMembers: [FieldMember<Self>] = [
-        .init("username", \.userName),
-        .init("password", \.password, .concealedString),
-    ]
+// The pairs: where Apple's name differs from CXF's (`userName`/`username`, `telephone`/`tel`) the
+// table is the only place that says so.
+
+extension ASImportableCredential.BasicAuthentication: CXFFieldCredential {
+    init() {}
+    static let cxfFields = CXFFieldTable<Self, CXF.BasicAuth>([
+        (\.userName, \.username),
+        (\.password, \.password),
+    ])
 }
 
-extension ASImportableCredential.CreditCard: FieldTableCredential {
-    static let blank = Self(
-        number: nil,
-        fullName: nil,
-        cardType: nil,
-        verificationNumber: nil,
-        pin: nil,
-        expiryDate: nil,
-        validFrom: nil
-    )
-    static let fieldMembers: [FieldMember<Self>] = [
-        .init("number", \.number, .concealedString),
-        .init("fullName", \.fullName),
-        .init("cardType", \.cardType),
-        .init("verificationNumber", \.verificationNumber, .concealedString),
-        .init("pin", \.pin, .concealedString),
-        .init("expiryDate", \.expiryDate, .yearMonth),
-        .init("validFrom", \.validFrom, .yearMonth),
-    ]
+extension ASImportableCredential.CreditCard: CXFFieldCredential {
+    init() {}
+    static let cxfFields = CXFFieldTable<Self, CXF.CreditCard>([
+        (\.number, \.number),
+        (\.fullName, \.fullName),
+        (\.cardType, \.cardType),
+        (\.verificationNumber, \.verificationNumber),
+        (\.pin, \.pin),
+        (\.expiryDate, \.expiryDate),
+        (\.validFrom, \.validFrom),
+    ])
 }
 
-extension ASImportableCredential.Address: FieldTableCredential {
-    static let blank = Self(
-        streetAddress: nil,
-        postalCode: nil,
-        city: nil,
-        territory: nil,
-        country: nil,
-        telephone: nil
-    )
-    static let fieldMembers: [FieldMember<Self>] = [
-        .init("streetAddress", \.streetAddress),
-        .init("postalCode", \.postalCode),
-        .init("city", \.city),
-        .init("territory", \.territory, .subdivisionCode),
-        .init("country", \.country, .countryCode),
-        .init("tel", \.telephone),
-    ]
+extension ASImportableCredential.Address: CXFFieldCredential {
+    init() {}
+    static let cxfFields = CXFFieldTable<Self, CXF.Address>([
+        (\.streetAddress, \.streetAddress),
+        (\.postalCode, \.postalCode),
+        (\.city, \.city),
+        (\.territory, \.territory),
+        (\.country, \.country),
+        (\.telephone, \.tel),
+    ])
 }
 
-extension ASImportableCredential.APIKey: FieldTableCredential {
-    static let blank = Self(key: nil, userName: nil, keyType: nil, url: nil, validFrom: nil, expiryDate: nil)
-    static let fieldMembers: [FieldMember<Self>] = [
-        .init("key", \.key, .concealedString),
-        .init("username", \.userName),
-        .init("keyType", \.keyType),
-        .init("url", \.url),
-        .init("validFrom", \.validFrom, .date),
-        .init("expiryDate", \.expiryDate, .date),
-    ]
+extension ASImportableCredential.APIKey: CXFFieldCredential {
+    init() {}
+    static let cxfFields = CXFFieldTable<Self, CXF.APIKey>([
+        (\.key, \.key),
+        (\.userName, \.username),
+        (\.keyType, \.keyType),
+        (\.url, \.url),
+        (\.validFrom, \.validFrom),
+        (\.expiryDate, \.expiryDate),
+    ])
 }
 
-extension ASImportableCredential.DriversLicense: FieldTableCredential {
-    static let blank = Self(
-        fullName: nil,
-        birthDate: nil,
-        issueDate: nil,
-        expiryDate: nil,
-        issuingAuthority: nil,
-        territory: nil,
-        country: nil,
-        licenseNumber: nil,
-        licenseClass: nil
-    )
-    static let fieldMembers: [FieldMember<Self>] = [
-        .init("fullName", \.fullName),
-        .init("birthDate", \.birthDate, .date),
-        .init("issueDate", \.issueDate, .date),
-        .init("expiryDate", \.expiryDate, .date),
-        .init("issuingAuthority", \.issuingAuthority),
-        .init("territory", \.territory, .subdivisionCode),
-        .init("country", \.country, .countryCode),
-        .init("licenseNumber", \.licenseNumber),
-        .init("licenseClass", \.licenseClass),
-    ]
+extension ASImportableCredential.DriversLicense: CXFFieldCredential {
+    init() {}
+    static let cxfFields = CXFFieldTable<Self, CXF.DriversLicense>([
+        (\.fullName, \.fullName),
+        (\.birthDate, \.birthDate),
+        (\.issueDate, \.issueDate),
+        (\.expiryDate, \.expiryDate),
+        (\.issuingAuthority, \.issuingAuthority),
+        (\.territory, \.territory),
+        (\.country, \.country),
+        (\.licenseNumber, \.licenseNumber),
+        (\.licenseClass, \.licenseClass),
+    ])
 }
 
-extension ASImportableCredential.IdentityDocument: FieldTableCredential {
-    static let blank = Self(
-        issuingCountry: nil,
-        documentNumber: nil,
-        identificationNumber: nil,
-        nationality: nil,
-        fullName: nil,
-        birthDate: nil,
-        birthPlace: nil,
-        sex: nil,
-        issueDate: nil,
-        expiryDate: nil,
-        issuingAuthority: nil
-    )
-    static let fieldMembers: [FieldMember<Self>] = [
-        .init("issuingCountry", \.issuingCountry, .countryCode),
-        .init("documentNumber", \.documentNumber),
-        .init("identificationNumber", \.identificationNumber),
-        .init("nationality", \.nationality),
-        .init("fullName", \.fullName),
-        .init("birthDate", \.birthDate, .date),
-        .init("birthPlace", \.birthPlace),
-        .init("sex", \.sex),
-        .init("issueDate", \.issueDate, .date),
-        .init("expiryDate", \.expiryDate, .date),
-        .init("issuingAuthority", \.issuingAuthority),
-    ]
+extension ASImportableCredential.IdentityDocument: CXFFieldCredential {
+    init() {}
+    static let cxfFields = CXFFieldTable<Self, CXF.IdentityDocument>([
+        (\.issuingCountry, \.issuingCountry),
+        (\.documentNumber, \.documentNumber),
+        (\.identificationNumber, \.identificationNumber),
+        (\.nationality, \.nationality),
+        (\.fullName, \.fullName),
+        (\.birthDate, \.birthDate),
+        (\.birthPlace, \.birthPlace),
+        (\.sex, \.sex),
+        (\.issueDate, \.issueDate),
+        (\.expiryDate, \.expiryDate),
+        (\.issuingAuthority, \.issuingAuthority),
+    ])
 }
 
-extension ASImportableCredential.Passport: FieldTableCredential {
-    static let blank = Self(
-        issuingCountry: nil,
-        passportType: nil,
-        passportNumber: nil,
-        nationalIdentificationNumber: nil,
-        nationality: nil,
-        fullName: nil,
-        birthDate: nil,
-        birthPlace: nil,
-        sex: nil,
-        issueDate: nil,
-        expiryDate: nil,
-        issuingAuthority: nil
-    )
-    static let fieldMembers: [FieldMember<Self>] = [
-        .init("issuingCountry", \.issuingCountry, .countryCode),
-        .init("passportType", \.passportType),
-        .init("passportNumber", \.passportNumber),
-        .init("nationalIdentificationNumber", \.nationalIdentificationNumber),
-        .init("nationality", \.nationality),
-        .init("fullName", \.fullName),
-        .init("birthDate", \.birthDate, .date),
-        .init("birthPlace", \.birthPlace),
-        .init("sex", \.sex),
-        .init("issueDate", \.issueDate, .date),
-        .init("expiryDate", \.expiryDate, .date),
-        .init("issuingAuthority", \.issuingAuthority),
-    ]
+extension ASImportableCredential.Passport: CXFFieldCredential {
+    init() {}
+    static let cxfFields = CXFFieldTable<Self, CXF.Passport>([
+        (\.issuingCountry, \.issuingCountry),
+        (\.passportType, \.passportType),
+        (\.passportNumber, \.passportNumber),
+        (\.nationalIdentificationNumber, \.nationalIdentificationNumber),
+        (\.nationality, \.nationality),
+        (\.fullName, \.fullName),
+        (\.birthDate, \.birthDate),
+        (\.birthPlace, \.birthPlace),
+        (\.sex, \.sex),
+        (\.issueDate, \.issueDate),
+        (\.expiryDate, \.expiryDate),
+        (\.issuingAuthority, \.issuingAuthority),
+    ])
 }
 
-extension ASImportableCredential.PersonName: FieldTableCredential {
-    static let blank = Self(
-        title: nil,
-        given: nil,
-        givenInformal: nil,
-        given2: nil,
-        surnamePrefix: nil,
-        surname: nil,
-        surname2: nil,
-        credentials: nil,
-        generation: nil
-    )
-    static let fieldMembers: [FieldMember<Self>] = [
-        .init("title", \.title),
-        .init("given", \.given),
-        .init("givenInformal", \.givenInformal),
-        .init("given2", \.given2),
-        .init("surnamePrefix", \.surnamePrefix),
-        .init("surname", \.surname),
-        .init("surname2", \.surname2),
-        .init("credentials", \.credentials),
-        .init("generation", \.generation),
-    ]
+extension ASImportableCredential.PersonName: CXFFieldCredential {
+    init() {}
+    static let cxfFields = CXFFieldTable<Self, CXF.PersonName>([
+        (\.title, \.title),
+        (\.given, \.given),
+        (\.givenInformal, \.givenInformal),
+        (\.given2, \.given2),
+        (\.surnamePrefix, \.surnamePrefix),
+        (\.surname, \.surname),
+        (\.surname2, \.surname2),
+        (\.credentials, \.credentials),
+        (\.generation, \.generation),
+    ])
 }
 
-extension ASImportableCredential.WiFi: FieldTableCredential {
-    static let blank = Self(ssid: nil, networkSecurityType: nil, passphrase: nil)
-    static let fieldMembers: [FieldMember<Self>] = [
-        .init("ssid", \.ssid),
-        .init("networkSecurityType", \.networkSecurityType, .wifiNetworkSecurityType),
-        .init("passphrase", \.passphrase, .concealedString),
-        .init("hidden", \.hidden, .boolean),
-    ]
+extension ASImportableCredential.WiFi: CXFFieldCredential {
+    init() {}
+    static let cxfFields = CXFFieldTable<Self, CXF.WiFi>([
+        (\.ssid, \.ssid),
+        (\.networkSecurityType, \.networkSecurityType),
+        (\.passphrase, \.passphrase),
+        (\.hidden, \.hidden),
+    ])
 }

@@ -8,23 +8,42 @@ extension CXF {
     /// `indirect`: the payloads range from one string to twelve fields; boxed, a credential is one
     /// pointer wide, so arrays of them stay small and cheap to move.
     public indirect enum Credential: Hashable, Sendable {
+        /// `basic-auth`: a username and password.
         case basicAuth(BasicAuth)
+        /// `passkey`: a WebAuthn credential with its private key.
         case passkey(Passkey)
+        /// `totp`: a time-based one-time-code secret.
         case totp(TOTP)
+        /// `note`: free text.
         case note(Note)
+        /// `file`: an attached file's metadata.
         case file(File)
+        /// `credit-card`: a payment card.
         case creditCard(CreditCard)
+        /// `address`: a postal address and telephone number.
         case address(Address)
+        /// `api-key`: a key for a web API.
         case apiKey(APIKey)
+        /// `drivers-license`: a driver's license.
         case driversLicense(DriversLicense)
+        /// `identity-document`: an identity card or a similar document.
         case identityDocument(IdentityDocument)
+        /// `passport`: a passport.
         case passport(Passport)
+        /// `person-name`: a person's name, in its parts.
         case personName(PersonName)
+        /// `generated-password`: a password an app generated, not tied to a login.
         case generatedPassword(GeneratedPassword)
+        /// `ssh-key`: an SSH private key.
         case sshKey(SSHKey)
+        /// `wifi`: a Wi-Fi network and its passphrase.
         case wifi(WiFi)
+        /// `custom-fields`: a labelled group of fields of any type.
         case customFields(CustomFields)
+        /// `item-reference`: a link to another item.
         case itemReference(ItemReference)
+        /// A credential kept verbatim: its `type` is unknown here, or it could not be typed (see
+        /// ``UnrecognizedCredential/reason``).
         case unrecognized(UnrecognizedCredential)
 
         /// The wire `type` (for an unrecognized credential, what it said, or `""`).
@@ -68,6 +87,7 @@ extension CXF {
         /// Why it is not typed.
         public var reason: String
 
+        /// A credential kept as `object`, with why it is not typed.
         public init(object: JSONValue, reason: String) {
             self.object = object
             self.reason = reason
@@ -76,10 +96,15 @@ extension CXF {
 
     /// `basic-auth`: a username and password.
     public struct BasicAuth: Hashable, Sendable {
+        /// `username`: the user name (a `string` field).
         public var username: EditableField?
+        /// `password`: the password (a `concealed-string` field). A secret.
         public var password: EditableField?
+        /// Members this library does not know, in the order they were read. ``CXF/Encoder`` writes them back
+        /// after the known ones.
         public var unknownMembers: [JSONMember]
 
+        /// A `basic-auth` credential; both members are optional.
         public init(username: EditableField? = nil, password: EditableField? = nil, unknownMembers: [JSONMember] = []) {
             self.username = username
             self.password = password
@@ -89,16 +114,26 @@ extension CXF {
 
     /// `passkey`: a WebAuthn credential with its private key.
     public struct Passkey: Hashable, Sendable {
+        /// `credentialId`: the WebAuthn credential ID, raw bytes (base64url in JSON).
         public var credentialId: Data
+        /// `rpId`: the WebAuthn relying party ID the passkey is for, a domain such as `example.com`.
         public var rpId: String
+        /// `username`: the account's user name at the relying party (WebAuthn `user.name`).
         public var username: String
+        /// `userDisplayName`: the account's name for display (WebAuthn `user.displayName`).
         public var userDisplayName: String
+        /// `userHandle`: the relying party's identifier of the user (WebAuthn `user.id`), 1 to 64 raw bytes
+        /// (base64url in JSON).
         public var userHandle: Data
-        /// The private key, PKCS#8 DER. See ``PrivateKeyInfo``.
+        /// `key`: the private key, PKCS#8 DER bytes (base64url in JSON). A secret. See ``PrivateKeyInfo``.
         public var key: Data
+        /// `fido2Extensions`: state of WebAuthn extensions the passkey carries.
         public var fido2Extensions: FIDO2Extensions?
+        /// Members this library does not know, in the order they were read. ``CXF/Encoder`` writes them back
+        /// after the known ones.
         public var unknownMembers: [JSONMember]
 
+        /// A passkey; `key` is the PKCS#8 DER private key.
         public init(
             credentialId: Data, rpId: String, username: String, userDisplayName: String, userHandle: Data, key: Data,
             fido2Extensions: FIDO2Extensions? = nil, unknownMembers: [JSONMember] = []
@@ -116,12 +151,20 @@ extension CXF {
 
     /// `fido2Extensions` of a passkey.
     public struct FIDO2Extensions: Hashable, Sendable {
+        /// `hmacCredentials`: the keys of the `hmac-secret` (PRF) extension. Secrets.
         public var hmacCredentials: HMACCredentials?
+        /// `credBlob`: the small blob the relying party stored with the credential (the CTAP `credBlob`
+        /// extension), raw bytes (base64url in JSON).
         public var credBlob: Data?
+        /// `largeBlob`: the credential's large blob (the WebAuthn `largeBlob` extension).
         public var largeBlob: LargeBlob?
+        /// `payments`: whether the passkey may be used to confirm payments (the WebAuthn `payment`
+        /// extension).
         public var payments: Bool?
+        /// Members this library does not know, in the order they were read. ``CXF/Encoder`` writes them back.
         public var unknownMembers: [JSONMember]
 
+        /// Passkey extensions; each is optional.
         public init(
             hmacCredentials: HMACCredentials? = nil, credBlob: Data? = nil, largeBlob: LargeBlob? = nil,
             payments: Bool? = nil, unknownMembers: [JSONMember] = []
@@ -135,11 +178,19 @@ extension CXF {
 
         /// The `hmac-secret` / PRF keys of a passkey.
         public struct HMACCredentials: Hashable, Sendable {
+            /// `algorithm`: how the keys are used; CXF 1.0 defines `hmac-sha256`.
             public var algorithm: String
+            /// `credWithUV`: the key used when the user was verified, raw bytes (base64url in JSON). A
+            /// secret.
             public var credWithUV: Data
+            /// `credWithoutUV`: the key used without user verification, raw bytes (base64url in JSON). A
+            /// secret.
             public var credWithoutUV: Data
+            /// Members this library does not know, in the order they were read. ``CXF/Encoder`` writes them
+            /// back.
             public var unknownMembers: [JSONMember]
 
+            /// The two keys of a passkey's `hmac-secret` extension.
             public init(algorithm: String, credWithUV: Data, credWithoutUV: Data, unknownMembers: [JSONMember] = []) {
                 self.algorithm = algorithm
                 self.credWithUV = credWithUV
@@ -150,10 +201,15 @@ extension CXF {
 
         /// The `largeBlob` extension's data, DEFLATE-compressed.
         public struct LargeBlob: Hashable, Sendable {
+            /// `uncompressedSize`: the blob's size in bytes once decompressed.
             public var uncompressedSize: UInt64
+            /// `data`: the compressed blob, raw bytes (base64url in JSON).
             public var data: Data
+            /// Members this library does not know, in the order they were read. ``CXF/Encoder`` writes them
+            /// back.
             public var unknownMembers: [JSONMember]
 
+            /// A large blob: the compressed `data` and its size uncompressed.
             public init(uncompressedSize: UInt64, data: Data, unknownMembers: [JSONMember] = []) {
                 self.uncompressedSize = uncompressedSize
                 self.data = data
@@ -164,19 +220,31 @@ extension CXF {
 
     /// `totp`: a time-based one-time-code secret.
     public struct TOTP: Hashable, Sendable {
-        /// The secret as Base32 text, as on the wire.
+        /// `secret`: the shared secret as Base32 text, as on the wire. A secret.
         public var secret: String
+        /// `period`: seconds per code (usually 30).
         public var period: UInt32
+        /// `digits`: digits per code (usually 6).
         public var digits: UInt32
+        /// `username`: the account the codes are for.
         public var username: String?
+        /// `algorithm`: the hash function of the HMAC.
         public var algorithm: Algorithm
+        /// `issuer`: who issued the account, such as the site's name.
         public var issuer: String?
+        /// Members this library does not know, in the order they were read. ``CXF/Encoder`` writes them back
+        /// after the known ones.
         public var unknownMembers: [JSONMember]
 
+        /// The hash functions CXF 1.0 defines for `algorithm`. The decoder keeps a credential naming another
+        /// as ``UnrecognizedCredential``.
         public enum Algorithm: String, Hashable, Sendable, CaseIterable {
+            /// `sha1`, `sha256`, `sha512`: HMAC with SHA-1, SHA-256 or SHA-512.
             case sha1, sha256, sha512
         }
 
+        /// A `totp` credential with Base32 `secret`; the defaults are those of most authenticator apps (30
+        /// seconds, 6 digits, SHA-1).
         public init(
             secret: String, period: UInt32 = 30, digits: UInt32 = 6, username: String? = nil,
             algorithm: Algorithm = .sha1, issuer: String? = nil, unknownMembers: [JSONMember] = []
@@ -193,9 +261,13 @@ extension CXF {
 
     /// `note`: free text.
     public struct Note: Hashable, Sendable {
+        /// `content`: the text (a `string` field).
         public var content: EditableField
+        /// Members this library does not know, in the order they were read. ``CXF/Encoder`` writes them back
+        /// after the known ones.
         public var unknownMembers: [JSONMember]
 
+        /// A note holding `content`.
         public init(content: EditableField, unknownMembers: [JSONMember] = []) {
             self.content = content
             self.unknownMembers = unknownMembers
@@ -204,13 +276,19 @@ extension CXF {
 
     /// `file`: metadata of an attached file (its bytes travel separately).
     public struct File: Hashable, Sendable {
+        /// `id`: the identifier the file's bytes are stored under, outside this document (base64url in JSON).
         public var id: Data
+        /// `name`: the file's name.
         public var name: String
+        /// `decryptedSize`: the file's size in bytes, decrypted.
         public var decryptedSize: UInt64
-        /// SHA-256 of the decrypted file.
+        /// `integrityHash`: the SHA-256 hash of the decrypted file, 32 raw bytes (base64url in JSON).
         public var integrityHash: Data
+        /// Members this library does not know, in the order they were read. ``CXF/Encoder`` writes them back
+        /// after the known ones.
         public var unknownMembers: [JSONMember]
 
+        /// A file's metadata; `integrityHash` is the SHA-256 hash of its decrypted bytes.
         public init(id: Data, name: String, decryptedSize: UInt64, integrityHash: Data, unknownMembers: [JSONMember] = []) {
             self.id = id
             self.name = name
@@ -222,15 +300,26 @@ extension CXF {
 
     /// `credit-card`.
     public struct CreditCard: Hashable, Sendable {
+        /// `number`: the card number (a `concealed-string` field). A secret.
         public var number: EditableField?
+        /// `fullName`: the cardholder's name.
         public var fullName: EditableField?
+        /// `cardType`: the card's brand or kind, such as a network's name.
         public var cardType: EditableField?
+        /// `verificationNumber`: the security code printed on the card (a `concealed-string` field). A
+        /// secret.
         public var verificationNumber: EditableField?
+        /// `pin`: the card's PIN (a `concealed-string` field). A secret.
         public var pin: EditableField?
+        /// `expiryDate`: the month the card expires (a `year-month` field, `YYYY-MM`).
         public var expiryDate: EditableField?
+        /// `validFrom`: the month the card becomes valid (a `year-month` field, `YYYY-MM`).
         public var validFrom: EditableField?
+        /// Members this library does not know, in the order they were read. ``CXF/Encoder`` writes them back
+        /// after the known ones.
         public var unknownMembers: [JSONMember]
 
+        /// A `credit-card` credential; every member is optional.
         public init(
             number: EditableField? = nil, fullName: EditableField? = nil, cardType: EditableField? = nil,
             verificationNumber: EditableField? = nil, pin: EditableField? = nil, expiryDate: EditableField? = nil,
@@ -249,14 +338,24 @@ extension CXF {
 
     /// `address`.
     public struct Address: Hashable, Sendable {
+        /// `streetAddress`: the street address, possibly several lines.
         public var streetAddress: EditableField?
+        /// `postalCode`: the postal code.
         public var postalCode: EditableField?
+        /// `city`: the city or town.
         public var city: EditableField?
+        /// `territory`: the state, province or region (a `subdivision-code` field, ISO 3166-2 such as
+        /// `US-CA`).
         public var territory: EditableField?
+        /// `country`: the country (a `country-code` field, ISO 3166-1 alpha-2 such as `US`).
         public var country: EditableField?
+        /// `tel`: a telephone number.
         public var tel: EditableField?
+        /// Members this library does not know, in the order they were read. ``CXF/Encoder`` writes them back
+        /// after the known ones.
         public var unknownMembers: [JSONMember]
 
+        /// An `address` credential; every member is optional.
         public init(
             streetAddress: EditableField? = nil, postalCode: EditableField? = nil, city: EditableField? = nil,
             territory: EditableField? = nil, country: EditableField? = nil, tel: EditableField? = nil,
@@ -274,14 +373,23 @@ extension CXF {
 
     /// `api-key`.
     public struct APIKey: Hashable, Sendable {
+        /// `key`: the key (a `concealed-string` field). A secret.
         public var key: EditableField?
+        /// `username`: the user name that goes with the key.
         public var username: EditableField?
+        /// `keyType`: what kind of key it is, in any words (a bearer token, a JSON Web Token, …).
         public var keyType: EditableField?
+        /// `url`: the address of the API the key is for.
         public var url: EditableField?
+        /// `validFrom`: the day the key becomes valid (a `date` field, `YYYY-MM-DD`).
         public var validFrom: EditableField?
+        /// `expiryDate`: the day the key expires (a `date` field, `YYYY-MM-DD`).
         public var expiryDate: EditableField?
+        /// Members this library does not know, in the order they were read. ``CXF/Encoder`` writes them back
+        /// after the known ones.
         public var unknownMembers: [JSONMember]
 
+        /// An `api-key` credential; every member is optional.
         public init(
             key: EditableField? = nil, username: EditableField? = nil, keyType: EditableField? = nil,
             url: EditableField? = nil, validFrom: EditableField? = nil, expiryDate: EditableField? = nil,
@@ -299,17 +407,29 @@ extension CXF {
 
     /// `drivers-license`.
     public struct DriversLicense: Hashable, Sendable {
+        /// `fullName`: the holder's full name.
         public var fullName: EditableField?
+        /// `birthDate`: the holder's date of birth (a `date` field, `YYYY-MM-DD`).
         public var birthDate: EditableField?
+        /// `issueDate`: the day it was issued (a `date` field, `YYYY-MM-DD`).
         public var issueDate: EditableField?
+        /// `expiryDate`: the day it expires (a `date` field, `YYYY-MM-DD`).
         public var expiryDate: EditableField?
+        /// `issuingAuthority`: the authority that issued it.
         public var issuingAuthority: EditableField?
+        /// `territory`: the state or region that issued it (a `subdivision-code` field, such as `US-CA`).
         public var territory: EditableField?
+        /// `country`: the country that issued it (a `country-code` field, such as `US`).
         public var country: EditableField?
+        /// `licenseNumber`: the license's number.
         public var licenseNumber: EditableField?
+        /// `licenseClass`: the classes of vehicle the license allows.
         public var licenseClass: EditableField?
+        /// Members this library does not know, in the order they were read. ``CXF/Encoder`` writes them back
+        /// after the known ones.
         public var unknownMembers: [JSONMember]
 
+        /// A `drivers-license` credential; every member is optional.
         public init(
             fullName: EditableField? = nil, birthDate: EditableField? = nil, issueDate: EditableField? = nil,
             expiryDate: EditableField? = nil, issuingAuthority: EditableField? = nil, territory: EditableField? = nil,
@@ -331,19 +451,33 @@ extension CXF {
 
     /// `identity-document`.
     public struct IdentityDocument: Hashable, Sendable {
+        /// `issuingCountry`: the country that issued the document (a `country-code` field).
         public var issuingCountry: EditableField?
+        /// `documentNumber`: the document's number.
         public var documentNumber: EditableField?
+        /// `identificationNumber`: the holder's national identification number.
         public var identificationNumber: EditableField?
+        /// `nationality`: the holder's nationality.
         public var nationality: EditableField?
+        /// `fullName`: the holder's full name.
         public var fullName: EditableField?
+        /// `birthDate`: the holder's date of birth (a `date` field, `YYYY-MM-DD`).
         public var birthDate: EditableField?
+        /// `birthPlace`: where the holder was born.
         public var birthPlace: EditableField?
+        /// `sex`: the holder's sex, as the document states it.
         public var sex: EditableField?
+        /// `issueDate`: the day it was issued (a `date` field, `YYYY-MM-DD`).
         public var issueDate: EditableField?
+        /// `expiryDate`: the day it expires (a `date` field, `YYYY-MM-DD`).
         public var expiryDate: EditableField?
+        /// `issuingAuthority`: the authority that issued it.
         public var issuingAuthority: EditableField?
+        /// Members this library does not know, in the order they were read. ``CXF/Encoder`` writes them back
+        /// after the known ones.
         public var unknownMembers: [JSONMember]
 
+        /// An `identity-document` credential; every member is optional.
         public init(
             issuingCountry: EditableField? = nil, documentNumber: EditableField? = nil,
             identificationNumber: EditableField? = nil, nationality: EditableField? = nil,
@@ -368,20 +502,35 @@ extension CXF {
 
     /// `passport`.
     public struct Passport: Hashable, Sendable {
+        /// `issuingCountry`: the country that issued the passport (a `country-code` field).
         public var issuingCountry: EditableField?
+        /// `passportType`: the kind of passport, as printed on it.
         public var passportType: EditableField?
+        /// `passportNumber`: the passport's number.
         public var passportNumber: EditableField?
+        /// `nationalIdentificationNumber`: the holder's national identification number.
         public var nationalIdentificationNumber: EditableField?
+        /// `nationality`: the holder's nationality.
         public var nationality: EditableField?
+        /// `fullName`: the holder's full name.
         public var fullName: EditableField?
+        /// `birthDate`: the holder's date of birth (a `date` field, `YYYY-MM-DD`).
         public var birthDate: EditableField?
+        /// `birthPlace`: where the holder was born.
         public var birthPlace: EditableField?
+        /// `sex`: the holder's sex, as the passport states it.
         public var sex: EditableField?
+        /// `issueDate`: the day it was issued (a `date` field, `YYYY-MM-DD`).
         public var issueDate: EditableField?
+        /// `expiryDate`: the day it expires (a `date` field, `YYYY-MM-DD`).
         public var expiryDate: EditableField?
+        /// `issuingAuthority`: the authority that issued it.
         public var issuingAuthority: EditableField?
+        /// Members this library does not know, in the order they were read. ``CXF/Encoder`` writes them back
+        /// after the known ones.
         public var unknownMembers: [JSONMember]
 
+        /// A `passport` credential; every member is optional.
         public init(
             issuingCountry: EditableField? = nil, passportType: EditableField? = nil,
             passportNumber: EditableField? = nil, nationalIdentificationNumber: EditableField? = nil,
@@ -407,17 +556,29 @@ extension CXF {
 
     /// `person-name`.
     public struct PersonName: Hashable, Sendable {
+        /// `title`: a title or honorific, such as `Dr.`.
         public var title: EditableField?
+        /// `given`: the given name.
         public var given: EditableField?
+        /// `givenInformal`: the name the person goes by informally, such as a nickname.
         public var givenInformal: EditableField?
+        /// `given2`: further given names, such as a middle name.
         public var given2: EditableField?
+        /// `surnamePrefix`: a prefix of the surname, such as `van` or `de`.
         public var surnamePrefix: EditableField?
+        /// `surname`: the family name.
         public var surname: EditableField?
+        /// `surname2`: a second family name, as in many Spanish names.
         public var surname2: EditableField?
+        /// `credentials`: letters written after the name, such as `PhD`.
         public var credentials: EditableField?
+        /// `generation`: a generation marker, such as `Jr.` or `III`.
         public var generation: EditableField?
+        /// Members this library does not know, in the order they were read. ``CXF/Encoder`` writes them back
+        /// after the known ones.
         public var unknownMembers: [JSONMember]
 
+        /// A `person-name` credential; every part is optional.
         public init(
             title: EditableField? = nil, given: EditableField? = nil, givenInformal: EditableField? = nil,
             given2: EditableField? = nil, surnamePrefix: EditableField? = nil, surname: EditableField? = nil,
@@ -439,9 +600,13 @@ extension CXF {
 
     /// `generated-password`: a password the exporter generated, not yet tied to a login.
     public struct GeneratedPassword: Hashable, Sendable {
+        /// `password`: the password, a plain string in JSON. A secret.
         public var password: String
+        /// Members this library does not know, in the order they were read. ``CXF/Encoder`` writes them back
+        /// after the known ones.
         public var unknownMembers: [JSONMember]
 
+        /// A `generated-password` credential.
         public init(password: String, unknownMembers: [JSONMember] = []) {
             self.password = password
             self.unknownMembers = unknownMembers
@@ -452,14 +617,21 @@ extension CXF {
     public struct SSHKey: Hashable, Sendable {
         /// For example `ssh-ed25519`, `ssh-rsa`, `ecdsa-sha2-nistp256`.
         public var keyType: String
-        /// PKCS#8 DER. See ``PrivateKeyInfo``.
+        /// `privateKey`: the private key, PKCS#8 DER bytes (base64url in JSON). A secret. See ``PrivateKeyInfo``.
         public var privateKey: Data
+        /// `keyComment`: the key's comment, often `user@host`.
         public var keyComment: String?
+        /// `creationDate`: the day the key was made (a `date` field, `YYYY-MM-DD`).
         public var creationDate: EditableField?
+        /// `expiryDate`: the day the key expires (a `date` field, `YYYY-MM-DD`).
         public var expiryDate: EditableField?
+        /// `keyGenerationSource`: what generated the key, such as an app's name.
         public var keyGenerationSource: EditableField?
+        /// Members this library does not know, in the order they were read. ``CXF/Encoder`` writes them back
+        /// after the known ones.
         public var unknownMembers: [JSONMember]
 
+        /// An `ssh-key` credential; `privateKey` is the PKCS#8 DER private key.
         public init(
             keyType: String, privateKey: Data, keyComment: String? = nil, creationDate: EditableField? = nil,
             expiryDate: EditableField? = nil, keyGenerationSource: EditableField? = nil,
@@ -477,12 +649,20 @@ extension CXF {
 
     /// `wifi`.
     public struct WiFi: Hashable, Sendable {
+        /// `ssid`: the network's name.
         public var ssid: EditableField?
+        /// `networkSecurityType`: how the network is secured (a `wifi-network-security-type` field; see
+        /// ``WiFiNetworkSecurityType``).
         public var networkSecurityType: EditableField?
+        /// `passphrase`: the network's passphrase (a `concealed-string` field). A secret.
         public var passphrase: EditableField?
+        /// `hidden`: whether the network hides its name (a `boolean` field, `true` or `false`).
         public var hidden: EditableField?
+        /// Members this library does not know, in the order they were read. ``CXF/Encoder`` writes them back
+        /// after the known ones.
         public var unknownMembers: [JSONMember]
 
+        /// A `wifi` credential; every member is optional.
         public init(
             ssid: EditableField? = nil, networkSecurityType: EditableField? = nil, passphrase: EditableField? = nil,
             hidden: EditableField? = nil, unknownMembers: [JSONMember] = []
@@ -497,12 +677,20 @@ extension CXF {
 
     /// `custom-fields`: a labelled group of fields of any type.
     public struct CustomFields: Hashable, Sendable {
+        /// `id`: an identifier of the group, opaque bytes (base64url in JSON).
         public var id: Data?
+        /// `label`: the group's label.
         public var label: String?
+        /// `fields`: the fields, of any type. Any of them may be a secret, whatever its type: see
+        /// ``Credential/secretFields``.
         public var fields: [EditableField]
+        /// `extensions`: extensions of the group.
         public var extensions: [Extension]?
+        /// Members this library does not know, in the order they were read. ``CXF/Encoder`` writes them back
+        /// after the known ones.
         public var unknownMembers: [JSONMember]
 
+        /// A `custom-fields` credential holding `fields`.
         public init(
             id: Data? = nil, label: String? = nil, fields: [EditableField], extensions: [Extension]? = nil,
             unknownMembers: [JSONMember] = []
@@ -517,9 +705,13 @@ extension CXF {
 
     /// `item-reference`: a link to another item.
     public struct ItemReference: Hashable, Sendable {
+        /// `reference`: the item linked to.
         public var reference: LinkedItem
+        /// Members this library does not know, in the order they were read. ``CXF/Encoder`` writes them back
+        /// after the known ones.
         public var unknownMembers: [JSONMember]
 
+        /// An `item-reference` credential linking to `reference`.
         public init(reference: LinkedItem, unknownMembers: [JSONMember] = []) {
             self.reference = reference
             self.unknownMembers = unknownMembers
@@ -533,16 +725,20 @@ extension CXF.TOTP: CustomStringConvertible, CustomDebugStringConvertible {
         "TOTP(\(algorithm.rawValue), \(digits) digits, \(period) s, issuer: \(issuer ?? "none"), secret: ‹redacted›)"
     }
 
+    /// The same as ``description``: the secret does not show.
     public var debugDescription: String { description }
 }
 
 extension CXF.GeneratedPassword: CustomStringConvertible, CustomDebugStringConvertible {
+    /// The password's length, never the password.
     public var description: String { "GeneratedPassword(‹redacted, \(password.count) characters›)" }
+    /// The same as ``description``: the password does not show.
     public var debugDescription: String { description }
 }
 
 extension CXF.UnrecognizedCredential: CustomStringConvertible, CustomDebugStringConvertible {
     /// The type and why it is kept verbatim; never its members, which may be secrets.
     public var description: String { "UnrecognizedCredential(type: \(type ?? "none"), \(reason))" }
+    /// The same as ``description``: never the credential's members.
     public var debugDescription: String { description }
 }

@@ -22,6 +22,8 @@ extension CXF {
         /// summary diagnostic per code, so a hostile document cannot fill memory with findings.
         public var maxDiagnosticsPerCode: Int
 
+        /// Limits; the defaults (256 MiB, nesting 64 deep, 100 findings per code) are far above what real
+        /// exports need.
         public init(maxDocumentSize: Int = 256 << 20, maxDepth: Int = 64, maxDiagnosticsPerCode: Int = 100) {
             self.maxDocumentSize = maxDocumentSize
             self.maxDepth = maxDepth
@@ -31,7 +33,10 @@ extension CXF {
 
     /// A decoded document with what the decoder had to tolerate to read it.
     public struct DecodedDocument: Hashable, Sendable {
+        /// The document: everything that could be read typed, the rest kept verbatim.
         public var document: Document
+        /// What the decoder had to tolerate, each with a JSON pointer into the source. An error means a value
+        /// was kept as it came instead of being read; see ``Diagnostic``.
         public var diagnostics: [Diagnostic]
     }
 
@@ -44,28 +49,46 @@ extension CXF {
     /// kept verbatim. Each of these leaves a ``Diagnostic`` with a JSON pointer. Only input that is not
     /// JSON, exceeds ``DecodingOptions``, or is not a CXF object at all throws ``CXFDecodingError``.
     public struct Decoder: Sendable {
+        /// The limits this decoder applies.
         public var options: DecodingOptions
 
+        /// A decoder with these limits.
         public init(options: DecodingOptions = DecodingOptions()) {
             self.options = options
         }
 
+        /// Decodes the UTF-8 JSON document in `data`.
+        ///
+        /// - Throws: ``CXFDecodingError`` when the input is not JSON, exceeds ``options``, or is not a CXF
+        ///   header or account.
         public func decode(_ data: Data) throws(CXFDecodingError) -> DecodedDocument {
             var result: Result<DecodedDocument, CXFDecodingError>!
             data.withUnsafeBytes { buffer in result = Result { () throws(CXFDecodingError) in try decode(buffer) } }
             return try result.get()
         }
 
+        /// Decodes the UTF-8 JSON document in `bytes`.
+        ///
+        /// - Throws: ``CXFDecodingError`` when the input is not JSON, exceeds ``options``, or is not a CXF
+        ///   header or account.
         public func decode(_ bytes: [UInt8]) throws(CXFDecodingError) -> DecodedDocument {
             var result: Result<DecodedDocument, CXFDecodingError>!
             bytes.withUnsafeBytes { buffer in result = Result { () throws(CXFDecodingError) in try decode(buffer) } }
             return try result.get()
         }
 
+        /// Decodes the JSON document in `text`.
+        ///
+        /// - Throws: ``CXFDecodingError`` when the input is not JSON, exceeds ``options``, or is not a CXF
+        ///   header or account.
         public func decode(_ text: String) throws(CXFDecodingError) -> DecodedDocument {
             try decode(Array(text.utf8))
         }
 
+        /// Decodes the UTF-8 JSON document in `buffer`, which need only stay valid for the call.
+        ///
+        /// - Throws: ``CXFDecodingError`` when the input is not JSON, exceeds ``options``, or is not a CXF
+        ///   header or account.
         public func decode(_ buffer: UnsafeRawBufferPointer) throws(CXFDecodingError) -> DecodedDocument {
             guard buffer.count <= options.maxDocumentSize else {
                 throw CXFDecodingError(

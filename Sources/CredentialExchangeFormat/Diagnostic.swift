@@ -11,27 +11,37 @@ import KeyportEncoding
 /// deviation it can store as it came (a subdivision without its country, `WPA2` for
 /// `wpa2-personal`, an SSH `keyType` that disagrees with its key, a short integrity hash).
 public struct Diagnostic: Hashable, Sendable, CustomStringConvertible {
+    /// How bad a finding is.
     public enum Severity: String, Hashable, Sendable, Comparable {
+        /// A deviation an importer can store as it came.
         case warning
+        /// An importer cannot use the credential or the document as it stands.
         case error
 
+        /// Whether `lhs` is a warning and `rhs` an error.
         public static func < (lhs: Severity, rhs: Severity) -> Bool { lhs == .warning && rhs == .error }
     }
 
     /// A stable, machine-readable name for the kind of finding (for example `id-too-long`).
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's name, such as `id-too-long`.
         public let rawValue: String
+        /// The code named `rawValue`.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code's name.
         public var description: String { rawValue }
     }
 
+    /// How bad the finding is.
     public var severity: Severity
+    /// What kind of finding it is.
     public var code: Code
     /// A JSON pointer (RFC 6901) to the value the finding is about; `""` is the whole document.
     public var path: String
     /// A sentence a person understands: what is wrong and, where it helps, what was done about it.
     public var message: String
 
+    /// A finding; `path` is a JSON pointer, `""` for the whole document.
     public init(severity: Severity, code: Code, path: String, message: String) {
         self.severity = severity
         self.code = code
@@ -40,7 +50,8 @@ public struct Diagnostic: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// One line for a person: `error: /accounts/0/items/3: … [code]`. The path and message are
-    /// escaped for a terminal (``DisplayText``): they can carry a document's keys and values.
+    /// escaped for a terminal (control characters and bidirectional marks written as `\u{1B}`): they
+    /// can carry a document's keys and values.
     public var description: String {
         "\(severity.rawValue): \(DisplayText.escaping(path.isEmpty ? "/" : path)): \(DisplayText.escaping(message)) [\(DisplayText.escaping(code.rawValue))]"
     }
@@ -71,22 +82,50 @@ extension Diagnostic.Code {
     public static let invalidBase64URL = Self(rawValue: "invalid-base64url")
 
     // Found by the validator: the format's rules.
+    /// The header's major version is not 1: the document may be in a format this library does not understand.
+    /// An error.
     public static let unsupportedVersion = Self(rawValue: "unsupported-version")
+    /// An id is longer than the 64 bytes CXF allows: a warning for an account, collection, item, file or
+    /// custom-fields id (an importer may give it a new one), an error for an editable field's.
     public static let idTooLong = Self(rawValue: "id-too-long")
+    /// An account, collection, item, file or custom-fields id is empty, so nothing can refer to it. A
+    /// warning.
     public static let emptyID = Self(rawValue: "empty-id")
+    /// Two items or collections of one account have the same id. An error.
     public static let duplicateID = Self(rawValue: "duplicate-id")
+    /// A linked item (in a collection or an `item-reference`) names an account or item that is not in the
+    /// document. A warning.
     public static let danglingLinkedItem = Self(rawValue: "dangling-linked-item")
+    /// A TOTP secret is empty or not Base32. An error.
     public static let invalidTOTPSecret = Self(rawValue: "invalid-totp-secret")
+    /// A TOTP period of 0 or a digit count of 0 or more than 10 (errors), or fewer than 6 digits (a warning).
     public static let invalidTOTPParameter = Self(rawValue: "invalid-totp-parameter")
+    /// An editable field's `fieldType` is not one CXF 1.0 defines; its value is kept as text. A warning.
     public static let unknownFieldType = Self(rawValue: "unknown-field-type")
+    /// An editable field's type is not the one its member calls for, such as a `string` field where a
+    /// `concealed-string` belongs. A warning.
     public static let unexpectedFieldType = Self(rawValue: "unexpected-field-type")
+    /// A field's value is not written as its field type asks (a warning), or a passkey's user handle is not 1
+    /// to 64 bytes (an error).
     public static let invalidFieldValue = Self(rawValue: "invalid-field-value")
+    /// A required field, or a field of a type other than `string` and `concealed-string`, has an empty value.
+    /// A warning.
     public static let emptyFieldValue = Self(rawValue: "empty-field-value")
+    /// A passkey or SSH private key is not PKCS#8 DER of a supported algorithm, or its public key does not
+    /// fit it. An error.
     public static let invalidPrivateKey = Self(rawValue: "invalid-private-key")
+    /// An SSH key's `keyType` does not name the key's algorithm. A warning.
     public static let keyTypeMismatch = Self(rawValue: "key-type-mismatch")
+    /// A file's integrity hash is not 32 bytes, so the file cannot be checked against it. A warning.
     public static let invalidIntegrityHash = Self(rawValue: "invalid-integrity-hash")
+    /// A timestamp is before 1970 or after the year 3000 (often milliseconds where CXF counts seconds). A
+    /// warning.
     public static let timestampOutOfRange = Self(rawValue: "timestamp-out-of-range")
+    /// A `shared` accessor, or some of its permissions, is of a kind the specification says to ignore. A
+    /// warning.
     public static let ignoredAccessor = Self(rawValue: "ignored-accessor")
+    /// A required member is empty: a passkey's credential ID or relying party ID (errors), a generated
+    /// password (a warning).
     public static let emptyRequiredValue = Self(rawValue: "empty-required-value")
 }
 

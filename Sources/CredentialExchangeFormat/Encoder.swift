@@ -1,10 +1,12 @@
 import struct Foundation.Data
 
 extension CXF {
+    /// How ``Encoder`` lays out its output.
     public struct EncodingOptions: Hashable, Sendable {
         /// Indent with two spaces and a newline per member. The default is the compact canonical form.
         public var prettyPrinted: Bool
 
+        /// Options; the default is the compact canonical form.
         public init(prettyPrinted: Bool = false) {
             self.prettyPrinted = prettyPrinted
         }
@@ -17,8 +19,10 @@ extension CXF {
     /// base64url; timestamps as integer seconds; no insignificant whitespace (unless
     /// ``EncodingOptions/prettyPrinted``). Decoding the output gives back an equal model.
     public struct Encoder: Sendable {
+        /// How the output is laid out.
         public var options: EncodingOptions
 
+        /// An encoder; compact output unless `options` asks for pretty printing.
         public init(options: EncodingOptions = EncodingOptions()) {
             self.options = options
         }

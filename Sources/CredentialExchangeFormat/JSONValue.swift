@@ -6,11 +6,15 @@
 /// Not `indirect`: arrays and objects already hold their elements out of line, and an unboxed
 /// scalar costs no allocation of its own (`[1,1,…]` takes a third of the memory it took boxed).
 public enum JSONValue: Hashable, Sendable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// The number exactly as written in the source (for example `"1.50"` or `"12345678901234567890"`).
     case number(String)
+    /// A string, unescaped.
     case string(String)
+    /// An array, its elements in order.
     case array([JSONValue])
     /// Members in source order, which the encoder keeps.
     case object([JSONMember])
@@ -42,7 +46,9 @@ public enum JSONValue: Hashable, Sendable {
 
 /// One `"key": value` pair of a JSON object.
 public struct JSONMember: Hashable, Sendable {
+    /// The member's name, unescaped.
     public var key: String
+    /// The member's value.
     public var value: JSONValue
     /// Whether this is the value of a member the model types, which the decoder could not read as
     /// its type (wrong JSON type, out of range, not base64url). The typed member then holds only a
@@ -51,6 +57,7 @@ public struct JSONMember: Hashable, Sendable {
     /// unreadable: it is written as well as the typed member.
     public var unreadable: Bool
 
+    /// A member; set `unreadable` for the value of a typed member that could not be read as its type.
     public init(key: String, value: JSONValue, unreadable: Bool = false) {
         self.key = key
         self.value = value

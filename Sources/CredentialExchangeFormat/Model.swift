@@ -14,8 +14,13 @@ public enum CXF {}
 extension CXF {
     /// `version`: the format version a document declares.
     public struct Version: Hashable, Sendable, CustomStringConvertible {
+        /// `major`: a new major version changes the format incompatibly. This library reads major 1; the
+        /// validator reports any other as an error.
         public var major: UInt32
+        /// `minor`: minor versions only add to the format, so any minor version of major 1 is read.
         public var minor: UInt32
+        /// Members this library does not know, repeats of known members, and values it could not read as
+        /// their type (``JSONMember/unreadable``), in the order read; ``CXF/Encoder`` writes them all back.
         public var unknownMembers: [JSONMember]
 
         /// CXF 1.0, the only version published.
@@ -24,19 +29,24 @@ extension CXF {
         /// cannot read: major 0, which no reader accepts. A version is never assumed.
         public static let unknown = Version(major: 0, minor: 0)
 
+        /// The version `major.minor`.
         public init(major: UInt32, minor: UInt32, unknownMembers: [JSONMember] = []) {
             self.major = major
             self.minor = minor
             self.unknownMembers = unknownMembers
         }
 
+        /// `major.minor`, such as `1.0`.
         public var description: String { "\(major).\(minor)" }
     }
 
     /// A whole document. Exports start at a ``Header``; several password managers export a single
     /// ``Account`` with no header, and both shapes are kept as they came.
     public enum Document: Hashable, Sendable {
+        /// A document that starts at a ``Header``, as CXF 1.0 defines it.
         case header(Header)
+        /// A document that is a single ``Account`` object with no header, as several password managers
+        /// export.
         case account(Account)
 
         /// The accounts of the document: the header's, or the one top-level account.
@@ -56,15 +66,22 @@ extension CXF {
 
     /// The top-level object of an export.
     public struct Header: Hashable, Sendable {
+        /// `version`: the CXF version the exporter declares. The decoder holds ``Version/unknown`` when the
+        /// document gives none or one it cannot read.
         public var version: Version
-        /// The exporter's relying-party identifier (`exporterRpId`).
+        /// `exporterRpId`: the exporting app's WebAuthn relying party ID, a domain.
         public var exporterRpId: String
+        /// `exporterDisplayName`: the exporting app's name, for people.
         public var exporterDisplayName: String
-        /// Unix seconds.
+        /// `timestamp`: when the export was made, in Unix seconds.
         public var timestamp: Int64
+        /// `accounts`: the exported accounts.
         public var accounts: [Account]
+        /// Members this library does not know, repeats of known members, and values it could not read as
+        /// their type (``JSONMember/unreadable``), in the order read; ``CXF/Encoder`` writes them all back.
         public var unknownMembers: [JSONMember]
 
+        /// A header; the version defaults to CXF 1.0 and `timestamp` is in Unix seconds.
         public init(
             version: Version = .v1_0, exporterRpId: String, exporterDisplayName: String, timestamp: Int64,
             accounts: [Account], unknownMembers: [JSONMember] = []
@@ -80,16 +97,27 @@ extension CXF {
 
     /// One user account of the exporter, with its items and collections.
     public struct Account: Hashable, Sendable {
+        /// `id`: the exporter's identifier of the account, opaque bytes (base64url in JSON, at most 64
+        /// bytes). A ``LinkedItem`` in another account names it.
         public var id: Data
-        /// `""` when the exporter has none.
+        /// `username`: the account's user name; `""` when the exporter has none.
         public var username: String
+        /// `email`: the account's email address; `""` when the exporter has none.
         public var email: String
+        /// `fullName`: the account holder's full name, when the exporter gives one.
         public var fullName: String?
+        /// `collections`: the account's collections, which refer to its ``items``. Empty when the document
+        /// has none.
         public var collections: [Collection]
+        /// `items`: every item of the account.
         public var items: [Item]
+        /// `extensions`: extensions that apply to the whole account; `nil` when absent.
         public var extensions: [Extension]?
+        /// Members this library does not know, repeats of known members, and values it could not read as
+        /// their type (``JSONMember/unreadable``), in the order read; ``CXF/Encoder`` writes them all back.
         public var unknownMembers: [JSONMember]
 
+        /// An account; every member but the id defaults to empty or absent.
         public init(
             id: Data, username: String = "", email: String = "", fullName: String? = nil,
             collections: [Collection] = [], items: [Item] = [], extensions: [Extension]? = nil,
@@ -108,16 +136,28 @@ extension CXF {
 
     /// A folder-like grouping of items; collections nest.
     public struct Collection: Hashable, Sendable {
+        /// `id`: the collection's identifier, opaque bytes (base64url in JSON, at most 64 bytes). Collections
+        /// and items of an account share one id space.
         public var id: Data
+        /// `creationAt`: when the collection was created, in Unix seconds.
         public var creationAt: Int64?
+        /// `modifiedAt`: when the collection was last changed, in Unix seconds.
         public var modifiedAt: Int64?
+        /// `title`: the collection's name.
         public var title: String
+        /// `subtitle`: a line shown under the title.
         public var subtitle: String?
+        /// `items`: the items in the collection, by reference; one item can be in several collections.
         public var items: [LinkedItem]
+        /// `subCollections`: collections nested in this one.
         public var subCollections: [Collection]?
+        /// `extensions`: extensions of the collection, such as ``SharedExtension`` (`shared`).
         public var extensions: [Extension]?
+        /// Members this library does not know, repeats of known members, and values it could not read as
+        /// their type (``JSONMember/unreadable``), in the order read; ``CXF/Encoder`` writes them all back.
         public var unknownMembers: [JSONMember]
 
+        /// A collection; every member but the id and title defaults to empty or absent.
         public init(
             id: Data, creationAt: Int64? = nil, modifiedAt: Int64? = nil, title: String, subtitle: String? = nil,
             items: [LinkedItem] = [], subCollections: [Collection]? = nil, extensions: [Extension]? = nil,
@@ -137,10 +177,16 @@ extension CXF {
 
     /// A reference to an item, in this account (`account` absent) or in another one.
     public struct LinkedItem: Hashable, Sendable {
+        /// `item`: the ``Item/id`` of the item referred to (base64url in JSON).
         public var item: Data
+        /// `account`: the ``Account/id`` of the account holding the item; `nil` means this account. The
+        /// validator warns when the item is not in the document.
         public var account: Data?
+        /// Members this library does not know, repeats of known members, and values it could not read as
+        /// their type (``JSONMember/unreadable``), in the order read; ``CXF/Encoder`` writes them all back.
         public var unknownMembers: [JSONMember]
 
+        /// A link to item `item` in account `account` (`nil`: this account).
         public init(item: Data, account: Data? = nil, unknownMembers: [JSONMember] = []) {
             self.item = item
             self.account = account
@@ -150,18 +196,33 @@ extension CXF {
 
     /// One entry of a password manager: a title, where it applies, and its credentials.
     public struct Item: Hashable, Sendable {
+        /// `id`: the item's identifier, opaque bytes (base64url in JSON, at most 64 bytes), unique within its
+        /// account.
         public var id: Data
+        /// `creationAt`: when the item was created, in Unix seconds.
         public var creationAt: Int64?
+        /// `modifiedAt`: when the item was last changed, in Unix seconds.
         public var modifiedAt: Int64?
+        /// `title`: the item's name, as a person sees it in a list.
         public var title: String
+        /// `subtitle`: a line shown under the title.
         public var subtitle: String?
+        /// `favorite`: whether the person marked the item as a favorite.
         public var favorite: Bool?
+        /// `scope`: the websites and Android apps the item's credentials are for.
         public var scope: CredentialScope?
+        /// `credentials`: the item's credentials, in the order written. One item can hold several of
+        /// different types, such as a password, a TOTP secret and a passkey for the same site.
         public var credentials: [Credential]
+        /// `tags`: labels the person gave the item.
         public var tags: [String]?
+        /// `extensions`: extensions of the item, such as ``SharedExtension`` (`shared`).
         public var extensions: [Extension]?
+        /// Members this library does not know, repeats of known members, and values it could not read as
+        /// their type (``JSONMember/unreadable``), in the order read; ``CXF/Encoder`` writes them all back.
         public var unknownMembers: [JSONMember]
 
+        /// An item; every member but the id and title defaults to empty or absent.
         public init(
             id: Data, creationAt: Int64? = nil, modifiedAt: Int64? = nil, title: String, subtitle: String? = nil,
             favorite: Bool? = nil, scope: CredentialScope? = nil, credentials: [Credential] = [],
@@ -185,9 +246,13 @@ extension CXF {
     public struct CredentialScope: Hashable, Sendable {
         /// URLs as written (kept as text: real exports hold strings no URL parser accepts).
         public var urls: [String]
+        /// `androidApps`: Android apps the credentials are for.
         public var androidApps: [AndroidAppIdentifier]
+        /// Members this library does not know, repeats of known members, and values it could not read as
+        /// their type (``JSONMember/unreadable``), in the order read; ``CXF/Encoder`` writes them all back.
         public var unknownMembers: [JSONMember]
 
+        /// A scope of these URLs and apps.
         public init(urls: [String] = [], androidApps: [AndroidAppIdentifier] = [], unknownMembers: [JSONMember] = []) {
             self.urls = urls
             self.androidApps = androidApps
@@ -197,11 +262,18 @@ extension CXF {
 
     /// An Android application an item's credentials belong to.
     public struct AndroidAppIdentifier: Hashable, Sendable {
+        /// `bundleId`: the app's package name, such as `com.example.app`.
         public var bundleId: String
+        /// `certificate`: the fingerprint of the certificate the app is signed with, which tells the genuine
+        /// app from another one using the same package name.
         public var certificate: AndroidAppCertificateFingerprint?
+        /// `name`: the app's name, for people.
         public var name: String?
+        /// Members this library does not know, repeats of known members, and values it could not read as
+        /// their type (``JSONMember/unreadable``), in the order read; ``CXF/Encoder`` writes them all back.
         public var unknownMembers: [JSONMember]
 
+        /// An Android app identifier.
         public init(
             bundleId: String, certificate: AndroidAppCertificateFingerprint? = nil, name: String? = nil,
             unknownMembers: [JSONMember] = []
@@ -215,16 +287,25 @@ extension CXF {
 
     /// The signing certificate fingerprint of an Android app.
     public struct AndroidAppCertificateFingerprint: Hashable, Sendable {
+        /// `fingerprint`: the hash of the signing certificate, raw bytes (base64url in JSON).
         public var fingerprint: Data
+        /// `hashAlg`: the hash function that made ``fingerprint``.
         public var hashAlgorithm: HashAlgorithm
+        /// Members this library does not know, repeats of known members, and values it could not read as
+        /// their type (``JSONMember/unreadable``), in the order read; ``CXF/Encoder`` writes them all back.
         public var unknownMembers: [JSONMember]
 
         /// `hashAlg`: `sha256`, `sha1`, or another algorithm's name.
         public enum HashAlgorithm: Hashable, Sendable {
+            /// `sha256`: SHA-256.
             case sha256
+            /// `sha1`: SHA-1.
             case sha1
+            /// Any other name, kept as written.
             case other(String)
 
+            /// The algorithm with wire name `rawValue`; a name other than `sha256` and `sha1` becomes
+            /// ``other(_:)``.
             public init(rawValue: String) {
                 switch rawValue {
                 case "sha256": self = .sha256
@@ -233,6 +314,7 @@ extension CXF {
                 }
             }
 
+            /// The name on the wire.
             public var rawValue: String {
                 switch self {
                 case .sha256: "sha256"
@@ -242,6 +324,7 @@ extension CXF {
             }
         }
 
+        /// A fingerprint made with `hashAlgorithm`.
         public init(fingerprint: Data, hashAlgorithm: HashAlgorithm, unknownMembers: [JSONMember] = []) {
             self.fingerprint = fingerprint
             self.hashAlgorithm = hashAlgorithm
@@ -259,27 +342,35 @@ extension CXF {
             get { storage.id }
             set { mutableStorage.id = newValue }
         }
+        /// `fieldType`: the kind of value, which says how ``value`` is written. It can differ from the type
+        /// the member holding the field calls for; the validator warns then.
         public var fieldType: FieldType {
             get { storage.fieldType }
             set { mutableStorage.fieldType = newValue }
         }
+        /// `value`: the value, always text (`"true"`, `"2030-01-31"`, `"US-CA"`). It may be a secret: see
+        /// ``Credential/secretFields``.
         public var value: String {
             get { storage.value }
             set { mutableStorage.value = newValue }
         }
+        /// `label`: a label the person gave the field.
         public var label: String? {
             get { storage.label }
             set { mutableStorage.label = newValue }
         }
+        /// `extensions`: extensions of the field.
         public var extensions: [Extension]? {
             get { storage.extensions }
             set { mutableStorage.extensions = newValue }
         }
+        /// Members this library does not know, in the order they were read. ``CXF/Encoder`` writes them back.
         public var unknownMembers: [JSONMember] {
             get { storage.unknownMembers }
             set { mutableStorage.unknownMembers = newValue }
         }
 
+        /// A field; its type defaults to `string`.
         public init(
             id: Data? = nil, fieldType: FieldType = .string, value: String, label: String? = nil,
             extensions: [Extension]? = nil, unknownMembers: [JSONMember] = []
@@ -298,10 +389,12 @@ extension CXF {
             }
         }
 
+        /// Whether the two fields' members are all equal.
         public static func == (lhs: EditableField, rhs: EditableField) -> Bool {
             lhs.storage === rhs.storage || lhs.storage.members == rhs.storage.members
         }
 
+        /// Hashes every member.
         public func hash(into hasher: inout Hasher) {
             hasher.combine(storage.id)
             hasher.combine(storage.fieldType)
@@ -365,29 +458,43 @@ extension CXF.EditableField: CustomStringConvertible, CustomDebugStringConvertib
         return "EditableField(\(fieldType.rawValue): \(shown)\(label.map { ", label: \($0.debugDescription)" } ?? ""))"
     }
 
+    /// The same as ``description``: a concealed field's value does not show.
     public var debugDescription: String { description }
 }
 
 extension CXF {
     /// The kind of an ``EditableField``. Unknown kinds are kept by name.
     public enum FieldType: Hashable, Sendable, CaseIterable {
+        /// `string`: plain text.
         case string
+        /// `concealed-string`: text to keep hidden until asked for, such as a password.
         case concealedString
+        /// `email`: an email address.
         case email
+        /// `number`: a decimal number, written as text.
         case number
+        /// `boolean`: `true` or `false`.
         case boolean
+        /// `date`: a day, `YYYY-MM-DD`.
         case date
+        /// `year-month`: a month, `YYYY-MM`.
         case yearMonth
+        /// `wifi-network-security-type`: one of ``WiFiNetworkSecurityType``.
         case wifiNetworkSecurityType
+        /// `subdivision-code`: an ISO 3166-2 subdivision code, such as `US-CA`.
         case subdivisionCode
+        /// `country-code`: an ISO 3166-1 alpha-2 country code, such as `US`.
         case countryCode
+        /// A field type CXF 1.0 does not define, kept by its wire name.
         case unknown(String)
 
+        /// The ten field types CXF 1.0 defines (not ``unknown(_:)``).
         public static let allCases: [FieldType] = [
             .string, .concealedString, .email, .number, .boolean, .date, .yearMonth, .wifiNetworkSecurityType,
             .subdivisionCode, .countryCode,
         ]
 
+        /// The field type with wire name `rawValue`; any other name becomes ``unknown(_:)``.
         public init(rawValue: String) {
             switch rawValue {
             case "string": self = .string
@@ -424,10 +531,15 @@ extension CXF {
 
     /// The values a `wifi-network-security-type` field may hold.
     public enum WiFiNetworkSecurityType: String, Hashable, Sendable, CaseIterable {
+        /// `unsecured`: an open network, without a passphrase.
         case unsecured
+        /// `wpa-personal`: WPA with a shared passphrase.
         case wpaPersonal = "wpa-personal"
+        /// `wpa2-personal`: WPA2 with a shared passphrase.
         case wpa2Personal = "wpa2-personal"
+        /// `wpa3-personal`: WPA3 with a shared passphrase (SAE).
         case wpa3Personal = "wpa3-personal"
+        /// `wep`: WEP.
         case wep
 
         /// Reads the spellings exporters and Wi-Fi QR codes use besides CXF's own: any case, with
@@ -451,6 +563,7 @@ extension CXF {
 
     /// An extension object: `shared` is modelled; any other is kept whole.
     public enum Extension: Hashable, Sendable {
+        /// `shared`: who else may see or change a collection or item.
         case shared(SharedExtension)
         /// An extension this library does not know, kept verbatim (the object, `name` included).
         case unknown(name: String, object: JSONValue)
@@ -466,10 +579,16 @@ extension CXF {
 
     /// The `shared` extension: who else may see or change a collection or item.
     public struct SharedExtension: Hashable, Sendable {
+        /// The extension's `name`: `shared`.
         public static let name = "shared"
+        /// `accessors`: the users and groups the collection or item is shared with, as written.
+        /// ``effectiveAccessors`` gives those to honour.
         public var accessors: [Accessor]
+        /// Members this library does not know, repeats of known members, and values it could not read as
+        /// their type (``JSONMember/unreadable``), in the order read; ``CXF/Encoder`` writes them all back.
         public var unknownMembers: [JSONMember]
 
+        /// A `shared` extension with these accessors.
         public init(accessors: [Accessor], unknownMembers: [JSONMember] = []) {
             self.accessors = accessors
             self.unknownMembers = unknownMembers
@@ -486,13 +605,23 @@ extension CXF {
             }
         }
 
+        /// One user or group a collection or item is shared with, and what they may do.
         public struct Accessor: Hashable, Sendable {
+            /// `type`: whether ``accountId`` names a user or a group.
             public var type: AccessorType
+            /// `accountId`: the ``Account/id`` of the user or group given access (base64url in JSON).
             public var accountId: Data
+            /// `name`: the user's user name, or the group's name.
             public var name: String
+            /// `permissions`: what the accessor may do. Unknown permissions are kept;
+            /// ``SharedExtension/effectiveAccessors`` leaves them out.
             public var permissions: [Permission]
+            /// Members this library does not know, repeats of known members, and values it could not read as
+            /// their type (``JSONMember/unreadable``), in the order read; ``CXF/Encoder`` writes them all
+            /// back.
             public var unknownMembers: [JSONMember]
 
+            /// An accessor.
             public init(
                 type: AccessorType, accountId: Data, name: String, permissions: [Permission],
                 unknownMembers: [JSONMember] = []
@@ -507,18 +636,26 @@ extension CXF {
 
         /// `user` or `group`; other values are kept and ignored.
         public enum AccessorType: Hashable, Sendable {
+            /// `user` or `group`.
             case known(Kind)
+            /// Any other type, kept as written; the specification says to ignore such an accessor.
             case unknown(String)
 
-            public enum Kind: String, Hashable, Sendable { case user, group }
+            /// The accessor types CXF 1.0 defines.
+            public enum Kind: String, Hashable, Sendable { /** `user`: one account; `group`: a group. */ case user, group }
 
+            /// An accessor that is one account (`user`).
             public static let user = AccessorType.known(.user)
+            /// An accessor that is a group of accounts (`group`).
             public static let group = AccessorType.known(.group)
 
+            /// The type with wire name `rawValue`; a name other than `user` and `group` becomes
+            /// ``unknown(_:)``.
             public init(rawValue: String) {
                 if let kind = Kind(rawValue: rawValue) { self = .known(kind) } else { self = .unknown(rawValue) }
             }
 
+            /// The name on the wire.
             public var rawValue: String {
                 switch self {
                 case .known(let kind): kind.rawValue
@@ -527,10 +664,17 @@ extension CXF {
             }
         }
 
+        /// What an accessor may do with a shared collection or item. Unknown permissions are kept by name.
         public enum Permission: Hashable, Sendable {
+            /// The permissions CXF 1.0 defines, spelled as on the wire: `read` (see the entity, its secrets
+            /// hidden; autofill may still use them), `readSecret` (see its secrets too), `update` (change
+            /// it), `create` (add to it, such as items to a collection), `delete` (delete what it holds),
+            /// `share` (share it further) and `manage` (change who it is shared with).
             case read, readSecret, update, create, delete, share, manage
+            /// Any other permission, kept as written; it grants nothing.
             case unknown(String)
 
+            /// The permission with wire name `rawValue`; any other name becomes ``unknown(_:)``.
             public init(rawValue: String) {
                 switch rawValue {
                 case "read": self = .read
@@ -544,6 +688,7 @@ extension CXF {
                 }
             }
 
+            /// The name on the wire.
             public var rawValue: String {
                 switch self {
                 case .read: "read"

@@ -7,13 +7,20 @@ import SwiftASN1
 ///
 /// The private scalar never leaves this type and is not part of its description.
 public struct PrivateKeyInfo: Sendable, CustomStringConvertible {
+    /// The key algorithms this type reads.
     public enum Algorithm: Hashable, Sendable, CustomStringConvertible {
+        /// ECDSA on NIST P-256.
         case p256
+        /// ECDSA on NIST P-384.
         case p384
+        /// ECDSA on NIST P-521.
         case p521
+        /// Ed25519.
         case ed25519
+        /// RSA, with the modulus's size in bits.
         case rsa(modulusBits: Int)
 
+        /// The algorithm's usual name, such as `ECDSA P-256` or `RSA-2048`.
         public var description: String {
             switch self {
             case .p256: "ECDSA P-256"
@@ -38,9 +45,11 @@ public struct PrivateKeyInfo: Sendable, CustomStringConvertible {
 
     /// Why bytes are not a usable PKCS#8 private key.
     public struct Error: Swift.Error, Hashable, Sendable, CustomStringConvertible {
+        /// What is wrong with the bytes, without quoting them.
         public var description: String
     }
 
+    /// The key's algorithm.
     public let algorithm: Algorithm
     /// The public key: uncompressed X9.63 point for ECDSA, 32 raw bytes for Ed25519, DER
     /// `RSAPublicKey` for RSA.
@@ -48,6 +57,7 @@ public struct PrivateKeyInfo: Sendable, CustomStringConvertible {
     /// True when the key did not include its public key and it was computed from the private key.
     public let publicKeyWasDerived: Bool
 
+    /// The algorithm and the public key's size; never the private key.
     public var description: String { "PrivateKeyInfo(\(algorithm), public key \(publicKey.count) bytes)" }
 
     /// Parses `der`. When the key carries its public key, the point is checked to be on the curve

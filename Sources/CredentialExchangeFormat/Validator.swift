@@ -21,11 +21,14 @@ extension CXF {
         /// summary diagnostic per code.
         public var maxDiagnosticsPerCode: Int
 
+        /// A validator; by default key pairs are not proven.
         public init(verifyKeyPairs: Bool = false, maxDiagnosticsPerCode: Int = 100) {
             self.verifyKeyPairs = verifyKeyPairs
             self.maxDiagnosticsPerCode = maxDiagnosticsPerCode
         }
 
+        /// Checks `document` against the rules of CXF 1.0 and returns the findings. Their paths index the
+        /// model, which follows the source element for element.
         public func validate(_ document: Document) -> [Diagnostic] {
             var run = ValidationRun(verifyKeyPairs: verifyKeyPairs, diagnosticLimit: maxDiagnosticsPerCode)
             run.document(document)

@@ -17,12 +17,16 @@ public enum GoogleAuthenticatorMigration {
         public var problems: [Problem]
     }
 
+    /// An account or batch left out of the result, and why.
     public struct Problem: Hashable, Sendable, CustomStringConvertible {
         /// The batch (0-based) and entry (0-based, nil for a whole batch) concerned.
         public var batch: Int
+        /// The entry (0-based) in the batch, or `nil` when the whole batch is missing.
         public var entry: Int?
+        /// Why, for a person; never a secret.
         public var message: String
 
+        /// `batch B, entry E: message`, counting from 1.
         public var description: String {
             "batch \(batch + 1)\(entry.map { ", entry \($0 + 1)" } ?? ""): \(message)"
         }

@@ -13,6 +13,7 @@ import KeyportEncoding
 /// only when there is no parameter. When they differ, ``labelIssuer`` keeps the prefix so the URI
 /// can be written back as it was.
 public struct OTPAuthURI: Equatable, Sendable {
+    /// Whether codes follow the time or a counter.
     public enum Kind: Hashable, Sendable {
         /// Time-based: one code per `period` seconds.
         case totp(period: Int64)
@@ -22,28 +23,36 @@ public struct OTPAuthURI: Equatable, Sendable {
 
     /// A query parameter this type does not interpret, kept as it came (decoded).
     public struct Parameter: Hashable, Sendable {
+        /// The parameter's name, percent-decoded.
         public var name: String
+        /// The parameter's value, percent-decoded.
         public var value: String
 
+        /// A parameter named `name` with value `value`.
         public init(name: String, value: String) {
             self.name = name
             self.value = value
         }
     }
 
+    /// TOTP with its period, or HOTP with its counter (the URI's type, `period` and `counter`).
     public var kind: Kind
+    /// The shared secret (`secret`, Base32 in the URI).
     public var secret: OTPSecret
     /// Who issued the account (the `issuer` parameter, else the label's prefix).
     public var issuer: String?
     /// The account name (the label after the issuer prefix); may be empty.
     public var account: String
+    /// The hash function (`algorithm`; SHA1 when absent).
     public var algorithm: OTPAlgorithm
     /// Decimal digits, or Steam's five characters.
     public var format: OTPGenerator.Format
     /// The label's own issuer prefix when it differs from the `issuer` parameter.
     public var labelIssuer: String?
+    /// Query parameters this type does not interpret (`image`, …), in order; ``uriString`` writes them back.
     public var otherParameters: [Parameter]
 
+    /// An account; the defaults are the format's (TOTP every 30 seconds, SHA-1, 6 digits).
     public init(
         kind: Kind = .totp(period: 30), secret: OTPSecret, issuer: String? = nil, account: String = "",
         algorithm: OTPAlgorithm = .sha1, format: OTPGenerator.Format = .decimal(digits: 6),
@@ -242,7 +251,8 @@ public struct OTPAuthURI: Equatable, Sendable {
 }
 
 extension OTPAuthURI: CustomStringConvertible {
-    /// Everything but the secret; the issuer and account escaped for a terminal (``DisplayText``).
+    /// Everything but the secret; the issuer and account escaped for a terminal (control characters
+    /// and bidirectional marks written as `\u{1B}`).
     public var description: String {
         let issuer = issuer.map { DisplayText.escaping($0) } ?? "none"
         var parts = ["issuer: \(issuer)", "account: \(DisplayText.escaping(account))", algorithm.uriName, format.description]

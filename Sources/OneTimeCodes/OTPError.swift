@@ -1,9 +1,13 @@
 /// Why a one-time-code secret, parameter or document cannot be used. The message names the part
 /// that is wrong and never quotes a secret.
 public struct OTPError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What kind of failure an error is, by a stable name.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's name, such as `invalid-secret`.
         public let rawValue: String
+        /// The code named `rawValue`.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code's name.
         public var description: String { rawValue }
 
         /// The secret is missing, empty or not Base32.
@@ -19,13 +23,17 @@ public struct OTPError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let unsupported = Code(rawValue: "unsupported")
     }
 
+    /// What kind of failure it is.
     public var code: Code
+    /// What is wrong, for a person; never a secret.
     public var message: String
 
+    /// An error of kind `code` saying `message`.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 }

@@ -15,6 +15,7 @@ public struct OTPGenerator: Sendable {
         /// Steam Guard: five characters of `23456789BCDFGHJKMNPQRTVWXY`.
         case steam
 
+        /// `N digits`, or `Steam Guard`.
         public var description: String {
             switch self {
             case .decimal(let digits): "\(digits) digits"
@@ -31,7 +32,9 @@ public struct OTPGenerator: Sendable {
         }
     }
 
+    /// The hash function of the HMAC.
     public let algorithm: OTPAlgorithm
+    /// How codes are written.
     public let format: Format
     private let keyed: Keyed
 
@@ -44,6 +47,10 @@ public struct OTPGenerator: Sendable {
     /// The digit counts a decimal code may have.
     public static let digitRange = 6...10
 
+    /// A generator for `secret`; the defaults are HOTP's (SHA-1, 6 digits).
+    ///
+    /// - Throws: ``OTPError`` (``OTPError/Code/invalidParameter``) for a decimal format outside
+    ///   ``digitRange``.
     public init(secret: OTPSecret, algorithm: OTPAlgorithm = .sha1, format: Format = .decimal(digits: 6)) throws(OTPError) {
         if case .decimal(let digits) = format, !Self.digitRange.contains(digits) {
             throw OTPError(.invalidParameter, "a code of \(digits) digits is not possible; use 6 to 10")
@@ -113,12 +120,17 @@ public struct OTPGenerator: Sendable {
 
 /// Time-based one-time codes (RFC 6238): the HOTP code of the number of `period`s since `t0`.
 public struct TOTP: Sendable {
+    /// The HOTP generator that makes the code of each time step.
     public let generator: OTPGenerator
     /// Seconds per code; positive.
     public let period: Int64
     /// The Unix time counting starts from (RFC 6238's T0), usually 0.
     public let t0: Int64
 
+    /// A TOTP generator; the defaults are RFC 6238's (SHA-1, 6 digits, 30 seconds, counting from 1970).
+    ///
+    /// - Throws: ``OTPError`` (``OTPError/Code/invalidParameter``) for a period that is not positive or
+    ///   digits outside ``OTPGenerator/digitRange``.
     public init(
         secret: OTPSecret, algorithm: OTPAlgorithm = .sha1, format: OTPGenerator.Format = .decimal(digits: 6),
         period: Int64 = 30, t0: Int64 = 0

@@ -45,14 +45,19 @@ public struct OTPSecret: Sendable, Equatable, CustomStringConvertible, CustomDeb
     /// Constant-time comparison.
     public static func == (lhs: OTPSecret, rhs: OTPSecret) -> Bool { lhs.key == rhs.key }
 
+    /// `OTPSecret(N bytes)`: the length, never the secret.
     public var description: String { "OTPSecret(\(byteCount) bytes)" }
+    /// The same as ``description``.
     public var debugDescription: String { description }
 }
 
 /// The hash function of an HMAC-based one-time code.
 public enum OTPAlgorithm: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+    /// HMAC-SHA-1, what most accounts use.
     case sha1
+    /// HMAC-SHA-256.
     case sha256
+    /// HMAC-SHA-512.
     case sha512
 
     /// Reads the names people and apps write: `SHA1`, `sha1`, `SHA-256`, `HmacSHA512`, ….
@@ -65,5 +70,6 @@ public enum OTPAlgorithm: String, Hashable, Sendable, CaseIterable, CustomString
     /// The name in `otpauth://` URIs: `SHA1`, `SHA256`, `SHA512`.
     public var uriName: String { rawValue.uppercased() }
 
+    /// The `otpauth://` name, such as `SHA1`.
     public var description: String { uriName }
 }

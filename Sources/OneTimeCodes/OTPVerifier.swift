@@ -3,10 +3,14 @@ import KeyportEncoding
 /// Checks codes people type, for servers and tests: within a window of steps, in constant time,
 /// and refusing a code whose step was already used.
 public struct OTPVerifier: Sendable {
+    /// The generator and time steps codes are checked against.
     public let totp: TOTP
     /// Steps accepted before and after the current one (clock drift, slow typing). 1 is usual.
     public let window: Int
 
+    /// A verifier accepting codes `window` steps either side of the current one.
+    ///
+    /// - Throws: ``OTPError`` (``OTPError/Code/invalidParameter``) for a window outside 0 to 100.
     public init(totp: TOTP, window: Int = 1) throws(OTPError) {
         guard (0...100).contains(window) else {
             throw OTPError(.invalidParameter, "a window of \(window) steps is not sensible; use 0 to 100")

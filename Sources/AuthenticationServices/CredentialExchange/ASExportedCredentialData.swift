@@ -109,6 +109,7 @@ public struct ASExportedCredentialData: Codable, Hashable, Sendable {
         case accounts
     }
 
+    /// Reads it from CXF JSON, with the specification's member names.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         formatVersion = try container.decode(FormatVersion.self, forKey: .formatVersion)
@@ -118,6 +119,7 @@ public struct ASExportedCredentialData: Codable, Hashable, Sendable {
         accounts = try container.decodeArrayIfPresent([ASImportableAccount].self, forKey: .accounts)
     }
 
+    /// Writes it as CXF JSON, with the specification's member names.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(formatVersion, forKey: .formatVersion)

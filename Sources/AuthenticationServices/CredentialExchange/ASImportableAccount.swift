@@ -53,6 +53,7 @@ public struct ASImportableAccount: Codable, Hashable, Sendable {
         items = try container.decodeArrayIfPresent([ASImportableItem].self, forKey: .items)
     }
 
+    /// Writes it as CXF JSON, with the specification's member names.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeBase64URL(id, forKey: .id)
@@ -113,6 +114,7 @@ public struct ASImportableCollection: Codable, Hashable, Sendable {
         case appleSubcollections = "subcollections"
     }
 
+    /// Reads it from CXF JSON, with the specification's member names.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decodeID(forKey: .id)
@@ -126,6 +128,7 @@ public struct ASImportableCollection: Codable, Hashable, Sendable {
             ?? container.decodeArrayIfPresent([ASImportableCollection].self, forKey: .appleSubcollections)
     }
 
+    /// Writes it as CXF JSON, with the specification's member names.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeBase64URL(id, forKey: .id)
@@ -155,12 +158,14 @@ public struct ASImportableLinkedItem: Codable, Hashable, Sendable {
         case item, account
     }
 
+    /// Reads it from CXF JSON, with the specification's member names.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         item = try container.decodeID(forKey: .item)
         account = try container.decodeIDIfPresent(forKey: .account)
     }
 
+    /// Writes it as CXF JSON, with the specification's member names.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeBase64URL(item, forKey: .item)

@@ -144,7 +144,9 @@ extension ASImportableCredential {
             self.password = password
         }
 
+        /// Reads it from CXF JSON, with the specification's member names.
         public init(from decoder: any Decoder) throws { self = try Self.decodeFields(from: decoder) }
+        /// Writes it as CXF JSON, with the specification's member names.
         public func encode(to encoder: any Encoder) throws { try encodeFields(to: encoder) }
     }
 
@@ -184,7 +186,9 @@ extension ASImportableCredential {
             self.validFrom = validFrom
         }
 
+        /// Reads it from CXF JSON, with the specification's member names.
         public init(from decoder: any Decoder) throws { self = try Self.decodeFields(from: decoder) }
+        /// Writes it as CXF JSON, with the specification's member names.
         public func encode(to encoder: any Encoder) throws { try encodeFields(to: encoder) }
     }
 
@@ -220,7 +224,9 @@ extension ASImportableCredential {
             self.telephone = telephone
         }
 
+        /// Reads it from CXF JSON, with the specification's member names.
         public init(from decoder: any Decoder) throws { self = try Self.decodeFields(from: decoder) }
+        /// Writes it as CXF JSON, with the specification's member names.
         public func encode(to encoder: any Encoder) throws { try encodeFields(to: encoder) }
     }
 
@@ -256,7 +262,9 @@ extension ASImportableCredential {
             self.expiryDate = expiryDate
         }
 
+        /// Reads it from CXF JSON, with the specification's member names.
         public init(from decoder: any Decoder) throws { self = try Self.decodeFields(from: decoder) }
+        /// Writes it as CXF JSON, with the specification's member names.
         public func encode(to encoder: any Encoder) throws { try encodeFields(to: encoder) }
     }
 
@@ -304,7 +312,9 @@ extension ASImportableCredential {
             self.licenseClass = licenseClass
         }
 
+        /// Reads it from CXF JSON, with the specification's member names.
         public init(from decoder: any Decoder) throws { self = try Self.decodeFields(from: decoder) }
+        /// Writes it as CXF JSON, with the specification's member names.
         public func encode(to encoder: any Encoder) throws { try encodeFields(to: encoder) }
     }
 
@@ -360,7 +370,9 @@ extension ASImportableCredential {
             self.issuingAuthority = issuingAuthority
         }
 
+        /// Reads it from CXF JSON, with the specification's member names.
         public init(from decoder: any Decoder) throws { self = try Self.decodeFields(from: decoder) }
+        /// Writes it as CXF JSON, with the specification's member names.
         public func encode(to encoder: any Encoder) throws { try encodeFields(to: encoder) }
     }
 
@@ -420,7 +432,9 @@ extension ASImportableCredential {
             self.issuingAuthority = issuingAuthority
         }
 
+        /// Reads it from CXF JSON, with the specification's member names.
         public init(from decoder: any Decoder) throws { self = try Self.decodeFields(from: decoder) }
+        /// Writes it as CXF JSON, with the specification's member names.
         public func encode(to encoder: any Encoder) throws { try encodeFields(to: encoder) }
     }
 
@@ -468,7 +482,9 @@ extension ASImportableCredential {
             self.generation = generation
         }
 
+        /// Reads it from CXF JSON, with the specification's member names.
         public init(from decoder: any Decoder) throws { self = try Self.decodeFields(from: decoder) }
+        /// Writes it as CXF JSON, with the specification's member names.
         public func encode(to encoder: any Encoder) throws { try encodeFields(to: encoder) }
     }
 
@@ -496,7 +512,9 @@ extension ASImportableCredential {
             self.hidden = hidden
         }
 
+        /// Reads it from CXF JSON, with the specification's member names.
         public init(from decoder: any Decoder) throws { self = try Self.decodeFields(from: decoder) }
+        /// Writes it as CXF JSON, with the specification's member names.
         public func encode(to encoder: any Encoder) throws { try encodeFields(to: encoder) }
     }
 }
@@ -518,6 +536,7 @@ extension ASImportableCredential {
             case content
         }
 
+        /// Reads it from CXF JSON, with the specification's member names.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             guard let content = try container.decodeFieldIfPresent(forKey: .content, expected: .string) else {
@@ -529,6 +548,7 @@ extension ASImportableCredential {
             self.content = content
         }
 
+        /// Writes it as CXF JSON, with the specification's member names.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(content, forKey: .content)
@@ -549,11 +569,13 @@ extension ASImportableCredential {
             case password
         }
 
+        /// Reads it from CXF JSON, with the specification's member names.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             password = try container.decode(String.self, forKey: .password)
         }
 
+        /// Writes it as CXF JSON, with the specification's member names.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(password, forKey: .password)
@@ -627,6 +649,7 @@ extension ASImportableCredential {
             case userDisplayName, userHandle, key, fido2Extensions
         }
 
+        /// Reads it from CXF JSON, with the specification's member names.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             credentialID = try container.decodeBase64URL(forKey: .credentialID)
@@ -638,6 +661,7 @@ extension ASImportableCredential {
             fido2Extensions = try container.decodeIfPresent(ASImportableFIDO2Extensions.self, forKey: .fido2Extensions)
         }
 
+        /// Writes it as CXF JSON, with the specification's member names.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encodeBase64URL(credentialID, forKey: .credentialID)
@@ -784,6 +808,7 @@ extension ASImportableCredential {
             case keyType, privateKey, keyComment, creationDate, expiryDate, keyGenerationSource
         }
 
+        /// Reads it from CXF JSON, with the specification's member names.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             keyType = try container.decode(String.self, forKey: .keyType)
@@ -794,6 +819,7 @@ extension ASImportableCredential {
             keyGenerationSource = try container.decodeFieldIfPresent(forKey: .keyGenerationSource, expected: .string)
         }
 
+        /// Writes it as CXF JSON, with the specification's member names.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(keyType, forKey: .keyType)
@@ -825,6 +851,7 @@ extension ASImportableCredential {
             case id, label, fields
         }
 
+        /// Reads it from CXF JSON, with the specification's member names.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             id = try container.decodeIDIfPresent(forKey: .id)
@@ -832,6 +859,7 @@ extension ASImportableCredential {
             fields = try container.decode([ASImportableEditableField].self, forKey: .fields)
         }
 
+        /// Writes it as CXF JSON, with the specification's member names.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encodeBase64URLIfPresent(id, forKey: .id)
@@ -854,11 +882,13 @@ extension ASImportableCredential {
             case reference
         }
 
+        /// Reads it from CXF JSON, with the specification's member names.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             reference = try container.decode(ASImportableLinkedItem.self, forKey: .reference)
         }
 
+        /// Writes it as CXF JSON, with the specification's member names.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(reference, forKey: .reference)
@@ -869,6 +899,7 @@ extension ASImportableCredential {
 extension ASImportableCredential.GeneratedPassword: CustomStringConvertible, CustomDebugStringConvertible {
     /// The credential without the password.
     public var description: String { "GeneratedPassword(‹redacted, \(password.count) characters›)" }
+    /// The same text as `description`: debugging output shows no secret either.
     public var debugDescription: String { description }
 }
 

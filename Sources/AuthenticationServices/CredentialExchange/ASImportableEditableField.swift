@@ -82,6 +82,7 @@ public struct ASImportableEditableField: Codable, Hashable, Sendable {
         label = try container.decodeIfPresent(String.self, forKey: .label)
     }
 
+    /// Writes it as CXF JSON, with the specification's member names.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeBase64URLIfPresent(id, forKey: .id)
@@ -100,5 +101,6 @@ extension ASImportableEditableField: CustomStringConvertible, CustomDebugStringC
         return "ASImportableEditableField(\(fieldType.rawValue): \(shown)\(labelled))"
     }
 
+    /// The same text as `description`: debugging output shows no secret either.
     public var debugDescription: String { description }
 }

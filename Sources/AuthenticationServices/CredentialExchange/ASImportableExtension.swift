@@ -82,6 +82,7 @@ public enum ASImportableExtension: Codable, Hashable, Sendable {
                 case name, permissions
             }
 
+            /// Reads it from CXF JSON, with the specification's member names.
             public init(from decoder: any Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
                 type = try container.decode(AccessorType.self, forKey: .type)
@@ -90,6 +91,7 @@ public enum ASImportableExtension: Codable, Hashable, Sendable {
                 permissions = try container.decode([Permission].self, forKey: .permissions)
             }
 
+            /// Writes it as CXF JSON, with the specification's member names.
             public func encode(to encoder: any Encoder) throws {
                 var container = encoder.container(keyedBy: CodingKeys.self)
                 try container.encode(type, forKey: .type)
@@ -137,6 +139,7 @@ public enum ASImportableExtension: Codable, Hashable, Sendable {
             self.accessors = accessors
         }
 
+        /// Writes it as CXF JSON, with the specification's member names.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(accessors, forKey: .accessors)

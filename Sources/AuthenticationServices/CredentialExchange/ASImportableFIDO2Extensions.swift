@@ -37,6 +37,7 @@ public struct ASImportableFIDO2Extensions: Codable, Hashable, Sendable {
         largeBlob = try container.decodeIfPresent(ASImportableFIDO2LargeBlob.self, forKey: .largeBlob)
     }
 
+    /// Writes it as CXF JSON, with the specification's member names.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeIfPresent(hmacCredentials, forKey: .hmacCredentials)
@@ -81,6 +82,7 @@ public struct ASImportableFIDO2HMACCredential: Codable, Hashable, Sendable {
         case credentialWithoutUV = "credWithoutUV"
     }
 
+    /// Reads it from CXF JSON, with the specification's member names.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         algorithm = try container.decode(Algorithm.self, forKey: .algorithm)
@@ -88,6 +90,7 @@ public struct ASImportableFIDO2HMACCredential: Codable, Hashable, Sendable {
         credentialWithoutUV = try container.decodeBase64URL(forKey: .credentialWithoutUV)
     }
 
+    /// Writes it as CXF JSON, with the specification's member names.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(algorithm, forKey: .algorithm)
@@ -113,6 +116,7 @@ public struct ASImportableFIDO2LargeBlob: Codable, Hashable, Sendable {
         case uncompressedSize, data
     }
 
+    /// Reads it from CXF JSON, with the specification's member names.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         uncompressedSize = try container.decode(Int.self, forKey: .uncompressedSize)
@@ -126,6 +130,7 @@ public struct ASImportableFIDO2LargeBlob: Codable, Hashable, Sendable {
         data = try container.decodeBase64URL(forKey: .data)
     }
 
+    /// Writes it as CXF JSON, with the specification's member names.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(uncompressedSize, forKey: .uncompressedSize)

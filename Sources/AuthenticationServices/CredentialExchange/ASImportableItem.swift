@@ -89,6 +89,7 @@ public struct ASImportableItem: Codable, Hashable, Sendable {
         case title, subtitle, favorite, scope, credentials, tags, extensions
     }
 
+    /// Reads it from CXF JSON, with the specification's member names.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decodeID(forKey: .id)
@@ -103,6 +104,7 @@ public struct ASImportableItem: Codable, Hashable, Sendable {
         extensions = try container.decodeLenientArray(ASImportableExtension.self, forKey: .extensions)
     }
 
+    /// Writes it as CXF JSON, with the specification's member names.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeBase64URL(id, forKey: .id)
@@ -159,6 +161,7 @@ public struct ASImportableCredentialScope: Codable, Hashable, Sendable {
             case certificate, name
         }
 
+        /// Reads it from CXF JSON, with the specification's member names.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             bundleID = try container.decode(String.self, forKey: .bundleID)
@@ -166,6 +169,7 @@ public struct ASImportableCredentialScope: Codable, Hashable, Sendable {
             name = try container.decodeIfPresent(String.self, forKey: .name)
         }
 
+        /// Writes it as CXF JSON, with the specification's member names.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(bundleID, forKey: .bundleID)
@@ -201,6 +205,7 @@ public struct ASImportableCredentialScope: Codable, Hashable, Sendable {
             hashAlgorithm = try container.decodeIfPresent(String.self, forKey: .hashAlgorithm) ?? "sha256"
         }
 
+        /// Writes it as CXF JSON, with the specification's member names.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encodeBase64URL(fingerprint, forKey: .fingerprint)
@@ -212,12 +217,14 @@ public struct ASImportableCredentialScope: Codable, Hashable, Sendable {
         case urls, androidApps
     }
 
+    /// Reads it from CXF JSON, with the specification's member names.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         urls = try container.decodeArrayIfPresent([String].self, forKey: .urls).compactMap { URL(string: $0) }
         androidApps = try container.decodeArrayIfPresent([AndroidAppID].self, forKey: .androidApps)
     }
 
+    /// Writes it as CXF JSON, with the specification's member names.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(urls.map(\.absoluteString), forKey: .urls)

@@ -30,6 +30,7 @@ extension ASExportedCredentialData {
             self.reason = reason
         }
 
+        /// `path: reason`, the path `/` for the document itself.
         public var description: String { "\(path.isEmpty ? "/" : path): \(reason)" }
     }
 }

@@ -6,6 +6,7 @@ import WebAuthentication
 /// What shows a web authentication session's browser. On Apple platforms this is a window; Linux
 /// has no window to anchor the browser to, so an empty anchor does.
 open class ASPresentationAnchor: NSObject {
+    /// An anchor; Linux sessions never look at it.
     public override init() { super.init() }
 }
 

@@ -56,10 +56,14 @@ public struct ASWebAuthenticationSessionError: Error, Hashable, Sendable, Custom
         self.cause = cause
     }
 
+    /// ``ASWebAuthenticationSessionErrorDomain``, Apple's domain.
     public static var errorDomain: String { ASWebAuthenticationSessionErrorDomain }
+    /// The code's raw value, as `NSError.code` shows it.
     public var errorCode: Int { code.rawValue }
+    /// ``description`` under `NSLocalizedDescriptionKey`.
     public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: description] }
 
+    /// What happened, in a sentence: from the cause when there is one, else from the code.
     public var description: String {
         switch cause {
         case .cancelled: return "The sign-in was cancelled."

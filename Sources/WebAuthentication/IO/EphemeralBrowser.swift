@@ -22,6 +22,7 @@ public struct EphemeralBrowser: Sendable {
 
     /// Why no ephemeral browser can be run.
     public struct Unavailable: Error, CustomStringConvertible, Sendable {
+        /// What is missing and how to get it (install a browser, set `$BROWSER`).
         public let description: String
     }
 

@@ -144,6 +144,7 @@ public final class LoopbackReceiver: Sendable {
 
     /// The wait ended before the callback arrived.
     public struct TimedOut: Error, CustomStringConvertible {
+        /// "no callback arrived before the timeout".
         public var description: String { "no callback arrived before the timeout" }
     }
 

@@ -200,6 +200,7 @@ public struct TokenResponse: Sendable, Equatable, CustomStringConvertible {
             scope: object["scope"] as? String)
     }
 
+    /// The members, each token redacted to its first characters.
     public var description: String {
         var parts = ["access_token: \(accessToken)", "token_type: \(tokenType)"]
         if let expiresIn { parts.append("expires_in: \(expiresIn)") }

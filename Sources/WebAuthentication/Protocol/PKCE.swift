@@ -32,6 +32,7 @@ public struct OAuthSecretValue: Sendable, Equatable, CustomStringConvertible, Cu
 
     /// The first characters only, as AppAuth's logs show tokens.
     public var description: String { redacted(rawValue) }
+    /// The same redacted text as ``description``: debugging output shows no secret either.
     public var debugDescription: String { description }
 }
 

@@ -248,7 +248,7 @@ struct SchemeCallbackTests {
         #expect(socketFiles(in: scratch.url).count == 1)
         listener = nil
         _ = listener
-        for _ in 0..<100 where !socketFiles(in: scratch.url).isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        _ = try await FileChanges.waitUntil(within: .seconds(10), changesIn: scratch.url) { socketFiles(in: scratch.url).isEmpty }
         #expect(socketFiles(in: scratch.url).isEmpty)
     }
 

@@ -79,6 +79,7 @@ let package = Package(
         // their peers (oathtool, pyotp, the Authlib server, the Selenium browser).
         .target(name: "KeyportTestSupport", dependencies: ["KeyportSystem"], path: "Tests/KeyportTestSupport"),
         .testTarget(name: "KeyportEncodingTests", dependencies: ["KeyportEncoding"]),
+        .testTarget(name: "KeyportSystemTests", dependencies: ["KeyportSystem", "KeyportTestSupport"]),
         .testTarget(
             name: "WebAuthenticationTests",
             dependencies: [

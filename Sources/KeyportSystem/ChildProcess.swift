@@ -281,7 +281,8 @@ package final class ChildProcess: Sendable {
                 if errno == EINTR { continue }
                 break
             }
-            for (index, stream) in [(0, Output.Stream.standardOutput), (1, .standardError)] where entries[index].fd >= 0 && entries[index].revents != 0 {
+            for (index, stream) in [(0, Output.Stream.standardOutput), (1, .standardError)]
+            where entries[index].fd >= 0 && entries[index].revents != 0 {
                 let count = read(entries[index].fd, &buffer, buffer.count)
                 if count > 0 {
                     receive(stream, Data(buffer[0..<count]))

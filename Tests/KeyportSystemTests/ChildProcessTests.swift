@@ -79,7 +79,9 @@ struct ChildProcessTests {
     @Test("a peer that ends before its ready line fails, quoting what it printed")
     func endedBeforeReady() async throws {
         let peer = try Program("/bin/sh", ["-c", "echo 'no module named flask' >&2; exit 1"])
-        let error = await #expect(throws: SupportFailure.self) { try await peer.waitForLine(timeout: .seconds(60)) { $0.hasPrefix("READY ") } }
+        let error = await #expect(throws: SupportFailure.self) {
+            try await peer.waitForLine(timeout: .seconds(60)) { $0.hasPrefix("READY ") }
+        }
         #expect(error?.description.contains("ended before it was ready") == true)
         #expect(error?.description.contains("no module named flask") == true)
     }

@@ -67,7 +67,8 @@ package enum Peers {
 package struct PeerMissing: Error, CustomStringConvertible {
     package var what: String
     package var description: String {
-        "missing test peer: \(what). Run scripts/test (the README's test command): it installs every test peer, then builds and runs the tests"
+        "missing test peer: \(what). Run scripts/test (the README's test command): it installs every test peer, "
+            + "then builds and runs the tests"
     }
 }
 

@@ -45,7 +45,8 @@ package final class Program: Sendable {
     ) throws {
         command = [executable] + arguments
         do {
-            child = try ChildProcess(executable: executable, arguments: arguments, environment: environment, streams: .captured(input: input))
+            child = try ChildProcess(
+                executable: executable, arguments: arguments, environment: environment, streams: .captured(input: input))
         } catch {
             throw SupportFailure(description: "cannot start \(executable): \(error)")
         }
@@ -99,7 +100,8 @@ package final class Program: Sendable {
     /// passes first, kills its process group and throws a ``SupportFailure`` quoting its output.
     package func finish(timeout: Duration) async throws -> Ran {
         guard let termination = await waitForExit(timeout: timeout) else {
-            throw await killed(because: Task.isCancelled ? "was still running when the test was cancelled" : "did not finish within \(timeout)")
+            let reason = Task.isCancelled ? "was still running when the test was cancelled" : "did not finish within \(timeout)"
+            throw await killed(because: reason)
         }
         return Ran(termination: termination, standardOutput: standardOutput, standardError: standardError)
     }

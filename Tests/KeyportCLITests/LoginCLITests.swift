@@ -57,8 +57,10 @@ struct LoginCLITests {
         #expect(try await server.stats()["logins"] == 1)
     }
 
-    @Test("SIGINT, SIGTERM or SIGHUP during an ephemeral sign-in: the browser's process group ends, its profile goes, keyport ends by the signal", arguments: [SIGINT, SIGTERM, SIGHUP])
-    func interrupted(signal: Int32) async throws {
+    @Test(
+        "SIGINT, SIGTERM or SIGHUP during an ephemeral sign-in: the browser's process group ends, its profile goes, keyport ends by the signal; also when keyport starts with them blocked",
+        arguments: [SIGINT, SIGTERM, SIGHUP], [false, true])
+    func interrupted(signal: Int32, startedBlocked: Bool) async throws {
         let sandbox = try TemporaryDirectory("kp-login-signal")
         defer { sandbox.remove() }
         let runtime = try sandbox.subdirectory("run")
@@ -75,13 +77,18 @@ struct LoginCLITests {
 
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_RUNTIME_DIR"] = runtime.path
-        let keyport = try Program(
-            CLI.executable.path,
-            [
-                "login", "--issuer", server.issuer.absoluteString, "--client-id", AuthorizationServer.clientID, "--ephemeral",
-                "--browser", "\(browser.path) %p %s", "--timeout", "120",
-            ],
-            environment: environment)
+        // Programs started with Foundation's Process from one of Swift's worker threads inherit its
+        // signal mask, these three blocked: keyport must unblock them for itself.
+        let blocking = [
+            "/usr/bin/python3", "-c",
+            "import os, signal, sys; signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}); os.execv(sys.argv[1], sys.argv[1:])",
+        ]
+        let command =
+            (startedBlocked ? blocking : []) + [
+                CLI.executable.path, "login", "--issuer", server.issuer.absoluteString, "--client-id", AuthorizationServer.clientID,
+                "--ephemeral", "--browser", "\(browser.path) %p %s", "--timeout", "120",
+            ]
+        let keyport = try Program(command[0], Array(command.dropFirst()), environment: environment)
 
         // The browser script's pid, which leads its process group, once it has written it whole.
         let pidFile = sandbox.url.appendingPathComponent("pid").path

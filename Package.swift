@@ -74,14 +74,15 @@ let package = Package(
             ],
             path: "Benchmarks/KeyportBench"
         ),
-        // Starts the Python peers (authorization server, Selenium browser) for the web tests.
-        .target(name: "KeyportTestSupport", path: "Tests/KeyportTestSupport"),
+        // How tests run programs (on KeyportSystem's ChildProcess, with time limits) and start
+        // their peers (oathtool, pyotp, the Authlib server, the Selenium browser).
+        .target(name: "KeyportTestSupport", dependencies: ["KeyportSystem"], path: "Tests/KeyportTestSupport"),
         .testTarget(name: "KeyportEncodingTests", dependencies: ["KeyportEncoding"]),
-        .testTarget(name: "KeyportSystemTests", dependencies: ["KeyportSystem"]),
+        .testTarget(name: "KeyportSystemTests", dependencies: ["KeyportSystem", "KeyportTestSupport"]),
         .testTarget(
             name: "WebAuthenticationTests",
             dependencies: [
-                "WebAuthentication",
+                "WebAuthentication", "KeyportTestSupport",
                 // A small HTTP server for the OAuth client's redirect and discovery tests, and
                 // in-memory channels for the loopback receiver's pipeline.
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -90,7 +91,8 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             exclude: ["Peers"]),
-        .testTarget(name: "OneTimeCodesTests", dependencies: ["OneTimeCodes", "CredentialExchangeFormat"], exclude: ["Peers"]),
+        .testTarget(
+            name: "OneTimeCodesTests", dependencies: ["OneTimeCodes", "CredentialExchangeFormat", "KeyportTestSupport"], exclude: ["Peers"]),
         .testTarget(
             name: "CredentialExchangeFormatTests",
             dependencies: [
@@ -102,6 +104,8 @@ let package = Package(
         .testTarget(
             name: "AuthenticationServicesTests",
             dependencies: ["AuthenticationServices", "CredentialExchangeFormat", "WebAuthentication", "KeyportTestSupport"]),
-        .testTarget(name: "KeyportCLITests", dependencies: ["keyport", "WebAuthentication", "KeyportTestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(
+            name: "KeyportCLITests", dependencies: ["keyport", "KeyportSystem", "WebAuthentication", "KeyportTestSupport"],
+            resources: [.copy("Fixtures")]),
     ]
 )

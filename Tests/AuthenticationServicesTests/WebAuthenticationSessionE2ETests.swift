@@ -11,11 +11,12 @@ import WebAuthentication
 struct WebAuthenticationSessionE2ETests {
     let server: AuthorizationServer
     let configuration: OpenIDConfiguration
-    let marker = UUID().uuidString.prefix(8).lowercased()
+    let browsers: BrowserPeer
 
     init() async throws {
-        server = try AuthorizationServer()
+        server = try await AuthorizationServer()
         configuration = try await OAuthClient().discover(issuer: server.issuer)
+        browsers = try await BrowserPeer()
     }
 
     /// A loopback redirect and an authorization request that names it.
@@ -58,7 +59,7 @@ struct WebAuthenticationSessionE2ETests {
     }
 
     func browser(_ action: String, profile: String? = nil) -> ASWebAuthenticationSession.Browser {
-        .command(WebPeers.browser(action: action, profile: profile, marker: String(marker)))
+        .command(browsers.command(action: action, profile: profile))
     }
 
     @Test("happy path: sign in with the login form, redeem the code, check the ID token")
@@ -74,7 +75,7 @@ struct WebAuthenticationSessionE2ETests {
         #expect(!token.description.contains(token.accessToken.rawValue))
         #expect(try await server.stats()["tokens_issued"] == 1)
         // The person saw the login form (the browser logs the loopback page later, after quitting).
-        let events = WebPeers.browserLog(marker: String(marker)).compactMap { $0["event"] as? String }
+        let events = browsers.events.compactMap { $0["event"] as? String }
         #expect(events.contains("login_form"))
     }
 
@@ -122,7 +123,7 @@ struct WebAuthenticationSessionE2ETests {
             #expect(try await httpGet(URL(string: "\(base)?code=forged")!) == 400)
             #expect(try await httpGet(URL(string: "\(base)?code=right&state=\(state)")!) == 200)
         }
-        WebPeers.stopBrowsers(marker: String(marker))
+        browsers.stop()
         let url = try result.get()
         #expect(parameter("code", in: url) == "right")
     }
@@ -134,7 +135,7 @@ struct WebAuthenticationSessionE2ETests {
             $0.browser = browser("ignore")
             $0.timeout = .seconds(2)
         }
-        WebPeers.stopBrowsers(marker: String(marker))
+        browsers.stop()
         #expect(throws: ASWebAuthenticationSessionError(.canceledLogin, cause: .timedOut)) { try result.get() }
         // The receiver has closed: the redirect port no longer answers.
         await #expect(throws: (any Error).self) { _ = try await httpGet(redirect.url) }
@@ -149,7 +150,7 @@ struct WebAuthenticationSessionE2ETests {
             session.cancel()
             #expect(!session.start())
         }
-        WebPeers.stopBrowsers(marker: String(marker))
+        browsers.stop()
         #expect(throws: ASWebAuthenticationSessionError(.canceledLogin, cause: .cancelled)) { try result.get() }
     }
 
@@ -166,8 +167,8 @@ struct WebAuthenticationSessionE2ETests {
 
     @Test("ephemeral sessions do not reuse the shared session's cookies; shared ones do")
     func ephemeralVersusShared() async throws {
-        let profile = try WebPeers.temporaryDirectory("keyport-shared-profile")
-        defer { try? FileManager.default.removeItem(at: profile) }
+        let profile = try TemporaryDirectory("keyport-shared-profile")
+        defer { profile.remove() }
         for _ in 0..<2 {
             let (redirect, request) = try await prepare()
             _ = try await run(request.url, callback: .loopback(redirect)) { $0.browser = browser("approve", profile: profile.path) }.get()
@@ -182,7 +183,7 @@ struct WebAuthenticationSessionE2ETests {
         }.get()
         // The ephemeral browser had no cookie: the person signed in again.
         #expect(try await server.stats()["logins"] == 2)
-        let events = WebPeers.browserLog(marker: String(marker)).compactMap { $0["event"] as? String }
+        let events = browsers.events.compactMap { $0["event"] as? String }
         #expect(events.filter { $0 == "login_form" }.count == 2 && events.filter { $0 == "consent_page" }.count == 1)
     }
 
@@ -212,7 +213,7 @@ struct WebAuthenticationSessionE2ETests {
         try await Task.sleep(for: .seconds(1))
         task.cancel()
         await #expect(throws: ASWebAuthenticationSessionError(.canceledLogin, cause: .cancelled)) { try await task.value }
-        WebPeers.stopBrowsers(marker: String(marker))
+        browsers.stop()
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import KeyportTestSupport
 import Testing
 
 /// The command line against hostile input and hostile surroundings: bounded reads, checked
@@ -6,46 +7,44 @@ import Testing
 @Suite("keyport against hostile input and surroundings")
 struct CLIRobustnessTests {
     func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("keyport-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
+        try TemporaryDirectory("keyport-cli").url
     }
 
     /// Runs keyport through the shell, so redirections (`> /dev/full`, pipes) are the real thing.
-    func shell(_ script: String) throws -> CLI.Result {
-        try runProgram(URL(fileURLWithPath: "/bin/sh"), ["-c", script], environment: ["KEYPORT": CLI.executable.path, "PATH": "/usr/bin:/bin"])
+    func shell(_ script: String) async throws -> CLI.Result {
+        try await runProgram("/bin/sh", ["-c", script], environment: ["KEYPORT": CLI.executable.path, "PATH": "/usr/bin:/bin"])
     }
 
     static let brokenLogin = #"{"id":"YQ","username":"","email":"","collections":[],"items":[{"id":"aQ","title":"t","credentials":{"0":{"type":"basic-auth","password":{"fieldType":"concealed-string","value":"hunter2-kept"}}}}]}"#
 
     @Test("fmt never drops a credential it cannot read: it is written back, with an error and exit 1")
-    func fmtKeepsWrongTypedCredentials() throws {
-        let result = try CLI.run(["cxf", "fmt", "-"], stdin: Data(Self.brokenLogin.utf8))
+    func fmtKeepsWrongTypedCredentials() async throws {
+        let result = try await CLI.run(["cxf", "fmt", "-"], stdin: Data(Self.brokenLogin.utf8))
         #expect(result.status == 1)
         #expect(result.stdout.contains("hunter2-kept"))
         #expect(!result.stdout.contains(#""credentials":[]"#))
         #expect(result.stderr.contains("error: /items/0/credentials:"))
         #expect(!result.stderr.contains("hunter2-kept"))
-        let validate = try CLI.run(["cxf", "validate", "-"], stdin: Data(Self.brokenLogin.utf8))
+        let validate = try await CLI.run(["cxf", "validate", "-"], stdin: Data(Self.brokenLogin.utf8))
         #expect(validate.status == 1)
         #expect(validate.stdout.contains("INVALID"))
     }
 
     @Test("a full disk: fmt exits 2 and says so, instead of crashing")
-    func fullDisk() throws {
-        let result = try shell(#""$KEYPORT" cxf fmt "\#(try CLI.fixture("valid.json"))" > /dev/full"#)
+    func fullDisk() async throws {
+        let result = try await shell(#""$KEYPORT" cxf fmt "\#(try CLI.fixture("valid.json"))" > /dev/full"#)
         #expect(result.status == 2)
         #expect(result.stderr.contains("cannot write to standard output"))
-        let validate = try shell(#""$KEYPORT" cxf validate "\#(try CLI.fixture("valid.json"))" > /dev/full"#)
+        let validate = try await shell(#""$KEYPORT" cxf validate "\#(try CLI.fixture("valid.json"))" > /dev/full"#)
         #expect(validate.status == 2)
     }
 
     @Test("fmt --output replaces a file only with a whole document; a new file is 0600")
-    func atomicOutput() throws {
+    func atomicOutput() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let target = dir.appendingPathComponent("clean.json")
-        var result = try CLI.run(["cxf", "fmt", try CLI.fixture("valid.json"), "--output", target.path])
+        var result = try await CLI.run(["cxf", "fmt", try CLI.fixture("valid.json"), "--output", target.path])
         #expect(result.status == 0)
         #expect(result.stdout.isEmpty)
         let written = try Data(contentsOf: target)
@@ -54,19 +53,19 @@ struct CLIRobustnessTests {
 
         // An existing file keeps its mode.
         try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: target.path)
-        result = try CLI.run(["cxf", "fmt", try CLI.fixture("valid.json"), "-o", target.path, "--pretty"])
+        result = try await CLI.run(["cxf", "fmt", try CLI.fixture("valid.json"), "-o", target.path, "--pretty"])
         #expect(result.status == 0)
         #expect(try FileManager.default.attributesOfItem(atPath: target.path)[.posixPermissions] as? Int == 0o640)
 
         // A directory that is not there: exit 2, nothing written anywhere.
-        result = try CLI.run(["cxf", "fmt", try CLI.fixture("valid.json"), "-o", dir.appendingPathComponent("no/such/file").path])
+        result = try await CLI.run(["cxf", "fmt", try CLI.fixture("valid.json"), "-o", dir.appendingPathComponent("no/such/file").path])
         #expect(result.status == 2)
         #expect(result.stderr.contains("cannot write"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["clean.json"])
     }
 
     @Test("a regular file over --max-size is refused by its size, before it is read")
-    func sizeCheckedFirst() throws {
+    func sizeCheckedFirst() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         // A sparse terabyte: reading it would never finish.
@@ -75,19 +74,19 @@ struct CLIRobustnessTests {
         let handle = try FileHandle(forWritingTo: huge)
         try handle.truncate(atOffset: 1 << 40)
         try handle.close()
-        let result = try CLI.run(["cxf", "validate", "--json", huge.path])
+        let result = try await CLI.run(["cxf", "validate", "--json", huge.path])
         #expect(result.status == 1)
         let diagnostics = try #require(try result.json()["diagnostics"] as? [[String: Any]])
         #expect(diagnostics.first?["code"] as? String == "too-large")
     }
 
     @Test("standard input stops at the limit: no waiting for the rest, no reading past it")
-    func boundedPipe() throws {
+    func boundedPipe() async throws {
         // The writer sends one byte more than the limit and then keeps the pipe open for a
         // minute: keyport must decide from the bytes up to the limit and exit at once.
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let result = try shell(#"""
+        let result = try await shell(#"""
             cd "\#(dir.path)" && mkfifo input
             (head -c 1001 /dev/zero; exec sleep 60) > input 2>/dev/null &
             "$KEYPORT" cxf validate --max-size 1000 - < input; echo "status $?"
@@ -96,18 +95,18 @@ struct CLIRobustnessTests {
         #expect(result.stdout.contains("status 1"))
         #expect(result.stdout.contains("larger than 1000 bytes"))
         // A device without end.
-        let device = try CLI.run(["cxf", "validate", "--json", "--max-size", "4096", "/dev/zero"])
+        let device = try await CLI.run(["cxf", "validate", "--json", "--max-size", "4096", "/dev/zero"])
         #expect(device.status == 1)
         #expect(device.stdout.contains("too-large"))
     }
 
     @Test("--max-depth has an upper bound; deep nesting is refused, never a crash")
-    func depthBound() throws {
-        let usage = try CLI.run(["cxf", "validate", "--max-depth", "1000000", "-"], stdin: Data("{}".utf8))
+    func depthBound() async throws {
+        let usage = try await CLI.run(["cxf", "validate", "--max-depth", "1000000", "-"], stdin: Data("{}".utf8))
         #expect(usage.status == 2)
         #expect(usage.stderr.contains("--max-depth must be between 1 and 512"))
         let deep = String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000)
-        let result = try CLI.run(
+        let result = try await CLI.run(
             ["cxf", "validate", "--json", "--max-depth", "512", "-"], stdin: Data(#"{"id":"YQ","items":[],"x":\#(deep)}"#.utf8))
         #expect(result.status == 1)
         #expect(try (result.json()["diagnostics"] as? [[String: Any]])?.first?["code"] as? String == "too-deep")
@@ -117,17 +116,17 @@ struct CLIRobustnessTests {
     static let forgery = #"\u001b[2K\r\u001b[1Avalid \u202e\u0085"#
 
     @Test("values reach the terminal escaped: validate, fmt's findings, stats and otp parse")
-    func terminalEscapes() throws {
+    func terminalEscapes() async throws {
         let document = #"{"id":"YQ","username":"eve\#(Self.forgery)","email":"","collections":[],"items":[{"id":"aQ","title":"t","credentials":[{"type":"x-\#(Self.forgery)"},{"type":"custom-fields","fields":[{"fieldType":"x\#(Self.forgery)","value":"v"}]}]}]}"#
         let raw: [Character] = ["\u{1B}", "\r", "\u{202E}", "\u{85}"]
         for arguments in [["cxf", "validate", "-"], ["cxf", "stats", "-"], ["cxf", "fmt", "-"]] {
-            let result = try CLI.run(arguments, stdin: Data(document.utf8))
+            let result = try await CLI.run(arguments, stdin: Data(document.utf8))
             let shown = arguments[1] == "fmt" ? result.stderr : result.stdout
             #expect(!shown.contains { raw.contains($0) }, "\(arguments[1]) printed a raw control character")
             #expect(shown.contains(#"\u{1B}"#))
             #expect(shown.contains(#"\u{202E}"#))
         }
-        let otp = try CLI.run(["otp", "parse", "otpauth://totp/Acme%1B%5B2K:bob%E2%80%AE?secret=JBSWY3DPEHPK3PXP&issuer=Acme%1B%5B2K"])
+        let otp = try await CLI.run(["otp", "parse", "otpauth://totp/Acme%1B%5B2K:bob%E2%80%AE?secret=JBSWY3DPEHPK3PXP&issuer=Acme%1B%5B2K"])
         #expect(otp.status == 0)
         #expect(!otp.stdout.contains { raw.contains($0) })
         #expect(otp.stdout.contains(#"issuer: Acme\u{1B}[2K"#))
@@ -135,10 +134,10 @@ struct CLIRobustnessTests {
     }
 
     @Test("the report of an unreadable document carries the reason's code, not always not-cxf")
-    func fatalCodes() throws {
-        let syntax = try CLI.run(["cxf", "validate", "--json", "-"], stdin: Data("{".utf8))
+    func fatalCodes() async throws {
+        let syntax = try await CLI.run(["cxf", "validate", "--json", "-"], stdin: Data("{".utf8))
         #expect(try (syntax.json()["diagnostics"] as? [[String: Any]])?.first?["code"] as? String == "syntax")
-        let notCXF = try CLI.run(["cxf", "validate", "--json", "-"], stdin: Data("[]".utf8))
+        let notCXF = try await CLI.run(["cxf", "validate", "--json", "-"], stdin: Data("[]".utf8))
         #expect(try (notCXF.json()["diagnostics"] as? [[String: Any]])?.first?["code"] as? String == "not-cxf")
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import KeyportSystem
 import KeyportTestSupport
 import Testing
 
@@ -14,26 +15,27 @@ import Musl
 @Suite("keyport login", .serialized)
 struct LoginCLITests {
     let server: AuthorizationServer
-    let marker = UUID().uuidString.prefix(8).lowercased()
+    let browsers: BrowserPeer
 
-    init() throws {
-        server = try AuthorizationServer()
+    init() async throws {
+        server = try await AuthorizationServer()
+        browsers = try await BrowserPeer()
     }
 
     func browser(_ action: String, profile: String? = nil) -> String {
-        WebPeers.browser(action: action, profile: profile, marker: String(marker)).joined(separator: " ")
+        browsers.command(action: action, profile: profile).joined(separator: " ")
     }
 
     /// Runs `keyport login` with the test issuer and client, in `environment` added to ours.
-    func login(_ arguments: [String], environment: [String: String] = [:]) throws -> CLI.Result {
-        try runProgram(
-            CLI.executable, ["login", "--issuer", server.issuer.absoluteString, "--client-id", AuthorizationServer.clientID] + arguments,
+    func login(_ arguments: [String], environment: [String: String] = [:]) async throws -> CLI.Result {
+        try await runProgram(
+            CLI.executable.path, ["login", "--issuer", server.issuer.absoluteString, "--client-id", AuthorizationServer.clientID] + arguments,
             environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
     }
 
     @Test("signs in through the loopback redirect; tokens redacted; the URL on stderr")
-    func loopback() throws {
-        let result = try login(["--scope", "openid profile", "--browser", browser("approve"), "--timeout", "60"])
+    func loopback() async throws {
+        let result = try await login(["--scope", "openid profile", "--browser", browser("approve"), "--timeout", "60"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let json = try result.json()
         #expect(json["token_type"] as? String == "Bearer")
@@ -46,7 +48,7 @@ struct LoginCLITests {
 
     @Test("--show-tokens prints the token values; --ephemeral signs in with a fresh profile")
     func showTokensEphemeral() async throws {
-        let result = try login(["--ephemeral", "--show-tokens", "--browser", browser("approve", profile: "%p"), "--timeout", "60"])
+        let result = try await login(["--ephemeral", "--show-tokens", "--browser", browser("approve", profile: "%p"), "--timeout", "60"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let json = try result.json()
         let access = try #require(json["access_token"] as? String)
@@ -55,14 +57,15 @@ struct LoginCLITests {
         #expect(try await server.stats()["logins"] == 1)
     }
 
-    @Test("SIGINT, SIGTERM or SIGHUP during an ephemeral sign-in: the browser's process group ends, its profile goes, keyport ends by the signal", arguments: [SIGINT, SIGTERM, SIGHUP])
-    func interrupted(signal: Int32) async throws {
-        let sandbox = try WebPeers.temporaryDirectory("keyport-login-signal")
-        defer { try? FileManager.default.removeItem(at: sandbox) }
-        let runtime = sandbox.appendingPathComponent("run")
-        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    @Test(
+        "SIGINT, SIGTERM or SIGHUP during an ephemeral sign-in: the browser's process group ends, its profile goes, keyport ends by the signal; also when keyport starts with them blocked",
+        arguments: [SIGINT, SIGTERM, SIGHUP], [false, true])
+    func interrupted(signal: Int32, startedBlocked: Bool) async throws {
+        let sandbox = try TemporaryDirectory("kp-login-signal")
+        defer { sandbox.remove() }
+        let runtime = try sandbox.subdirectory("run")
         // A browser that keeps a helper process running and never finishes the sign-in.
-        let browser = sandbox.appendingPathComponent("browser")
+        let browser = sandbox.url.appendingPathComponent("browser")
         try """
             #!/bin/sh
             echo "$1" > '\(sandbox.path)/profile'
@@ -72,48 +75,51 @@ struct LoginCLITests {
             """.write(to: browser, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: browser.path)
 
-        let process = Process()
-        process.executableURL = CLI.executable
-        process.arguments = [
-            "login", "--issuer", server.issuer.absoluteString, "--client-id", AuthorizationServer.clientID, "--ephemeral",
-            "--browser", "\(browser.path) %p %s", "--timeout", "120",
-        ]
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_RUNTIME_DIR"] = runtime.path
-        process.environment = environment
-        let errors = sandbox.appendingPathComponent("stderr")
-        try #require(FileManager.default.createFile(atPath: errors.path, contents: nil))
-        process.standardError = try FileHandle(forWritingTo: errors)
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        // Programs started with Foundation's Process from one of Swift's worker threads inherit its
+        // signal mask, these three blocked: keyport must unblock them for itself.
+        let blocking = [
+            "/usr/bin/python3", "-c",
+            "import os, signal, sys; signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}); os.execv(sys.argv[1], sys.argv[1:])",
+        ]
+        let command =
+            (startedBlocked ? blocking : []) + [
+                CLI.executable.path, "login", "--issuer", server.issuer.absoluteString, "--client-id", AuthorizationServer.clientID,
+                "--ephemeral", "--browser", "\(browser.path) %p %s", "--timeout", "120",
+            ]
+        let keyport = try Program(command[0], Array(command.dropFirst()), environment: environment)
 
-        let pidFile = sandbox.appendingPathComponent("pid").path
-        try #require(await waitFor(seconds: 30) { FileManager.default.fileExists(atPath: pidFile) })
-        let group = try #require(pid_t(try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
-        let profile = try String(contentsOfFile: sandbox.appendingPathComponent("profile").path, encoding: .utf8)
+        // The browser script's pid, which leads its process group, once it has written it whole.
+        let pidFile = sandbox.url.appendingPathComponent("pid").path
+        var recorded: pid_t?
+        try #require(
+            try await FileChanges.waitUntil(within: .seconds(30), changesIn: sandbox.url) {
+                recorded = (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+                return recorded != nil
+            }, "the browser did not start; keyport printed: \(keyport.standardError)")
+        let group = try #require(recorded)
+        let profile = try String(contentsOfFile: sandbox.url.appendingPathComponent("profile").path, encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(profile.hasPrefix(runtime.path + "/keyport-browser-"))
         #expect(!liveProcesses(inGroup: group).isEmpty)
 
-        kill(process.processIdentifier, signal)
-        let exited = await waitFor(seconds: 30) { !process.isRunning }
-        if !exited { process.interrupt() }
-        try #require(exited, "keyport did not end after the signal")
-        #expect(process.terminationReason == .uncaughtSignal)
-        #expect(process.terminationStatus == signal)
+        keyport.signal(signal)
+        let termination = try #require(await keyport.waitForExit(timeout: .seconds(30)), "keyport did not end after the signal")
+        #expect(termination == .signalled(signal))
         #expect(liveProcesses(inGroup: group).isEmpty)
         #expect(!FileManager.default.fileExists(atPath: profile))
-        let stderr = try String(contentsOf: errors, encoding: .utf8)
+        let stderr = keyport.standardError
         #expect(stderr.contains("sign-in interrupted by"), "\(stderr)")
         #expect(stderr.contains("its profile removed"))
     }
 
     @Test("a token endpoint that redirects: exit 1, the code and verifier never follow, no ID token is read")
     func tokenRedirect() async throws {
-        let redirecting = try AuthorizationServer(tokenRedirect: "/_test/token-sink")
+        let redirecting = try await AuthorizationServer(tokenRedirect: "/_test/token-sink")
         defer { redirecting.stop() }
-        let result = try runProgram(
-            CLI.executable,
+        let result = try await runProgram(
+            CLI.executable.path,
             ["login", "--issuer", redirecting.issuer.absoluteString, "--client-id", AuthorizationServer.clientID, "--browser", browser("approve"), "--timeout", "60"],
             environment: ProcessInfo.processInfo.environment)
         #expect(result.status == 1)
@@ -126,29 +132,29 @@ struct LoginCLITests {
     }
 
     @Test("the person declines: exit 1, and the message says so")
-    func declined() throws {
-        let result = try login(["--browser", browser("deny"), "--timeout", "60"])
+    func declined() async throws {
+        let result = try await login(["--browser", browser("deny"), "--timeout", "60"])
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains("sign-in declined"))
     }
 
     @Test("nobody signs in: exit 1 after the timeout")
-    func timeout() throws {
-        let result = try login(["--browser", browser("ignore"), "--timeout", "2"])
-        WebPeers.stopBrowsers(marker: String(marker))
+    func timeout() async throws {
+        let result = try await login(["--browser", browser("ignore"), "--timeout", "2"])
+        browsers.stop()
         #expect(result.status == 1)
         #expect(result.stderr.contains("timed out"))
     }
 
     @Test("no display and no $BROWSER: the URL is printed and the wait times out")
-    func headless() throws {
+    func headless() async throws {
         var environment = ProcessInfo.processInfo.environment
         environment["BROWSER"] = nil
         environment["DISPLAY"] = nil
         environment["WAYLAND_DISPLAY"] = nil
-        let result = try runProgram(
-            CLI.executable, ["login", "--issuer", server.issuer.absoluteString, "--client-id", AuthorizationServer.clientID, "--timeout", "1"],
+        let result = try await runProgram(
+            CLI.executable.path, ["login", "--issuer", server.issuer.absoluteString, "--client-id", AuthorizationServer.clientID, "--timeout", "1"],
             environment: environment)
         #expect(result.status == 1)
         #expect(result.stderr.contains("/authorize?"))
@@ -157,22 +163,23 @@ struct LoginCLITests {
     }
 
     @Test("an issuer that is not there, or not over TLS: exit 1 with the reason")
-    func badIssuer() throws {
-        let unreachable = try CLI.run(["login", "--issuer", "http://127.0.0.1:9/", "--client-id", "x", "--timeout", "1"])
+    func badIssuer() async throws {
+        let unreachable = try await CLI.run(["login", "--issuer", "http://127.0.0.1:9/", "--client-id", "x", "--timeout", "1"])
         #expect(unreachable.status == 1)
         #expect(unreachable.stderr.contains("could not be reached"))
-        let plain = try CLI.run(["login", "--issuer", "http://auth.example", "--client-id", "x"])
+        let plain = try await CLI.run(["login", "--issuer", "http://auth.example", "--client-id", "x"])
         #expect(plain.status == 1)
         #expect(plain.stderr.contains("not https"))
-        let usage = try CLI.run(["login", "--issuer", "auth.example", "--client-id", "x"])
+        let usage = try await CLI.run(["login", "--issuer", "auth.example", "--client-id", "x"])
         #expect(usage.status == 2)
     }
 
     @Test("a custom scheme the desktop does not send to Keyport: a warning, then the timeout")
-    func unregisteredScheme() throws {
-        let home = try WebPeers.temporaryDirectory("keyport-login-unregistered")
-        defer { try? FileManager.default.removeItem(at: home) }
-        let result = try login(
+    func unregisteredScheme() async throws {
+        let scratch = try TemporaryDirectory("kp-login")
+        defer { scratch.remove() }
+        let home = scratch.url
+        let result = try await login(
             ["--redirect", "com.example.keyport", "--browser", "/bin/true", "--timeout", "1"],
             environment: ["XDG_DATA_HOME": home.appendingPathComponent("data").path, "XDG_CONFIG_HOME": home.appendingPathComponent("config").path, "XDG_RUNTIME_DIR": home.path])
         #expect(result.status == 1)
@@ -182,37 +189,28 @@ struct LoginCLITests {
 
     @Test("custom scheme: the redirect goes through xdg-open, the registered handler and the socket")
     func customScheme() async throws {
-        let home = try WebPeers.temporaryDirectory("keyport-login-desktop")
-        defer { try? FileManager.default.removeItem(at: home) }
-        let runtime = home.appendingPathComponent("runtime")
-        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let scratch = try TemporaryDirectory("kp-login")
+        defer { scratch.remove() }
+        let home = scratch.url
+        // A short path: the callback socket is bound in run/keyport/callbacks below it.
+        let runtime = try scratch.subdirectory("run")
         let environment = [
             "XDG_DATA_HOME": home.appendingPathComponent("data").path, "XDG_CONFIG_HOME": home.appendingPathComponent("config").path,
             "XDG_RUNTIME_DIR": runtime.path,
         ]
-        let register = try runProgram(
-            CLI.executable, ["url-scheme", "register", "com.example.keyport"],
+        let register = try await runProgram(
+            CLI.executable.path, ["url-scheme", "register", "com.example.keyport"],
             environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
         #expect(register.status == 0)
 
-        let result = try login(["--redirect", "com.example.keyport", "--browser", browser("approve"), "--timeout", "60"], environment: environment)
+        let result = try await login(["--redirect", "com.example.keyport", "--browser", browser("approve"), "--timeout", "60"], environment: environment)
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(try result.json()["token_type"] as? String == "Bearer")
         #expect(result.stderr.contains("redirect_uri=com.example.keyport%3A%2Fcallback"))
-        #expect(await WebPeers.waitForBrowserEvent(marker: String(marker)) {
+        #expect(try await browsers.waitForEvent {
             $0["event"] as? String == "handed_to_xdg_open" && $0["status"] as? Int == 0
         })
     }
-}
-
-/// Polls `condition` every 50 ms until it holds or `seconds` pass.
-private func waitFor(seconds: Int, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(seconds)
-    while !condition() {
-        if ContinuousClock.now >= deadline { return false }
-        try? await Task.sleep(for: .milliseconds(50))
-    }
-    return true
 }
 
 /// The processes of process group `group` that are still running (a zombie, dead but not yet

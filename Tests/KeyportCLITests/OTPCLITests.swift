@@ -6,17 +6,17 @@ struct OTPCLITests {
     let rfcSecret = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"  // "12345678901234567890"
 
     @Test("code prints the code alone; options override the URI")
-    func code() throws {
-        let totp = try CLI.run(["otp", "code", rfcSecret, "--at", "59", "--digits", "8"])
+    func code() async throws {
+        let totp = try await CLI.run(["otp", "code", rfcSecret, "--at", "59", "--digits", "8"])
         #expect(totp.status == 0)
         #expect(totp.stdout == "94287082\n")
-        let hotp = try CLI.run(["otp", "code", "otpauth://hotp/x?secret=\(rfcSecret)&counter=3"])
+        let hotp = try await CLI.run(["otp", "code", "otpauth://hotp/x?secret=\(rfcSecret)&counter=3"])
         #expect(hotp.stdout == "969429\n")
-        let overridden = try CLI.run(["otp", "code", "otpauth://hotp/x?secret=\(rfcSecret)&counter=3", "--counter", "0"])
+        let overridden = try await CLI.run(["otp", "code", "otpauth://hotp/x?secret=\(rfcSecret)&counter=3", "--counter", "0"])
         #expect(overridden.stdout == "755224\n")
-        let fromStdin = try CLI.run(["otp", "code", "-", "--at", "59", "--digits", "8"], stdin: Data(rfcSecret.utf8))
+        let fromStdin = try await CLI.run(["otp", "code", "-", "--at", "59", "--digits", "8"], stdin: Data(rfcSecret.utf8))
         #expect(fromStdin.stdout == "94287082\n")
-        let steam = try CLI.run(["otp", "code", rfcSecret, "--steam", "--at", "30"])
+        let steam = try await CLI.run(["otp", "code", rfcSecret, "--steam", "--at", "30"])
         #expect(steam.stdout.count == 6)
     }
 
@@ -27,16 +27,16 @@ struct OTPCLITests {
         ["otp", "code", "JBSWY3DP", "--hotp"],
         ["otp", "parse", "https://example.com"],
     ])
-    func errors(arguments: [String]) throws {
-        let result = try CLI.run(arguments)
+    func errors(arguments: [String]) async throws {
+        let result = try await CLI.run(arguments)
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.hasPrefix("keyport: "))
     }
 
     @Test("parse --json gives the normalised parameters")
-    func parse() throws {
-        let result = try CLI.run(["otp", "parse", "--json", "otpauth://totp/ACME%3Aalice?secret=jbsw%20y3dp%20ehpk%203pxp&algorithm=sha256&period=60"])
+    func parse() async throws {
+        let result = try await CLI.run(["otp", "parse", "--json", "otpauth://totp/ACME%3Aalice?secret=jbsw%20y3dp%20ehpk%203pxp&algorithm=sha256&period=60"])
         #expect(result.status == 0)
         let json = try result.json()
         #expect(json["type"] as? String == "totp")
@@ -49,17 +49,17 @@ struct OTPCLITests {
     }
 
     @Test("migration encode then decode gives the accounts back")
-    func migration() throws {
+    func migration() async throws {
         let uris = (1...12).map { "otpauth://totp/Issuer\($0):user\($0)?secret=JBSWY3DPEHPK3PXP&issuer=Issuer\($0)&algorithm=SHA1&digits=6&period=30" }
-        let encoded = try CLI.run(["otp", "migration", "encode", "--per-batch", "5"], stdin: Data(uris.joined(separator: "\n").utf8))
+        let encoded = try await CLI.run(["otp", "migration", "encode", "--per-batch", "5"], stdin: Data(uris.joined(separator: "\n").utf8))
         #expect(encoded.status == 0)
         let lines = encoded.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 3)
         #expect(lines.allSatisfy { $0.hasPrefix("otpauth-migration://offline?data=") })
-        let decoded = try CLI.run(["otp", "migration", "decode"] + lines)
+        let decoded = try await CLI.run(["otp", "migration", "decode"] + lines)
         #expect(decoded.status == 0)
         #expect(decoded.stdout.split(separator: "\n").map(String.init) == uris)
-        let partial = try CLI.run(["otp", "migration", "decode", lines[0], lines[2]])
+        let partial = try await CLI.run(["otp", "migration", "decode", lines[0], lines[2]])
         #expect(partial.status == 1)
         #expect(partial.stderr.contains("batch 2"))
         #expect(partial.stdout.split(separator: "\n").count == 7)

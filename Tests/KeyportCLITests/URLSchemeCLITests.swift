@@ -1,46 +1,8 @@
 import Foundation
+import KeyportTestSupport
 import Testing
 
 @testable import WebAuthentication
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
-/// Runs a program to completion with exactly `environment`.
-func runProgram(_ executable: URL, _ arguments: [String], environment: [String: String]) throws -> CLI.Result {
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    process.environment = environment
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    // Read both pipes at once so neither can fill up and stall the child.
-    let stderrData = LockedData()
-    let reader = Thread { stderrData.set(err.fileHandleForReading.readDataToEndOfFile()) }
-    reader.start()
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    while !stderrData.isSet { Thread.sleep(forTimeInterval: 0.005) }
-    return CLI.Result(
-        status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-        stderr: String(decoding: stderrData.value, as: UTF8.self))
-}
-
-private final class LockedData: @unchecked Sendable {
-    // @unchecked: every access goes through `lock`.
-    private let lock = NSLock()
-    private var data: Data?
-    func set(_ value: Data) { lock.withLock { data = value } }
-    var isSet: Bool { lock.withLock { data != nil } }
-    var value: Data { lock.withLock { data ?? Data() } }
-}
 
 /// A home for one test: temporary XDG directories, so nothing touches the real ~/.local or
 /// ~/.config, and a runtime directory for the callback sockets.
@@ -49,10 +11,8 @@ struct DesktopSandbox {
     let environment: [String: String]
 
     init() throws {
-        var template = Array("/tmp/kp-cli-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        try #require(made != nil)
-        root = URL(fileURLWithPath: template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }, isDirectory: true)
+        // A short name: the callback sockets are bound in run/keyport/callbacks below it.
+        root = try TemporaryDirectory("kp-cli").url
         for name in ["home", "data", "config", "run", "system"] {
             try FileManager.default.createDirectory(at: root.appendingPathComponent(name), withIntermediateDirectories: true)
         }
@@ -69,12 +29,13 @@ struct DesktopSandbox {
         ]
     }
 
-    func keyport(_ arguments: [String]) throws -> CLI.Result {
-        try runProgram(CLI.executable, arguments, environment: environment)
+    func keyport(_ arguments: [String]) async throws -> CLI.Result {
+        try await runProgram(CLI.executable.path, arguments, environment: environment)
     }
 
-    func run(_ program: String, _ arguments: [String]) throws -> CLI.Result {
-        try runProgram(URL(fileURLWithPath: program), arguments, environment: environment)
+    /// Runs one of xdg-utils' programs (`/usr/bin/xdg-mime`, `/usr/bin/xdg-open`).
+    func run(_ program: String, _ arguments: [String]) async throws -> CLI.Result {
+        try await runProgram(try Peers.require(program, "xdg-utils (Debian package xdg-utils)"), arguments, environment: environment)
     }
 
     func remove() {
@@ -90,14 +51,14 @@ struct URLSchemeCLITests {
         defer { sandbox.remove() }
         let scheme = "com.example.keyport-test"
 
-        let registered = try sandbox.keyport(["url-scheme", "register", scheme])
+        let registered = try await sandbox.keyport(["url-scheme", "register", scheme])
         #expect(registered.status == 0, "\(registered.stderr)")
         let file = sandbox.root.appendingPathComponent("data/applications/keyport-url-\(scheme).desktop")
         #expect(registered.stdout.contains("wrote \(file.path)"))
         let executable = CLI.executable.resolvingSymlinksInPath().path
         #expect(registered.stdout.contains("Exec=\(executable) url-scheme open %u"))
         #expect(try String(contentsOf: file, encoding: .utf8).contains("MimeType=x-scheme-handler/\(scheme);"))
-        let query = try sandbox.run("/usr/bin/xdg-mime", ["query", "default", "x-scheme-handler/\(scheme)"])
+        let query = try await sandbox.run("/usr/bin/xdg-mime", ["query", "default", "x-scheme-handler/\(scheme)"])
         #expect(query.stdout == "keyport-url-\(scheme).desktop\n")
 
         // A session waits where `keyport url-scheme open` will look: $XDG_RUNTIME_DIR/keyport/callbacks.
@@ -105,7 +66,7 @@ struct URLSchemeCLITests {
         let listener = try await SchemeCallbackListener.start(scheme: scheme, directory: directory) {
             URLComponents(url: $0, resolvingAgainstBaseURL: false)?.queryItems?.contains(URLQueryItem(name: "state", value: "y")) == true
         }
-        let opened = try sandbox.run("/usr/bin/xdg-open", ["\(scheme):/callback?code=x&state=y"])
+        let opened = try await sandbox.run("/usr/bin/xdg-open", ["\(scheme):/callback?code=x&state=y"])
         #expect(opened.status == 0, "\(opened.stderr)")
         #expect(opened.stdout.contains("handed \(scheme):/callback to the waiting Keyport session"))
         #expect(!(opened.stdout + opened.stderr).contains("code=x"))
@@ -113,26 +74,26 @@ struct URLSchemeCLITests {
         #expect(url.absoluteString == "\(scheme):/callback?code=x&state=y")
 
         // Nobody waits any more: the handler fails, and xdg-open with it.
-        let unused = try sandbox.run("/usr/bin/xdg-open", ["\(scheme):/callback?code=x&state=y"])
+        let unused = try await sandbox.run("/usr/bin/xdg-open", ["\(scheme):/callback?code=x&state=y"])
         #expect(unused.status != 0)
         #expect(unused.stderr.contains("no Keyport session is waiting for this URL"))
         #expect(!unused.stderr.contains("code=x"))
 
-        let unregistered = try sandbox.keyport(["url-scheme", "unregister", scheme])
+        let unregistered = try await sandbox.keyport(["url-scheme", "unregister", scheme])
         #expect(unregistered.status == 0)
         #expect(unregistered.stdout == "keyport no longer handles \(scheme): URLs\n")
         #expect(!FileManager.default.fileExists(atPath: file.path))
-        #expect(try sandbox.run("/usr/bin/xdg-mime", ["query", "default", "x-scheme-handler/\(scheme)"]).stdout == "")
-        let again = try sandbox.keyport(["url-scheme", "unregister", scheme])
+        #expect(try await sandbox.run("/usr/bin/xdg-mime", ["query", "default", "x-scheme-handler/\(scheme)"]).stdout == "")
+        let again = try await sandbox.keyport(["url-scheme", "unregister", scheme])
         #expect(again.status == 0)
         #expect(again.stdout == "nothing was registered for \(scheme): URLs\n")
     }
 
     @Test("open with nobody waiting exits 1, says the URL was not used, and never prints its query")
-    func openUnused() throws {
+    func openUnused() async throws {
         let sandbox = try DesktopSandbox()
         defer { sandbox.remove() }
-        let result = try sandbox.keyport(["url-scheme", "open", "com.example.app:/callback?code=SECRETCODE&state=s#frag"])
+        let result = try await sandbox.keyport(["url-scheme", "open", "com.example.app:/callback?code=SECRETCODE&state=s#frag"])
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr == "keyport: no Keyport session is waiting for this URL (com.example.app:/callback); it was not used\n")
@@ -140,13 +101,13 @@ struct URLSchemeCLITests {
     }
 
     @Test("open refuses to use a socket directory open to others (exit 2)")
-    func openUnsafeDirectory() throws {
+    func openUnsafeDirectory() async throws {
         let sandbox = try DesktopSandbox()
         defer { sandbox.remove() }
         let directory = SchemeCallbackListener.defaultDirectory(environment: sandbox.environment)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: directory.path)
-        let result = try sandbox.keyport(["url-scheme", "open", "com.example.app:/callback?code=SECRETCODE"])
+        let result = try await sandbox.keyport(["url-scheme", "open", "com.example.app:/callback?code=SECRETCODE"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("chmod 700"))
         #expect(!result.stderr.contains("SECRETCODE"))
@@ -160,29 +121,29 @@ struct URLSchemeCLITests {
         environment["XDG_RUNTIME_DIR"] = nil
         let listener = try await SchemeCallbackListener.start(scheme: "com.example.app", directory: nil, environment: environment) { _ in true }
         #expect(listener.socketPath.hasPrefix(sandbox.root.appendingPathComponent("home/.cache/keyport/run/callbacks").path + "/"))
-        let result = try runProgram(CLI.executable, ["url-scheme", "open", "com.example.app:/callback?code=1"], environment: environment)
+        let result = try await runProgram(CLI.executable.path, ["url-scheme", "open", "com.example.app:/callback?code=1"], environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try await listener.waitForCallback(timeout: .seconds(60)).absoluteString == "com.example.app:/callback?code=1")
     }
 
     @Test("an invalid name exits 1 naming the character; nothing is written")
-    func invalidName() throws {
+    func invalidName() async throws {
         let sandbox = try DesktopSandbox()
         defer { sandbox.remove() }
-        let result = try sandbox.keyport(["url-scheme", "register", "com.example app"])
+        let result = try await sandbox.keyport(["url-scheme", "register", "com.example app"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("U+0020 (a space) at position 12"))
-        let https = try sandbox.keyport(["url-scheme", "register", "https"])
+        let https = try await sandbox.keyport(["url-scheme", "register", "https"])
         #expect(https.status == 1)
         #expect(https.stderr.contains("browsers and the system handle themselves"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.root.appendingPathComponent("data").path).isEmpty)
     }
 
     @Test("usage errors exit 2", arguments: [["url-scheme", "register"], ["url-scheme", "open"], ["url-scheme", "frobnicate", "x"]])
-    func usage(arguments: [String]) throws {
+    func usage(arguments: [String]) async throws {
         let sandbox = try DesktopSandbox()
         defer { sandbox.remove() }
-        let result = try sandbox.keyport(arguments)
+        let result = try await sandbox.keyport(arguments)
         #expect(result.status == 2)
         #expect(!result.stderr.isEmpty)
     }

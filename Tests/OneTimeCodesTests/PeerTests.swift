@@ -1,10 +1,11 @@
 import Foundation
+import KeyportTestSupport
 import OneTimeCodes
 import Testing
 
 /// Property tests against the real implementations people use: oathtool (Debian's OATH Toolkit)
 /// and pyotp (PyPI). `scripts/test` installs both; without them these tests fail, naming what is
-/// missing.
+/// missing and that command.
 @Suite("Cross-checks with oathtool and pyotp")
 struct PeerTests {
     struct Case: Encodable {
@@ -45,36 +46,23 @@ struct PeerTests {
         return try totp.code(at: c.time)
     }
 
-    static var packageRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    }
-
-    static func run(_ executable: String, _ arguments: [String], stdin: Data? = nil) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let out = Pipe()
-        let input = Pipe()
-        process.standardOutput = out
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(stdin) }
-        try input.fileHandleForWriting.close()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw OTPError(.invalidParameter, "\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
+    /// Runs a peer to its end and returns what it printed; throws, quoting its standard error,
+    /// when it fails.
+    static func run(_ executable: String, _ arguments: [String], stdin: Data? = nil) async throws -> String {
+        let ran = try await Program.run(executable, arguments, input: stdin, timeout: .seconds(60))
+        guard ran.status == 0 else {
+            throw SupportFailure(description: "\(executable) \(arguments.joined(separator: " ")) \(ran.termination): \(ran.standardError)")
         }
-        return String(decoding: data, as: UTF8.self)
+        return ran.standardOutput
     }
 
     @Test("every code equals oathtool's (digits 6 to 8, which is what oathtool makes)")
-    func oathtool() throws {
+    func oathtool() async throws {
         let oathtool = "/usr/bin/oathtool"
         try #require(FileManager.default.isExecutableFile(atPath: oathtool), "oathtool is missing: run scripts/test, which installs it")
         var compared = 0
         for c in Self.cases where c.digits <= 8 {
-            let theirs = try Self.run(oathtool, [
+            let theirs = try await Self.run(oathtool, [
                 "--totp=\(c.algorithm)", "-d", "\(c.digits)", "-s", "\(c.period)", "-N", "@\(c.time)", "-b", c.secret,
             ]).trimmingCharacters(in: .whitespacesAndNewlines)
             #expect(try Self.ours(c) == theirs, "\(c.algorithm) \(c.digits) digits, period \(c.period), time \(c.time)")
@@ -84,11 +72,10 @@ struct PeerTests {
     }
 
     @Test("every code equals pyotp's (all 1 000 cases)")
-    func pyotp() throws {
-        let python = Self.packageRoot.appendingPathComponent(".venv/bin/python3").path
-        try #require(FileManager.default.isExecutableFile(atPath: python), "the pyotp venv is missing: run scripts/test, which creates .venv")
-        let script = Self.packageRoot.appendingPathComponent("Tests/OneTimeCodesTests/Peers/pyotp_codes.py").path
-        let theirs = try Self.run(python, [script], stdin: try JSONEncoder().encode(Self.cases))
+    func pyotp() async throws {
+        let python = try await Peers.python(importing: ["pyotp"])
+        let script = Peers.file("Tests/OneTimeCodesTests/Peers/pyotp_codes.py")
+        let theirs = try await Self.run(python, [script], stdin: try JSONEncoder().encode(Self.cases))
             .split(separator: "\n").map(String.init)
         try #require(theirs.count == Self.cases.count)
         for (c, code) in zip(Self.cases, theirs) {
@@ -97,14 +84,13 @@ struct PeerTests {
     }
 
     @Test("Steam Guard: the 31-bit value oathtool shows at ten digits… through Steam's alphabet")
-    func steam() throws {
+    func steam() async throws {
         // oathtool cannot print 10 digits; pyotp can, and at 10 digits the code is the whole
         // truncated value, which Steam encodes in base 26.
-        let python = Self.packageRoot.appendingPathComponent(".venv/bin/python3").path
-        try #require(FileManager.default.isExecutableFile(atPath: python), "the pyotp venv is missing: run scripts/test")
-        let script = Self.packageRoot.appendingPathComponent("Tests/OneTimeCodesTests/Peers/pyotp_codes.py").path
+        let python = try await Peers.python(importing: ["pyotp"])
+        let script = Peers.file("Tests/OneTimeCodesTests/Peers/pyotp_codes.py")
         let cases = Self.cases.prefix(100).map { Case(secret: $0.secret, time: $0.time, algorithm: "sha1", digits: 10, period: 30) }
-        let values = try Self.run(python, [script], stdin: try JSONEncoder().encode(Array(cases))).split(separator: "\n")
+        let values = try await Self.run(python, [script], stdin: try JSONEncoder().encode(Array(cases))).split(separator: "\n")
         let alphabet = Array("23456789BCDFGHJKMNPQRTVWXY")
         for (c, text) in zip(cases, values) {
             var value = try #require(UInt32(text))

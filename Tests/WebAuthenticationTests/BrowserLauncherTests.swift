@@ -1,4 +1,5 @@
 import Foundation
+import KeyportTestSupport
 import Testing
 import WebAuthentication
 
@@ -27,10 +28,10 @@ struct BrowserLauncherTests {
     }
 
     @Test("a $BROWSER program really runs, with the URL as its argument")
-    func launches() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keyport-launcher-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+    func launches() async throws {
+        let scratch = try TemporaryDirectory("keyport-launcher-test")
+        defer { scratch.remove() }
+        let directory = scratch.url
         let log = directory.appendingPathComponent("opened")
         let script = directory.appendingPathComponent("fake-browser")
         try "#!/bin/sh\nprintf '%s' \"$1\" > '\(log.path)'\n".write(to: script, atomically: true, encoding: .utf8)
@@ -39,18 +40,18 @@ struct BrowserLauncherTests {
         let launcher = BrowserLauncher(environment: ["BROWSER": "no-such-browser:\(script.path)", "PATH": "/usr/bin:/bin"])
         #expect(launcher.open(url) == .launched(command: [script.path, url.absoluteString]))
         var opened = ""
-        for _ in 0..<600 where opened.isEmpty {  // up to 30 s on a busy machine
+        _ = try await FileChanges.waitUntil(within: .seconds(30), changesIn: directory) {
             opened = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            Thread.sleep(forTimeInterval: 0.05)
+            return !opened.isEmpty
         }
         #expect(opened == url.absoluteString)
     }
 
     @Test("the browser starts with no signal blocked, so it can be asked to quit")
     func signalMask() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keyport-launcher-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let scratch = try TemporaryDirectory("keyport-launcher-test")
+        defer { scratch.remove() }
+        let directory = scratch.url
         let log = directory.appendingPathComponent("mask")
         let script = directory.appendingPathComponent("fake-browser")
         try "#!/bin/sh\nexec grep -e Sig /proc/self/status > '\(log.path)'\n".write(to: script, atomically: true, encoding: .utf8)
@@ -59,9 +60,9 @@ struct BrowserLauncherTests {
         let outcome = await Task.detached { BrowserLauncher(environment: ["BROWSER": script.path, "PATH": "/usr/bin:/bin"]).open(url) }.value
         #expect(outcome == .launched(command: [script.path, url.absoluteString]))
         var mask = ""
-        for _ in 0..<600 where !mask.hasSuffix("\n") {  // up to 30 s on a busy machine
+        _ = try await FileChanges.waitUntil(within: .seconds(30), changesIn: directory) {
             mask = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            try await Task.sleep(for: .milliseconds(50))
+            return mask.hasSuffix("\n")
         }
         let blocked = mask.split(separator: "\n").first { $0.hasPrefix("SigBlk:") }
         #expect(blocked?.hasSuffix("0000000000000000") == true, "\(mask)")

@@ -2,6 +2,10 @@ import Foundation
 import Synchronization
 import Testing
 
+// Only these: this file has an httpGet of its own, which also returns the body.
+import class KeyportTestSupport.Program
+import struct KeyportTestSupport.TemporaryDirectory
+
 @testable import WebAuthentication
 
 #if canImport(FoundationNetworking)
@@ -459,19 +463,15 @@ struct AuthenticationFlowTests {
 struct StaleProfileTests {
     /// Starts a real process that holds `directory` locked, as a running Keyport holds its
     /// profile, and returns once the lock is taken.
-    func lockHolder(_ directory: String) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [
-            "-c", "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); print('locked', flush=True); time.sleep(300)",
-            directory,
-        ]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let line = String(decoding: out.fileHandleForReading.readData(ofLength: 7), as: UTF8.self)
-        try #require(line == "locked\n")
-        return process
+    func lockHolder(_ directory: String) async throws -> Program {
+        let holder = try Program(
+            "/usr/bin/python3",
+            [
+                "-c", "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); print('locked', flush=True); time.sleep(300)",
+                directory,
+            ])
+        _ = try await holder.waitForLine(timeout: .seconds(60)) { $0 == "locked" }
+        return holder
     }
 
     @Test("launching removes this user's profile directories nobody holds, and keeps those a live process holds")
@@ -487,7 +487,7 @@ struct StaleProfileTests {
         // In use by a running process.
         let live = "\(sandbox.path)/keyport-browser-Live01"
         try fm.createDirectory(atPath: live, withIntermediateDirectories: true)
-        let holder = try lockHolder(live)
+        let holder = try await lockHolder(live)
         // Not profiles: left alone.
         try fm.createDirectory(atPath: "\(sandbox.path)/other-directory", withIntermediateDirectories: true)
         try "x".write(toFile: "\(sandbox.path)/keyport-browser-file", atomically: true, encoding: .utf8)
@@ -508,8 +508,8 @@ struct StaleProfileTests {
         #expect(!fm.fileExists(atPath: second.profile.path))
 
         // The holder is killed, as a Keyport can be: its profile goes at the next launch.
-        kill(holder.processIdentifier, SIGKILL)
-        holder.waitUntilExit()
+        holder.signal(SIGKILL)
+        try #require(await holder.waitForExit(timeout: .seconds(30)) != nil)
         let third = try browser.launch(URL(string: "http://127.0.0.1:1/")!, environment: environment)
         #expect(!fm.fileExists(atPath: live))
         #expect(fm.fileExists(atPath: first.profile.path))
@@ -577,9 +577,7 @@ private struct Sandbox {
     let path: String
 
     init() throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("keyport-flow-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        path = url.standardizedFileURL.path
+        path = try TemporaryDirectory("keyport-flow").url.standardizedFileURL.path
     }
 
     func remove() { try? FileManager.default.removeItem(atPath: path) }

@@ -1,4 +1,5 @@
 import Foundation
+import KeyportTestSupport
 import Testing
 @testable import WebAuthentication
 
@@ -7,31 +8,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-
-/// A private directory (mode 0700, as `mkdtemp` makes it) under /tmp, short enough for socket
-/// paths, removed by `remove()`.
-struct ScratchDirectory {
-    let url: URL
-    var path: String { url.path }
-
-    init(_ prefix: String = "kp-test") throws {
-        var template = Array("/tmp/\(prefix)-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        try #require(made != nil)
-        url = URL(fileURLWithPath: template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }, isDirectory: true)
-    }
-
-    func remove() {
-        try? FileManager.default.removeItem(at: url)
-    }
-
-    func subdirectory(_ name: String, mode: Int = 0o700) throws -> URL {
-        let directory = url.appendingPathComponent(name, isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: directory.path)
-        return directory
-    }
-}
 
 /// The socket files in a directory.
 func socketFiles(in directory: URL) -> [String] {
@@ -60,6 +36,8 @@ struct SocketTestError: Error, CustomStringConvertible {
 
 /// A plain blocking Unix-socket client, written from docs/protocol.md rather than with the
 /// module's own client: sends `bytes`, returns everything the listener answers until it closes.
+/// Throws when the listener neither answers nor closes within `seconds`, so a listener that
+/// leaves the connection open is not mistaken for one that closed it.
 func rawExchange(_ bytes: [UInt8], with path: String, receiveTimeout seconds: Int = 10) async throws -> String {
     try await onOwnThread {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
@@ -86,6 +64,10 @@ func rawExchange(_ bytes: [UInt8], with path: String, receiveTimeout seconds: In
         var buffer = [UInt8](repeating: 0, count: 512)
         while true {
             let count = recv(fd, &buffer, buffer.count, 0)
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                throw SocketTestError(description: "the listener neither answered nor closed the connection within \(seconds) s")
+            }
             if count <= 0 { break }
             reply += buffer[0..<count]
         }
@@ -122,7 +104,7 @@ struct SchemeCallbackTests {
 
     @Test("a matching URL handed over by SchemeCallbackDelivery ends the wait; the socket is 0600 and removed after")
     func delivered() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory("kp-test")
         defer { scratch.remove() }
         let directory = scratch.url.appendingPathComponent("callbacks")
         let listener = try await SchemeCallbackListener.start(scheme: scheme, directory: directory)
@@ -144,7 +126,7 @@ struct SchemeCallbackTests {
 
     @Test("another scheme and a URL accept refuses are answered 'refused'; the wait goes on to the right one")
     func refusedThenAccepted() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory("kp-test")
         defer { scratch.remove() }
         let listener = try await SchemeCallbackListener.start(scheme: scheme, directory: scratch.url) {
             query($0)["state"] == "good"
@@ -163,7 +145,7 @@ struct SchemeCallbackTests {
 
     @Test("two sessions for one scheme with different states each get their own URL")
     func twoSessions() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory("kp-test")
         defer { scratch.remove() }
         let first = try await SchemeCallbackListener.start(scheme: scheme, directory: scratch.url) { query($0)["state"] == "one" }
         let second = try await SchemeCallbackListener.start(scheme: scheme, directory: scratch.url) { query($0)["state"] == "two" }
@@ -177,7 +159,7 @@ struct SchemeCallbackTests {
 
     @Test("a line over 8192 bytes is answered 'refused too-long'; 8192 bytes is accepted")
     func tooLong() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory("kp-test")
         defer { scratch.remove() }
         let listener = try await SchemeCallbackListener.start(scheme: scheme, directory: scratch.url)
         let prefix = "com.example.keyport:/callback?state="
@@ -196,7 +178,7 @@ struct SchemeCallbackTests {
 
     @Test("a stale socket file is skipped and removed; a live listener behind it still gets the URL")
     func staleSocket() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory("kp-test")
         defer { scratch.remove() }
         // "0000…" sorts first, so it is tried before the live listener.
         let stale = scratch.url.appendingPathComponent(String(repeating: "0", count: 32) + ".sock").path
@@ -215,20 +197,23 @@ struct SchemeCallbackTests {
 
     @Test("a connection that sends nothing is closed unanswered after the idle time (5 s)")
     func idleConnection() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory("kp-test")
         defer { scratch.remove() }
         let listener = try await SchemeCallbackListener.start(scheme: scheme, directory: scratch.url)
         defer { listener.cancel() }
         let started = ContinuousClock.now
+        // Closed by the listener (rawExchange fails if it is still open after 30 s)…
         #expect(try await rawExchange([], with: listener.socketPath, receiveTimeout: 30) == "")
-        // Closed by the listener's idle timer, not earlier.
-        #expect(ContinuousClock.now - started >= .milliseconds(4500))
+        // …and not before its idle time, which starts once the connection is accepted, after the
+        // clock was read here (both clocks are monotonic and run at the same rate).
+        let idleTime = Duration.nanoseconds(HandOffProtocol.idleTimeout.nanoseconds)
+        #expect(ContinuousClock.now - started >= idleTime)
         #expect(socketFiles(in: scratch.url).count == 1)
     }
 
     @Test("the wait times out with CallbackTimedOut, and the listener is gone")
     func timeout() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory("kp-test")
         defer { scratch.remove() }
         let listener = try await SchemeCallbackListener.start(scheme: scheme, directory: scratch.url)
         await #expect(throws: CallbackTimedOut.self) { try await listener.waitForCallback(timeout: .milliseconds(200)) }
@@ -238,7 +223,7 @@ struct SchemeCallbackTests {
 
     @Test("cancel() and task cancellation end the wait with CancellationError and remove the socket")
     func cancel() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory("kp-test")
         defer { scratch.remove() }
         let listener = try await SchemeCallbackListener.start(scheme: scheme, directory: scratch.url)
         let waiting = Task { try await listener.waitForCallback() }
@@ -257,19 +242,19 @@ struct SchemeCallbackTests {
 
     @Test("a listener nobody holds any more removes its socket")
     func released() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory("kp-test")
         defer { scratch.remove() }
         var listener: SchemeCallbackListener? = try await SchemeCallbackListener.start(scheme: scheme, directory: scratch.url)
         #expect(socketFiles(in: scratch.url).count == 1)
         listener = nil
         _ = listener
-        for _ in 0..<100 where !socketFiles(in: scratch.url).isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        _ = try await FileChanges.waitUntil(within: .seconds(10), changesIn: scratch.url) { socketFiles(in: scratch.url).isEmpty }
         #expect(socketFiles(in: scratch.url).isEmpty)
     }
 
     @Test("both receivers are CallbackReceivers")
     func protocolConformance() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory("kp-test")
         defer { scratch.remove() }
         let receivers: [any CallbackReceiver] = [
             try await SchemeCallbackListener.start(scheme: scheme, directory: scratch.url), try await LoopbackReceiver.start(),
@@ -299,7 +284,7 @@ struct SchemeCallbackTests {
 
     @Test("without XDG_RUNTIME_DIR, sessions wait in ~/.cache/keyport/run/callbacks, each new directory 0700, and are found there")
     func cacheFallback() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory("kp-test")
         defer { scratch.remove() }
         let environment = ["HOME": scratch.url.appendingPathComponent("home").path]
         let listener = try await SchemeCallbackListener.start(scheme: scheme, directory: nil, environment: environment) { _ in true }
@@ -315,7 +300,7 @@ struct SchemeCallbackTests {
 
     @Test("a fallback directory made beforehand with the wrong mode is refused by both sides, saying how to fix it")
     func cacheFallbackWrongMode() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory("kp-test")
         defer { scratch.remove() }
         let environment = ["HOME": scratch.url.appendingPathComponent("home").path]
         let run = try scratch.subdirectory("home/.cache/keyport/run", mode: 0o755)
@@ -332,7 +317,7 @@ struct SchemeCallbackTests {
 
     @Test("a fallback directory another user made first is refused, naming the owner", .enabled(if: geteuid() == 0, "needs root to give a directory away"))
     func cacheFallbackForeignOwner() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory("kp-test")
         defer { scratch.remove() }
         let environment = ["HOME": scratch.url.appendingPathComponent("home").path]
         let run = try scratch.subdirectory("home/.cache/keyport/run")
@@ -347,7 +332,7 @@ struct SchemeCallbackTests {
 
     @Test("a directory open to others (0755) is refused, with what to do; nothing is bound or delivered there")
     func openDirectory() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory("kp-test")
         defer { scratch.remove() }
         let open = try scratch.subdirectory("open", mode: 0o755)
         let error = await #expect(throws: SchemeCallbackError.self) { try await SchemeCallbackListener.start(scheme: scheme, directory: open) }
@@ -363,7 +348,7 @@ struct SchemeCallbackTests {
 
     @Test("a directory that belongs to another user, or a link, is refused", .enabled(if: geteuid() == 0, "needs root to give a directory away"))
     func foreignDirectory() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory("kp-test")
         defer { scratch.remove() }
         let foreign = try scratch.subdirectory("foreign")
         #expect(chown(foreign.path, 65534, 65534) == 0)
@@ -380,7 +365,7 @@ struct SchemeCallbackTests {
 
     @Test("missing directories are created 0700; a missing directory on delivery means nobody waits")
     func createdDirectories() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory("kp-test")
         defer { scratch.remove() }
         let nested = scratch.url.appendingPathComponent("keyport/callbacks")
         #expect(try await SchemeCallbackDelivery.deliver(URL(string: "com.example.keyport:/x")!, directory: nested) == false)
@@ -393,7 +378,7 @@ struct SchemeCallbackTests {
 
     @Test("an invalid scheme is refused before anything is bound")
     func invalidScheme() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory("kp-test")
         defer { scratch.remove() }
         let error = await #expect(throws: SchemeCallbackError.self) { try await SchemeCallbackListener.start(scheme: "https", directory: scratch.url) }
         #expect(error?.code == .invalidScheme)
@@ -404,7 +389,7 @@ struct SchemeCallbackTests {
 @Suite("Custom-scheme registration")
 struct SchemeRegistrationTests {
     /// An environment whose XDG directories and HOME are all inside `scratch`.
-    func environment(_ scratch: ScratchDirectory, path: String = "/usr/local/bin:/usr/bin:/bin") -> [String: String] {
+    func environment(_ scratch: TemporaryDirectory, path: String = "/usr/local/bin:/usr/bin:/bin") -> [String: String] {
         [
             "PATH": path, "HOME": scratch.url.appendingPathComponent("home").path,
             "XDG_DATA_HOME": scratch.url.appendingPathComponent("data").path,
@@ -415,18 +400,10 @@ struct SchemeRegistrationTests {
     }
 
     /// `xdg-mime query default x-scheme-handler/NAME` in `environment`.
-    func queryDefault(_ scheme: String, _ environment: [String: String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/xdg-mime")
-        process.arguments = ["query", "default", "x-scheme-handler/\(scheme)"]
-        process.environment = environment
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    func queryDefault(_ scheme: String, _ environment: [String: String]) async throws -> String {
+        let xdgMime = try Peers.require("/usr/bin/xdg-mime", "xdg-utils (Debian package xdg-utils)")
+        let ran = try await Program.run(xdgMime, ["query", "default", "x-scheme-handler/\(scheme)"], environment: environment)
+        return ran.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     @Test("valid scheme names, lowercased", arguments: [
@@ -482,8 +459,8 @@ struct SchemeRegistrationTests {
     }
 
     @Test("register writes the file and makes it xdg-mime's default; unregister removes both and keeps the rest")
-    func registerAndUnregister() throws {
-        let scratch = try ScratchDirectory()
+    func registerAndUnregister() async throws {
+        let scratch = try TemporaryDirectory("kp-test")
         defer { scratch.remove() }
         let environment = environment(scratch)
         let registration = SchemeRegistration(environment: environment)
@@ -504,7 +481,7 @@ struct SchemeRegistrationTests {
         #expect(result.mimeType == "x-scheme-handler/com.example.keyport")
         #expect(try String(contentsOf: file, encoding: .utf8) == result.contents)
         #expect(result.contents.contains(#"Exec="/opt/my apps/keyport" url-scheme open %u"#))
-        #expect(try queryDefault("com.example.keyport", environment) == "keyport-url-com.example.keyport.desktop")
+        #expect(try await queryDefault("com.example.keyport", environment) == "keyport-url-com.example.keyport.desktop")
         #expect(registration.isRegistered(scheme: "com.example.keyport") == true)
         #expect(registration.isRegistered(scheme: "com.example.other") == false)
 
@@ -512,7 +489,7 @@ struct SchemeRegistrationTests {
         #expect(!FileManager.default.fileExists(atPath: file.path))
         #expect(registration.isRegistered(scheme: "com.example.keyport") == false)
         // other-app.desktop is not installed, so xdg-mime reports no default, but its claim is kept.
-        #expect(try queryDefault("com.example.keyport", environment) == "")
+        #expect(try await queryDefault("com.example.keyport", environment) == "")
         let edited = try String(contentsOf: list, encoding: .utf8)
         #expect(edited.contains("text/html=firefox.desktop"))
         #expect(edited.contains("x-scheme-handler/com.example.keyport=other-app.desktop;"))
@@ -521,22 +498,22 @@ struct SchemeRegistrationTests {
     }
 
     @Test("register then unregister leaves xdg-mime with no handler")
-    func unregisterLeavesNothing() throws {
-        let scratch = try ScratchDirectory()
+    func unregisterLeavesNothing() async throws {
+        let scratch = try TemporaryDirectory("kp-test")
         defer { scratch.remove() }
         let environment = environment(scratch)
         let registration = SchemeRegistration(environment: environment)
         try registration.register(scheme: "org.example.solo", handlerCommand: ["/usr/bin/keyport", "url-scheme", "open"])
-        #expect(try queryDefault("org.example.solo", environment) == "keyport-url-org.example.solo.desktop")
+        #expect(try await queryDefault("org.example.solo", environment) == "keyport-url-org.example.solo.desktop")
         #expect(try registration.unregister(scheme: "org.example.solo"))
-        #expect(try queryDefault("org.example.solo", environment) == "")
+        #expect(try await queryDefault("org.example.solo", environment) == "")
         let list = try String(contentsOf: scratch.url.appendingPathComponent("config/mimeapps.list"), encoding: .utf8)
         #expect(!list.contains("org.example.solo"))
     }
 
     @Test("unregister edits a symlinked mimeapps.list through the link: the link stays, the target keeps its mode 0600")
     func symlinkedMimeAppsList() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory("kp-test")
         defer { scratch.remove() }
         let registration = SchemeRegistration(environment: environment(scratch))
         let dotfiles = try scratch.subdirectory("dotfiles")
@@ -565,7 +542,7 @@ struct SchemeRegistrationTests {
 
     @Test("without xdg-mime, register says to install xdg-utils and writes nothing")
     func missingXDGMime() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory("kp-test")
         defer { scratch.remove() }
         let empty = try scratch.subdirectory("bin")
         let registration = SchemeRegistration(environment: environment(scratch, path: empty.path))

@@ -213,27 +213,16 @@ public struct SchemeRegistration: Sendable {
         return run(program, [directory.path]).status == 0
     }
 
-    /// Runs a program to completion with this registration's environment.
+    /// Runs a program to completion with this registration's environment (`ChildProcess`: both
+    /// outputs read together, so a program that writes much to one cannot stall on it).
     private func run(_ program: String, _ arguments: [String]) -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        process.environment = environment
-        process.standardInput = FileHandle.nullDevice
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
+        let ran: (termination: ChildProcess.Termination, standardOutput: Data, standardError: Data)
         do {
-            try process.run()
+            ran = try ChildProcess.run(executable: program, arguments: arguments, environment: environment)
         } catch {
             return (-1, "", "cannot run \(program): \(error.localizedDescription)")
         }
-        // Both are short; read them in turn after the program is done with the first.
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
         func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) }
-        return (process.terminationStatus, text(out), text(err))
+        return (ran.termination.shellStatus, text(ran.standardOutput), text(ran.standardError))
     }
 }

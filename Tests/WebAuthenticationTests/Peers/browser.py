@@ -24,10 +24,13 @@ load (error redirects) is handled the same way, whatever the action.
 --profile DIR (alias --user-data-dir=DIR) uses and keeps that chromium user data directory, so
 cookies survive between runs; without it chromedriver uses a temporary profile that is removed on
 exit. --incognito is passed on to chromium (nothing is kept even in DIR).
---log FILE appends one JSON object per line: {"event": "loaded", "url"}, {"event": "login_form"},
+--log FILE appends one JSON object per line: {"event": "started", "pid"} (first, before chromium
+starts; the test stops a browser it left waiting by signalling that pid), {"event": "loaded", "url"},
+{"event": "login_form"},
 {"event": "consent_page"}, {"event": "unexpected_page", "url"}, {"event": "callback", "url"},
 {"event": "handed_to_xdg_open", "url", "status"}, {"event": "exit", "status"}; each also has
-"time" (Unix seconds).
+"time" (Unix seconds). When FILE's directory is gone the test that reads it is over: nothing more is
+logged, and a browser that cannot log "started" exits at once (status 0).
 
 Exit status: 0 done (or terminated by a signal, after closing chromium cleanly); 1 nothing happened
 within --timeout, or the page had nothing to click; 2 bad arguments; 3 xdg-open failed.
@@ -72,12 +75,17 @@ class Browser:
     # --- Logging --------------------------------------------------------------------------------
 
     def log(self, event, **fields):
+        """Appends the event to --log; False when the log's directory is gone."""
         if not self.args.log:
-            return
+            return True
         record = {"event": event, **fields, "time": round(time.time(), 3)}
         # One write per line in append mode, so concurrent writers do not interleave lines.
-        with open(self.args.log, "a", encoding="utf-8") as file:
-            file.write(json.dumps(record) + "\n")
+        try:
+            with open(self.args.log, "a", encoding="utf-8") as file:
+                file.write(json.dumps(record) + "\n")
+        except FileNotFoundError:
+            return False
+        return True
 
     # --- Chromium -------------------------------------------------------------------------------
 
@@ -320,6 +328,9 @@ def main():
         browser.stop_requested = True
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
+    # Logged once a signal is handled, so the test may signal this pid from then on.
+    if not browser.log("started", pid=os.getpid()):
+        return 0
 
     status = 1
     try:

@@ -70,7 +70,7 @@ struct CLIRobustnessTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         // A sparse terabyte: reading it would never finish.
         let huge = dir.appendingPathComponent("huge.json")
-        FileManager.default.createFile(atPath: huge.path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: huge.path, contents: nil))
         let handle = try FileHandle(forWritingTo: huge)
         try handle.truncate(atOffset: 1 << 40)
         try handle.close()
@@ -142,13 +142,13 @@ struct CLIRobustnessTests {
     }
 
     @Test("a document over --max-size is too-large in every command, in JSON and text", arguments: ["validate", "stats", "fmt"])
-    func tooLargeCode(command: String) throws {
+    func tooLargeCode(command: String) async throws {
         let fixture = try CLI.fixture("valid.json")
-        let text = try CLI.run(["cxf", command, "--max-size", "10", fixture])
+        let text = try await CLI.run(["cxf", command, "--max-size", "10", fixture])
         #expect(text.status == 1)
         if command == "validate" {
             #expect(text.stdout.contains("larger than 10 bytes (raise --max-size to read it) [too-large]"))
-            let json = try CLI.run(["cxf", command, "--json", "--max-size", "10", fixture])
+            let json = try await CLI.run(["cxf", command, "--json", "--max-size", "10", fixture])
             #expect(json.status == 1)
             #expect(try (json.json()["diagnostics"] as? [[String: Any]])?.first?["code"] as? String == "too-large")
         } else {
@@ -156,7 +156,7 @@ struct CLIRobustnessTests {
             #expect(text.stderr == "keyport: \(fixture) is larger than 10 bytes (raise --max-size to read it) [too-large]\n")
         }
         if command == "stats" {
-            let json = try CLI.run(["cxf", "stats", "--json", "--max-size", "10", fixture])
+            let json = try await CLI.run(["cxf", "stats", "--json", "--max-size", "10", fixture])
             #expect(json.status == 1)
             #expect(json.stdout.isEmpty)
             #expect(json.stderr.hasSuffix(" [too-large]\n"))
@@ -164,12 +164,12 @@ struct CLIRobustnessTests {
     }
 
     @Test("a file that cannot be read is unreadable-input (exit 2, nothing on standard output)", arguments: ["validate", "stats", "fmt"])
-    func unreadableCode(command: String) throws {
+    func unreadableCode(command: String) async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let missing = dir.appendingPathComponent("missing.json").path
         for arguments in [["cxf", command, missing], ["cxf", command, dir.path]] + (command == "fmt" ? [] : [["cxf", command, "--json", missing]]) {
-            let result = try CLI.run(arguments)
+            let result = try await CLI.run(arguments)
             #expect(result.status == 2, "\(arguments)")
             #expect(result.stdout.isEmpty, "\(arguments)")
             #expect(result.stderr.hasPrefix("keyport: cannot "), "\(arguments)")
@@ -178,17 +178,17 @@ struct CLIRobustnessTests {
     }
 
     @Test("stats and fmt name why a document cannot be read; fmt names an output it cannot write")
-    func statsAndFormatCodes() throws {
-        let stats = try CLI.run(["cxf", "stats", "-"], stdin: Data("{".utf8))
+    func statsAndFormatCodes() async throws {
+        let stats = try await CLI.run(["cxf", "stats", "-"], stdin: Data("{".utf8))
         #expect(stats.status == 1)
         #expect(stats.stderr.hasPrefix("keyport: standard input cannot be read as CXF: line 1"))
         #expect(stats.stderr.hasSuffix(" [syntax]\n"))
-        let format = try CLI.run(["cxf", "fmt", "-"], stdin: Data("[]".utf8))
+        let format = try await CLI.run(["cxf", "fmt", "-"], stdin: Data("[]".utf8))
         #expect(format.status == 1)
         #expect(format.stderr.hasSuffix(" [not-cxf]\n"))
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let unwritable = try CLI.run(["cxf", "fmt", try CLI.fixture("valid.json"), "-o", dir.appendingPathComponent("no/such/file").path])
+        let unwritable = try await CLI.run(["cxf", "fmt", try CLI.fixture("valid.json"), "-o", dir.appendingPathComponent("no/such/file").path])
         #expect(unwritable.status == 2)
         #expect(unwritable.stderr.hasSuffix(" [unwritable-output]\n"))
     }

@@ -43,6 +43,9 @@ struct WebAuthenticationSessionE2ETests {
                     continuation.resume(returning: .failure(error as! ASWebAuthenticationSessionError))
                 }
             }
+            // No test waits forever: a session the test did not time itself ends after two
+            // minutes with `timedOut`, which fails the test that expected a callback.
+            session.timeout = .seconds(120)
             configure(session)
             #expect(session.start(), "start() refused: \(session.startFailureReason ?? "")")
             Task {

@@ -113,9 +113,13 @@ public struct EphemeralBrowser: Sendable {
         private func stop(grace: Duration) async {
             if child.isRunning {
                 child.signalGroup(SIGTERM)
-                let deadline = ContinuousClock.now + grace
-                while child.isRunning && ContinuousClock.now < deadline {
-                    try? await Task.sleep(for: .milliseconds(20))
+                // Whichever comes first: the browser's exit, or the end of the grace period.
+                let child = self.child
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { await child.waitForExit() }
+                    group.addTask { try? await Task.sleep(for: grace) }
+                    await group.next()
+                    group.cancelAll()
                 }
                 child.signalGroup(SIGKILL)
                 await waitForExit()

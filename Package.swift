@@ -61,7 +61,8 @@ let package = Package(
         .executableTarget(
             name: "keyport",
             dependencies: [
-                "CredentialExchangeFormat", "KeyportEncoding", "KeyportSystem", "OneTimeCodes", "AuthenticationServices",
+                "CredentialExchangeFormat", "KeyportEncoding", "KeyportSystem", "OneTimeCodes",
+                "AuthenticationServices",
                 "WebAuthentication",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -69,7 +70,8 @@ let package = Package(
         .executableTarget(
             name: "KeyportBench",
             dependencies: [
-                "CredentialExchangeFormat", "KeyportEncoding", "OneTimeCodes", "AuthenticationServices", "WebAuthentication",
+                "CredentialExchangeFormat", "KeyportEncoding", "OneTimeCodes", "AuthenticationServices",
+                "WebAuthentication",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Benchmarks/KeyportBench"
@@ -90,9 +92,13 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
-            exclude: ["Peers"]),
+            exclude: ["Peers"]
+        ),
         .testTarget(
-            name: "OneTimeCodesTests", dependencies: ["OneTimeCodes", "CredentialExchangeFormat", "KeyportTestSupport"], exclude: ["Peers"]),
+            name: "OneTimeCodesTests",
+            dependencies: ["OneTimeCodes", "CredentialExchangeFormat", "KeyportTestSupport"],
+            exclude: ["Peers"]
+        ),
         .testTarget(
             name: "CredentialExchangeFormatTests",
             dependencies: [
@@ -103,9 +109,14 @@ let package = Package(
         ),
         .testTarget(
             name: "AuthenticationServicesTests",
-            dependencies: ["AuthenticationServices", "CredentialExchangeFormat", "WebAuthentication", "KeyportTestSupport"]),
+            dependencies: [
+                "AuthenticationServices", "CredentialExchangeFormat", "WebAuthentication", "KeyportTestSupport",
+            ]
+        ),
         .testTarget(
-            name: "KeyportCLITests", dependencies: ["keyport", "KeyportSystem", "WebAuthentication", "KeyportTestSupport"],
-            resources: [.copy("Fixtures")]),
+            name: "KeyportCLITests",
+            dependencies: ["keyport", "KeyportSystem", "WebAuthentication", "KeyportTestSupport"],
+            resources: [.copy("Fixtures")]
+        ),
     ]
 )

@@ -5,7 +5,10 @@ import Foundation
 // measured against.
 
 struct MirrorHeader: Codable {
-    struct Version: Codable { var major: Int; var minor: Int }
+    struct Version: Codable {
+        var major: Int
+        var minor: Int
+    }
     var version: Version
     var exporterRpId: String
     var exporterDisplayName: String
@@ -55,7 +58,10 @@ struct MirrorScope: Codable {
 }
 
 struct MirrorAndroidApp: Codable {
-    struct Certificate: Codable { var fingerprint: String; var hashAlg: String }
+    struct Certificate: Codable {
+        var fingerprint: String
+        var hashAlg: String
+    }
     var bundleId: String
     var certificate: Certificate?
     var name: String?
@@ -73,34 +79,68 @@ enum MirrorCredential: Codable {
     typealias F = MirrorField
     struct BasicAuth: Codable { var username, password: F? }
     struct Passkey: Codable { var credentialId, rpId, username, userDisplayName, userHandle, key: String }
-    struct TOTP: Codable { var secret: String; var period, digits: Int; var username: String?; var algorithm: String; var issuer: String? }
+    struct TOTP: Codable {
+        var secret: String
+        var period, digits: Int
+        var username: String?
+        var algorithm: String
+        var issuer: String?
+    }
     struct Note: Codable { var content: F }
-    struct File: Codable { var id, name: String; var decryptedSize: Int64; var integrityHash: String }
+    struct File: Codable {
+        var id, name: String
+        var decryptedSize: Int64
+        var integrityHash: String
+    }
     struct CreditCard: Codable { var number, fullName, cardType, verificationNumber, pin, expiryDate, validFrom: F? }
     struct Address: Codable { var streetAddress, postalCode, city, territory, country, tel: F? }
     struct APIKey: Codable { var key, username, keyType, url, validFrom, expiryDate: F? }
     struct DriversLicense: Codable {
-        var fullName, birthDate, issueDate, expiryDate, issuingAuthority, territory, country, licenseNumber, licenseClass: F?
+        var fullName, birthDate, issueDate, expiryDate, issuingAuthority, territory, country, licenseNumber,
+            licenseClass: F?
     }
     struct IdentityDocument: Codable {
         var issuingCountry, documentNumber, identificationNumber, nationality, fullName, birthDate, birthPlace, sex,
             issueDate, expiryDate, issuingAuthority: F?
     }
     struct Passport: Codable {
-        var issuingCountry, passportType, passportNumber, nationalIdentificationNumber, nationality, fullName, birthDate,
+        var issuingCountry, passportType, passportNumber, nationalIdentificationNumber, nationality, fullName,
+            birthDate,
             birthPlace, sex, issueDate, expiryDate, issuingAuthority: F?
     }
-    struct PersonName: Codable { var title, given, givenInformal, given2, surnamePrefix, surname, surname2, credentials, generation: F? }
+    struct PersonName: Codable {
+        var title, given, givenInformal, given2, surnamePrefix, surname, surname2, credentials, generation: F?
+    }
     struct GeneratedPassword: Codable { var password: String }
-    struct SSHKey: Codable { var keyType, privateKey: String; var keyComment: String?; var creationDate, expiryDate, keyGenerationSource: F? }
+    struct SSHKey: Codable {
+        var keyType, privateKey: String
+        var keyComment: String?
+        var creationDate, expiryDate, keyGenerationSource: F?
+    }
     struct WiFi: Codable { var ssid, networkSecurityType, passphrase, hidden: F? }
-    struct CustomFields: Codable { var id, label: String?; var fields: [F] }
+    struct CustomFields: Codable {
+        var id, label: String?
+        var fields: [F]
+    }
     struct ItemReference: Codable { var reference: MirrorLinkedItem }
 
-    case basicAuth(BasicAuth), passkey(Passkey), totp(TOTP), note(Note), file(File), creditCard(CreditCard)
-    case address(Address), apiKey(APIKey), driversLicense(DriversLicense), identityDocument(IdentityDocument)
-    case passport(Passport), personName(PersonName), generatedPassword(GeneratedPassword), sshKey(SSHKey), wifi(WiFi)
-    case customFields(CustomFields), itemReference(ItemReference)
+    case basicAuth(BasicAuth)
+    case passkey(Passkey)
+    case totp(TOTP)
+    case note(Note)
+    case file(File)
+    case creditCard(CreditCard)
+    case address(Address)
+    case apiKey(APIKey)
+    case driversLicense(DriversLicense)
+    case identityDocument(IdentityDocument)
+    case passport(Passport)
+    case personName(PersonName)
+    case generatedPassword(GeneratedPassword)
+    case sshKey(SSHKey)
+    case wifi(WiFi)
+    case customFields(CustomFields)
+    case itemReference(ItemReference)
 
     private enum TypeKey: String, CodingKey { case type }
 
@@ -124,31 +164,37 @@ enum MirrorCredential: Codable {
         case "wifi": self = .wifi(try WiFi(from: decoder))
         case "custom-fields": self = .customFields(try CustomFields(from: decoder))
         case "item-reference": self = .itemReference(try ItemReference(from: decoder))
-        default: throw DecodingError.dataCorruptedError(forKey: .type, in: try decoder.container(keyedBy: TypeKey.self), debugDescription: type)
+        default:
+            throw DecodingError.dataCorruptedError(
+                forKey: .type,
+                in: try decoder.container(keyedBy: TypeKey.self),
+                debugDescription: type
+            )
         }
     }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: TypeKey.self)
-        let (type, body): (String, any Encodable) = switch self {
-        case .basicAuth(let v): ("basic-auth", v)
-        case .passkey(let v): ("passkey", v)
-        case .totp(let v): ("totp", v)
-        case .note(let v): ("note", v)
-        case .file(let v): ("file", v)
-        case .creditCard(let v): ("credit-card", v)
-        case .address(let v): ("address", v)
-        case .apiKey(let v): ("api-key", v)
-        case .driversLicense(let v): ("drivers-license", v)
-        case .identityDocument(let v): ("identity-document", v)
-        case .passport(let v): ("passport", v)
-        case .personName(let v): ("person-name", v)
-        case .generatedPassword(let v): ("generated-password", v)
-        case .sshKey(let v): ("ssh-key", v)
-        case .wifi(let v): ("wifi", v)
-        case .customFields(let v): ("custom-fields", v)
-        case .itemReference(let v): ("item-reference", v)
-        }
+        let (type, body): (String, any Encodable) =
+            switch self {
+            case .basicAuth(let v): ("basic-auth", v)
+            case .passkey(let v): ("passkey", v)
+            case .totp(let v): ("totp", v)
+            case .note(let v): ("note", v)
+            case .file(let v): ("file", v)
+            case .creditCard(let v): ("credit-card", v)
+            case .address(let v): ("address", v)
+            case .apiKey(let v): ("api-key", v)
+            case .driversLicense(let v): ("drivers-license", v)
+            case .identityDocument(let v): ("identity-document", v)
+            case .passport(let v): ("passport", v)
+            case .personName(let v): ("person-name", v)
+            case .generatedPassword(let v): ("generated-password", v)
+            case .sshKey(let v): ("ssh-key", v)
+            case .wifi(let v): ("wifi", v)
+            case .customFields(let v): ("custom-fields", v)
+            case .itemReference(let v): ("item-reference", v)
+            }
         try c.encode(type, forKey: .type)
         try body.encode(to: encoder)
     }

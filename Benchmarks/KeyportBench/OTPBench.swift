@@ -21,12 +21,22 @@ func otpBenchmark(codes: Int) throws {
         }
         return sink
     }
-    print(String(format: "TOTP-SHA1, 10 000 secrets:    %6.2f M codes/s (prepared once per secret)", Double(perSecret * secrets.count) / manySecrets / 1e6))
+    print(
+        String(
+            format: "TOTP-SHA1, 10 000 secrets:    %6.2f M codes/s (prepared once per secret)",
+            Double(perSecret * secrets.count) / manySecrets / 1e6
+        )
+    )
     let (fresh, _) = try measure(5) { () throws(OTPError) -> Int in
         for s in secrets { sink &+= Int(try TOTP(secret: s).code(at: 1_700_000_000).utf8.first!) }
         return sink
     }
-    print(String(format: "TOTP-SHA1, 10 000 secrets:    %6.2f M codes/s (one code each, key prepared each time)", Double(secrets.count) / fresh / 1e6))
+    print(
+        String(
+            format: "TOTP-SHA1, 10 000 secrets:    %6.2f M codes/s (one code each, key prepared each time)",
+            Double(secrets.count) / fresh / 1e6
+        )
+    )
 }
 
 /// Runs a peer command and returns its wall time in seconds (nil when it is not installed).
@@ -47,7 +57,8 @@ func timePeer(_ executable: String, _ arguments: [String]) -> Double? {
 /// (`-w`), and pyotp making `codes / 10` in one Python process (from the venv scripts/test makes).
 func otpPeers(codes: Int) {
     let secret = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"
-    if let seconds = timePeer("/usr/bin/oathtool", ["--totp", "-w", "\(codes - 1)", "-N", "@1700000000", "-b", secret]) {
+    if let seconds = timePeer("/usr/bin/oathtool", ["--totp", "-w", "\(codes - 1)", "-N", "@1700000000", "-b", secret])
+    {
         print(String(format: "oathtool --totp -w (one process): %6.2f M codes/s", Double(codes) / seconds / 1e6))
     } else {
         print("oathtool: not installed (scripts/test installs it)")

@@ -44,17 +44,24 @@ func webAuthBenchmark(rounds: Int) async throws {
 
     // The custom-scheme path: a per-user socket directory of our own for the run.
     let runtime = FileManager.default.temporaryDirectory.appendingPathComponent("keyport-bench-\(getpid())")
-    try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    try FileManager.default.createDirectory(
+        at: runtime,
+        withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o700]
+    )
     defer { try? FileManager.default.removeItem(at: runtime) }
     setenv("XDG_RUNTIME_DIR", runtime.path, 1)
     for _ in 0..<rounds {
         let handled = HandlerClock()
-        let session = ASWebAuthenticationSession(url: url, callbackURLScheme: "com.example.bench") { _, _ in handled.stamp() }
+        let session = ASWebAuthenticationSession(url: url, callbackURLScheme: "com.example.bench") { _, _ in
+            handled.stamp()
+        }
         session.browser = .command(["/bin/true"])
         precondition(session.start())
         try await Task.sleep(for: .milliseconds(30))
         let sent = ContinuousClock.now
-        guard try await SchemeCallbackDelivery.deliver(URL(string: "com.example.bench:/callback?code=c&state=s")!) else {
+        guard try await SchemeCallbackDelivery.deliver(URL(string: "com.example.bench:/callback?code=c&state=s")!)
+        else {
             fatalError("no session accepted the custom-scheme callback")
         }
         scheme.append(seconds(await handled.value() - sent))
@@ -74,7 +81,16 @@ private func seconds(_ duration: Duration) -> Double {
 private func report(_ name: String, _ samples: [Double]) {
     let sorted = samples.sorted()
     func ms(_ q: Double) -> Double { sorted[min(sorted.count - 1, Int(Double(sorted.count) * q))] * 1000 }
-    print(String(format: "  %-30@ median %7.3f ms  p90 %7.3f ms  p99 %7.3f ms  max %7.3f ms", name as NSString, ms(0.5), ms(0.9), ms(0.99), sorted.last! * 1000))
+    print(
+        String(
+            format: "  %-30@ median %7.3f ms  p90 %7.3f ms  p99 %7.3f ms  max %7.3f ms",
+            name as NSString,
+            ms(0.5),
+            ms(0.9),
+            ms(0.99),
+            sorted.last! * 1000
+        )
+    )
 }
 
 /// When the completion handler ran.
@@ -113,7 +129,9 @@ private func connect(port: Int) throws -> Int32 {
     address.sin_port = in_port_t(UInt16(port).bigEndian)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     let status = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
     }
     guard status == 0 else { throw POSIXError(.ECONNREFUSED) }
     return fd

@@ -64,8 +64,13 @@ func cxfBenchmark(items: Int, rounds: Int) throws {
         print("\(name.padding(toLength: 20, withPad: " ", startingAt: 0)) \(mbps(bytes.count, best[name]!))")
     }
     func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
-    print(String(format: "median ratio per round: decode+validate %.1fx Foundation decode; encode %.1fx Foundation encode",
-        median(decodeRatios), median(encodeRatios)))
+    print(
+        String(
+            format: "median ratio per round: decode+validate %.1fx Foundation decode; encode %.1fx Foundation encode",
+            median(decodeRatios),
+            median(encodeRatios)
+        )
+    )
 }
 
 let arguments = CommandLine.arguments.dropFirst()

@@ -46,8 +46,10 @@ extension DocumentDecoder {
             case let other?:
                 let object = try jsonValue(member: nil)
                 report(
-                    .warning, .unknownCredentialType,
-                    "the credential type '\(other)' is not part of CXF 1.0; it is kept as it was")
+                    .warning,
+                    .unknownCredentialType,
+                    "the credential type '\(other)' is not part of CXF 1.0; it is kept as it was"
+                )
                 return .unrecognized(CXF.UnrecognizedCredential(object: object, reason: "unknown type"))
             }
         } catch {
@@ -94,13 +96,22 @@ extension DocumentDecoder {
                 case .field(let keyPath, let expected):
                     c[keyPath: keyPath] = try field(member.key, expected: expected)
                 case .requiredField(let keyPath, let expected):
-                    if let v = try field(member.key, expected: expected) { c[keyPath: keyPath] = v; have |= 1 << index }
+                    if let v = try field(member.key, expected: expected) {
+                        c[keyPath: keyPath] = v
+                        have |= 1 << index
+                    }
                 case .string(let keyPath):
                     c[keyPath: keyPath] = try stringValue()
                 case .requiredString(let keyPath):
-                    if let v = try stringValue() { c[keyPath: keyPath] = v; have |= 1 << index }
+                    if let v = try stringValue() {
+                        c[keyPath: keyPath] = v
+                        have |= 1 << index
+                    }
                 case .requiredBytes(let keyPath):
-                    if let v = try bytesValue(isID: false) { c[keyPath: keyPath] = v; have |= 1 << index }
+                    if let v = try bytesValue(isID: false) {
+                        c[keyPath: keyPath] = v
+                        have |= 1 << index
+                    }
                 }
                 continue keys
             }
@@ -125,7 +136,14 @@ extension DocumentDecoder {
 
     mutating func passkey() throws(ScanFailure) -> CXF.Passkey {
         let mark = pendingUnknown.count
-        var p = CXF.Passkey(credentialId: Data(), rpId: "", username: "", userDisplayName: "", userHandle: Data(), key: Data())
+        var p = CXF.Passkey(
+            credentialId: Data(),
+            rpId: "",
+            username: "",
+            userDisplayName: "",
+            userHandle: Data(),
+            key: Data()
+        )
         var seen: UInt64 = 0
         var have: UInt64 = 0
         try s.enterObject()
@@ -136,22 +154,40 @@ extension DocumentDecoder {
                 try s.skipValue()
             } else if s.keyIs("credentialId") {
                 _ = try claim(0, &seen)
-                if let v = try bytesValue(isID: false) { p.credentialId = v; have |= 1 << 0 }
+                if let v = try bytesValue(isID: false) {
+                    p.credentialId = v
+                    have |= 1 << 0
+                }
             } else if s.keyIs("rpId") {
                 _ = try claim(1, &seen)
-                if let v = try stringValue() { p.rpId = v; have |= 1 << 1 }
+                if let v = try stringValue() {
+                    p.rpId = v
+                    have |= 1 << 1
+                }
             } else if s.keyIs("username") {
                 _ = try claim(2, &seen)
-                if let v = try stringValue() { p.username = v; have |= 1 << 2 }
+                if let v = try stringValue() {
+                    p.username = v
+                    have |= 1 << 2
+                }
             } else if s.keyIs("userDisplayName") {
                 _ = try claim(3, &seen)
-                if let v = try stringValue() { p.userDisplayName = v; have |= 1 << 3 }
+                if let v = try stringValue() {
+                    p.userDisplayName = v
+                    have |= 1 << 3
+                }
             } else if s.keyIs("userHandle") {
                 _ = try claim(4, &seen)
-                if let v = try bytesValue(isID: false) { p.userHandle = v; have |= 1 << 4 }
+                if let v = try bytesValue(isID: false) {
+                    p.userHandle = v
+                    have |= 1 << 4
+                }
             } else if s.keyIs("key") {
                 _ = try claim(5, &seen)
-                if let v = try bytesValue(isID: false) { p.key = v; have |= 1 << 5 }
+                if let v = try bytesValue(isID: false) {
+                    p.key = v
+                    have |= 1 << 5
+                }
             } else if s.keyIs("fido2Extensions") {
                 _ = try claim(6, &seen)
                 p.fido2Extensions = try object("fido2Extensions", { d throws(ScanFailure) in try d.fido2Extensions() })
@@ -159,7 +195,10 @@ extension DocumentDecoder {
                 try keepUnknown()
             }
         }
-        try requireAll(have, [(0, "credentialId"), (1, "rpId"), (2, "username"), (3, "userDisplayName"), (4, "userHandle"), (5, "key")])
+        try requireAll(
+            have,
+            [(0, "credentialId"), (1, "rpId"), (2, "username"), (3, "userDisplayName"), (4, "userHandle"), (5, "key")]
+        )
         p.unknownMembers = takeUnknown(since: mark)
         return p
     }
@@ -201,13 +240,22 @@ extension DocumentDecoder {
         while try s.nextKey(&first) {
             if s.keyIs("algorithm") {
                 _ = try claim(0, &seen)
-                if let v = try stringValue() { h.algorithm = v; have |= 1 << 0 }
+                if let v = try stringValue() {
+                    h.algorithm = v
+                    have |= 1 << 0
+                }
             } else if s.keyIs("credWithUV") {
                 _ = try claim(1, &seen)
-                if let v = try bytesValue(isID: false) { h.credWithUV = v; have |= 1 << 1 }
+                if let v = try bytesValue(isID: false) {
+                    h.credWithUV = v
+                    have |= 1 << 1
+                }
             } else if s.keyIs("credWithoutUV") {
                 _ = try claim(2, &seen)
-                if let v = try bytesValue(isID: false) { h.credWithoutUV = v; have |= 1 << 2 }
+                if let v = try bytesValue(isID: false) {
+                    h.credWithoutUV = v
+                    have |= 1 << 2
+                }
             } else {
                 try keepUnknown()
             }
@@ -227,10 +275,16 @@ extension DocumentDecoder {
         while try s.nextKey(&first) {
             if s.keyIs("uncompressedSize") {
                 _ = try claim(0, &seen)
-                if let v = try unsignedValue(UInt64.self) { b.uncompressedSize = v; have |= 1 << 0 }
+                if let v = try unsignedValue(UInt64.self) {
+                    b.uncompressedSize = v
+                    have |= 1 << 0
+                }
             } else if s.keyIs("data") {
                 _ = try claim(1, &seen)
-                if let v = try bytesValue(isID: false) { b.data = v; have |= 1 << 1 }
+                if let v = try bytesValue(isID: false) {
+                    b.data = v
+                    have |= 1 << 1
+                }
             } else {
                 try keepUnknown()
             }
@@ -253,13 +307,22 @@ extension DocumentDecoder {
                 try s.skipValue()
             } else if s.keyIs("secret") {
                 _ = try claim(0, &seen)
-                if let v = try stringValue() { t.secret = v; have |= 1 << 0 }
+                if let v = try stringValue() {
+                    t.secret = v
+                    have |= 1 << 0
+                }
             } else if s.keyIs("period") {
                 _ = try claim(1, &seen)
-                if let v = try unsignedValue(UInt32.self) { t.period = v; have |= 1 << 1 }
+                if let v = try unsignedValue(UInt32.self) {
+                    t.period = v
+                    have |= 1 << 1
+                }
             } else if s.keyIs("digits") {
                 _ = try claim(2, &seen)
-                if let v = try unsignedValue(UInt32.self) { t.digits = v; have |= 1 << 2 }
+                if let v = try unsignedValue(UInt32.self) {
+                    t.digits = v
+                    have |= 1 << 2
+                }
             } else if s.keyIs("algorithm") {
                 _ = try claim(3, &seen)
                 guard let name = try stringValue() else { continue }
@@ -298,16 +361,28 @@ extension DocumentDecoder {
                 try s.skipValue()
             } else if s.keyIs("id") {
                 _ = try claim(0, &seen)
-                if let v = try bytesValue(isID: true) { f.id = v; have |= 1 << 0 }
+                if let v = try bytesValue(isID: true) {
+                    f.id = v
+                    have |= 1 << 0
+                }
             } else if s.keyIs("name") {
                 _ = try claim(1, &seen)
-                if let v = try stringValue() { f.name = v; have |= 1 << 1 }
+                if let v = try stringValue() {
+                    f.name = v
+                    have |= 1 << 1
+                }
             } else if s.keyIs("decryptedSize") {
                 _ = try claim(2, &seen)
-                if let v = try unsignedValue(UInt64.self) { f.decryptedSize = v; have |= 1 << 2 }
+                if let v = try unsignedValue(UInt64.self) {
+                    f.decryptedSize = v
+                    have |= 1 << 2
+                }
             } else if s.keyIs("integrityHash") {
                 _ = try claim(3, &seen)
-                if let v = try bytesValue(isID: false) { f.integrityHash = v; have |= 1 << 3 }
+                if let v = try bytesValue(isID: false) {
+                    f.integrityHash = v
+                    have |= 1 << 3
+                }
             } else {
                 try keepUnknown()
             }
@@ -330,7 +405,8 @@ extension DocumentDecoder {
                 try s.skipValue()
             } else if s.keyIs("fields") {
                 _ = try claim(0, &seen)
-                if let v = try objectArray("fields", { d throws(ScanFailure) in try d.fieldObject(expected: .string) }) {
+                if let v = try objectArray("fields", { d throws(ScanFailure) in try d.fieldObject(expected: .string) })
+                {
                     c.fields = v
                     have |= 1 << 0
                 }

@@ -135,8 +135,14 @@ extension CXF {
 
         /// A passkey; `key` is the PKCS#8 DER private key.
         public init(
-            credentialId: Data, rpId: String, username: String, userDisplayName: String, userHandle: Data, key: Data,
-            fido2Extensions: FIDO2Extensions? = nil, unknownMembers: [JSONMember] = []
+            credentialId: Data,
+            rpId: String,
+            username: String,
+            userDisplayName: String,
+            userHandle: Data,
+            key: Data,
+            fido2Extensions: FIDO2Extensions? = nil,
+            unknownMembers: [JSONMember] = []
         ) {
             self.credentialId = credentialId
             self.rpId = rpId
@@ -166,8 +172,11 @@ extension CXF {
 
         /// Passkey extensions; each is optional.
         public init(
-            hmacCredentials: HMACCredentials? = nil, credBlob: Data? = nil, largeBlob: LargeBlob? = nil,
-            payments: Bool? = nil, unknownMembers: [JSONMember] = []
+            hmacCredentials: HMACCredentials? = nil,
+            credBlob: Data? = nil,
+            largeBlob: LargeBlob? = nil,
+            payments: Bool? = nil,
+            unknownMembers: [JSONMember] = []
         ) {
             self.hmacCredentials = hmacCredentials
             self.credBlob = credBlob
@@ -239,15 +248,24 @@ extension CXF {
         /// The hash functions CXF 1.0 defines for `algorithm`. The decoder keeps a credential naming another
         /// as ``UnrecognizedCredential``.
         public enum Algorithm: String, Hashable, Sendable, CaseIterable {
-            /// `sha1`, `sha256`, `sha512`: HMAC with SHA-1, SHA-256 or SHA-512.
-            case sha1, sha256, sha512
+            /// `sha1`: HMAC with SHA-1, the usual choice.
+            case sha1
+            /// `sha256`: HMAC with SHA-256.
+            case sha256
+            /// `sha512`: HMAC with SHA-512.
+            case sha512
         }
 
         /// A `totp` credential with Base32 `secret`; the defaults are those of most authenticator apps (30
         /// seconds, 6 digits, SHA-1).
         public init(
-            secret: String, period: UInt32 = 30, digits: UInt32 = 6, username: String? = nil,
-            algorithm: Algorithm = .sha1, issuer: String? = nil, unknownMembers: [JSONMember] = []
+            secret: String,
+            period: UInt32 = 30,
+            digits: UInt32 = 6,
+            username: String? = nil,
+            algorithm: Algorithm = .sha1,
+            issuer: String? = nil,
+            unknownMembers: [JSONMember] = []
         ) {
             self.secret = secret
             self.period = period
@@ -289,7 +307,13 @@ extension CXF {
         public var unknownMembers: [JSONMember]
 
         /// A file's metadata; `integrityHash` is the SHA-256 hash of its decrypted bytes.
-        public init(id: Data, name: String, decryptedSize: UInt64, integrityHash: Data, unknownMembers: [JSONMember] = []) {
+        public init(
+            id: Data,
+            name: String,
+            decryptedSize: UInt64,
+            integrityHash: Data,
+            unknownMembers: [JSONMember] = []
+        ) {
             self.id = id
             self.name = name
             self.decryptedSize = decryptedSize
@@ -321,9 +345,14 @@ extension CXF {
 
         /// A `credit-card` credential; every member is optional.
         public init(
-            number: EditableField? = nil, fullName: EditableField? = nil, cardType: EditableField? = nil,
-            verificationNumber: EditableField? = nil, pin: EditableField? = nil, expiryDate: EditableField? = nil,
-            validFrom: EditableField? = nil, unknownMembers: [JSONMember] = []
+            number: EditableField? = nil,
+            fullName: EditableField? = nil,
+            cardType: EditableField? = nil,
+            verificationNumber: EditableField? = nil,
+            pin: EditableField? = nil,
+            expiryDate: EditableField? = nil,
+            validFrom: EditableField? = nil,
+            unknownMembers: [JSONMember] = []
         ) {
             self.number = number
             self.fullName = fullName
@@ -357,8 +386,12 @@ extension CXF {
 
         /// An `address` credential; every member is optional.
         public init(
-            streetAddress: EditableField? = nil, postalCode: EditableField? = nil, city: EditableField? = nil,
-            territory: EditableField? = nil, country: EditableField? = nil, tel: EditableField? = nil,
+            streetAddress: EditableField? = nil,
+            postalCode: EditableField? = nil,
+            city: EditableField? = nil,
+            territory: EditableField? = nil,
+            country: EditableField? = nil,
+            tel: EditableField? = nil,
             unknownMembers: [JSONMember] = []
         ) {
             self.streetAddress = streetAddress
@@ -391,8 +424,12 @@ extension CXF {
 
         /// An `api-key` credential; every member is optional.
         public init(
-            key: EditableField? = nil, username: EditableField? = nil, keyType: EditableField? = nil,
-            url: EditableField? = nil, validFrom: EditableField? = nil, expiryDate: EditableField? = nil,
+            key: EditableField? = nil,
+            username: EditableField? = nil,
+            keyType: EditableField? = nil,
+            url: EditableField? = nil,
+            validFrom: EditableField? = nil,
+            expiryDate: EditableField? = nil,
             unknownMembers: [JSONMember] = []
         ) {
             self.key = key
@@ -431,9 +468,15 @@ extension CXF {
 
         /// A `drivers-license` credential; every member is optional.
         public init(
-            fullName: EditableField? = nil, birthDate: EditableField? = nil, issueDate: EditableField? = nil,
-            expiryDate: EditableField? = nil, issuingAuthority: EditableField? = nil, territory: EditableField? = nil,
-            country: EditableField? = nil, licenseNumber: EditableField? = nil, licenseClass: EditableField? = nil,
+            fullName: EditableField? = nil,
+            birthDate: EditableField? = nil,
+            issueDate: EditableField? = nil,
+            expiryDate: EditableField? = nil,
+            issuingAuthority: EditableField? = nil,
+            territory: EditableField? = nil,
+            country: EditableField? = nil,
+            licenseNumber: EditableField? = nil,
+            licenseClass: EditableField? = nil,
             unknownMembers: [JSONMember] = []
         ) {
             self.fullName = fullName
@@ -479,11 +522,18 @@ extension CXF {
 
         /// An `identity-document` credential; every member is optional.
         public init(
-            issuingCountry: EditableField? = nil, documentNumber: EditableField? = nil,
-            identificationNumber: EditableField? = nil, nationality: EditableField? = nil,
-            fullName: EditableField? = nil, birthDate: EditableField? = nil, birthPlace: EditableField? = nil,
-            sex: EditableField? = nil, issueDate: EditableField? = nil, expiryDate: EditableField? = nil,
-            issuingAuthority: EditableField? = nil, unknownMembers: [JSONMember] = []
+            issuingCountry: EditableField? = nil,
+            documentNumber: EditableField? = nil,
+            identificationNumber: EditableField? = nil,
+            nationality: EditableField? = nil,
+            fullName: EditableField? = nil,
+            birthDate: EditableField? = nil,
+            birthPlace: EditableField? = nil,
+            sex: EditableField? = nil,
+            issueDate: EditableField? = nil,
+            expiryDate: EditableField? = nil,
+            issuingAuthority: EditableField? = nil,
+            unknownMembers: [JSONMember] = []
         ) {
             self.issuingCountry = issuingCountry
             self.documentNumber = documentNumber
@@ -532,11 +582,19 @@ extension CXF {
 
         /// A `passport` credential; every member is optional.
         public init(
-            issuingCountry: EditableField? = nil, passportType: EditableField? = nil,
-            passportNumber: EditableField? = nil, nationalIdentificationNumber: EditableField? = nil,
-            nationality: EditableField? = nil, fullName: EditableField? = nil, birthDate: EditableField? = nil,
-            birthPlace: EditableField? = nil, sex: EditableField? = nil, issueDate: EditableField? = nil,
-            expiryDate: EditableField? = nil, issuingAuthority: EditableField? = nil, unknownMembers: [JSONMember] = []
+            issuingCountry: EditableField? = nil,
+            passportType: EditableField? = nil,
+            passportNumber: EditableField? = nil,
+            nationalIdentificationNumber: EditableField? = nil,
+            nationality: EditableField? = nil,
+            fullName: EditableField? = nil,
+            birthDate: EditableField? = nil,
+            birthPlace: EditableField? = nil,
+            sex: EditableField? = nil,
+            issueDate: EditableField? = nil,
+            expiryDate: EditableField? = nil,
+            issuingAuthority: EditableField? = nil,
+            unknownMembers: [JSONMember] = []
         ) {
             self.issuingCountry = issuingCountry
             self.passportType = passportType
@@ -580,9 +638,15 @@ extension CXF {
 
         /// A `person-name` credential; every part is optional.
         public init(
-            title: EditableField? = nil, given: EditableField? = nil, givenInformal: EditableField? = nil,
-            given2: EditableField? = nil, surnamePrefix: EditableField? = nil, surname: EditableField? = nil,
-            surname2: EditableField? = nil, credentials: EditableField? = nil, generation: EditableField? = nil,
+            title: EditableField? = nil,
+            given: EditableField? = nil,
+            givenInformal: EditableField? = nil,
+            given2: EditableField? = nil,
+            surnamePrefix: EditableField? = nil,
+            surname: EditableField? = nil,
+            surname2: EditableField? = nil,
+            credentials: EditableField? = nil,
+            generation: EditableField? = nil,
             unknownMembers: [JSONMember] = []
         ) {
             self.title = title
@@ -633,8 +697,12 @@ extension CXF {
 
         /// An `ssh-key` credential; `privateKey` is the PKCS#8 DER private key.
         public init(
-            keyType: String, privateKey: Data, keyComment: String? = nil, creationDate: EditableField? = nil,
-            expiryDate: EditableField? = nil, keyGenerationSource: EditableField? = nil,
+            keyType: String,
+            privateKey: Data,
+            keyComment: String? = nil,
+            creationDate: EditableField? = nil,
+            expiryDate: EditableField? = nil,
+            keyGenerationSource: EditableField? = nil,
             unknownMembers: [JSONMember] = []
         ) {
             self.keyType = keyType
@@ -664,8 +732,11 @@ extension CXF {
 
         /// A `wifi` credential; every member is optional.
         public init(
-            ssid: EditableField? = nil, networkSecurityType: EditableField? = nil, passphrase: EditableField? = nil,
-            hidden: EditableField? = nil, unknownMembers: [JSONMember] = []
+            ssid: EditableField? = nil,
+            networkSecurityType: EditableField? = nil,
+            passphrase: EditableField? = nil,
+            hidden: EditableField? = nil,
+            unknownMembers: [JSONMember] = []
         ) {
             self.ssid = ssid
             self.networkSecurityType = networkSecurityType
@@ -692,7 +763,10 @@ extension CXF {
 
         /// A `custom-fields` credential holding `fields`.
         public init(
-            id: Data? = nil, label: String? = nil, fields: [EditableField], extensions: [Extension]? = nil,
+            id: Data? = nil,
+            label: String? = nil,
+            fields: [EditableField],
+            extensions: [Extension]? = nil,
             unknownMembers: [JSONMember] = []
         ) {
             self.id = id

@@ -1,5 +1,6 @@
-import struct Foundation.Data
 import KeyportEncoding
+
+import struct Foundation.Data
 
 extension CXF {
     /// Limits that keep hostile input from costing unbounded time, memory or stack.
@@ -92,8 +93,12 @@ extension CXF {
         public func decode(_ buffer: UnsafeRawBufferPointer) throws(CXFDecodingError) -> DecodedDocument {
             guard buffer.count <= options.maxDocumentSize else {
                 throw CXFDecodingError(
-                    code: .tooLarge, offset: 0, line: 1, column: 1,
-                    message: "the document is \(buffer.count) bytes, more than the limit of \(options.maxDocumentSize)")
+                    code: .tooLarge,
+                    offset: 0,
+                    line: 1,
+                    column: 1,
+                    message: "the document is \(buffer.count) bytes, more than the limit of \(options.maxDocumentSize)"
+                )
             }
             guard let base = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), buffer.count > 0 else {
                 throw CXFDecodingError(code: .syntax, offset: 0, line: 1, column: 1, message: "the document is empty")
@@ -101,9 +106,14 @@ extension CXF {
             let depth = min(max(options.maxDepth, 1), DecodingOptions.maxDepthLimit)
             var decoder = DocumentDecoder(
                 scanner: JSONScanner(
-                    base: base, count: buffer.count, maxDepth: depth,
-                    budget: buffer.count.multipliedReportingOverflow(by: DecodingOptions.memoryFactor).partialValue + (1 << 20)),
-                diagnosticLimit: options.maxDiagnosticsPerCode)
+                    base: base,
+                    count: buffer.count,
+                    maxDepth: depth,
+                    budget: buffer.count.multipliedReportingOverflow(by: DecodingOptions.memoryFactor).partialValue
+                        + (1 << 20)
+                ),
+                diagnosticLimit: options.maxDiagnosticsPerCode
+            )
             do {
                 let document = try decoder.document()
                 return DecodedDocument(document: document, diagnostics: decoder.diagnostics.finish())
@@ -116,7 +126,13 @@ extension CXF {
                         line += 1
                         lineStart = i + 1
                     }
-                    throw CXFDecodingError(code: code, offset: offset, line: line, column: offset - lineStart + 1, message: message)
+                    throw CXFDecodingError(
+                        code: code,
+                        offset: offset,
+                        line: line,
+                        column: offset - lineStart + 1,
+                        message: message
+                    )
                 case .malformed(let reason), .unsupported(let reason):
                     // Only credentials are dropped to verbatim form; nothing else throws these.
                     throw CXFDecodingError(code: .syntax, offset: 0, line: 1, column: 1, message: reason)
@@ -141,7 +157,9 @@ struct RequiredMembers: Sendable {
     let mask: UInt64
 
     init(_ members: [(Int, StaticString, String)], errors: Set<Int> = []) {
-        self.members = members.map { Member(bit: $0.0, key: $0.1, standIn: $0.2, severity: errors.contains($0.0) ? .error : .warning) }
+        self.members = members.map {
+            Member(bit: $0.0, key: $0.1, standIn: $0.2, severity: errors.contains($0.0) ? .error : .warning)
+        }
         mask = members.reduce(0) { $0 | 1 << $1.0 }
     }
 }
@@ -193,7 +211,12 @@ struct DocumentDecoder {
     }
 
     /// Records a finding; its pointer is rendered only when the finding is listed.
-    mutating func report(_ severity: Diagnostic.Severity, _ code: Diagnostic.Code, _ message: String, member: String? = nil) {
+    mutating func report(
+        _ severity: Diagnostic.Severity,
+        _ code: Diagnostic.Code,
+        _ message: String,
+        member: String? = nil
+    ) {
         let path = diagnostics.wants(code) ? pointer(member: member) : ""
         diagnostics.append(severity, code, path: path, message: message)
     }
@@ -207,9 +230,11 @@ struct DocumentDecoder {
         if inCredential { throw .malformed("has '\(key)' as \(s.kindDescription) where \(expected) belongs") }
         let value = try jsonValue(member: key)
         report(
-            .error, .wrongType,
+            .error,
+            .wrongType,
             "'\(key)' should be \(expected) but is \(value.kindDescription); it cannot be read, and it is kept as it came",
-            member: key)
+            member: key
+        )
         pendingUnknown.append(JSONMember(key: key, value: value, unreadable: true))
     }
 
@@ -252,8 +277,11 @@ struct DocumentDecoder {
         if inCredential { throw .malformed("has '\(key)' more than once") }
         let value = try jsonValue(member: key)
         report(
-            .error, .duplicateMember,
-            "'\(key)' appears more than once; the first is read, and this one is kept as it came", member: key)
+            .error,
+            .duplicateMember,
+            "'\(key)' appears more than once; the first is read, and this one is kept as it came",
+            member: key
+        )
         pendingUnknown.append(JSONMember(key: key, value: value))
     }
 
@@ -266,7 +294,12 @@ struct DocumentDecoder {
     }
 
     mutating func reportInvalidUTF8(member: String?) {
-        report(.warning, .invalidUTF8, "text is not valid UTF-8; the bad bytes were replaced with U+FFFD", member: member)
+        report(
+            .warning,
+            .invalidUTF8,
+            "text is not valid UTF-8; the bad bytes were replaced with U+FFFD",
+            member: member
+        )
     }
 
     // MARK: Scalars
@@ -285,7 +318,12 @@ struct DocumentDecoder {
         case .number:
             // The number is not quoted back: the member may hold a secret (a generated password).
             let text = s.text(try s.scanNumber())
-            report(.warning, .coercedValue, "'\(s.keyString)' should be text but is a number; read as its digits", member: s.keyString)
+            report(
+                .warning,
+                .coercedValue,
+                "'\(s.keyString)' should be text but is a number; read as its digits",
+                member: s.keyString
+            )
             return text
         default:
             try keepWrongType(expected: "a string")
@@ -304,20 +342,32 @@ struct DocumentDecoder {
             if span.escaped {
                 decoded = try s.unescape(span).withUnsafeBytes { try? Base64URL.decodeData($0) }
             } else {
-                decoded = try? Base64URL.decodeData(UnsafeRawBufferPointer(start: s.base + span.start, count: span.end - span.start))
+                decoded = try? Base64URL.decodeData(
+                    UnsafeRawBufferPointer(start: s.base + span.start, count: span.end - span.start)
+                )
             }
             if let decoded { return decoded }
             let key = s.keyString
             if isID {
                 var invalid = false
                 let text = try s.string(span, invalidUTF8: &invalid)
-                report(.warning, .idNotBase64URL, "'\(key)' is not base64url; its text is used as the identifier", member: key)
+                report(
+                    .warning,
+                    .idNotBase64URL,
+                    "'\(key)' is not base64url; its text is used as the identifier",
+                    member: key
+                )
                 return Data(text.utf8)
             }
             if inCredential { throw .malformed("has '\(key)' that is not base64url") }
             s.pos = span.start - 1
             let value = try jsonValue(member: key)
-            report(.error, .invalidBase64URL, "'\(key)' is not base64url; it cannot be read, and it is kept as it came", member: key)
+            report(
+                .error,
+                .invalidBase64URL,
+                "'\(key)' is not base64url; it cannot be read, and it is kept as it came",
+                member: key
+            )
             pendingUnknown.append(JSONMember(key: key, value: value, unreadable: true))
             return nil
         case .null:
@@ -345,7 +395,12 @@ struct DocumentDecoder {
                     s.pos = start
                     return try keepOutOfRange(key, range)
                 }
-                report(.warning, .coercedValue, "'\(key)' should be an integer but is \(s.text(n)); read as \(v)", member: key)
+                report(
+                    .warning,
+                    .coercedValue,
+                    "'\(key)' should be an integer but is \(s.text(n)); read as \(v)",
+                    member: key
+                )
                 read = v
             } else if n.isInteger {
                 s.pos = start
@@ -355,7 +410,12 @@ struct DocumentDecoder {
             let span = try s.scanString()
             var invalid = false
             if let text = try? s.string(span, invalidUTF8: &invalid), let v = Int64(text) {
-                report(.warning, .coercedValue, "'\(key)' should be an integer but is the text \"\(v)\"; read as \(v)", member: key)
+                report(
+                    .warning,
+                    .coercedValue,
+                    "'\(key)' should be an integer but is the text \"\(v)\"; read as \(v)",
+                    member: key
+                )
                 read = v
             }
         case .null:
@@ -382,9 +442,11 @@ struct DocumentDecoder {
         let value = try jsonValue(member: key)
         let shown = if case .number(let text) = value { text } else { value.kindDescription }
         report(
-            .error, .wrongType,
+            .error,
+            .wrongType,
             "'\(key)' is \(shown), outside \(range.lowerBound)…\(range.upperBound); it cannot be read, and it is kept as it came",
-            member: key)
+            member: key
+        )
         pendingUnknown.append(JSONMember(key: key, value: value, unreadable: true))
         return nil
     }
@@ -410,7 +472,12 @@ struct DocumentDecoder {
             let p = s.base + span.start
             if n == 4 && memcmpEqual(p, "true") || n == 5 && memcmpEqual(p, "false") {
                 let v = n == 4
-                report(.warning, .coercedValue, "'\(s.keyString)' should be a boolean but is the text \"\(v)\"; read as \(v)", member: s.keyString)
+                report(
+                    .warning,
+                    .coercedValue,
+                    "'\(s.keyString)' should be a boolean but is the text \"\(v)\"; read as \(v)",
+                    member: s.keyString
+                )
                 return v
             }
             s.pos = start
@@ -462,8 +529,11 @@ struct DocumentDecoder {
         if inCredential { throw .malformed("has '\(key)' that is not \(expected): \(found)") }
         let value = try jsonValue(member: key)
         report(
-            .error, .wrongType, "'\(key)' should be \(expected) but \(found); it cannot be read, and it is kept as it came",
-            member: key)
+            .error,
+            .wrongType,
+            "'\(key)' should be \(expected) but \(found); it cannot be read, and it is kept as it came",
+            member: key
+        )
         pendingUnknown.append(JSONMember(key: key, value: value, unreadable: true))
     }
 
@@ -474,7 +544,8 @@ struct DocumentDecoder {
     /// whole member cannot be read and is kept verbatim (see ``keepWrongType(expected:)``). `nil`
     /// when the member is null or cannot be read.
     mutating func objectArray<T>(
-        _ key: StaticString, _ element: (inout DocumentDecoder) throws(ScanFailure) -> T?,
+        _ key: StaticString,
+        _ element: (inout DocumentDecoder) throws(ScanFailure) -> T?,
         keep: ((inout DocumentDecoder, JSONValue) -> T)? = nil
     ) throws(ScanFailure) -> [T]? {
         switch s.kind {
@@ -504,7 +575,11 @@ struct DocumentDecoder {
                     s.depth = depth
                     diagnostics.rewind(to: diagnosticsMark)
                     pendingUnknown.removeSubrange(unknownMark...)
-                    try keepWrongTypeElement(key.description, expected: "an array of objects", found: "element \(index) is \(what)")
+                    try keepWrongTypeElement(
+                        key.description,
+                        expected: "an array of objects",
+                        found: "element \(index) is \(what)"
+                    )
                     return nil
                 }
                 path.removeLast()
@@ -523,7 +598,8 @@ struct DocumentDecoder {
 
     /// A nested object read by `body`; `nil` when null or not an object (then kept verbatim).
     mutating func object<T>(
-        _ key: StaticString, _ body: (inout DocumentDecoder) throws(ScanFailure) -> T
+        _ key: StaticString,
+        _ body: (inout DocumentDecoder) throws(ScanFailure) -> T
     ) throws(ScanFailure) -> T? {
         switch s.kind {
         case .object:

@@ -201,8 +201,13 @@ struct DiagnosticList {
         for (code, tally) in tallies.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where tally.count > limit {
             out.append(
                 Diagnostic(
-                    severity: tally.droppedError ? .error : .warning, code: code, path: "",
-                    message: "\(tally.count - limit) more findings like this were not listed (only the first \(limit) of each kind are)"))
+                    severity: tally.droppedError ? .error : .warning,
+                    code: code,
+                    path: "",
+                    message:
+                        "\(tally.count - limit) more findings like this were not listed (only the first \(limit) of each kind are)"
+                )
+            )
         }
         return out
     }

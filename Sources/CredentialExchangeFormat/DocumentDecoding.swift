@@ -2,16 +2,23 @@ import struct Foundation.Data
 
 /// The CXF objects, one reader each. Every reader starts with the cursor on the object's `{`.
 extension DocumentDecoder {
-    static let headerRequired = RequiredMembers([
-        (0, "version", "the document's version is unknown, so it cannot be read as CXF 1.x"),
-        (1, "exporterRpId", "it is read as empty"),
-        (2, "exporterDisplayName", "it is read as empty"),
-        (3, "timestamp", "it is read as 0"),
-        (4, "accounts", "it is read as an empty list"),
-    ], errors: [0])
+    static let headerRequired = RequiredMembers(
+        [
+            (0, "version", "the document's version is unknown, so it cannot be read as CXF 1.x"),
+            (1, "exporterRpId", "it is read as empty"),
+            (2, "exporterDisplayName", "it is read as empty"),
+            (3, "timestamp", "it is read as 0"),
+            (4, "accounts", "it is read as an empty list"),
+        ],
+        errors: [0]
+    )
     static let versionRequired = RequiredMembers(
-        [(0, "major", "the document's version is unknown, so it cannot be read as CXF 1.x"), (1, "minor", "0 is assumed")],
-        errors: [0])
+        [
+            (0, "major", "the document's version is unknown, so it cannot be read as CXF 1.x"),
+            (1, "minor", "0 is assumed"),
+        ],
+        errors: [0]
+    )
     static let accountRequired = RequiredMembers([
         (0, "id", "it is read as empty"),
         (1, "username", "it is read as empty"),
@@ -57,7 +64,11 @@ extension DocumentDecoder {
         s.skipWhitespace()
         guard s.kind == .object else {
             if s.kind == .invalid { throw s.syntax("expected a JSON object but found \(s.describeCurrent())") }
-            throw ScanFailure.fatal(.notCXF, offset: s.pos, message: "the top level must be an object (a CXF header or account)")
+            throw ScanFailure.fatal(
+                .notCXF,
+                offset: s.pos,
+                message: "the top level must be an object (a CXF header or account)"
+            )
         }
         let document: CXF.Document
         switch try topLevelShape() {
@@ -65,8 +76,10 @@ extension DocumentDecoder {
         case .account?: document = .account(try account())
         case nil:
             throw ScanFailure.fatal(
-                .notCXF, offset: s.pos,
-                message: "the object is neither a CXF header (version, accounts, …) nor an account (id, items, …)")
+                .notCXF,
+                offset: s.pos,
+                message: "the object is neither a CXF header (version, accounts, …) nor an account (id, items, …)"
+            )
         }
         s.skipWhitespace()
         guard s.pos == s.count else { throw s.syntax("unexpected \(s.describeCurrent()) after the document") }
@@ -174,7 +187,9 @@ extension DocumentDecoder {
                 if let v = try stringValue() { a.email = v }
             } else if s.keyIs("collections") {
                 guard try claim(3, &seen) else { continue }
-                if let v = try objectArray("collections", { d throws(ScanFailure) in try d.collection() }) { a.collections = v }
+                if let v = try objectArray("collections", { d throws(ScanFailure) in try d.collection() }) {
+                    a.collections = v
+                }
             } else if s.keyIs("items") {
                 guard try claim(4, &seen) else { continue }
                 if let v = try objectArray("items", { d throws(ScanFailure) in try d.item() }) { a.items = v }
@@ -271,11 +286,17 @@ extension DocumentDecoder {
             } else if s.keyIs("credentials") {
                 guard try claim(2, &seen) else { continue }
                 let credentials = try objectArray(
-                    "credentials", { d throws(ScanFailure) in try d.credential() },
+                    "credentials",
+                    { d throws(ScanFailure) in try d.credential() },
                     keep: { d, value in
-                        d.report(.error, .malformedCredential, "a credential must be an object but is \(value.kindDescription); it is kept as it was")
+                        d.report(
+                            .error,
+                            .malformedCredential,
+                            "a credential must be an object but is \(value.kindDescription); it is kept as it was"
+                        )
                         return .unrecognized(CXF.UnrecognizedCredential(object: value, reason: "not an object"))
-                    })
+                    }
+                )
                 if let credentials { item.credentials = credentials }
             } else if s.keyIs("creationAt") {
                 guard try claim(3, &seen) else { continue }
@@ -400,9 +421,11 @@ extension DocumentDecoder {
             }
             try s.spend(Self.fieldCost)
             report(
-                .warning, .coercedValue,
+                .warning,
+                .coercedValue,
                 "'\(key)' should be an editable field object but is a bare value; read as a \(expected.rawValue) field",
-                member: key.description)
+                member: key.description
+            )
             return CXF.EditableField(fieldType: expected, value: value)
         case .null:
             try s.scanNull()
@@ -430,7 +453,12 @@ extension DocumentDecoder {
                 case .bool:
                     // Not quoted back, as with numbers: the field may hold a secret.
                     f.value = try s.scanBool() ? "true" : "false"
-                    report(.warning, .coercedValue, "'value' should be text but is a JSON boolean; read as its text", member: "value")
+                    report(
+                        .warning,
+                        .coercedValue,
+                        "'value' should be text but is a JSON boolean; read as its text",
+                        member: "value"
+                    )
                 default:
                     if let v = try stringValue() { f.value = v }
                 }
@@ -492,11 +520,17 @@ extension DocumentDecoder {
 
     mutating func extensions() throws(ScanFailure) -> [CXF.Extension]? {
         try objectArray(
-            "extensions", { d throws(ScanFailure) in try d.extensionObject() },
+            "extensions",
+            { d throws(ScanFailure) in try d.extensionObject() },
             keep: { d, value in
-                d.report(.warning, .wrongType, "an extension must be an object but is \(value.kindDescription); it is kept as it was")
+                d.report(
+                    .warning,
+                    .wrongType,
+                    "an extension must be an object but is \(value.kindDescription); it is kept as it was"
+                )
                 return .unknown(name: "", object: value)
-            })
+            }
+        )
     }
 
     mutating func extensionObject() throws(ScanFailure) -> CXF.Extension {

@@ -51,8 +51,11 @@ struct JSONScanner {
         budget &-= bytes
         if budget < 0 {
             throw .fatal(
-                .tooLarge, offset: pos,
-                message: "the document is too dense to decode: its objects would take more memory than the limit of \(CXF.DecodingOptions.memoryFactor)× its size allows")
+                .tooLarge,
+                offset: pos,
+                message:
+                    "the document is too dense to decode: its objects would take more memory than the limit of \(CXF.DecodingOptions.memoryFactor)× its size allows"
+            )
         }
     }
 
@@ -140,13 +143,17 @@ struct JSONScanner {
             return false
         }
         if !first {
-            guard c == UInt8(ascii: ",") else { throw syntax("expected ',' or '}' after an object member but found \(describeCurrent())") }
+            guard c == UInt8(ascii: ",") else {
+                throw syntax("expected ',' or '}' after an object member but found \(describeCurrent())")
+            }
             pos += 1
             skipWhitespace()
             c = current
         }
         first = false
-        guard c == UInt8(ascii: "\"") else { throw syntax("expected a member name in double quotes but found \(describeCurrent())") }
+        guard c == UInt8(ascii: "\"") else {
+            throw syntax("expected a member name in double quotes but found \(describeCurrent())")
+        }
         let s = try scanString()
         if s.escaped {
             escapedKey = try unescape(s)
@@ -156,7 +163,9 @@ struct JSONScanner {
             keyCount = s.end - s.start
         }
         skipWhitespace()
-        guard current == UInt8(ascii: ":") else { throw syntax("expected ':' after a member name but found \(describeCurrent())") }
+        guard current == UInt8(ascii: ":") else {
+            throw syntax("expected ':' after a member name but found \(describeCurrent())")
+        }
         pos += 1
         skipWhitespace()
         return true
@@ -171,7 +180,9 @@ struct JSONScanner {
             return false
         }
         if !first {
-            guard current == UInt8(ascii: ",") else { throw syntax("expected ',' or ']' after an array element but found \(describeCurrent())") }
+            guard current == UInt8(ascii: ",") else {
+                throw syntax("expected ',' or ']' after an array element but found \(describeCurrent())")
+            }
             pos += 1
             skipWhitespace()
         }
@@ -183,7 +194,8 @@ struct JSONScanner {
     @inline(__always) func keyIs(_ name: StaticString) -> Bool {
         let n = name.utf8CodeUnitCount
         if let escapedKey {
-            return escapedKey.count == n && escapedKey.withUnsafeBufferPointer { memcmp($0.baseAddress!, name.utf8Start, n) == 0 }
+            return escapedKey.count == n
+                && escapedKey.withUnsafeBufferPointer { memcmp($0.baseAddress!, name.utf8Start, n) == 0 }
         }
         return keyCount == n && memcmp(base + keyStart, name.utf8Start, n) == 0
     }
@@ -233,7 +245,9 @@ struct JSONScanner {
                 i += 2
                 continue
             }
-            if c < 0x20 { throw syntax("control character 0x\(String(c, radix: 16)) inside a string must be escaped", at: i) }
+            if c < 0x20 {
+                throw syntax("control character 0x\(String(c, radix: 16)) inside a string must be escaped", at: i)
+            }
             high |= c
             i += 1
         }

@@ -1,5 +1,6 @@
-import struct Foundation.Data
 import KeyportEncoding
+
+import struct Foundation.Data
 
 /// Writes JSON bytes: compact by default, indented when asked. Keys are `StaticString`s the codec
 /// owns; values are escaped as RFC 8259 requires and nothing more (no `\/`, no `\u` for non-ASCII).
@@ -16,7 +17,10 @@ struct JSONWriter {
 
     @inline(__always) private mutating func newline() {
         out.append(0x0A)
-        for _ in 0..<depth { out.append(0x20); out.append(0x20) }
+        for _ in 0..<depth {
+            out.append(0x20)
+            out.append(0x20)
+        }
     }
 
     @inline(__always) mutating func beginObject() {
@@ -95,13 +99,27 @@ struct JSONWriter {
 
     private mutating func escape(_ byte: UInt8) {
         switch byte {
-        case UInt8(ascii: "\""): out.append(0x5C); out.append(byte)
-        case UInt8(ascii: "\\"): out.append(0x5C); out.append(byte)
-        case 0x0A: out.append(0x5C); out.append(UInt8(ascii: "n"))
-        case 0x0D: out.append(0x5C); out.append(UInt8(ascii: "r"))
-        case 0x09: out.append(0x5C); out.append(UInt8(ascii: "t"))
-        case 0x08: out.append(0x5C); out.append(UInt8(ascii: "b"))
-        case 0x0C: out.append(0x5C); out.append(UInt8(ascii: "f"))
+        case UInt8(ascii: "\""):
+            out.append(0x5C)
+            out.append(byte)
+        case UInt8(ascii: "\\"):
+            out.append(0x5C)
+            out.append(byte)
+        case 0x0A:
+            out.append(0x5C)
+            out.append(UInt8(ascii: "n"))
+        case 0x0D:
+            out.append(0x5C)
+            out.append(UInt8(ascii: "r"))
+        case 0x09:
+            out.append(0x5C)
+            out.append(UInt8(ascii: "t"))
+        case 0x08:
+            out.append(0x5C)
+            out.append(UInt8(ascii: "b"))
+        case 0x0C:
+            out.append(0x5C)
+            out.append(UInt8(ascii: "f"))
         case ..<0x20:
             let hex: [UInt8] = Array("0123456789abcdef".utf8)
             out.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
@@ -146,7 +164,9 @@ struct JSONWriter {
         if value {
             out.append(contentsOf: [UInt8(ascii: "t"), UInt8(ascii: "r"), UInt8(ascii: "u"), UInt8(ascii: "e")])
         } else {
-            out.append(contentsOf: [UInt8(ascii: "f"), UInt8(ascii: "a"), UInt8(ascii: "l"), UInt8(ascii: "s"), UInt8(ascii: "e")])
+            out.append(contentsOf: [
+                UInt8(ascii: "f"), UInt8(ascii: "a"), UInt8(ascii: "l"), UInt8(ascii: "s"), UInt8(ascii: "e"),
+            ])
         }
     }
 
@@ -174,7 +194,10 @@ struct JSONWriter {
     /// read would be kept too, marked unreadable): that `null` is written in its place, so the
     /// output reads back with the first occurrence first, as the document had it.
     @inline(__always) mutating func optional<T>(
-        _ name: StaticString, _ value: T?, unknown members: [JSONMember], _ write: (inout JSONWriter, T) -> Void
+        _ name: StaticString,
+        _ value: T?,
+        unknown members: [JSONMember],
+        _ write: (inout JSONWriter, T) -> Void
     ) {
         if let value {
             key(name)
@@ -190,7 +213,10 @@ struct JSONWriter {
 
     /// What the kept members hold under `key`, in one pass: a value that could not be read, and a
     /// plain kept member (for a key the model types, a repeat).
-    @inline(__always) static func kept(_ key: StaticString, in members: [JSONMember]) -> (unreadable: Bool, repeat: Bool) {
+    @inline(__always) static func kept(
+        _ key: StaticString,
+        in members: [JSONMember]
+    ) -> (unreadable: Bool, repeat: Bool) {
         let name = UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
         var found = (unreadable: false, repeat: false)
         for member in members where member.key.utf8.elementsEqual(name) {

@@ -83,8 +83,12 @@ extension CXF {
 
         /// A header; the version defaults to CXF 1.0 and `timestamp` is in Unix seconds.
         public init(
-            version: Version = .v1_0, exporterRpId: String, exporterDisplayName: String, timestamp: Int64,
-            accounts: [Account], unknownMembers: [JSONMember] = []
+            version: Version = .v1_0,
+            exporterRpId: String,
+            exporterDisplayName: String,
+            timestamp: Int64,
+            accounts: [Account],
+            unknownMembers: [JSONMember] = []
         ) {
             self.version = version
             self.exporterRpId = exporterRpId
@@ -119,8 +123,13 @@ extension CXF {
 
         /// An account; every member but the id defaults to empty or absent.
         public init(
-            id: Data, username: String = "", email: String = "", fullName: String? = nil,
-            collections: [Collection] = [], items: [Item] = [], extensions: [Extension]? = nil,
+            id: Data,
+            username: String = "",
+            email: String = "",
+            fullName: String? = nil,
+            collections: [Collection] = [],
+            items: [Item] = [],
+            extensions: [Extension]? = nil,
             unknownMembers: [JSONMember] = []
         ) {
             self.id = id
@@ -159,8 +168,14 @@ extension CXF {
 
         /// A collection; every member but the id and title defaults to empty or absent.
         public init(
-            id: Data, creationAt: Int64? = nil, modifiedAt: Int64? = nil, title: String, subtitle: String? = nil,
-            items: [LinkedItem] = [], subCollections: [Collection]? = nil, extensions: [Extension]? = nil,
+            id: Data,
+            creationAt: Int64? = nil,
+            modifiedAt: Int64? = nil,
+            title: String,
+            subtitle: String? = nil,
+            items: [LinkedItem] = [],
+            subCollections: [Collection]? = nil,
+            extensions: [Extension]? = nil,
             unknownMembers: [JSONMember] = []
         ) {
             self.id = id
@@ -224,9 +239,17 @@ extension CXF {
 
         /// An item; every member but the id and title defaults to empty or absent.
         public init(
-            id: Data, creationAt: Int64? = nil, modifiedAt: Int64? = nil, title: String, subtitle: String? = nil,
-            favorite: Bool? = nil, scope: CredentialScope? = nil, credentials: [Credential] = [],
-            tags: [String]? = nil, extensions: [Extension]? = nil, unknownMembers: [JSONMember] = []
+            id: Data,
+            creationAt: Int64? = nil,
+            modifiedAt: Int64? = nil,
+            title: String,
+            subtitle: String? = nil,
+            favorite: Bool? = nil,
+            scope: CredentialScope? = nil,
+            credentials: [Credential] = [],
+            tags: [String]? = nil,
+            extensions: [Extension]? = nil,
+            unknownMembers: [JSONMember] = []
         ) {
             self.id = id
             self.creationAt = creationAt
@@ -275,7 +298,9 @@ extension CXF {
 
         /// An Android app identifier.
         public init(
-            bundleId: String, certificate: AndroidAppCertificateFingerprint? = nil, name: String? = nil,
+            bundleId: String,
+            certificate: AndroidAppCertificateFingerprint? = nil,
+            name: String? = nil,
             unknownMembers: [JSONMember] = []
         ) {
             self.bundleId = bundleId
@@ -372,12 +397,21 @@ extension CXF {
 
         /// A field; its type defaults to `string`.
         public init(
-            id: Data? = nil, fieldType: FieldType = .string, value: String, label: String? = nil,
-            extensions: [Extension]? = nil, unknownMembers: [JSONMember] = []
+            id: Data? = nil,
+            fieldType: FieldType = .string,
+            value: String,
+            label: String? = nil,
+            extensions: [Extension]? = nil,
+            unknownMembers: [JSONMember] = []
         ) {
             storage = Storage(
-                id: id, fieldType: fieldType, value: value, label: label, extensions: extensions,
-                unknownMembers: unknownMembers)
+                id: id,
+                fieldType: fieldType,
+                value: value,
+                label: label,
+                extensions: extensions,
+                unknownMembers: unknownMembers
+            )
         }
 
         private var storage: Storage
@@ -415,7 +449,11 @@ extension CXF {
             var unknownMembers: [JSONMember]
 
             init(
-                id: Data?, fieldType: FieldType, value: String, label: String?, extensions: [Extension]?,
+                id: Data?,
+                fieldType: FieldType,
+                value: String,
+                label: String?,
+                extensions: [Extension]?,
                 unknownMembers: [JSONMember]
             ) {
                 self.id = id
@@ -428,14 +466,24 @@ extension CXF {
 
             func copy() -> Storage {
                 Storage(
-                    id: id, fieldType: fieldType, value: value, label: label, extensions: extensions,
-                    unknownMembers: unknownMembers)
+                    id: id,
+                    fieldType: fieldType,
+                    value: value,
+                    label: label,
+                    extensions: extensions,
+                    unknownMembers: unknownMembers
+                )
             }
 
             var members: Members {
                 Members(
-                    id: id, fieldType: fieldType, value: value, label: label, extensions: extensions,
-                    unknownMembers: unknownMembers)
+                    id: id,
+                    fieldType: fieldType,
+                    value: value,
+                    label: label,
+                    extensions: extensions,
+                    unknownMembers: unknownMembers
+                )
             }
 
             struct Members: Equatable {
@@ -623,7 +671,10 @@ extension CXF {
 
             /// An accessor.
             public init(
-                type: AccessorType, accountId: Data, name: String, permissions: [Permission],
+                type: AccessorType,
+                accountId: Data,
+                name: String,
+                permissions: [Permission],
                 unknownMembers: [JSONMember] = []
             ) {
                 self.type = type
@@ -642,7 +693,12 @@ extension CXF {
             case unknown(String)
 
             /// The accessor types CXF 1.0 defines.
-            public enum Kind: String, Hashable, Sendable { /** `user`: one account; `group`: a group. */ case user, group }
+            public enum Kind: String, Hashable, Sendable {
+                /// `user`: one account.
+                case user
+                /// `group`: a group of accounts.
+                case group
+            }
 
             /// An accessor that is one account (`user`).
             public static let user = AccessorType.known(.user)
@@ -666,11 +722,20 @@ extension CXF {
 
         /// What an accessor may do with a shared collection or item. Unknown permissions are kept by name.
         public enum Permission: Hashable, Sendable {
-            /// The permissions CXF 1.0 defines, spelled as on the wire: `read` (see the entity, its secrets
-            /// hidden; autofill may still use them), `readSecret` (see its secrets too), `update` (change
-            /// it), `create` (add to it, such as items to a collection), `delete` (delete what it holds),
-            /// `share` (share it further) and `manage` (change who it is shared with).
-            case read, readSecret, update, create, delete, share, manage
+            /// `read`: see the entity, its secrets hidden (autofill may still use them).
+            case read
+            /// `readSecret`: see its secrets too.
+            case readSecret
+            /// `update`: change it.
+            case update
+            /// `create`: add to it, such as items to a collection.
+            case create
+            /// `delete`: delete what it holds.
+            case delete
+            /// `share`: share it further.
+            case share
+            /// `manage`: change who it is shared with.
+            case manage
             /// Any other permission, kept as written; it grants nothing.
             case unknown(String)
 

@@ -1,6 +1,7 @@
 import Crypto
-import struct Foundation.Data
 import SwiftASN1
+
+import struct Foundation.Data
 
 /// A PKCS#8 private key (RFC 5208 / RFC 5958) as CXF carries it in passkeys and SSH keys: parsed,
 /// checked, and with its public key, taken from the key or derived where the key leaves it out.
@@ -104,7 +105,8 @@ public struct PrivateKeyInfo: Sendable, CustomStringConvertible {
     private static let secp384r1: ASN1ObjectIdentifier = [1, 3, 132, 0, 34]
     private static let secp521r1: ASN1ObjectIdentifier = [1, 3, 132, 0, 35]
 
-    private static func parse(_ der: [UInt8], verifyPublicKey: Bool, derive: Bool) throws -> (Algorithm, [UInt8], Bool) {
+    private static func parse(_ der: [UInt8], verifyPublicKey: Bool, derive: Bool) throws -> (Algorithm, [UInt8], Bool)
+    {
         let root = try DER.parse(der)
         return try DER.sequence(root, identifier: .sequence) { nodes in
             let version = try Int(derEncoded: &nodes)
@@ -133,14 +135,24 @@ public struct PrivateKeyInfo: Sendable, CustomStringConvertible {
                 case secp384r1: algorithm = .p384
                 case secp521r1: algorithm = .p521
                 case nil: throw Error(description: "the EC key names no curve")
-                case let other?: throw Error(description: "the EC curve \(other) is not supported (P-256, P-384, P-521)")
+                case let other?:
+                    throw Error(description: "the EC curve \(other) is not supported (P-256, P-384, P-521)")
                 }
-                return try ecKey(privateKey, algorithm: algorithm, outerPublicKey: outerPublicKey, verify: verifyPublicKey)
+                return try ecKey(
+                    privateKey,
+                    algorithm: algorithm,
+                    outerPublicKey: outerPublicKey,
+                    verify: verifyPublicKey
+                )
             case ed25519:
                 let seed = try ASN1OctetString(derEncoded: try DER.parse(privateKey)).bytes
-                guard seed.count == 32 else { throw Error(description: "the Ed25519 key is \(seed.count) bytes, not 32") }
+                guard seed.count == 32 else {
+                    throw Error(description: "the Ed25519 key is \(seed.count) bytes, not 32")
+                }
                 if let outerPublicKey, !verifyPublicKey {
-                    guard outerPublicKey.count == 32 else { throw Error(description: "the Ed25519 public key is not 32 bytes") }
+                    guard outerPublicKey.count == 32 else {
+                        throw Error(description: "the Ed25519 public key is not 32 bytes")
+                    }
                     return (.ed25519, Array(outerPublicKey), false)
                 }
                 if outerPublicKey == nil && !derive { return (.ed25519, [], false) }
@@ -164,7 +176,10 @@ public struct PrivateKeyInfo: Sendable, CustomStringConvertible {
 
     /// RFC 5915 ECPrivateKey inside the PKCS#8 octet string.
     private static func ecKey(
-        _ bytes: ArraySlice<UInt8>, algorithm: Algorithm, outerPublicKey: ArraySlice<UInt8>?, verify: Bool
+        _ bytes: ArraySlice<UInt8>,
+        algorithm: Algorithm,
+        outerPublicKey: ArraySlice<UInt8>?,
+        verify: Bool
     ) throws -> (Algorithm, [UInt8], Bool) {
         let (scalar, innerPublicKey) = try DER.sequence(try DER.parse(bytes), identifier: .sequence) { nodes in
             let version = try Int(derEncoded: &nodes)
@@ -180,17 +195,29 @@ public struct PrivateKeyInfo: Sendable, CustomStringConvertible {
         do {
             switch algorithm {
             case .p256:
-                return try ecResult(algorithm, given: given, verify: verify,
+                return try ecResult(
+                    algorithm,
+                    given: given,
+                    verify: verify,
                     check: { _ = try P256.Signing.PublicKey(x963Representation: $0) },
-                    derive: { try P256.Signing.PrivateKey(rawRepresentation: scalar).publicKey.x963Representation })
+                    derive: { try P256.Signing.PrivateKey(rawRepresentation: scalar).publicKey.x963Representation }
+                )
             case .p384:
-                return try ecResult(algorithm, given: given, verify: verify,
+                return try ecResult(
+                    algorithm,
+                    given: given,
+                    verify: verify,
                     check: { _ = try P384.Signing.PublicKey(x963Representation: $0) },
-                    derive: { try P384.Signing.PrivateKey(rawRepresentation: scalar).publicKey.x963Representation })
+                    derive: { try P384.Signing.PrivateKey(rawRepresentation: scalar).publicKey.x963Representation }
+                )
             case .p521:
-                return try ecResult(algorithm, given: given, verify: verify,
+                return try ecResult(
+                    algorithm,
+                    given: given,
+                    verify: verify,
                     check: { _ = try P521.Signing.PublicKey(x963Representation: $0) },
-                    derive: { try P521.Signing.PrivateKey(rawRepresentation: scalar).publicKey.x963Representation })
+                    derive: { try P521.Signing.PrivateKey(rawRepresentation: scalar).publicKey.x963Representation }
+                )
             case .ed25519, .rsa:
                 preconditionFailure("not an EC algorithm")
             }
@@ -202,11 +229,16 @@ public struct PrivateKeyInfo: Sendable, CustomStringConvertible {
     }
 
     private static func ecResult(
-        _ algorithm: Algorithm, given: ArraySlice<UInt8>?, verify: Bool,
-        check: (ArraySlice<UInt8>) throws -> Void, derive: () throws -> Data
+        _ algorithm: Algorithm,
+        given: ArraySlice<UInt8>?,
+        verify: Bool,
+        check: (ArraySlice<UInt8>) throws -> Void,
+        derive: () throws -> Data
     ) throws -> (Algorithm, [UInt8], Bool) {
         if let given {
-            do { try check(given) } catch { throw Error(description: "the \(algorithm) public key is not a point on the curve") }
+            do { try check(given) } catch {
+                throw Error(description: "the \(algorithm) public key is not a point on the curve")
+            }
             if verify {
                 guard try derive().elementsEqual(given) else {
                     throw Error(description: "the \(algorithm) public key does not belong to the private key")
@@ -221,7 +253,9 @@ public struct PrivateKeyInfo: Sendable, CustomStringConvertible {
     private static func rsaKey(_ bytes: ArraySlice<UInt8>) throws -> (Algorithm, [UInt8], Bool) {
         try DER.sequence(try DER.parse(bytes), identifier: .sequence) { nodes in
             let version = try Int(derEncoded: &nodes)
-            guard version == 0 || version == 1 else { throw Error(description: "RSAPrivateKey version \(version) is unknown") }
+            guard version == 0 || version == 1 else {
+                throw Error(description: "RSAPrivateKey version \(version) is unknown")
+            }
             let modulus = try ArraySlice<UInt8>(derEncoded: &nodes)
             let exponent = try ArraySlice<UInt8>(derEncoded: &nodes)
             for _ in 0..<6 { _ = try ArraySlice<UInt8>(derEncoded: &nodes) }  // d, p, q, dP, dQ, qInv

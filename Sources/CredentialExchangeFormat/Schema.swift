@@ -202,10 +202,13 @@ extension CXF.Credential {
     /// that member calls for (`nil` for a custom field, which calls for none), in member order
     /// (`custom-fields` lists its fields under "fields").
     public var editableFields: [(member: String, field: CXF.EditableField, expected: CXF.FieldType?)] {
-        func collect<C: SchemaCredential>(_ c: C) -> [(member: String, field: CXF.EditableField, expected: CXF.FieldType?)] {
+        func collect<C: SchemaCredential>(
+            _ c: C
+        ) -> [(member: String, field: CXF.EditableField, expected: CXF.FieldType?)] {
             C.members.compactMap { member in
                 switch member.kind {
-                case .field(let keyPath, let expected): c[keyPath: keyPath].map { (member.key.description, $0, expected) }
+                case .field(let keyPath, let expected):
+                    c[keyPath: keyPath].map { (member.key.description, $0, expected) }
                 case .requiredField(let keyPath, let expected): (member.key.description, c[keyPath: keyPath], expected)
                 case .string, .requiredString, .requiredBytes: nil
                 }
@@ -234,7 +237,9 @@ extension CXF.Credential {
     /// custom field (it calls for no type, and a PIN can be labelled anything). Show these
     /// redacted; the validator never quotes them.
     public var secretFields: [CXF.EditableField] {
-        editableFields.compactMap { Self.maySecret(expected: $0.expected, declared: $0.field.fieldType) ? $0.field : nil }
+        editableFields.compactMap {
+            Self.maySecret(expected: $0.expected, declared: $0.field.fieldType) ? $0.field : nil
+        }
     }
 
     /// The one rule for ``secretFields`` and the validator's quoting.

@@ -1,5 +1,6 @@
-import struct Foundation.Data
 import KeyportEncoding
+
+import struct Foundation.Data
 
 extension CXF {
     /// Checks a decoded document against the rules of CXF 1.0, separately from decoding, and returns
@@ -63,7 +64,12 @@ struct ValidationRun {
         return out
     }
 
-    mutating func report(_ severity: Diagnostic.Severity, _ code: Diagnostic.Code, _ member: StaticString?, _ message: String) {
+    mutating func report(
+        _ severity: Diagnostic.Severity,
+        _ code: Diagnostic.Code,
+        _ member: StaticString?,
+        _ message: String
+    ) {
         let path = diagnostics.wants(code) ? pointer(member) : ""
         diagnostics.append(severity, code, path: path, message: message)
     }
@@ -87,8 +93,11 @@ struct ValidationRun {
         case .header(let header):
             if header.version.major != 1 {
                 report(
-                    .error, .unsupportedVersion, "version",
-                    "CXF version \(header.version) is not supported: this reader understands major version 1 (1.x); a new major version changes the format incompatibly")
+                    .error,
+                    .unsupportedVersion,
+                    "version",
+                    "CXF version \(header.version) is not supported: this reader understands major version 1 (1.x); a new major version changes the format incompatibly"
+                )
             }
             timestamp(header.timestamp, "timestamp")
             path.append(.key("accounts"))
@@ -121,7 +130,8 @@ struct ValidationRun {
         extensions(a.extensions)
     }
 
-    mutating func collections(_ key: StaticString, _ collections: [CXF.Collection], account: Data, ids: inout Set<Data>) {
+    mutating func collections(_ key: StaticString, _ collections: [CXF.Collection], account: Data, ids: inout Set<Data>)
+    {
         path.append(.key(key))
         for index in collections.indices {
             path.append(.index(index))
@@ -139,7 +149,12 @@ struct ValidationRun {
         if id.isEmpty {
             report(.warning, .emptyID, member, "the id is empty, so nothing can refer to this")
         } else if id.count > 64 {
-            report(.warning, .idTooLong, member, "the id is \(id.count) bytes; CXF allows at most 64, so an importer may give it a new one")
+            report(
+                .warning,
+                .idTooLong,
+                member,
+                "the id is \(id.count) bytes; CXF allows at most 64, so an importer may give it a new one"
+            )
         }
     }
 
@@ -168,11 +183,21 @@ struct ValidationRun {
     mutating func link(_ link: CXF.LinkedItem, account: Data) {
         let target = link.account ?? account
         guard let items = itemsByAccount[target] else {
-            report(.warning, .danglingLinkedItem, "account", "the link names account \(Base64URL.encode(target)), which is not in this document")
+            report(
+                .warning,
+                .danglingLinkedItem,
+                "account",
+                "the link names account \(Base64URL.encode(target)), which is not in this document"
+            )
             return
         }
         if !items.contains(link.item) {
-            report(.warning, .danglingLinkedItem, "item", "the link names item \(Base64URL.encode(link.item)), which is not in its account")
+            report(
+                .warning,
+                .danglingLinkedItem,
+                "item",
+                "the link names item \(Base64URL.encode(link.item)), which is not in its account"
+            )
         }
     }
 
@@ -209,15 +234,30 @@ struct ValidationRun {
 
     mutating func accessor(_ accessor: CXF.SharedExtension.Accessor) {
         if case .unknown(let type) = accessor.type {
-            report(.warning, .ignoredAccessor, "type", "the accessor type '\(type)' is unknown; this accessor is ignored")
+            report(
+                .warning,
+                .ignoredAccessor,
+                "type",
+                "the accessor type '\(type)' is unknown; this accessor is ignored"
+            )
             return
         }
         let unknown = accessor.permissions.compactMap { if case .unknown(let p) = $0 { p } else { nil } }
         let names = unknown.isEmpty ? "" : " (unknown: \(unknown.joined(separator: ", ")))"
         if accessor.permissions.count == unknown.count {
-            report(.warning, .ignoredAccessor, "permissions", "the accessor has no known permission\(names); it is ignored")
+            report(
+                .warning,
+                .ignoredAccessor,
+                "permissions",
+                "the accessor has no known permission\(names); it is ignored"
+            )
         } else if !unknown.isEmpty {
-            report(.warning, .ignoredAccessor, "permissions", "unknown permissions are ignored: \(unknown.joined(separator: ", "))")
+            report(
+                .warning,
+                .ignoredAccessor,
+                "permissions",
+                "unknown permissions are ignored: \(unknown.joined(separator: ", "))"
+            )
         }
     }
 
@@ -236,15 +276,24 @@ struct ValidationRun {
         case .personName(let c): schema(c)
         case .wifi(let c): schema(c)
         case .generatedPassword(let c):
-            if c.password.isEmpty { report(.warning, .emptyRequiredValue, "password", "the generated password is empty") }
+            if c.password.isEmpty {
+                report(.warning, .emptyRequiredValue, "password", "the generated password is empty")
+            }
         case .sshKey(let c):
             schema(c)
             key(c.privateKey, "privateKey", sshKeyType: c.keyType)
         case .passkey(let p):
-            if p.credentialId.isEmpty { report(.error, .emptyRequiredValue, "credentialId", "the credential id is empty") }
+            if p.credentialId.isEmpty {
+                report(.error, .emptyRequiredValue, "credentialId", "the credential id is empty")
+            }
             if p.rpId.isEmpty { report(.error, .emptyRequiredValue, "rpId", "the relying party id is empty") }
             if p.userHandle.isEmpty || p.userHandle.count > 64 {
-                report(.error, .invalidFieldValue, "userHandle", "the user handle is \(p.userHandle.count) bytes; WebAuthn requires 1 to 64")
+                report(
+                    .error,
+                    .invalidFieldValue,
+                    "userHandle",
+                    "the user handle is \(p.userHandle.count) bytes; WebAuthn requires 1 to 64"
+                )
             }
             key(p.key, "key", sshKeyType: nil)
         case .totp(let t): totp(t)
@@ -252,8 +301,11 @@ struct ValidationRun {
             id(f.id, "id")
             if f.integrityHash.count != 32 {
                 report(
-                    .warning, .invalidIntegrityHash, "integrityHash",
-                    "the integrity hash is \(f.integrityHash.count) bytes; a SHA-256 hash is 32, so the file's contents cannot be checked against it")
+                    .warning,
+                    .invalidIntegrityHash,
+                    "integrityHash",
+                    "the integrity hash is \(f.integrityHash.count) bytes; a SHA-256 hash is 32, so the file's contents cannot be checked against it"
+                )
             }
         case .customFields(let c):
             if let id = c.id { self.id(id, "id") }
@@ -298,11 +350,23 @@ struct ValidationRun {
         } catch {
             report(.error, .invalidTOTPSecret, "secret", "the secret is not Base32: \(error.redactedDescription)")
         }
-        if t.period == 0 { report(.error, .invalidTOTPParameter, "period", "the period is 0 seconds, so no code can be computed") }
+        if t.period == 0 {
+            report(.error, .invalidTOTPParameter, "period", "the period is 0 seconds, so no code can be computed")
+        }
         if t.digits == 0 || t.digits > 10 {
-            report(.error, .invalidTOTPParameter, "digits", "\(t.digits) digits cannot be a one-time code (HOTP gives 1 to 10)")
+            report(
+                .error,
+                .invalidTOTPParameter,
+                "digits",
+                "\(t.digits) digits cannot be a one-time code (HOTP gives 1 to 10)"
+            )
         } else if t.digits < 6 {
-            report(.warning, .invalidTOTPParameter, "digits", "\(t.digits) digits are fewer than the 6 RFC 4226 asks for")
+            report(
+                .warning,
+                .invalidTOTPParameter,
+                "digits",
+                "\(t.digits) digits are fewer than the 6 RFC 4226 asks for"
+            )
         }
     }
 
@@ -311,8 +375,11 @@ struct ValidationRun {
             let algorithm = try PrivateKeyInfo.check(der, verifyPublicKey: verifyKeyPairs)
             if let sshKeyType, !algorithm.sshKeyTypes.contains(sshKeyType) {
                 report(
-                    .warning, .keyTypeMismatch, member,
-                    "the key is \(algorithm) but keyType says '\(sshKeyType)' (expected \(algorithm.sshKeyTypes.joined(separator: " or ")))")
+                    .warning,
+                    .keyTypeMismatch,
+                    member,
+                    "the key is \(algorithm) but keyType says '\(sshKeyType)' (expected \(algorithm.sshKeyTypes.joined(separator: " or ")))"
+                )
             }
         } catch {
             report(.error, .invalidPrivateKey, member, "\(error)")
@@ -322,13 +389,25 @@ struct ValidationRun {
     // MARK: Fields
 
     mutating func field(_ f: CXF.EditableField, expected: CXF.FieldType?, required: Bool) {
-        if let id = f.id, id.count > 64 { report(.error, .idTooLong, "id", "the id is \(id.count) bytes; CXF allows at most 64") }
+        if let id = f.id, id.count > 64 {
+            report(.error, .idTooLong, "id", "the id is \(id.count) bytes; CXF allows at most 64")
+        }
         if case .unknown(let name) = f.fieldType {
-            report(.warning, .unknownFieldType, "fieldType", "the field type '\(name)' is not part of CXF 1.0; the value is kept as text")
+            report(
+                .warning,
+                .unknownFieldType,
+                "fieldType",
+                "the field type '\(name)' is not part of CXF 1.0; the value is kept as text"
+            )
             return
         }
         if let expected, expected != f.fieldType {
-            report(.warning, .unexpectedFieldType, "fieldType", "this member should be a \(expected.rawValue) field, not \(f.fieldType.rawValue)")
+            report(
+                .warning,
+                .unexpectedFieldType,
+                "fieldType",
+                "this member should be a \(expected.rawValue) field, not \(f.fieldType.rawValue)"
+            )
         }
         if f.value.isEmpty {
             if required || f.fieldType != .string && f.fieldType != .concealedString {
@@ -365,7 +444,8 @@ enum FieldValueRules {
             if CXF.WiFiNetworkSecurityType(rawValue: value) != nil { return nil }
             let known = CXF.WiFiNetworkSecurityType.allCases.map(\.rawValue).joined(separator: ", ")
             if let meant = CXF.WiFiNetworkSecurityType(lenient: value) {
-                return "\(it) is not written as CXF writes Wi-Fi security types; it reads as \(meant.rawValue) (CXF: \(known))"
+                return
+                    "\(it) is not written as CXF writes Wi-Fi security types; it reads as \(meant.rawValue) (CXF: \(known))"
             }
             return "\(it) is not a Wi-Fi security type (\(known))"
         case .date, .yearMonth, .countryCode, .subdivisionCode:
@@ -407,7 +487,9 @@ enum FieldValueRules {
 
     static func isYearMonth(_ u: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
         let s = u.startIndex
-        guard u[s + 4] == UInt8(ascii: "-"), number(u[s..<s + 4]) != nil, let month = number(u[(s + 5)...]) else { return false }
+        guard u[s + 4] == UInt8(ascii: "-"), number(u[s..<s + 4]) != nil, let month = number(u[(s + 5)...]) else {
+            return false
+        }
         return (1...12).contains(month)
     }
 

@@ -76,7 +76,9 @@ package enum Base64URL {
     /// Decodes base64url or base64 text, padded or not.
     package static func decode(_ text: String) throws(DecodingError) -> [UInt8] {
         var text = text
-        let result = text.withUTF8 { utf8 in Result { () throws(DecodingError) in try decode(UnsafeRawBufferPointer(utf8)) } }
+        let result = text.withUTF8 { utf8 in
+            Result { () throws(DecodingError) in try decode(UnsafeRawBufferPointer(utf8)) }
+        }
         return try result.get()
     }
 
@@ -102,7 +104,8 @@ package enum Base64URL {
     }
 
     /// The input without its padding, and the number of bytes it decodes to.
-    private static func measure(_ input: UnsafeRawBufferPointer) throws(DecodingError) -> (UnsafeRawBufferPointer, Int) {
+    private static func measure(_ input: UnsafeRawBufferPointer) throws(DecodingError) -> (UnsafeRawBufferPointer, Int)
+    {
         var n = input.count
         var padding = 0
         while n > 0 && input[n - 1] == UInt8(ascii: "=") {
@@ -116,14 +119,19 @@ package enum Base64URL {
     }
 
     /// Decodes unpadded symbols into `out`, which has exactly the room they need.
-    private static func decode(_ input: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) -> DecodingError? {
+    private static func decode(
+        _ input: UnsafeRawBufferPointer,
+        into out: UnsafeMutableRawBufferPointer
+    ) -> DecodingError? {
         decodeTable.withUnsafeBufferPointer { table in
             let n = input.count
             var i = 0
             var o = 0
             while i + 4 <= n {
-                let a = table[Int(input[i])], b = table[Int(input[i + 1])]
-                let c = table[Int(input[i + 2])], d = table[Int(input[i + 3])]
+                let a = table[Int(input[i])]
+                let b = table[Int(input[i + 1])]
+                let c = table[Int(input[i + 2])]
+                let d = table[Int(input[i + 3])]
                 if (a | b | c | d) & 0xC0 != 0 { return invalid(input, from: i) }
                 let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
                 out[o] = UInt8(truncatingIfNeeded: v >> 16)
@@ -134,7 +142,8 @@ package enum Base64URL {
             }
             let rest = n - i
             if rest >= 2 {
-                let a = table[Int(input[i])], b = table[Int(input[i + 1])]
+                let a = table[Int(input[i])]
+                let b = table[Int(input[i + 1])]
                 let c = rest == 3 ? table[Int(input[i + 2])] : 0
                 if (a | b | c) & 0xC0 != 0 { return invalid(input, from: i) }
                 let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6

@@ -3,7 +3,9 @@ import Foundation
 /// Percent-encoding for URI components and form bodies: the RFC 3986 unreserved characters stay,
 /// everything else (spaces included, as `%20`) is escaped.
 package enum PercentEncoding {
-    static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
+    )
 
     package static func escape(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text

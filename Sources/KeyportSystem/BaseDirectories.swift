@@ -32,13 +32,19 @@ package struct BaseDirectories: Sendable {
     package var runtime: URL? { absolute("XDG_RUNTIME_DIR") }
 
     /// `$XDG_CACHE_HOME`, else `~/.cache`.
-    package var cacheHome: URL { absolute("XDG_CACHE_HOME") ?? home.appendingPathComponent(".cache", isDirectory: true) }
+    package var cacheHome: URL {
+        absolute("XDG_CACHE_HOME") ?? home.appendingPathComponent(".cache", isDirectory: true)
+    }
 
     /// `$XDG_DATA_HOME`, else `~/.local/share`.
-    package var dataHome: URL { absolute("XDG_DATA_HOME") ?? home.appendingPathComponent(".local/share", isDirectory: true) }
+    package var dataHome: URL {
+        absolute("XDG_DATA_HOME") ?? home.appendingPathComponent(".local/share", isDirectory: true)
+    }
 
     /// `$XDG_CONFIG_HOME`, else `~/.config`.
-    package var configHome: URL { absolute("XDG_CONFIG_HOME") ?? home.appendingPathComponent(".config", isDirectory: true) }
+    package var configHome: URL {
+        absolute("XDG_CONFIG_HOME") ?? home.appendingPathComponent(".config", isDirectory: true)
+    }
 
     private func absolute(_ variable: String) -> URL? {
         guard let value = environment[variable], value.hasPrefix("/") else { return nil }

@@ -68,13 +68,23 @@ package final class ChildProcess: Sendable {
     private let ending = Mutex<Termination?>(nil)
 
     /// Starts `executable` (a path) with `arguments` and exactly `environment`.
-    package init(executable: String, arguments: [String], environment: [String: String], streams: Streams = .null) throws {
+    package init(
+        executable: String,
+        arguments: [String],
+        environment: [String: String],
+        streams: Streams = .null
+    ) throws {
         let input: Data?
         switch streams {
         case .null: input = nil
         case .captured(let data): input = data
         }
-        let spawned = try Self.spawn(executable: executable, arguments: arguments, environment: environment, streams: streams)
+        let spawned = try Self.spawn(
+            executable: executable,
+            arguments: arguments,
+            environment: environment,
+            streams: streams
+        )
         pid = spawned.pid
         if let pipes = spawned.pipes {
             let output = Output()
@@ -105,9 +115,16 @@ package final class ChildProcess: Sendable {
     /// thread, and returns how it ended and what it wrote. For short helpers (`xdg-mime`) run
     /// from synchronous code; there is no timeout.
     package static func run(
-        executable: String, arguments: [String], environment: [String: String]
+        executable: String,
+        arguments: [String],
+        environment: [String: String]
     ) throws -> (termination: Termination, standardOutput: Data, standardError: Data) {
-        let spawned = try spawn(executable: executable, arguments: arguments, environment: environment, streams: .captured(input: nil))
+        let spawned = try spawn(
+            executable: executable,
+            arguments: arguments,
+            environment: environment,
+            streams: .captured(input: nil)
+        )
         var written = [Data(), Data()]
         if let pipes = spawned.pipes {
             serve(pipes, input: Data()) { stream, data in written[stream == .standardOutput ? 0 : 1].append(data) }
@@ -149,7 +166,10 @@ package final class ChildProcess: Sendable {
     }
 
     private static func spawn(
-        executable: String, arguments: [String], environment: [String: String], streams: Streams
+        executable: String,
+        arguments: [String],
+        environment: [String: String],
+        streams: Streams
     ) throws -> (pid: pid_t, pipes: Pipes?) {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -161,7 +181,10 @@ package final class ChildProcess: Sendable {
         posix_spawnattr_setsigmask(&attributes, &none)
         posix_spawnattr_setsigdefault(&attributes, &all)
         posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setflags(
+            &attributes,
+            Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP)
+        )
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -176,7 +199,13 @@ package final class ChildProcess: Sendable {
             switch streams {
             case .null:
                 for descriptor: Int32 in [0, 1, 2] {
-                    posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
+                    posix_spawn_file_actions_addopen(
+                        &actions,
+                        descriptor,
+                        "/dev/null",
+                        descriptor == 0 ? O_RDONLY : O_WRONLY,
+                        0
+                    )
                 }
             case .captured(let input):
                 var inputEnd: Int32?

@@ -60,7 +60,8 @@ extension ChildProcess {
                             continuation.resume(returning: value)
                             return true
                         },
-                        resumeEmpty: { continuation.resume(returning: nil) })
+                        resumeEmpty: { continuation.resume(returning: nil) }
+                    )
                     state.withLock { state in
                         if waiter.resumeIfWritten(state.standardOutput, state.standardError) { return }
                         if state.isClosed || Task.isCancelled {
@@ -86,7 +87,8 @@ extension ChildProcess {
                 case .standardOutput: state.standardOutput.append(data)
                 case .standardError: state.standardError.append(data)
                 }
-                for (id, waiter) in state.waiters where waiter.resumeIfWritten(state.standardOutput, state.standardError) {
+                for (id, waiter) in state.waiters
+                where waiter.resumeIfWritten(state.standardOutput, state.standardError) {
                     state.waiters[id] = nil
                 }
             }

@@ -35,7 +35,10 @@ package enum PrivateDirectory {
     ///   - create: create what is missing, each new directory with mode 0700.
     /// - Returns: the standardized directory, or `nil` when it does not exist and `create` is false.
     package static func prepare(
-        _ directory: URL, alsoPrivate: [URL] = [], contents: String, create: Bool
+        _ directory: URL,
+        alsoPrivate: [URL] = [],
+        contents: String,
+        create: Bool
     ) throws(Failure) -> URL? {
         let target = directory.standardizedFileURL
         var checked = [target.path] + alsoPrivate.map(\.standardizedFileURL.path)
@@ -49,7 +52,10 @@ package enum PrivateDirectory {
             }
             for path in missing.reversed() where mkdir(path, 0o700) != 0 && errno != EEXIST {
                 let reason = String(cString: strerror(errno))
-                throw Failure(reason: .unavailable, message: "cannot create the directory \(path) for \(contents): \(reason)")
+                throw Failure(
+                    reason: .unavailable,
+                    message: "cannot create the directory \(path) for \(contents): \(reason)"
+                )
             }
             checked.append(contentsOf: missing)
         }
@@ -76,19 +82,25 @@ package enum PrivateDirectory {
         guard info.st_mode & S_IFMT == S_IFDIR else {
             throw Failure(
                 reason: .unsafe,
-                message: "\(path) is not a directory (a link or a file is there); Keyport will not pass \(contents) through it. Remove it and try again")
+                message:
+                    "\(path) is not a directory (a link or a file is there); Keyport will not pass \(contents) through it. Remove it and try again"
+            )
         }
         let user = geteuid()
         guard info.st_uid == user else {
             throw Failure(
                 reason: .unsafe,
-                message: "\(path) belongs to user \(info.st_uid), not to you (user \(user)); someone else could read \(contents) passed through it, so Keyport will not use it. Remove it, or set XDG_RUNTIME_DIR to a private directory")
+                message:
+                    "\(path) belongs to user \(info.st_uid), not to you (user \(user)); someone else could read \(contents) passed through it, so Keyport will not use it. Remove it, or set XDG_RUNTIME_DIR to a private directory"
+            )
         }
         let mode = info.st_mode & 0o777
         guard mode & 0o077 == 0 else {
             throw Failure(
                 reason: .unsafe,
-                message: "\(path) is open to other users (mode \(String(mode, radix: 8))); \(contents) passed through it could be read by them, so Keyport will not use it. Run: chmod 700 \(path)")
+                message:
+                    "\(path) is open to other users (mode \(String(mode, radix: 8))); \(contents) passed through it could be read by them, so Keyport will not use it. Run: chmod 700 \(path)"
+            )
         }
     }
 }

@@ -72,7 +72,9 @@ package enum TerminationSignals {
         for signal in caught {
             var old = sigaction()
             guard sigaction(signal, nil, &old) == 0 else { continue }
-            if unsafeBitCast(old.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) { continue }
+            if unsafeBitCast(old.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) {
+                continue
+            }
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { signal in
                 var byte = UInt8(truncatingIfNeeded: signal)

@@ -55,9 +55,14 @@ public enum GoogleAuthenticatorMigration {
         }
         for (_, batch) in seen where batch.size > 1 {
             for missing in 0..<batch.size where !batch.indices.contains(missing) {
-                problems.append(Problem(
-                    batch: Int(missing), entry: nil,
-                    message: "this batch of the \(batch.size)-part export was not given; scan every QR code of the export"))
+                problems.append(
+                    Problem(
+                        batch: Int(missing),
+                        entry: nil,
+                        message:
+                            "this batch of the \(batch.size)-part export was not given; scan every QR code of the export"
+                    )
+                )
             }
         }
         return Decoded(accounts: accounts, problems: problems)
@@ -116,8 +121,13 @@ public enum GoogleAuthenticatorMigration {
             // An empty prefix (":account") only protects the account's own colon: no issuer.
             if labelIssuer?.isEmpty == true { labelIssuer = nil }
             return OTPAuthURI(
-                kind: kind, secret: OTPSecret(bytes: secret), issuer: issuer.isEmpty ? labelIssuer : issuer,
-                account: account, algorithm: algorithm, format: .decimal(digits: digits))
+                kind: kind,
+                secret: OTPSecret(bytes: secret),
+                issuer: issuer.isEmpty ? labelIssuer : issuer,
+                account: account,
+                algorithm: algorithm,
+                format: .decimal(digits: digits)
+            )
         }
     }
 
@@ -178,7 +188,10 @@ public enum GoogleAuthenticatorMigration {
         guard payload.batchSize >= 1, payload.batchIndex >= 0, payload.batchIndex < payload.batchSize,
             payload.batchSize <= 1000
         else {
-            throw OTPError(.invalidMigration, "batch \(payload.batchIndex) of \(payload.batchSize) is not a possible batch")
+            throw OTPError(
+                .invalidMigration,
+                "batch \(payload.batchIndex) of \(payload.batchSize) is not a possible batch"
+            )
         }
         return payload
     }
@@ -186,7 +199,11 @@ public enum GoogleAuthenticatorMigration {
     // MARK: Encoding
 
     /// Encodes accounts as migration URIs of at most `perBatch` accounts each.
-    public static func encode(_ accounts: [OTPAuthURI], perBatch: Int = 10, batchID: Int32 = 0) throws(OTPError) -> [String] {
+    public static func encode(
+        _ accounts: [OTPAuthURI],
+        perBatch: Int = 10,
+        batchID: Int32 = 0
+    ) throws(OTPError) -> [String] {
         guard perBatch > 0 else { throw OTPError(.invalidParameter, "a batch must hold at least one account") }
         // The messages hold secrets: they are wiped once the URIs are written.
         var entries: [ProtobufWriter] = []
@@ -194,7 +211,9 @@ public enum GoogleAuthenticatorMigration {
         for (index, account) in accounts.enumerated() {
             var message = ProtobufWriter()
             account.secret.withUnsafeBytes { message.bytes(1, $0) }
-            let label = OTPAuthURI.labelPrefix(account.issuer, account: account.account).map { "\($0):\(account.account)" } ?? account.account
+            let label =
+                OTPAuthURI.labelPrefix(account.issuer, account: account.account).map { "\($0):\(account.account)" }
+                ?? account.account
             message.bytes(2, Array(label.utf8))
             if let issuer = account.issuer { message.bytes(3, Array(issuer.utf8)) }
             message.varint(4, UInt64([OTPAlgorithm.sha1: 1, .sha256: 2, .sha512: 3][account.algorithm]!))
@@ -202,7 +221,10 @@ public enum GoogleAuthenticatorMigration {
             case .decimal(6): message.varint(5, 1)
             case .decimal(8): message.varint(5, 2)
             default:
-                throw OTPError(.unsupported, "account \(index + 1) (\(account.account)): Google Authenticator codes have 6 or 8 digits, not \(account.format)")
+                throw OTPError(
+                    .unsupported,
+                    "account \(index + 1) (\(account.account)): Google Authenticator codes have 6 or 8 digits, not \(account.format)"
+                )
             }
             switch account.kind {
             case .hotp(let counter):
@@ -211,11 +233,16 @@ public enum GoogleAuthenticatorMigration {
             case .totp(30):
                 message.varint(6, 2)
             case .totp(let period):
-                throw OTPError(.unsupported, "account \(index + 1) (\(account.account)): Google Authenticator codes change every 30 s, not \(period) s")
+                throw OTPError(
+                    .unsupported,
+                    "account \(index + 1) (\(account.account)): Google Authenticator codes change every 30 s, not \(period) s"
+                )
             }
             entries.append(message)
         }
-        let batches = stride(from: 0, to: max(entries.count, 1), by: perBatch).map { Array(entries[$0..<min($0 + perBatch, entries.count)]) }
+        let batches = stride(from: 0, to: max(entries.count, 1), by: perBatch).map {
+            Array(entries[$0..<min($0 + perBatch, entries.count)])
+        }
         return batches.enumerated().map { index, batch in
             var payload = ProtobufWriter()
             defer { payload.wipe() }
@@ -238,7 +265,9 @@ struct ProtobufReader {
     mutating func varint() throws(OTPError) -> UInt64 {
         var value: UInt64 = 0
         for shift in stride(from: 0, to: 70, by: 7) {
-            guard let byte = bytes.popFirst() else { throw OTPError(.invalidMigration, "the data ends inside a number") }
+            guard let byte = bytes.popFirst() else {
+                throw OTPError(.invalidMigration, "the data ends inside a number")
+            }
             guard shift < 64 else { throw OTPError(.invalidMigration, "a number is longer than 64 bits") }
             value |= UInt64(byte & 0x7F) << UInt64(shift)
             if byte & 0x80 == 0 { return value }
@@ -249,13 +278,17 @@ struct ProtobufReader {
     mutating func nextField() throws(OTPError) -> (Int, Int)? {
         guard !bytes.isEmpty else { return nil }
         let key = try varint()
-        guard key >> 3 > 0, key >> 3 < (1 << 29) else { throw OTPError(.invalidMigration, "a field number is not valid") }
+        guard key >> 3 > 0, key >> 3 < (1 << 29) else {
+            throw OTPError(.invalidMigration, "a field number is not valid")
+        }
         return (Int(key >> 3), Int(key & 7))
     }
 
     mutating func lengthDelimited() throws(OTPError) -> ArraySlice<UInt8> {
         let length = try varint()
-        guard length <= UInt64(bytes.count) else { throw OTPError(.invalidMigration, "a field is longer than the data") }
+        guard length <= UInt64(bytes.count) else {
+            throw OTPError(.invalidMigration, "a field is longer than the data")
+        }
         let value = bytes.prefix(Int(length))
         bytes = bytes.dropFirst(Int(length))
         return value
@@ -264,9 +297,13 @@ struct ProtobufReader {
     mutating func skip(wire: Int) throws(OTPError) {
         switch wire {
         case 0: _ = try varint()
-        case 1: guard bytes.count >= 8 else { throw OTPError(.invalidMigration, "the data ends inside a field") }; bytes = bytes.dropFirst(8)
+        case 1:
+            guard bytes.count >= 8 else { throw OTPError(.invalidMigration, "the data ends inside a field") }
+            bytes = bytes.dropFirst(8)
         case 2: _ = try lengthDelimited()
-        case 5: guard bytes.count >= 4 else { throw OTPError(.invalidMigration, "the data ends inside a field") }; bytes = bytes.dropFirst(4)
+        case 5:
+            guard bytes.count >= 4 else { throw OTPError(.invalidMigration, "the data ends inside a field") }
+            bytes = bytes.dropFirst(4)
         default: throw OTPError(.invalidMigration, "wire type \(wire) is not valid here")
         }
     }

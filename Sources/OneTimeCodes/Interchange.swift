@@ -17,7 +17,10 @@ extension OTPAuthURI {
             for pair in otp.split(separator: "&") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
                 guard parts.count == 2, let value = String(parts[1]).removingPercentEncoding else {
-                    throw OTPError(.invalidURI, "the otp attribute is neither an otpauth:// URI nor key=…&step=…&size=…")
+                    throw OTPError(
+                        .invalidURI,
+                        "the otp attribute is neither an otpauth:// URI nor key=…&step=…&size=…"
+                    )
                 }
                 fields[String(parts[0]).lowercased()] = value
             }
@@ -38,7 +41,10 @@ extension OTPAuthURI {
         if let settings = attributes["TOTP Settings"] {
             let parts = settings.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
             guard parts.count == 2, let p = Int64(parts[0]), p > 0 else {
-                throw OTPError(.invalidParameter, "TOTP Settings must be \"period;digits\" (like 30;6 or 30;S), not \"\(settings)\"")
+                throw OTPError(
+                    .invalidParameter,
+                    "TOTP Settings must be \"period;digits\" (like 30;6 or 30;S), not \"\(settings)\""
+                )
             }
             period = p
             if parts[1].uppercased() == "S" {
@@ -61,14 +67,20 @@ extension OTPAuthURI {
         guard OTPGenerator.digitRange.contains(Int(totp.digits)) else {
             throw OTPError(.invalidParameter, "a code of \(totp.digits) digits is not possible; use 6 to 10")
         }
-        let algorithm: OTPAlgorithm = switch totp.algorithm {
-        case .sha1: .sha1
-        case .sha256: .sha256
-        case .sha512: .sha512
-        }
+        let algorithm: OTPAlgorithm =
+            switch totp.algorithm {
+            case .sha1: .sha1
+            case .sha256: .sha256
+            case .sha512: .sha512
+            }
         self.init(
-            kind: .totp(period: Int64(totp.period)), secret: try OTPSecret(base32: totp.secret), issuer: totp.issuer,
-            account: totp.username ?? "", algorithm: algorithm, format: .decimal(digits: Int(totp.digits)))
+            kind: .totp(period: Int64(totp.period)),
+            secret: try OTPSecret(base32: totp.secret),
+            issuer: totp.issuer,
+            account: totp.username ?? "",
+            algorithm: algorithm,
+            format: .decimal(digits: Int(totp.digits))
+        )
     }
 }
 
@@ -76,18 +88,27 @@ extension CXF.TOTP {
     /// The CXF credential for a TOTP account. HOTP and Steam accounts have no CXF form.
     public init(_ uri: OTPAuthURI) throws(OTPError) {
         guard case .totp(let period) = uri.kind, let period32 = UInt32(exactly: period) else {
-            throw OTPError(.unsupported, "CXF totp credentials hold time-based codes with a period up to \(UInt32.max) s; this account is counter-based or its period is too long")
+            throw OTPError(
+                .unsupported,
+                "CXF totp credentials hold time-based codes with a period up to \(UInt32.max) s; this account is counter-based or its period is too long"
+            )
         }
         guard case .decimal(let digits) = uri.format else {
             throw OTPError(.unsupported, "CXF has no Steam Guard codes")
         }
-        let algorithm: CXF.TOTP.Algorithm = switch uri.algorithm {
-        case .sha1: .sha1
-        case .sha256: .sha256
-        case .sha512: .sha512
-        }
+        let algorithm: CXF.TOTP.Algorithm =
+            switch uri.algorithm {
+            case .sha1: .sha1
+            case .sha256: .sha256
+            case .sha512: .sha512
+            }
         self.init(
-            secret: uri.secret.base32EncodedSecret(), period: period32, digits: UInt32(digits),
-            username: uri.account.isEmpty ? nil : uri.account, algorithm: algorithm, issuer: uri.issuer)
+            secret: uri.secret.base32EncodedSecret(),
+            period: period32,
+            digits: UInt32(digits),
+            username: uri.account.isEmpty ? nil : uri.account,
+            algorithm: algorithm,
+            issuer: uri.issuer
+        )
     }
 }

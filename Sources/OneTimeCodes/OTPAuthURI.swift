@@ -54,8 +54,12 @@ public struct OTPAuthURI: Equatable, Sendable {
 
     /// An account; the defaults are the format's (TOTP every 30 seconds, SHA-1, 6 digits).
     public init(
-        kind: Kind = .totp(period: 30), secret: OTPSecret, issuer: String? = nil, account: String = "",
-        algorithm: OTPAlgorithm = .sha1, format: OTPGenerator.Format = .decimal(digits: 6),
+        kind: Kind = .totp(period: 30),
+        secret: OTPSecret,
+        issuer: String? = nil,
+        account: String = "",
+        algorithm: OTPAlgorithm = .sha1,
+        format: OTPGenerator.Format = .decimal(digits: 6),
         otherParameters: [Parameter] = []
     ) {
         self.kind = kind
@@ -98,7 +102,10 @@ public struct OTPAuthURI: Equatable, Sendable {
 
         var parameters: [(String, String)] = []
         if let query {
-            for pair in afterType[afterType.index(after: query)...].split(separator: "&", omittingEmptySubsequences: true) {
+            for pair in afterType[afterType.index(after: query)...].split(
+                separator: "&",
+                omittingEmptySubsequences: true
+            ) {
                 let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 guard let name = String(parts[0]).removingPercentEncoding,
                     let value = (parts.count > 1 ? String(parts[1]) : "").removingPercentEncoding
@@ -116,13 +123,18 @@ public struct OTPAuthURI: Equatable, Sendable {
             guard let first = matches.first else { return nil }
             let value = parameters[first].1
             guard matches.allSatisfy({ parameters[$0].1 == value }) else {
-                throw OTPError(.invalidParameter, "the parameter '\(name)' is given more than once, with different values")
+                throw OTPError(
+                    .invalidParameter,
+                    "the parameter '\(name)' is given more than once, with different values"
+                )
             }
             parameters.removeAll { $0.0.lowercased() == name }
             return value
         }
 
-        guard let secretText = try take("secret") else { throw OTPError(.invalidSecret, "the URI has no secret parameter") }
+        guard let secretText = try take("secret") else {
+            throw OTPError(.invalidSecret, "the URI has no secret parameter")
+        }
         secret = try OTPSecret(base32: secretText)
 
         if let name = try take("algorithm") {
@@ -255,7 +267,9 @@ extension OTPAuthURI: CustomStringConvertible {
     /// and bidirectional marks written as `\u{1B}`).
     public var description: String {
         let issuer = issuer.map { DisplayText.escaping($0) } ?? "none"
-        var parts = ["issuer: \(issuer)", "account: \(DisplayText.escaping(account))", algorithm.uriName, format.description]
+        var parts = [
+            "issuer: \(issuer)", "account: \(DisplayText.escaping(account))", algorithm.uriName, format.description,
+        ]
         switch kind {
         case .totp(let period): parts.append("period \(period) s")
         case .hotp(let counter): parts.append("counter \(counter)")

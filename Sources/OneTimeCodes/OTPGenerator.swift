@@ -51,7 +51,11 @@ public struct OTPGenerator: Sendable {
     ///
     /// - Throws: ``OTPError`` (``OTPError/Code/invalidParameter``) for a decimal format outside
     ///   ``digitRange``.
-    public init(secret: OTPSecret, algorithm: OTPAlgorithm = .sha1, format: Format = .decimal(digits: 6)) throws(OTPError) {
+    public init(
+        secret: OTPSecret,
+        algorithm: OTPAlgorithm = .sha1,
+        format: Format = .decimal(digits: 6)
+    ) throws(OTPError) {
         if case .decimal(let digits) = format, !Self.digitRange.contains(digits) {
             throw OTPError(.invalidParameter, "a code of \(digits) digits is not possible; use 6 to 10")
         }
@@ -132,10 +136,15 @@ public struct TOTP: Sendable {
     /// - Throws: ``OTPError`` (``OTPError/Code/invalidParameter``) for a period that is not positive or
     ///   digits outside ``OTPGenerator/digitRange``.
     public init(
-        secret: OTPSecret, algorithm: OTPAlgorithm = .sha1, format: OTPGenerator.Format = .decimal(digits: 6),
-        period: Int64 = 30, t0: Int64 = 0
+        secret: OTPSecret,
+        algorithm: OTPAlgorithm = .sha1,
+        format: OTPGenerator.Format = .decimal(digits: 6),
+        period: Int64 = 30,
+        t0: Int64 = 0
     ) throws(OTPError) {
-        guard period > 0 else { throw OTPError(.invalidParameter, "the period must be a positive number of seconds, not \(period)") }
+        guard period > 0 else {
+            throw OTPError(.invalidParameter, "the period must be a positive number of seconds, not \(period)")
+        }
         generator = try OTPGenerator(secret: secret, algorithm: algorithm, format: format)
         self.period = period
         self.t0 = t0

@@ -27,18 +27,33 @@ public struct OTPVerifier: Sendable {
     /// a guess was.
     public func verify(_ code: String, at time: Int64, lastUsedStep: UInt64? = nil) -> UInt64? {
         guard let current = try? totp.counter(at: time) else { return nil }
-        return Self.match(code, generator: totp.generator, around: current, before: window, after: window, lastUsed: lastUsedStep)
+        return Self.match(
+            code,
+            generator: totp.generator,
+            around: current,
+            before: window,
+            after: window,
+            lastUsed: lastUsedStep
+        )
     }
 
     /// HOTP: the counter `code` matches among `counter` … `counter + lookAhead`, or nil.
     public static func verifyHOTP(
-        _ code: String, generator: OTPGenerator, counter: UInt64, lookAhead: Int = 0
+        _ code: String,
+        generator: OTPGenerator,
+        counter: UInt64,
+        lookAhead: Int = 0
     ) -> UInt64? {
         match(code, generator: generator, around: counter, before: 0, after: max(0, lookAhead), lastUsed: nil)
     }
 
     static func match(
-        _ code: String, generator: OTPGenerator, around center: UInt64, before: Int, after: Int, lastUsed: UInt64?
+        _ code: String,
+        generator: OTPGenerator,
+        around center: UInt64,
+        before: Int,
+        after: Int,
+        lastUsed: UInt64?
     ) -> UInt64? {
         guard code.utf8.count == generator.format.length else { return nil }
         var found: UInt64? = nil

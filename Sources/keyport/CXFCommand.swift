@@ -6,7 +6,8 @@ struct CXFCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cxf",
         abstract: "Read, check and rewrite FIDO Credential Exchange Format (CXF 1.0) documents.",
-        subcommands: [Validate.self, Format.self, Stats.self])
+        subcommands: [Validate.self, Format.self, Stats.self]
+    )
 }
 
 /// Input options every `cxf` command shares.
@@ -17,7 +18,9 @@ struct CXFInput: ParsableArguments {
     @Option(help: "The largest document to read, in bytes.")
     var maxSize: Int = CXF.DecodingOptions().maxDocumentSize
 
-    @Option(help: "The deepest nesting of JSON objects and arrays to accept (at most \(CXF.DecodingOptions.maxDepthLimit)).")
+    @Option(
+        help: "The deepest nesting of JSON objects and arrays to accept (at most \(CXF.DecodingOptions.maxDepthLimit))."
+    )
     var maxDepth: Int = CXF.DecodingOptions().maxDepth
 
     @Option(help: "How many findings of one kind to list before only counting them.")
@@ -37,7 +40,11 @@ struct CXFInput: ParsableArguments {
     /// `Failure.invalid`, a file that cannot be read a `Failure.io`; each carries its code.
     func decode() throws(Failure) -> CXF.DecodedDocument {
         let bytes = try readInput(file, limit: maxSize)
-        let options = CXF.DecodingOptions(maxDocumentSize: maxSize, maxDepth: maxDepth, maxDiagnosticsPerCode: maxFindings)
+        let options = CXF.DecodingOptions(
+            maxDocumentSize: maxSize,
+            maxDepth: maxDepth,
+            maxDiagnosticsPerCode: maxFindings
+        )
         do {
             return try CXF.Decoder(options: options).decode(bytes)
         } catch {
@@ -50,7 +57,9 @@ extension CXFCommand {
     struct Validate: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check a document against CXF 1.0 and list every problem with its JSON pointer.",
-            discussion: "Exit status: 0 when the document has no error (warnings allowed), 1 when it is invalid, 2 for a usage or I/O error.")
+            discussion:
+                "Exit status: 0 when the document has no error (warnings allowed), 1 when it is invalid, 2 for a usage or I/O error."
+        )
 
         @OptionGroup var input: CXFInput
 
@@ -78,7 +87,10 @@ extension CXFCommand {
                 return ValidationReport(fatal: error.message, code: code)
             }
             let validator = CXF.Validator(verifyKeyPairs: verifyKeyPairs, maxDiagnosticsPerCode: input.maxFindings)
-            return ValidationReport(document: decoded.document, diagnostics: decoded.diagnostics + validator.validate(decoded.document))
+            return ValidationReport(
+                document: decoded.document,
+                diagnostics: decoded.diagnostics + validator.validate(decoded.document)
+            )
         }
     }
 
@@ -91,14 +103,18 @@ extension CXFCommand {
                 unpadded base64url, absent optionals left out. Nothing is dropped: a value that cannot be \
                 read is written back as it came (and reported as an error). Diagnostics go to standard \
                 error. Exit status: 0, or 1 when the document has an error, 2 for a usage or I/O error.
-                """)
+                """
+        )
 
         @OptionGroup var input: CXFInput
 
         @Flag(help: "Indent the output.")
         var pretty = false
 
-        @Option(name: .shortAndLong, help: "Write to this file, replacing it only once the whole document is written (new files are made 0600).")
+        @Option(
+            name: .shortAndLong,
+            help: "Write to this file, replacing it only once the whole document is written (new files are made 0600)."
+        )
         var output: String?
 
         func run() throws {
@@ -121,7 +137,8 @@ extension CXFCommand {
 
     struct Stats: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Count a document's accounts, items, credentials by type and fields by field type.")
+            abstract: "Count a document's accounts, items, credentials by type and fields by field type."
+        )
 
         @OptionGroup var input: CXFInput
 

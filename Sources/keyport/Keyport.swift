@@ -12,7 +12,8 @@ struct Keyport: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keyport",
         abstract: "Credential exchange, one-time codes and sign-in for Linux.",
-        subcommands: [CXFCommand.self, OTPCommand.self, LoginCommand.self, URLSchemeCommand.self])
+        subcommands: [CXFCommand.self, OTPCommand.self, LoginCommand.self, URLSchemeCommand.self]
+    )
 
     /// Runs the command line, mapping errors onto the exit codes above.
     static func main() async {
@@ -26,7 +27,9 @@ struct Keyport: AsyncParsableCommand {
         } catch let failure as Failure {
             // The code, when the failure has one, as the `cxf validate` report prints it: `[too-large]`.
             let code = failure.code.map { " [\($0)]" } ?? ""
-            try? FileHandle.standardError.write(contentsOf: Data("keyport: \(DisplayText.escaping(failure.message))\(code)\n".utf8))
+            try? FileHandle.standardError.write(
+                contentsOf: Data("keyport: \(DisplayText.escaping(failure.message))\(code)\n".utf8)
+            )
             Foundation.exit(failure.exitCode)
         } catch {
             // Help requests (0) and a command's own ExitCode(1) keep their status; usage mistakes exit 2.
@@ -67,9 +70,13 @@ struct Failure: Error {
     }
 
     /// The input could not be read, or the output written: exit 2.
-    static func io(_ message: String, code: Code? = nil) -> Failure { Failure(message: message, exitCode: 2, code: code) }
+    static func io(_ message: String, code: Code? = nil) -> Failure {
+        Failure(message: message, exitCode: 2, code: code)
+    }
     /// The input is not acceptable: exit 1.
-    static func invalid(_ message: String, code: Code? = nil) -> Failure { Failure(message: message, exitCode: 1, code: code) }
+    static func invalid(_ message: String, code: Code? = nil) -> Failure {
+        Failure(message: message, exitCode: 1, code: code)
+    }
 }
 
 /// Reads a whole file, or standard input for `-`, refusing more than `limit` bytes.
@@ -84,13 +91,20 @@ func readInput(_ path: String, limit: Int) throws(Failure) -> [UInt8] {
         fd = STDIN_FILENO
     } else {
         fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .io("cannot open \(path): \(String(cString: strerror(errno)))", code: .unreadableInput) }
+        guard fd >= 0 else {
+            throw .io("cannot open \(path): \(String(cString: strerror(errno)))", code: .unreadableInput)
+        }
     }
     defer { if fd != STDIN_FILENO { close(fd) } }
-    let tooLarge = Failure.invalid("\(name) is larger than \(limit) bytes (raise --max-size to read it)", code: .tooLarge)
+    let tooLarge = Failure.invalid(
+        "\(name) is larger than \(limit) bytes (raise --max-size to read it)",
+        code: .tooLarge
+    )
 
     var info = stat()
-    guard fstat(fd, &info) == 0 else { throw .io("cannot read \(name): \(String(cString: strerror(errno)))", code: .unreadableInput) }
+    guard fstat(fd, &info) == 0 else {
+        throw .io("cannot read \(name): \(String(cString: strerror(errno)))", code: .unreadableInput)
+    }
     var bytes: [UInt8] = []
     if info.st_mode & S_IFMT == S_IFREG {
         guard info.st_size <= limit else { throw tooLarge }
@@ -130,7 +144,9 @@ extension FileHandle {
             try handle.write(contentsOf: data)
         } catch {
             let which = handle === FileHandle.standardError ? "standard error" : "standard output"
-            try? FileHandle.standardError.write(contentsOf: Data("keyport: cannot write to \(which): \(error.localizedDescription)\n".utf8))
+            try? FileHandle.standardError.write(
+                contentsOf: Data("keyport: cannot write to \(which): \(error.localizedDescription)\n".utf8)
+            )
             Foundation.exit(2)
         }
     }
@@ -169,7 +185,9 @@ private func temporaryFile(beside path: String) -> (Int32, String)? {
 /// the reason it could not, or `nil`.
 private func fillAndFlush(_ fd: Int32, _ bytes: [UInt8], replacing path: String) -> String? {
     var existing = stat()
-    if stat(path, &existing) == 0, fchmod(fd, existing.st_mode & 0o7777) != 0 { return String(cString: strerror(errno)) }
+    if stat(path, &existing) == 0, fchmod(fd, existing.st_mode & 0o7777) != 0 {
+        return String(cString: strerror(errno))
+    }
     var written = 0
     while written < bytes.count {
         let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }

@@ -18,7 +18,8 @@ struct LoginCommand: AsyncParsableCommand {
             1 when the sign-in was declined, timed out, was cancelled or the server refused it; 2 for a \
             usage error. Interrupted while waiting (Ctrl-C, SIGTERM, SIGHUP), keyport stops the browser \
             it launched, removes its profile, and then ends by that signal.
-            """)
+            """
+    )
 
     @Option(help: "The authorization server's issuer URL.")
     var issuer: String
@@ -28,11 +29,17 @@ struct LoginCommand: AsyncParsableCommand {
     var scope = "openid"
     @Flag(help: "Sign in in a browser Keyport launches with a fresh profile, which keeps no cookies.")
     var ephemeral = false
-    @Option(help: "loopback (http://127.0.0.1:PORT/callback), or a custom scheme registered with `keyport url-scheme register`.")
+    @Option(
+        help:
+            "loopback (http://127.0.0.1:PORT/callback), or a custom scheme registered with `keyport url-scheme register`."
+    )
     var redirect = "loopback"
     @Option(help: "Seconds to wait for the sign-in.")
     var timeout: Int = 300
-    @Option(help: "The browser command: %s is the URL, %p the profile directory (needed with --ephemeral). Default: $BROWSER, xdg-open, or for --ephemeral the first of chromium, google-chrome, firefox.")
+    @Option(
+        help:
+            "The browser command: %s is the URL, %p the profile directory (needed with --ephemeral). Default: $BROWSER, xdg-open, or for --ephemeral the first of chromium, google-chrome, firefox."
+    )
     var browser: String?
     @Flag(help: "Print the token values instead of redacting them.")
     var showTokens = false
@@ -80,33 +87,50 @@ struct LoginCommand: AsyncParsableCommand {
             if SchemeRegistration().isRegistered(scheme: redirect) == false {
                 FileHandle.write(
                     "warning: the desktop does not send \(redirect): URLs to Keyport, so the redirect may never arrive; run `keyport url-scheme register \(redirect)` first\n",
-                    to: .standardError)
+                    to: .standardError
+                )
             }
         }
         defer { loopback?.close() }
 
         let scopes = scope.split(separator: " ").map(String.init)
         let request = AuthorizationRequest(
-            authorizationEndpoint: configuration.authorizationEndpoint, clientID: clientID, redirectURI: redirectURI, scopes: scopes)
-        FileHandle.write("Open this address in a browser to sign in:\n\(request.url.absoluteString)\n", to: .standardError)
+            authorizationEndpoint: configuration.authorizationEndpoint,
+            clientID: clientID,
+            redirectURI: redirectURI,
+            scopes: scopes
+        )
+        FileHandle.write(
+            "Open this address in a browser to sign in:\n\(request.url.absoluteString)\n",
+            to: .standardError
+        )
 
         let session = WebAuthenticationSession(
-            timeout: .seconds(timeout), browser: browser.map { .command($0.split(separator: " ").map(String.init)) } ?? .automatic,
+            timeout: .seconds(timeout),
+            browser: browser.map { .command($0.split(separator: " ").map(String.init)) } ?? .automatic,
             presentURL: { _, reason in
                 // The address is already on standard error; say why no browser opened.
                 FileHandle.write("(no browser was opened: \(reason); waiting for the sign-in)\n", to: .standardError)
-            })
+            }
+        )
         // Ctrl-C, SIGTERM or SIGHUP while waiting cancel the session, which stops the browser
         // Keyport launched and removes its profile before keyport ends by that signal.
         let authorizationURL = request.url
         let browserSession: WebAuthenticationSession.BrowserSession = ephemeral ? .ephemeral : .shared
         let (outcome, signal) = await TerminationSignals.cancelling {
             try await session.authenticate(
-                using: authorizationURL, callback: callback, preferredBrowserSession: browserSession, additionalHeaderFields: [:])
+                using: authorizationURL,
+                callback: callback,
+                preferredBrowserSession: browserSession,
+                additionalHeaderFields: [:]
+            )
         }
         if let signal {
             let cleanup = ephemeral ? "; the browser Keyport launched was stopped and its profile removed" : ""
-            FileHandle.write("keyport: sign-in interrupted by \(TerminationSignals.name(signal))\(cleanup)\n", to: .standardError)
+            FileHandle.write(
+                "keyport: sign-in interrupted by \(TerminationSignals.name(signal))\(cleanup)\n",
+                to: .standardError
+            )
             TerminationSignals.end(by: signal)
         }
         let callbackURL: URL
@@ -118,15 +142,25 @@ struct LoginCommand: AsyncParsableCommand {
 
         let token: TokenResponse
         do throws(OAuthError) {
-            let code = try request.authorizationCode(from: callbackURL, matching: callback.matcher, expectedIssuer: configuration.issuer)
+            let code = try request.authorizationCode(
+                from: callbackURL,
+                matching: callback.matcher,
+                expectedIssuer: configuration.issuer
+            )
             token = try await client.redeem(code, for: request, at: configuration.tokenEndpoint)
             if token.idToken != nil {
                 // Keyport does not verify ID token signatures: the claims are read only from an
                 // answer that came straight from the token endpoint (TLS or loopback, no redirect).
-                try IDTokenClaims(unverifiedFrom: token).check(issuer: configuration.issuer, clientID: clientID, nonce: request.nonce)
+                try IDTokenClaims(unverifiedFrom: token).check(
+                    issuer: configuration.issuer,
+                    clientID: clientID,
+                    nonce: request.nonce
+                )
             }
         } catch {
-            throw Failure.invalid(error.code == .accessDenied ? "sign-in declined: \(error.message)" : "sign-in failed: \(error.message)")
+            throw Failure.invalid(
+                error.code == .accessDenied ? "sign-in declined: \(error.message)" : "sign-in failed: \(error.message)"
+            )
         }
         FileHandle.write(Self.json(token, reveal: showTokens) + "\n")
     }
@@ -148,7 +182,10 @@ struct LoginCommand: AsyncParsableCommand {
         if let refreshToken = token.refreshToken { object["refresh_token"] = value(refreshToken) }
         if let idToken = token.idToken { object["id_token"] = value(idToken) }
         if let scope = token.scope { object["scope"] = scope }
-        let data = try! JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        let data = try! JSONSerialization.data(
+            withJSONObject: object,
+            options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        )
         return String(decoding: data, as: UTF8.self)
     }
 }

@@ -7,7 +7,8 @@ struct OTPCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "otp",
         abstract: "Make and read one-time codes: HOTP, TOTP, Steam Guard; otpauth:// and Google Authenticator exports.",
-        subcommands: [Code.self, Parse.self, Migration.self])
+        subcommands: [Code.self, Parse.self, Migration.self]
+    )
 }
 
 /// Reads a secret or URI argument; `-` reads it from standard input, which keeps it out of the
@@ -37,7 +38,8 @@ extension OTPCommand {
                 Options override what the URI says. Give - to read the secret or URI from standard input, \
                 which keeps it out of the process list. Exit status: 0, 1 for a bad secret, URI or option \
                 value, 2 for a usage error.
-                """)
+                """
+        )
 
         @Argument(help: "A Base32 secret, an otpauth:// or steam:// URI, or - for standard input.")
         var secretOrURI: String
@@ -89,7 +91,8 @@ extension OTPCommand {
 
     struct Parse: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print the normalised parameters of an otpauth:// URI (the secret as canonical Base32).")
+            abstract: "Print the normalised parameters of an otpauth:// URI (the secret as canonical Base32)."
+        )
 
         @Argument(help: "An otpauth:// or steam:// URI, or - for standard input.")
         var uri: String
@@ -112,8 +115,12 @@ extension OTPCommand {
         func run() throws {
             let parsed = try account(from: try readSecretArgument(uri))
             var p = Parameters(
-                type: "totp", issuer: parsed.issuer, account: parsed.account, algorithm: parsed.algorithm.rawValue,
-                secret: parsed.secret.base32EncodedSecret())
+                type: "totp",
+                issuer: parsed.issuer,
+                account: parsed.account,
+                algorithm: parsed.algorithm.rawValue,
+                secret: parsed.secret.base32EncodedSecret()
+            )
             switch parsed.format {
             case .decimal(let digits): p.digits = digits
             case .steam: p.encoder = "steam"
@@ -129,7 +136,8 @@ extension OTPCommand {
             } else {
                 // Issuer and account come from the URI: escaped, so neither can rewrite the terminal.
                 let issuer = p.issuer.map { DisplayText.escaping($0) } ?? "(none)"
-                var out = "type: \(p.type)\nissuer: \(issuer)\naccount: \(DisplayText.escaping(p.account))\nalgorithm: \(p.algorithm)\n"
+                var out =
+                    "type: \(p.type)\nissuer: \(issuer)\naccount: \(DisplayText.escaping(p.account))\nalgorithm: \(p.algorithm)\n"
                 out += p.digits.map { "digits: \($0)\n" } ?? "encoder: steam\n"
                 out += p.period.map { "period: \($0)\n" } ?? p.counter.map { "counter: \($0)\n" } ?? ""
                 out += "secret: \(p.secret)\n"
@@ -141,21 +149,29 @@ extension OTPCommand {
     struct Migration: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Google Authenticator exports (otpauth-migration://).",
-            subcommands: [Decode.self, Encode.self])
+            subcommands: [Decode.self, Encode.self]
+        )
 
         struct Decode: ParsableCommand {
             static let configuration = CommandConfiguration(
                 abstract: "Print one otpauth:// URI per account of an export (give every batch's URI).",
-                discussion: "Accounts that cannot be converted faithfully, and missing batches, are reported on standard error; the exit status is then 1.")
+                discussion:
+                    "Accounts that cannot be converted faithfully, and missing batches, are reported on standard error; the exit status is then 1."
+            )
 
-            @Argument(help: "The otpauth-migration:// URIs of the export, or - to read them from standard input, one per line.")
+            @Argument(
+                help:
+                    "The otpauth-migration:// URIs of the export, or - to read them from standard input, one per line."
+            )
             var uris: [String]
 
             func run() throws {
                 var all: [String] = []
                 for uri in uris {
                     if uri == "-" {
-                        all += String(decoding: try readInput("-", limit: 16 << 20), as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
+                        all += String(decoding: try readInput("-", limit: 16 << 20), as: UTF8.self).split(
+                            whereSeparator: \.isNewline
+                        ).map(String.init)
                     } else {
                         all.append(uri)
                     }
@@ -167,21 +183,27 @@ extension OTPCommand {
                     throw Failure.invalid(error.message)
                 }
                 FileHandle.write(decoded.accounts.map { $0.uriString + "\n" }.joined())
-                for problem in decoded.problems { FileHandle.write("keyport: \(DisplayText.escaping("\(problem)"))\n", to: .standardError) }
+                for problem in decoded.problems {
+                    FileHandle.write("keyport: \(DisplayText.escaping("\(problem)"))\n", to: .standardError)
+                }
                 if !decoded.problems.isEmpty { throw ExitCode(1) }
             }
         }
 
         struct Encode: ParsableCommand {
             static let configuration = CommandConfiguration(
-                abstract: "Read otpauth:// URIs on standard input, one per line; print Google Authenticator migration URIs.")
+                abstract:
+                    "Read otpauth:// URIs on standard input, one per line; print Google Authenticator migration URIs."
+            )
 
             @Option(help: "Accounts per migration URI (one QR code each).")
             var perBatch = 10
 
             func run() throws {
                 let lines = String(decoding: try readInput("-", limit: 16 << 20), as: UTF8.self)
-                    .split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                    .split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+                        !$0.isEmpty
+                    }
                 var accounts: [OTPAuthURI] = []
                 for (number, line) in lines.enumerated() {
                     do {

@@ -64,13 +64,15 @@ struct ValidationReport: Encodable {
         if accounts > 0 || version != nil {
             let shape = version.map { "CXF \($0.major).\($0.minor) document" } ?? "account-only CXF document"
             let total = credentials.values.reduce(0, +)
-            out += "\(name): \(valid ? "valid" : "INVALID") \(shape): \(plural(accounts, "account")), \(plural(items, "item")), \(plural(total, "credential"))\n"
+            out +=
+                "\(name): \(valid ? "valid" : "INVALID") \(shape): \(plural(accounts, "account")), \(plural(items, "item")), \(plural(total, "credential"))\n"
         } else {
             out += "\(name): INVALID\n"
         }
         // Paths and messages carry the document's keys and values: escaped, so none can rewrite the terminal.
         for d in diagnostics {
-            out += "  \(d.severity): \(DisplayText.escaping(d.path.isEmpty ? "/" : d.path)): \(DisplayText.escaping(d.message)) [\(d.code)]\n"
+            out +=
+                "  \(d.severity): \(DisplayText.escaping(d.path.isEmpty ? "/" : d.path)): \(DisplayText.escaping(d.message)) [\(d.code)]\n"
         }
         out += "\(plural(errors, "error")), \(plural(warnings, "warning"))\n"
         return out
@@ -99,8 +101,12 @@ struct DocumentStats: Encodable {
         }
         accounts = document.accounts.map { a in
             AccountStats(
-                id: Base64URL.encode(a.id), username: a.username, items: a.items.count,
-                collections: countCollections(a.collections), credentials: a.items.reduce(0) { $0 + $1.credentials.count })
+                id: Base64URL.encode(a.id),
+                username: a.username,
+                items: a.items.count,
+                collections: countCollections(a.collections),
+                credentials: a.items.reduce(0) { $0 + $1.credentials.count }
+            )
         }
         items = accounts.reduce(0) { $0 + $1.items }
         collections = accounts.reduce(0) { $0 + $1.collections }
@@ -119,10 +125,12 @@ struct DocumentStats: Encodable {
     func json() -> String { encodeJSON(self) }
 
     func text() -> String {
-        var out = "\(plural(accounts.count, "account")), \(plural(items, "item")), \(plural(collections, "collection"))\n"
+        var out =
+            "\(plural(accounts.count, "account")), \(plural(items, "item")), \(plural(collections, "collection"))\n"
         for a in accounts {
             let name = DisplayText.escaping(a.username.isEmpty ? a.id : "\(a.username) (\(a.id))")
-            out += "  account \(name): \(plural(a.items, "item")), \(plural(a.collections, "collection")), \(plural(a.credentials, "credential"))\n"
+            out +=
+                "  account \(name): \(plural(a.items, "item")), \(plural(a.collections, "collection")), \(plural(a.credentials, "credential"))\n"
         }
         out += "credentials by type:\n"
         for (type, count) in credentials.sorted(by: { ($1.value, $0.key) < ($0.value, $1.key) }) {

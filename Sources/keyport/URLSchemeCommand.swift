@@ -13,13 +13,15 @@ struct URLSchemeCommand: AsyncParsableCommand {
             wins), so prefer reverse-DNS names you control, and the loopback redirect where the server \
             allows it.
             """,
-        subcommands: [Register.self, Unregister.self, Open.self])
+        subcommands: [Register.self, Unregister.self, Open.self]
+    )
 }
 
 /// The URL without what may be secret: scheme, host and path only — never the query (it holds the
 /// authorization code), the fragment or user information.
 func redactedCallback(_ url: URL) -> String {
-    guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false), let scheme = components.scheme else {
+    guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false), let scheme = components.scheme
+    else {
         return "a URL that cannot be parsed"
     }
     let host = components.host.map { "//\($0)" } ?? ""
@@ -46,7 +48,8 @@ extension URLSchemeCommand {
                 ~/.local/share) running this keyport executable as 'url-scheme open %u', and makes it the \
                 default for x-scheme-handler/NAME with xdg-mime (from xdg-utils). Exit status: 0, 1 for an \
                 invalid name, 2 when xdg-mime is missing or a file cannot be written.
-                """)
+                """
+        )
 
         @Argument(help: "The scheme, such as com.example.app (letters, digits, '+', '-', '.'; starting with a letter).")
         var name: String
@@ -56,11 +59,16 @@ extension URLSchemeCommand {
             do {
                 executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
             } catch {
-                throw Failure.io("cannot find the path of this keyport executable (/proc/self/exe): \(error.localizedDescription)")
+                throw Failure.io(
+                    "cannot find the path of this keyport executable (/proc/self/exe): \(error.localizedDescription)"
+                )
             }
             let registration: SchemeRegistration.Registration
             do {
-                registration = try SchemeRegistration().register(scheme: name, handlerCommand: [executable, "url-scheme", "open"])
+                registration = try SchemeRegistration().register(
+                    scheme: name,
+                    handlerCommand: [executable, "url-scheme", "open"]
+                )
             } catch {
                 throw error.failure
             }
@@ -68,7 +76,9 @@ extension URLSchemeCommand {
             FileHandle.write(registration.contents.split(separator: "\n").map { "  \($0)\n" }.joined())
             FileHandle.write("made it the default for \(registration.mimeType) (xdg-mime)\n")
             if !registration.updatedDesktopDatabase {
-                FileHandle.write("update-desktop-database is not installed or failed; the default set with xdg-mime is enough\n")
+                FileHandle.write(
+                    "update-desktop-database is not installed or failed; the default set with xdg-mime is enough\n"
+                )
             }
         }
     }
@@ -81,7 +91,8 @@ extension URLSchemeCommand {
                 (another application's claim on the scheme is left alone). Exit status: 0 (also when \
                 nothing was registered, which it says), 1 for an invalid name, 2 when a file cannot be \
                 changed.
-                """)
+                """
+        )
 
         @Argument(help: "The scheme given to 'register'.")
         var name: String
@@ -94,7 +105,9 @@ extension URLSchemeCommand {
                 throw error.failure
             }
             let scheme = name.lowercased()
-            FileHandle.write(removed ? "keyport no longer handles \(scheme): URLs\n" : "nothing was registered for \(scheme): URLs\n")
+            FileHandle.write(
+                removed ? "keyport no longer handles \(scheme): URLs\n" : "nothing was registered for \(scheme): URLs\n"
+            )
         }
     }
 
@@ -106,7 +119,8 @@ extension URLSchemeCommand {
                 (~/.cache/keyport/run/callbacks without XDG_RUNTIME_DIR). Exit status: 0 when a session \
                 accepted it, 1 when none did (the URL was not used), 2 when the socket directory is not \
                 private to you. The URL's query, which holds the authorization code, is never printed.
-                """)
+                """
+        )
 
         @Argument(help: "The callback URL.")
         var url: String
@@ -122,7 +136,9 @@ extension URLSchemeCommand {
                 throw error.failure
             }
             guard accepted else {
-                throw Failure.invalid("no Keyport session is waiting for this URL (\(redactedCallback(callback))); it was not used")
+                throw Failure.invalid(
+                    "no Keyport session is waiting for this URL (\(redactedCallback(callback))); it was not used"
+                )
             }
             FileHandle.write("handed \(redactedCallback(callback)) to the waiting Keyport session\n")
         }

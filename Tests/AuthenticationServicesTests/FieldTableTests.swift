@@ -1,7 +1,8 @@
-@testable import AuthenticationServices
 import CredentialExchangeFormat
 import Foundation
 import Testing
+
+@testable import AuthenticationServices
 
 /// An address Apple-shaped but without a telephone: a CXF member that Apple's type has no place for,
 /// which none of the real types has (yet).
@@ -35,20 +36,32 @@ struct FieldTableTests {
     func everyPropertyPaired() {
         let renamed = ["userName": "username", "telephone": "tel"]
         let tables: [(String, [String: String?], [String])] = [
-            ("BasicAuthentication", Self.pairing(ASImportableCredential.BasicAuthentication.self),
-             CXF.BasicAuth.members.map(\.key.description)),
-            ("CreditCard", Self.pairing(ASImportableCredential.CreditCard.self),
-             CXF.CreditCard.members.map(\.key.description)),
+            (
+                "BasicAuthentication", Self.pairing(ASImportableCredential.BasicAuthentication.self),
+                CXF.BasicAuth.members.map(\.key.description)
+            ),
+            (
+                "CreditCard", Self.pairing(ASImportableCredential.CreditCard.self),
+                CXF.CreditCard.members.map(\.key.description)
+            ),
             ("Address", Self.pairing(ASImportableCredential.Address.self), CXF.Address.members.map(\.key.description)),
             ("APIKey", Self.pairing(ASImportableCredential.APIKey.self), CXF.APIKey.members.map(\.key.description)),
-            ("DriversLicense", Self.pairing(ASImportableCredential.DriversLicense.self),
-             CXF.DriversLicense.members.map(\.key.description)),
-            ("IdentityDocument", Self.pairing(ASImportableCredential.IdentityDocument.self),
-             CXF.IdentityDocument.members.map(\.key.description)),
-            ("Passport", Self.pairing(ASImportableCredential.Passport.self),
-             CXF.Passport.members.map(\.key.description)),
-            ("PersonName", Self.pairing(ASImportableCredential.PersonName.self),
-             CXF.PersonName.members.map(\.key.description)),
+            (
+                "DriversLicense", Self.pairing(ASImportableCredential.DriversLicense.self),
+                CXF.DriversLicense.members.map(\.key.description)
+            ),
+            (
+                "IdentityDocument", Self.pairing(ASImportableCredential.IdentityDocument.self),
+                CXF.IdentityDocument.members.map(\.key.description)
+            ),
+            (
+                "Passport", Self.pairing(ASImportableCredential.Passport.self),
+                CXF.Passport.members.map(\.key.description)
+            ),
+            (
+                "PersonName", Self.pairing(ASImportableCredential.PersonName.self),
+                CXF.PersonName.members.map(\.key.description)
+            ),
             ("WiFi", Self.pairing(ASImportableCredential.WiFi.self), CXF.WiFi.members.map(\.key.description)),
         ]
         for (name, pairs, cxfMembers) in tables {

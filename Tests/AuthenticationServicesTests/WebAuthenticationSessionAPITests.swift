@@ -29,14 +29,22 @@ struct WebAuthenticationSessionAPITests {
     @Test("start() refuses an https callback, naming why Linux cannot honour it")
     func httpsCallback() {
         let recorder = Recorder()
-        let session = ASWebAuthenticationSession(url: url, callback: .https(host: "app.example", path: "/done"), completionHandler: recorder.handler)
+        let session = ASWebAuthenticationSession(
+            url: url,
+            callback: .https(host: "app.example", path: "/done"),
+            completionHandler: recorder.handler
+        )
         refused(session, because: "https callback", recorder: recorder)
     }
 
     @Test("start() refuses additionalHeaderFields, which a browser cannot be given")
     func headers() {
         let recorder = Recorder()
-        let session = ASWebAuthenticationSession(url: url, callbackURLScheme: "com.example.app", completionHandler: recorder.handler)
+        let session = ASWebAuthenticationSession(
+            url: url,
+            callbackURLScheme: "com.example.app",
+            completionHandler: recorder.handler
+        )
         session.additionalHeaderFields = ["X-Client": "1"]
         refused(session, because: "additionalHeaderFields", recorder: recorder)
         session.additionalHeaderFields = [:]
@@ -47,20 +55,34 @@ struct WebAuthenticationSessionAPITests {
     func badURLAndNoScheme() {
         let recorder = Recorder()
         refused(
-            ASWebAuthenticationSession(url: URL(string: "ftp://auth.example/x")!, callbackURLScheme: "com.example.app", completionHandler: recorder.handler),
-            because: "not an http or https URL", recorder: recorder)
+            ASWebAuthenticationSession(
+                url: URL(string: "ftp://auth.example/x")!,
+                callbackURLScheme: "com.example.app",
+                completionHandler: recorder.handler
+            ),
+            because: "not an http or https URL",
+            recorder: recorder
+        )
         refused(
             ASWebAuthenticationSession(url: url, callbackURLScheme: nil, completionHandler: recorder.handler),
-            because: "no callback", recorder: recorder)
+            because: "no callback",
+            recorder: recorder
+        )
         refused(
             ASWebAuthenticationSession(url: url, callbackURLScheme: "HTTPS", completionHandler: recorder.handler),
-            because: "custom callback scheme cannot be", recorder: recorder)
+            because: "custom callback scheme cannot be",
+            recorder: recorder
+        )
     }
 
     @Test("an ephemeral session whose browser cannot take a fresh profile does not start")
     func ephemeralWithoutProfile() {
         let recorder = Recorder()
-        let session = ASWebAuthenticationSession(url: url, callbackURLScheme: "com.example.app", completionHandler: recorder.handler)
+        let session = ASWebAuthenticationSession(
+            url: url,
+            callbackURLScheme: "com.example.app",
+            completionHandler: recorder.handler
+        )
         session.prefersEphemeralWebBrowserSession = true
         session.browser = .command(["/bin/echo", "%s"])
         refused(session, because: "profile directory", recorder: recorder)
@@ -69,7 +91,11 @@ struct WebAuthenticationSessionAPITests {
     @Test("cancel() before start(): start() refuses and the handler never runs; cancel is idempotent")
     func cancelBeforeStart() {
         let recorder = Recorder()
-        let session = ASWebAuthenticationSession(url: url, callbackURLScheme: "com.example.app", completionHandler: recorder.handler)
+        let session = ASWebAuthenticationSession(
+            url: url,
+            callbackURLScheme: "com.example.app",
+            completionHandler: recorder.handler
+        )
         session.cancel()
         session.cancel()
         refused(session, because: "cancelled", recorder: recorder)
@@ -85,7 +111,11 @@ struct WebAuthenticationSessionAPITests {
         first.browser = .command(["/bin/true"])
         #expect(first.start())
         let recorder = Recorder()
-        let second = ASWebAuthenticationSession(url: url, callback: .loopback(redirect), completionHandler: recorder.handler)
+        let second = ASWebAuthenticationSession(
+            url: url,
+            callback: .loopback(redirect),
+            completionHandler: recorder.handler
+        )
         #expect(!second.canStart)
         #expect(!second.start())
         #expect(second.startFailureReason?.contains("already used") == true)
@@ -98,7 +128,9 @@ struct WebAuthenticationSessionAPITests {
         let weakSession = WeakBox()
         let received: URL? = await withCheckedContinuation { continuation in
             // No reference to the session is kept here once this closure returns.
-            let session = ASWebAuthenticationSession(url: url, callback: .loopback(redirect)) { url, _ in continuation.resume(returning: url) }
+            let session = ASWebAuthenticationSession(url: url, callback: .loopback(redirect)) { url, _ in
+                continuation.resume(returning: url)
+            }
             session.browser = .command(["/bin/true"])
             weakSession.value = session
             #expect(session.start())
@@ -127,7 +159,10 @@ struct WebAuthenticationSessionAPITests {
     func asyncRefused() async {
         do {
             _ = try await WebAuthenticationSession().authenticate(
-                using: url, callback: .https(host: "app.example", path: "/done"), additionalHeaderFields: [:])
+                using: url,
+                callback: .https(host: "app.example", path: "/done"),
+                additionalHeaderFields: [:]
+            )
             Issue.record("an https callback started")
         } catch let error as ASWebAuthenticationSessionError {
             #expect(error.code == .canceledLogin)
@@ -171,7 +206,9 @@ struct WebAuthenticationSessionAPITests {
     @Test("a presentation context provider can be set as on Apple platforms, and is held weakly")
     func presentationContext() {
         final class Provider: NSObject, ASWebAuthenticationPresentationContextProviding {
-            func presentationAnchor(for session: ASWebAuthenticationSession) -> ASPresentationAnchor { ASPresentationAnchor() }
+            func presentationAnchor(for session: ASWebAuthenticationSession) -> ASPresentationAnchor {
+                ASPresentationAnchor()
+            }
         }
         let session = ASWebAuthenticationSession(url: url, callbackURLScheme: "com.example.app") { _, _ in }
         var provider: Provider? = Provider()

@@ -20,17 +20,24 @@ struct WebAuthenticationSessionE2ETests {
     }
 
     /// A loopback redirect and an authorization request that names it.
-    func prepare(scopes: [String] = ["openid", "profile"]) async throws -> (ASWebAuthenticationSession.LoopbackRedirect, AuthorizationRequest) {
+    func prepare(
+        scopes: [String] = ["openid", "profile"]
+    ) async throws -> (ASWebAuthenticationSession.LoopbackRedirect, AuthorizationRequest) {
         let redirect = try await ASWebAuthenticationSession.LoopbackRedirect.open()
         let request = AuthorizationRequest(
-            authorizationEndpoint: configuration.authorizationEndpoint, clientID: AuthorizationServer.clientID, redirectURI: redirect.url,
-            scopes: scopes)
+            authorizationEndpoint: configuration.authorizationEndpoint,
+            clientID: AuthorizationServer.clientID,
+            redirectURI: redirect.url,
+            scopes: scopes
+        )
         return (redirect, request)
     }
 
     /// Starts `session` (configured by `configure`) and returns what its handler got.
     func run(
-        _ url: URL, callback: ASWebAuthenticationSession.Callback, configure: (ASWebAuthenticationSession) -> Void = { _ in },
+        _ url: URL,
+        callback: ASWebAuthenticationSession.Callback,
+        configure: (ASWebAuthenticationSession) -> Void = { _ in },
         whileRunning: @escaping @Sendable (ASWebAuthenticationSession) async throws -> Void = { _ in }
     ) async throws -> Result<URL, ASWebAuthenticationSessionError> {
         let calls = Mutex(0)
@@ -70,11 +77,19 @@ struct WebAuthenticationSessionE2ETests {
         let (redirect, request) = try await prepare()
         let result = try await run(request.url, callback: .loopback(redirect)) { $0.browser = browser("approve") }
         let callbackURL = try result.get()
-        let code = try request.authorizationCode(from: callbackURL, matching: .loopback(host: "127.0.0.1", port: redirect.url.port!, path: "/callback"), expectedIssuer: configuration.issuer)
+        let code = try request.authorizationCode(
+            from: callbackURL,
+            matching: .loopback(host: "127.0.0.1", port: redirect.url.port!, path: "/callback"),
+            expectedIssuer: configuration.issuer
+        )
         let token = try await OAuthClient().redeem(code, for: request, at: configuration.tokenEndpoint)
         #expect(token.tokenType == "Bearer")
         let idToken = try #require(token.idToken)
-        try IDTokenClaims(token: idToken).check(issuer: configuration.issuer, clientID: AuthorizationServer.clientID, nonce: request.nonce)
+        try IDTokenClaims(token: idToken).check(
+            issuer: configuration.issuer,
+            clientID: AuthorizationServer.clientID,
+            nonce: request.nonce
+        )
         #expect(!token.description.contains(token.accessToken.rawValue))
         #expect(try await server.stats()["tokens_issued"] == 1)
         // The person saw the login form (the browser logs the loopback page later, after quitting).
@@ -85,12 +100,19 @@ struct WebAuthenticationSessionE2ETests {
     @Test("the person declines: the callback carries access_denied, read as a typed error")
     func declined() async throws {
         let (redirect, request) = try await prepare()
-        let callbackURL = try await run(request.url, callback: .loopback(redirect)) { $0.browser = browser("deny") }.get()
+        let callbackURL = try await run(request.url, callback: .loopback(redirect)) { $0.browser = browser("deny") }
+            .get()
         #expect(throws: OAuthError.self) {
-            try request.authorizationCode(from: callbackURL, matching: .loopback(host: "127.0.0.1", port: redirect.url.port!, path: "/callback"))
+            try request.authorizationCode(
+                from: callbackURL,
+                matching: .loopback(host: "127.0.0.1", port: redirect.url.port!, path: "/callback")
+            )
         }
         do {
-            _ = try request.authorizationCode(from: callbackURL, matching: .loopback(host: "127.0.0.1", port: redirect.url.port!, path: "/callback"))
+            _ = try request.authorizationCode(
+                from: callbackURL,
+                matching: .loopback(host: "127.0.0.1", port: redirect.url.port!, path: "/callback")
+            )
         } catch {
             #expect(error.code == .accessDenied)
         }
@@ -99,7 +121,8 @@ struct WebAuthenticationSessionE2ETests {
     @Test("a wrong PKCE verifier is refused by the server (invalid_grant)")
     func wrongVerifier() async throws {
         let (redirect, request) = try await prepare()
-        let callbackURL = try await run(request.url, callback: .loopback(redirect)) { $0.browser = browser("approve") }.get()
+        let callbackURL = try await run(request.url, callback: .loopback(redirect)) { $0.browser = browser("approve") }
+            .get()
         let matcher = CallbackMatcher.loopback(host: "127.0.0.1", port: redirect.url.port!, path: "/callback")
         let code = try request.authorizationCode(from: callbackURL, matching: matcher)
         var forged = request
@@ -118,14 +141,24 @@ struct WebAuthenticationSessionE2ETests {
     func strays() async throws {
         let (redirect, request) = try await prepare()
         let state = request.state.rawValue
-        let result = try await run(request.url, callback: .loopback(redirect), configure: { $0.browser = browser("ignore") }) { _ async throws in
-            let base = redirect.url.absoluteString
-            #expect(try await httpGet(URL(string: "http://127.0.0.1:\(redirect.url.port!)/favicon.ico")!) == 404)
-            #expect(try await httpGet(URL(string: "http://127.0.0.1:\(redirect.url.port!)/other?code=x&state=\(state)")!) == 404)
-            #expect(try await httpGet(URL(string: "\(base)?code=forged&state=not-the-state")!) == 400)
-            #expect(try await httpGet(URL(string: "\(base)?code=forged")!) == 400)
-            #expect(try await httpGet(URL(string: "\(base)?code=right&state=\(state)")!) == 200)
-        }
+        let result = try await run(
+            request.url,
+            callback: .loopback(redirect),
+            configure: { $0.browser = browser("ignore") },
+            whileRunning: { _ async throws in
+                let base = redirect.url.absoluteString
+                #expect(try await httpGet(URL(string: "http://127.0.0.1:\(redirect.url.port!)/favicon.ico")!) == 404)
+                #expect(
+                    try await httpGet(
+                        URL(string: "http://127.0.0.1:\(redirect.url.port!)/other?code=x&state=\(state)")!
+                    )
+                        == 404
+                )
+                #expect(try await httpGet(URL(string: "\(base)?code=forged&state=not-the-state")!) == 400)
+                #expect(try await httpGet(URL(string: "\(base)?code=forged")!) == 400)
+                #expect(try await httpGet(URL(string: "\(base)?code=right&state=\(state)")!) == 200)
+            }
+        )
         browsers.stop()
         let url = try result.get()
         #expect(parameter("code", in: url) == "right")
@@ -147,12 +180,17 @@ struct WebAuthenticationSessionE2ETests {
     @Test("cancel() while waiting: canceledLogin once; cancel again and start again do nothing")
     func cancelWhileWaiting() async throws {
         let (redirect, request) = try await prepare()
-        let result = try await run(request.url, callback: .loopback(redirect), configure: { $0.browser = browser("ignore") }) { session in
-            try? await Task.sleep(for: .seconds(1))
-            session.cancel()
-            session.cancel()
-            #expect(!session.start())
-        }
+        let result = try await run(
+            request.url,
+            callback: .loopback(redirect),
+            configure: { $0.browser = browser("ignore") },
+            whileRunning: { session in
+                try? await Task.sleep(for: .seconds(1))
+                session.cancel()
+                session.cancel()
+                #expect(!session.start())
+            }
+        )
         browsers.stop()
         #expect(throws: ASWebAuthenticationSessionError(.canceledLogin, cause: .cancelled)) { try result.get() }
     }
@@ -160,11 +198,16 @@ struct WebAuthenticationSessionE2ETests {
     @Test("a second start() is refused while the first runs, and the handler runs once")
     func secondStart() async throws {
         let (redirect, request) = try await prepare()
-        let result = try await run(request.url, callback: .loopback(redirect), configure: { $0.browser = browser("approve") }) { session in
-            #expect(!session.start())
-            #expect(!session.canStart)
-            #expect(session.startFailureReason?.contains("already started") == true)
-        }
+        let result = try await run(
+            request.url,
+            callback: .loopback(redirect),
+            configure: { $0.browser = browser("approve") },
+            whileRunning: { session in
+                #expect(!session.start())
+                #expect(!session.canStart)
+                #expect(session.startFailureReason?.contains("already started") == true)
+            }
+        )
         _ = try result.get()
     }
 
@@ -174,7 +217,9 @@ struct WebAuthenticationSessionE2ETests {
         defer { profile.remove() }
         for _ in 0..<2 {
             let (redirect, request) = try await prepare()
-            _ = try await run(request.url, callback: .loopback(redirect)) { $0.browser = browser("approve", profile: profile.path) }.get()
+            _ = try await run(request.url, callback: .loopback(redirect)) {
+                $0.browser = browser("approve", profile: profile.path)
+            }.get()
         }
         // The second shared sign-in found the cookie: one password sign-in for two sessions.
         #expect(try await server.stats()["logins"] == 1)
@@ -205,17 +250,27 @@ struct WebAuthenticationSessionE2ETests {
         let (redirect, request) = try await prepare()
         let session = WebAuthenticationSession(timeout: .seconds(60), browser: browser("approve", profile: "%p"))
         let url = try await session.authenticate(
-            using: request.url, callback: .loopback(redirect), preferredBrowserSession: .ephemeral, additionalHeaderFields: [:])
+            using: request.url,
+            callback: .loopback(redirect),
+            preferredBrowserSession: .ephemeral,
+            additionalHeaderFields: [:]
+        )
         #expect(parameter("state", in: url) == request.state.rawValue)
 
         let (second, secondRequest) = try await prepare()
         let waiting = WebAuthenticationSession(browser: browser("ignore"))
         let task = Task {
-            try await waiting.authenticate(using: secondRequest.url, callback: .loopback(second), additionalHeaderFields: [:])
+            try await waiting.authenticate(
+                using: secondRequest.url,
+                callback: .loopback(second),
+                additionalHeaderFields: [:]
+            )
         }
         try await Task.sleep(for: .seconds(1))
         task.cancel()
-        await #expect(throws: ASWebAuthenticationSessionError(.canceledLogin, cause: .cancelled)) { try await task.value }
+        await #expect(throws: ASWebAuthenticationSessionError(.canceledLogin, cause: .cancelled)) {
+            try await task.value
+        }
         browsers.stop()
     }
 }

@@ -32,9 +32,11 @@ struct DecoderTests {
         #expect(at("/items/0/favorite") == ["wrong-type"])
 
         let credentials = quirky.credentials
-        #expect(credentials.map(\.type) == [
-            "basic-auth", "totp", "totp", "totp", "future-credential", "passkey", "wifi", "", "note", "credit-card",
-        ])
+        #expect(
+            credentials.map(\.type) == [
+                "basic-auth", "totp", "totp", "totp", "future-credential", "passkey", "wifi", "", "note", "credit-card",
+            ]
+        )
         guard case .basicAuth(let basic) = credentials[0] else { return }
         #expect(basic.username?.id == Data())  // "id": "" kept as empty
         #expect(basic.password?.fieldType == .string)  // wrong fieldType kept; the validator warns
@@ -109,7 +111,8 @@ struct DecoderTests {
             ("{\"email\": \"\\q\"}", 1, 12, "not a JSON escape"),
             ("{\"email\": 01}", 1, 11, "must not start with 0"),
             ("{\"email\": \"e", 1, 11, "never closed"),
-        ])
+        ]
+    )
     func syntaxErrors(json: String, line: Int, column: Int, message: String) {
         do {
             _ = try CXF.Decoder().decode(json)
@@ -124,7 +127,9 @@ struct DecoderTests {
 
     @Test("nesting deeper than the limit is refused, not recursed into")
     func depthLimit() throws {
-        let deep = #"{"email":"e","x":"# + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}"
+        let deep =
+            #"{"email":"e","x":"# + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+            + "}"
         #expect {
             try CXF.Decoder().decode(deep)
         } throws: { ($0 as? CXFDecodingError)?.code == .tooDeep }

@@ -46,8 +46,14 @@ struct FuzzRegressionTests {
         let encoder = CXF.Encoder()
         let e1 = encoder.encode(decoded.document)
         let d1 = try decoder.decode(e1)
-        #expect(d1.document == decoded.document, "fmt lost or changed something:\n\(String(decoding: e1, as: UTF8.self))")
+        #expect(
+            d1.document == decoded.document,
+            "fmt lost or changed something:\n\(String(decoding: e1, as: UTF8.self))"
+        )
         let e2 = encoder.encode(d1.document)
-        #expect(e1 == e2, "encode(decode(e1)) differs from e1:\n\(String(decoding: e1, as: UTF8.self))\n\(String(decoding: e2, as: UTF8.self))")
+        #expect(
+            e1 == e2,
+            "encode(decode(e1)) differs from e1:\n\(String(decoding: e1, as: UTF8.self))\n\(String(decoding: e2, as: UTF8.self))"
+        )
     }
 }

@@ -22,19 +22,31 @@ struct NothingLostTests {
         "a structural member of the wrong JSON type is an error, and fmt writes the original back",
         arguments: [
             // credentials as an object: the password must survive
-            (#"{"id":"YQ","username":"","email":"","collections":[],"items":[{"id":"aQ","title":"t","credentials":{"0":\#(login)}}]}"#,
-             "/items/0/credentials", #""credentials":{"0":\#(login)}"#),
+            (
+                #"{"id":"YQ","username":"","email":"","collections":[],"items":[{"id":"aQ","title":"t","credentials":{"0":\#(login)}}]}"#,
+                "/items/0/credentials", #""credentials":{"0":\#(login)}"#
+            ),
             // items as a string, accounts as an object, an id as a number
-            (#"{"id":"YQ","username":"","email":"","collections":[],"items":"hunter2-secret"}"#, "/items", #""items":"hunter2-secret""#),
-            (#"{"version":{"major":1,"minor":0},"exporterRpId":"x","exporterDisplayName":"X","timestamp":1,"accounts":{"a":{"id":"YQ"}}}"#,
-             "/accounts", #""accounts":{"a":{"id":"YQ"}}"#),
+            (
+                #"{"id":"YQ","username":"","email":"","collections":[],"items":"hunter2-secret"}"#, "/items",
+                #""items":"hunter2-secret""#
+            ),
+            (
+                #"{"version":{"major":1,"minor":0},"exporterRpId":"x","exporterDisplayName":"X","timestamp":1,"accounts":{"a":{"id":"YQ"}}}"#,
+                "/accounts", #""accounts":{"a":{"id":"YQ"}}"#
+            ),
             (#"{"id":12345,"username":"","email":"","collections":[],"items":[]}"#, "/id", #""id":12345"#),
             // an element that is not an object: the whole array is kept, the good elements too
-            (#"{"id":"YQ","username":"","email":"","collections":[],"items":[{"id":"aQ","title":"kept","credentials":[]},7]}"#,
-             "/items", #""items":[{"id":"aQ","title":"kept","credentials":[]},7]"#),
-            (#"{"id":"YQ","username":"","email":"","collections":[{"id":"Yw","title":"c","items":[true]}],"items":[]}"#,
-             "/collections/0/items", #""items":[true]"#),
-        ] as [(String, String, String)])
+            (
+                #"{"id":"YQ","username":"","email":"","collections":[],"items":[{"id":"aQ","title":"kept","credentials":[]},7]}"#,
+                "/items", #""items":[{"id":"aQ","title":"kept","credentials":[]},7]"#
+            ),
+            (
+                #"{"id":"YQ","username":"","email":"","collections":[{"id":"Yw","title":"c","items":[true]}],"items":[]}"#,
+                "/collections/0/items", #""items":[true]"#
+            ),
+        ] as [(String, String, String)]
+    )
     func wrongTypedStructure(json: String, path: String, kept: String) throws {
         let (decoded, text, again) = try roundTrip(json)
         let finding = try #require(decoded.diagnostics.first { $0.path == path })
@@ -50,8 +62,11 @@ struct NothingLostTests {
 
     @Test("a field value of the wrong type keeps the whole credential, verbatim, with an error")
     func wrongTypedFieldValue() throws {
-        let credential = #"{"type":"basic-auth","password":{"fieldType":"concealed-string","value":["hunter2-secret"]}}"#
-        let (decoded, text, _) = try roundTrip(#"{"id":"YQ","username":"","email":"","collections":[],"items":[{"id":"aQ","title":"t","credentials":[\#(credential)]}]}"#)
+        let credential =
+            #"{"type":"basic-auth","password":{"fieldType":"concealed-string","value":["hunter2-secret"]}}"#
+        let (decoded, text, _) = try roundTrip(
+            #"{"id":"YQ","username":"","email":"","collections":[],"items":[{"id":"aQ","title":"t","credentials":[\#(credential)]}]}"#
+        )
         guard case .unrecognized(let kept) = decoded.document.accounts[0].items[0].credentials[0] else {
             Issue.record("the credential was typed")
             return
@@ -69,7 +84,9 @@ struct NothingLostTests {
             #"{"type":"note","type":"basic-auth","content":{"fieldType":"string","value":"n"}}"#,
             #"{"type":"totp","secret":"JBSWY3DPEHPK3PXP","period":30,"digits":6,"algorithm":"sha1","issuer":"A","issuer":"B"}"#,
         ] {
-            let (decoded, text, _) = try roundTrip(#"{"id":"YQ","username":"","email":"","collections":[],"items":[{"id":"aQ","title":"t","credentials":[\#(credential)]}]}"#)
+            let (decoded, text, _) = try roundTrip(
+                #"{"id":"YQ","username":"","email":"","collections":[],"items":[{"id":"aQ","title":"t","credentials":[\#(credential)]}]}"#
+            )
             guard case .unrecognized(let kept) = decoded.document.accounts[0].items[0].credentials[0] else {
                 Issue.record("\(credential) was typed")
                 continue
@@ -82,7 +99,8 @@ struct NothingLostTests {
 
     @Test("a repeated structural member: the first is read, both are written back, an error")
     func repeatedStructure() throws {
-        let json = #"{"id":"YQ","username":"","email":"","collections":[],"items":[{"id":"aQ","title":"first","credentials":[\#(Self.login)]}],"items":[{"id":"Yg","title":"second","credentials":[]}]}"#
+        let json =
+            #"{"id":"YQ","username":"","email":"","collections":[],"items":[{"id":"aQ","title":"first","credentials":[\#(Self.login)]}],"items":[{"id":"Yg","title":"second","credentials":[]}]}"#
         let (decoded, text, again) = try roundTrip(json)
         #expect(decoded.document.accounts[0].items.map(\.title) == ["first"])
         #expect(decoded.diagnostics.first(.duplicateMember)?.severity == .error)
@@ -92,7 +110,8 @@ struct NothingLostTests {
 
     @Test("a repeat whose first occurrence is empty stays a repeat: the first is not taken for a stand-in")
     func repeatAfterEmpty() throws {
-        let json = #"{"id":"YQ","username":"","email":"","collections":[],"items":[],"collections":[{"id":"Yw","title":"c","items":[]}]}"#
+        let json =
+            #"{"id":"YQ","username":"","email":"","collections":[],"items":[],"collections":[{"id":"Yw","title":"c","items":[]}]}"#
         let (decoded, text, again) = try roundTrip(json)
         #expect(decoded.document.accounts[0].collections == [])
         #expect(text.components(separatedBy: #""collections":"#).count == 3)
@@ -101,7 +120,8 @@ struct NothingLostTests {
 
     @Test("a repeat after a null keeps its place: the null is written back first")
     func repeatAfterNull() throws {
-        let json = #"{"id":"YQ","username":"","email":"","collections":[],"items":[{"id":"aQ","title":"t","subtitle":null,"credentials":[],"subtitle":"yes"}]}"#
+        let json =
+            #"{"id":"YQ","username":"","email":"","collections":[],"items":[{"id":"aQ","title":"t","subtitle":null,"credentials":[],"subtitle":"yes"}]}"#
         let (decoded, text, again) = try roundTrip(json)
         #expect(decoded.document.accounts[0].items[0].subtitle == nil)
         #expect(text.contains(#""subtitle":null"#) && text.contains(#""subtitle":"yes""#))
@@ -119,7 +139,8 @@ struct NothingLostTests {
             (#""1.0""#, #""version":"1.0""#),
             // null is absence: nothing to keep, and still no version assumed
             (#"{"major":null,"minor":0}"#, nil), (#"{"minor":0}"#, nil), (#"null"#, nil),
-        ] as [(String, String?)])
+        ] as [(String, String?)]
+    )
     func versionGate(version: String, kept: String?) throws {
         let json = #"{"version":\#(version),"exporterRpId":"x","exporterDisplayName":"X","timestamp":1,"accounts":[]}"#
         let (decoded, text, _) = try roundTrip(json)
@@ -140,7 +161,9 @@ struct NothingLostTests {
             #"{"type":"api-key","key":{"fieldType":"year-month","value":"\#(secret)"}}"#,
             #"{"type":"custom-fields","fields":[{"fieldType":"subdivision-code","value":"\#(secret)","label":"PIN"}]}"#,
         ].joined(separator: ",")
-        let decoded = try decode(#"{"id":"YQ","username":"","email":"","collections":[],"items":[{"id":"aQ","title":"t","credentials":[\#(credentials)]}]}"#)
+        let decoded = try decode(
+            #"{"id":"YQ","username":"","email":"","collections":[],"items":[{"id":"aQ","title":"t","credentials":[\#(credentials)]}]}"#
+        )
         let findings = decoded.diagnostics + CXF.Validator().validate(decoded.document)
         #expect(findings.filter { $0.code == .invalidFieldValue }.count == 7)
         for finding in findings {
@@ -151,7 +174,9 @@ struct NothingLostTests {
 
     @Test("a value the member does not call for a secret is still quoted, so a person can find it")
     func plainValuesQuoted() throws {
-        let decoded = try decode(#"{"id":"YQ","username":"","email":"","collections":[],"items":[{"id":"aQ","title":"t","credentials":[{"type":"drivers-license","birthDate":{"fieldType":"date","value":"1990-13-45"}}]}]}"#)
+        let decoded = try decode(
+            #"{"id":"YQ","username":"","email":"","collections":[],"items":[{"id":"aQ","title":"t","credentials":[{"type":"drivers-license","birthDate":{"fieldType":"date","value":"1990-13-45"}}]}]}"#
+        )
         let finding = try #require(CXF.Validator().validate(decoded.document).first(.invalidFieldValue))
         #expect(finding.message.contains("'1990-13-45'"))
     }
@@ -160,7 +185,8 @@ struct NothingLostTests {
     func diagnosticCap() throws {
         let items = Array(repeating: "{}", count: 300).joined(separator: ",")
         let decoded = try CXF.Decoder(options: .init(maxDiagnosticsPerCode: 50)).decode(
-            #"{"id":"YQ","username":"","email":"","collections":[],"items":[\#(items)]}"#)
+            #"{"id":"YQ","username":"","email":"","collections":[],"items":[\#(items)]}"#
+        )
         let missing = decoded.diagnostics.filter { $0.code == .missingMember }
         #expect(missing.count == 51)
         let summary = try #require(missing.last)
@@ -184,7 +210,8 @@ struct NothingLostTests {
         let credential = #"{"type":"note","content":"bare","content":"again"}"#
         let credentials = Array(repeating: credential, count: 20).joined(separator: ",")
         let decoded = try CXF.Decoder(options: .init(maxDiagnosticsPerCode: 5)).decode(
-            #"{"id":"YQ","username":"","email":"","collections":[],"items":[{"id":"aQ","title":"t","credentials":[\#(credentials)]}]}"#)
+            #"{"id":"YQ","username":"","email":"","collections":[],"items":[{"id":"aQ","title":"t","credentials":[\#(credentials)]}]}"#
+        )
         #expect(decoded.diagnostics.first(.coercedValue) == nil)
         #expect(decoded.diagnostics.filter { $0.code == .malformedCredential }.count == 6)
     }
@@ -200,7 +227,8 @@ struct NothingLostTests {
         #expect(error.message.contains("\(CXF.DecodingOptions.maxDepthLimit)"))
         // At the ceiling itself the decoder and encoder recurse fine on a 2 MiB thread stack.
         let atLimit = CXF.DecodingOptions.maxDepthLimit - 1
-        let ok = #"{"id":"YQ","username":"","email":"","collections":[],"items":[],"x":\#(String(repeating: "[", count: atLimit))\#(String(repeating: "]", count: atLimit))}"#
+        let ok =
+            #"{"id":"YQ","username":"","email":"","collections":[],"items":[],"x":\#(String(repeating: "[", count: atLimit))\#(String(repeating: "]", count: atLimit))}"#
         let decoded = try onSmallStack { try CXF.Decoder(options: .init(maxDepth: 1_000_000)).decode(ok) }
         #expect(decoded.document.accounts[0].unknownMembers.map(\.key) == ["x"])
         _ = try onSmallStack { CXF.Encoder().encode(decoded.document) }
@@ -234,24 +262,30 @@ struct RealExportTests {
         let findings = decoded.diagnostics + CXF.Validator(verifyKeyPairs: true).validate(decoded.document)
         #expect(!findings.contains { $0.severity == .error }, "\(findings.filter { $0.severity == .error })")
         let found = Set(findings.map { "\($0.code) \($0.path)" })
-        #expect(found == [
-            "invalid-field-value /accounts/0/items/0/credentials/0/territory/value",
-            "invalid-field-value /accounts/0/items/1/credentials/0/networkSecurityType/value",
-            "key-type-mismatch /accounts/0/items/2/credentials/0/privateKey",
-            "invalid-integrity-hash /accounts/0/items/3/credentials/0/integrityHash",
-            "invalid-totp-parameter /accounts/0/items/4/credentials/0/digits",
-        ])
+        #expect(
+            found == [
+                "invalid-field-value /accounts/0/items/0/credentials/0/territory/value",
+                "invalid-field-value /accounts/0/items/1/credentials/0/networkSecurityType/value",
+                "key-type-mismatch /accounts/0/items/2/credentials/0/privateKey",
+                "invalid-integrity-hash /accounts/0/items/3/credentials/0/integrityHash",
+                "invalid-totp-parameter /accounts/0/items/4/credentials/0/digits",
+            ]
+        )
         let territory = try #require(findings.first { $0.path.hasSuffix("territory/value") })
         #expect(territory.message.contains("without its country"))
         let wifi = try #require(findings.first { $0.path.hasSuffix("networkSecurityType/value") })
         #expect(wifi.message.contains("wpa2-personal"))
     }
 
-    @Test("Wi-Fi security types in the spellings exporters and QR codes use", arguments: [
-        ("WPA2", CXF.WiFiNetworkSecurityType.wpa2Personal), ("WPA2-PSK", .wpa2Personal), ("wpa2_personal", .wpa2Personal),
-        ("WPA", .wpaPersonal), ("SAE", .wpa3Personal), ("WPA3-Personal", .wpa3Personal), ("nopass", .unsecured),
-        ("open", .unsecured), ("WEP", .wep),
-    ])
+    @Test(
+        "Wi-Fi security types in the spellings exporters and QR codes use",
+        arguments: [
+            ("WPA2", CXF.WiFiNetworkSecurityType.wpa2Personal), ("WPA2-PSK", .wpa2Personal),
+            ("wpa2_personal", .wpa2Personal),
+            ("WPA", .wpaPersonal), ("SAE", .wpa3Personal), ("WPA3-Personal", .wpa3Personal), ("nopass", .unsecured),
+            ("open", .unsecured), ("WEP", .wep),
+        ]
+    )
     func lenientWiFi(text: String, type: CXF.WiFiNetworkSecurityType) {
         #expect(CXF.WiFiNetworkSecurityType(lenient: text) == type)
     }

@@ -20,7 +20,9 @@ struct PrivateKeyInfoTests {
         #expect(info.publicKey == Array(key.publicKey.x963Representation))
         #expect(!info.publicKeyWasDerived)
         let p384 = P384.Signing.PrivateKey()
-        #expect(try PrivateKeyInfo(derEncoded: p384.derRepresentation).publicKey == Array(p384.publicKey.x963Representation))
+        #expect(
+            try PrivateKeyInfo(derEncoded: p384.derRepresentation).publicKey == Array(p384.publicKey.x963Representation)
+        )
         let p521 = P521.Signing.PrivateKey()
         #expect(try PrivateKeyInfo(derEncoded: p521.derRepresentation).algorithm == .p521)
     }
@@ -46,11 +48,14 @@ struct PrivateKeyInfoTests {
         #expect(try PrivateKeyInfo(derEncoded: der).publicKey == Array(b.publicKey.x963Representation))
     }
 
-    @Test("bad input says what is wrong", arguments: [
-        (Data("-----BEGIN PRIVATE KEY-----".utf8), "PEM"),
-        (Data([0x30, 0x03, 0x02, 0x01]), "not PKCS#8 DER"),
-        (Data(), "not PKCS#8 DER"),
-    ])
+    @Test(
+        "bad input says what is wrong",
+        arguments: [
+            (Data("-----BEGIN PRIVATE KEY-----".utf8), "PEM"),
+            (Data([0x30, 0x03, 0x02, 0x01]), "not PKCS#8 DER"),
+            (Data(), "not PKCS#8 DER"),
+        ]
+    )
     func errors(der: Data, expected: String) {
         do {
             _ = try PrivateKeyInfo(derEncoded: der)

@@ -26,7 +26,8 @@ struct RoundTripTests {
         #expect(login.favorite == true)
         #expect(login.tags == ["work", "email"])
         #expect(login.scope?.androidApps.first?.certificate?.hashAlgorithm == .sha256)
-        guard case .basicAuth(let basic) = login.credentials[0], case .passkey(let passkey) = login.credentials[2] else {
+        guard case .basicAuth(let basic) = login.credentials[0], case .passkey(let passkey) = login.credentials[2]
+        else {
             Issue.record("unexpected credential order")
             return
         }
@@ -58,7 +59,8 @@ struct RoundTripTests {
 
     @Test(
         "decode → encode → decode is lossless and the encoding is a fixed point",
-        arguments: ["full.json", "account-only-quirks.json", "version-1-7.json", "version-2.json"])
+        arguments: ["full.json", "account-only-quirks.json", "version-1-7.json", "version-2.json"]
+    )
     func roundTrip(name: String) throws {
         let first = try Fixture.decode(name)
         let bytes = CXF.Encoder().encode(first.document)
@@ -71,10 +73,12 @@ struct RoundTripTests {
 
     @Test("canonical form: unpadded base64url, integer seconds, omitted optionals, spec member order")
     func canonicalForm() throws {
-        let decoded = try decode(#"""
+        let decoded = try decode(
+            #"""
             {"items":[{"title":"t","id":"aXRlbS0yAA==","subtitle":null,"credentials":[],"creationAt":5}],
              "email":"e","username":"u","id":"YQ==","collections":[]}
-            """#)
+            """#
+        )
         let text = String(decoding: CXF.Encoder().encode(decoded.document), as: UTF8.self)
         #expect(
             text
@@ -84,12 +88,19 @@ struct RoundTripTests {
 
     @Test("unknown members are written after the known ones, in source order, and none is dropped")
     func unknownMemberOrder() throws {
-        var decoded = try decode(#"{"id":"YQ","zeta":1,"username":"u","alpha":{"b":2,"a":[true,null,1.50]},"email":"e","items":[],"collections":[],"fullName":7e2}"#)
+        var decoded = try decode(
+            #"{"id":"YQ","zeta":1,"username":"u","alpha":{"b":2,"a":[true,null,1.50]},"email":"e","items":[],"collections":[],"fullName":7e2}"#
+        )
         var text = String(decoding: CXF.Encoder().encode(decoded.document), as: UTF8.self)
-        #expect(text == #"{"id":"YQ","username":"u","email":"e","fullName":"7e2","collections":[],"items":[],"zeta":1,"alpha":{"b":2,"a":[true,null,1.50]}}"#)
+        #expect(
+            text
+                == #"{"id":"YQ","username":"u","email":"e","fullName":"7e2","collections":[],"items":[],"zeta":1,"alpha":{"b":2,"a":[true,null,1.50]}}"#
+        )
         // A wrong-typed member is kept under its own key; a program that sets the typed member
         // gets both written: the original is never dropped behind its back.
-        decoded = try decode(#"{"id":"YQ","username":"u","email":"e","items":[{"id":"aQ","title":"t","credentials":[],"favorite":"maybe"}],"collections":[]}"#)
+        decoded = try decode(
+            #"{"id":"YQ","username":"u","email":"e","items":[{"id":"aQ","title":"t","credentials":[],"favorite":"maybe"}],"collections":[]}"#
+        )
         guard case .account(var account) = decoded.document else { return }
         text = String(decoding: CXF.Encoder().encode(.account(account)), as: UTF8.self)
         #expect(text.contains(#""favorite":"maybe""#))
@@ -101,7 +112,9 @@ struct RoundTripTests {
 
     @Test("strings with escapes, control characters and non-ASCII survive both ways")
     func stringEscapes() throws {
-        let decoded = try decode(#"{"id":"YQ","username":"tab\there \"q\" \\ \/ \u00e9 \ud83d\ude00 \u0001","email":"","items":[],"collections":[]}"#)
+        let decoded = try decode(
+            #"{"id":"YQ","username":"tab\there \"q\" \\ \/ \u00e9 \ud83d\ude00 \u0001","email":"","items":[],"collections":[]}"#
+        )
         guard case .account(let account) = decoded.document else { return }
         #expect(account.username == "tab\there \"q\" \\ / é 😀 \u{01}")
         let text = String(decoding: CXF.Encoder().encode(decoded.document), as: UTF8.self)
@@ -112,16 +125,31 @@ struct RoundTripTests {
     @Test("the Swift model builds a document that decodes back equal")
     func modelBuiltDocument() throws {
         let item = CXF.Item(
-            id: Data([1, 2, 3]), creationAt: -5, title: "Built", favorite: false,
+            id: Data([1, 2, 3]),
+            creationAt: -5,
+            title: "Built",
+            favorite: false,
             scope: .init(urls: ["https://a.example"]),
             credentials: [
-                .basicAuth(.init(username: .init(value: "u"), password: .init(fieldType: .concealedString, value: "p"))),
+                .basicAuth(
+                    .init(username: .init(value: "u"), password: .init(fieldType: .concealedString, value: "p"))
+                ),
                 .totp(.init(secret: "JBSWY3DPEHPK3PXP", digits: 8, algorithm: .sha512)),
-                .unrecognized(.init(object: .object([JSONMember(key: "type", value: .string("x-custom"))]), reason: "unknown type")),
-            ], tags: [])
+                .unrecognized(
+                    .init(
+                        object: .object([JSONMember(key: "type", value: .string("x-custom"))]),
+                        reason: "unknown type"
+                    )
+                ),
+            ],
+            tags: []
+        )
         let header = CXF.Header(
-            exporterRpId: "r", exporterDisplayName: "d", timestamp: Int64.max,
-            accounts: [CXF.Account(id: Data([9]), items: [item])])
+            exporterRpId: "r",
+            exporterDisplayName: "d",
+            timestamp: Int64.max,
+            accounts: [CXF.Account(id: Data([9]), items: [item])]
+        )
         let bytes = CXF.Encoder().encode(.header(header))
         let decoded = try CXF.Decoder().decode(bytes)
         #expect(decoded.document == .header(header))
@@ -140,8 +168,11 @@ struct DescriptionTests {
         #expect(!"\(CXF.TOTP(secret: "JBSWY3DPEHPK3PXP"))".contains("JBSW"))
         #expect(!String(reflecting: CXF.GeneratedPassword(password: "s3cret")).contains("s3cret"))
         let kept = CXF.UnrecognizedCredential(
-            object: .object([JSONMember(key: "type", value: .string("x")), JSONMember(key: "password", value: .string("s3cret"))]),
-            reason: "unknown type")
+            object: .object([
+                JSONMember(key: "type", value: .string("x")), JSONMember(key: "password", value: .string("s3cret")),
+            ]),
+            reason: "unknown type"
+        )
         #expect("\(kept)" == "UnrecognizedCredential(type: x, unknown type)")
         #expect(!"\(CXF.Credential.unrecognized(kept))".contains("s3cret"))
     }

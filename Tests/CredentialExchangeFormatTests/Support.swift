@@ -15,7 +15,10 @@ enum Fixture {
     /// The base64url test keys made for these fixtures (see keys.json).
     static func key(_ name: String) throws -> Data {
         let keys = try JSONSerialization.jsonObject(with: try data("keys.json")) as! [String: String]
-        var text = try #require(keys[name]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        var text = try #require(keys[name]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(
+            of: "_",
+            with: "/"
+        )
         while text.count % 4 != 0 { text += "=" }
         return try #require(Data(base64Encoded: text))
     }

@@ -47,7 +47,9 @@ struct ValidatorTests {
         let ok = Base64URL.encode([UInt8](repeating: 7, count: 64))
         let long = Base64URL.encode([UInt8](repeating: 7, count: 65))
         #expect(try check(document(items: item(#"{"type":"note","content":\#(field("string", "x"))}"#, id: ok))) == [])
-        let findings = try check(document(items: item(#"{"type":"note","content":\#(field("string", "x"))}"#, id: long)))
+        let findings = try check(
+            document(items: item(#"{"type":"note","content":\#(field("string", "x"))}"#, id: long))
+        )
         #expect(findings.first(.idTooLong)?.path == "/accounts/0/items/0/id")
         #expect(findings.first(.idTooLong)?.severity == .warning)  // an importer can store it, or re-key it
         let empty = try check(document(items: item(#"{"type":"note","content":\#(field("string", "x"))}"#, id: "")))
@@ -57,20 +59,35 @@ struct ValidatorTests {
     @Test("ids are unique within an account, items and collections together")
     func duplicateIDs() throws {
         let note = #"{"type":"note","content":\#(field("string", "x"))}"#
-        let findings = try check(document(
-            items: item(note) + "," + item(note),
-            collections: #"{"id":"aXRlbQ","title":"c","items":[]}"#))
-        #expect(findings.filter { $0.code == .duplicateID }.map(\.path) == ["/accounts/0/items/1/id", "/accounts/0/collections/0/id"])
+        let findings = try check(
+            document(
+                items: item(note) + "," + item(note),
+                collections: #"{"id":"aXRlbQ","title":"c","items":[]}"#
+            )
+        )
+        #expect(
+            findings.filter { $0.code == .duplicateID }.map(\.path) == [
+                "/accounts/0/items/1/id", "/accounts/0/collections/0/id",
+            ]
+        )
     }
 
     @Test("links to items that are not there are reported")
     func danglingLinks() throws {
         let note = #"{"type":"note","content":\#(field("string", "x"))}"#
-        let findings = try check(document(
-            items: item(note) + "," + item(#"{"type":"item-reference","reference":{"item":"bm9uZQ","account":"b3RoZXI"}}"#, id: "cmVm"),
-            collections: #"{"id":"Y29s","title":"c","items":[{"item":"aXRlbQ"},{"item":"bWlzc2luZw"}]}"#))
+        let findings = try check(
+            document(
+                items: item(note) + ","
+                    + item(#"{"type":"item-reference","reference":{"item":"bm9uZQ","account":"b3RoZXI"}}"#, id: "cmVm"),
+                collections: #"{"id":"Y29s","title":"c","items":[{"item":"aXRlbQ"},{"item":"bWlzc2luZw"}]}"#
+            )
+        )
         let dangling = findings.filter { $0.code == .danglingLinkedItem }
-        #expect(dangling.map(\.path) == ["/accounts/0/items/1/credentials/0/reference/account", "/accounts/0/collections/0/items/1/item"])
+        #expect(
+            dangling.map(\.path) == [
+                "/accounts/0/items/1/credentials/0/reference/account", "/accounts/0/collections/0/items/1/item",
+            ]
+        )
         #expect(dangling.allSatisfy { $0.severity == .warning })
     }
 
@@ -85,27 +102,34 @@ struct ValidatorTests {
             (#""secret":"JBSWY3DPEHPK3PXP","period":30,"digits":11"#, "invalid-totp-parameter", .error),
             // Fewer digits than RFC 4226 asks for still give codes: a warning.
             (#""secret":"JBSWY3DPEHPK3PXP","period":30,"digits":4"#, "invalid-totp-parameter", .warning),
-        ] as [(String, String?, Diagnostic.Severity)])
+        ] as [(String, String?, Diagnostic.Severity)]
+    )
     func totp(members: String, code: String?, severity: Diagnostic.Severity) throws {
         let findings = try check(document(items: item(#"{"type":"totp",\#(members),"algorithm":"sha1"}"#)))
         #expect(findings.map(\.code.rawValue) == (code.map { [$0] } ?? []))
-        #expect(findings.allSatisfy { $0.severity == severity && $0.path.hasPrefix("/accounts/0/items/0/credentials/0/") })
+        #expect(
+            findings.allSatisfy { $0.severity == severity && $0.path.hasPrefix("/accounts/0/items/0/credentials/0/") }
+        )
     }
 
     @Test(
         "field values against their field type",
         arguments: [
-            ("date", "2024-02-29", nil), ("date", "2023-02-29", "invalid-field-value"), ("date", "2024-1-01", "invalid-field-value"),
+            ("date", "2024-02-29", nil), ("date", "2023-02-29", "invalid-field-value"),
+            ("date", "2024-1-01", "invalid-field-value"),
             ("year-month", "2024-12", nil), ("year-month", "2024-13", "invalid-field-value"),
             ("boolean", "true", nil), ("boolean", "yes", "invalid-field-value"),
             ("country-code", "US", nil), ("country-code", "usa", "invalid-field-value"),
-            ("subdivision-code", "US-CA", nil), ("subdivision-code", "GB-ENG", nil), ("subdivision-code", "US_CA", "invalid-field-value"),
-            ("wifi-network-security-type", "wpa2-personal", nil), ("wifi-network-security-type", "wpa2", "invalid-field-value"),
+            ("subdivision-code", "US-CA", nil), ("subdivision-code", "GB-ENG", nil),
+            ("subdivision-code", "US_CA", "invalid-field-value"),
+            ("wifi-network-security-type", "wpa2-personal", nil),
+            ("wifi-network-security-type", "wpa2", "invalid-field-value"),
             ("email", "a@b.example", nil), ("email", "nobody", "invalid-field-value"),
             ("number", "-12.5", nil), ("number", "twelve", "invalid-field-value"),
             ("date", "", "empty-field-value"), ("string", "", nil),
             ("x-new-type", "whatever", "unknown-field-type"),
-        ] as [(String, String, String?)])
+        ] as [(String, String, String?)]
+    )
     func fieldValues(type: String, value: String, code: String?) throws {
         let findings = try check(document(items: item(#"{"type":"custom-fields","fields":[\#(field(type, value))]}"#)))
         #expect(findings.map(\.code.rawValue) == (code.map { [$0] } ?? []))
@@ -140,16 +164,26 @@ struct ValidatorTests {
         let pem = try check(document(items: item(passkey(key: Base64URL.encode(try Fixture.key("p256_pem"))))))
         #expect(pem.first(.invalidPrivateKey)?.message.contains("PEM") == true)
         let longHandle = Base64URL.encode([UInt8](repeating: 1, count: 65))
-        #expect(try check(document(items: item(passkey(key: good, userHandle: longHandle)))).first(.invalidFieldValue) != nil)
+        #expect(
+            try check(document(items: item(passkey(key: good, userHandle: longHandle)))).first(.invalidFieldValue)
+                != nil
+        )
     }
 
     @Test("ssh keys: PKCS#8 whose algorithm matches keyType")
     func sshKeys() throws {
         let ed = Base64URL.encode(try Fixture.key("ed25519"))
         let rsa = Base64URL.encode(try Fixture.key("rsa"))
-        #expect(try check(document(items: item(#"{"type":"ssh-key","keyType":"ssh-ed25519","privateKey":"\#(ed)"}"#))) == [])
-        #expect(try check(document(items: item(#"{"type":"ssh-key","keyType":"rsa-sha2-512","privateKey":"\#(rsa)"}"#))) == [])
-        let mismatch = try check(document(items: item(#"{"type":"ssh-key","keyType":"ssh-rsa","privateKey":"\#(ed)"}"#)))
+        #expect(
+            try check(document(items: item(#"{"type":"ssh-key","keyType":"ssh-ed25519","privateKey":"\#(ed)"}"#))) == []
+        )
+        #expect(
+            try check(document(items: item(#"{"type":"ssh-key","keyType":"rsa-sha2-512","privateKey":"\#(rsa)"}"#)))
+                == []
+        )
+        let mismatch = try check(
+            document(items: item(#"{"type":"ssh-key","keyType":"ssh-rsa","privateKey":"\#(ed)"}"#))
+        )
         let finding = try #require(mismatch.first(.keyTypeMismatch))
         #expect(finding.message.contains("Ed25519"))
         #expect(finding.path == "/accounts/0/items/0/credentials/0/privateKey")
@@ -158,14 +192,26 @@ struct ValidatorTests {
     @Test("file integrity hashes are SHA-256 sized")
     func fileHash() throws {
         let hash = Base64URL.encode([UInt8](repeating: 9, count: 32))
-        #expect(try check(document(items: item(#"{"type":"file","id":"Zg","name":"a","decryptedSize":1,"integrityHash":"\#(hash)"}"#))) == [])
-        let findings = try check(document(items: item(#"{"type":"file","id":"Zg","name":"a","decryptedSize":1,"integrityHash":"AAAA"}"#)))
+        #expect(
+            try check(
+                document(
+                    items: item(#"{"type":"file","id":"Zg","name":"a","decryptedSize":1,"integrityHash":"\#(hash)"}"#)
+                )
+            ) == []
+        )
+        let findings = try check(
+            document(items: item(#"{"type":"file","id":"Zg","name":"a","decryptedSize":1,"integrityHash":"AAAA"}"#))
+        )
         #expect(findings.first(.invalidIntegrityHash)?.severity == .warning)
     }
 
     @Test("timestamps outside 1970…3000 are warnings, milliseconds are named")
     func timestamps() throws {
-        let findings = try check(document(items: #"{"id":"aQ","creationAt":-11644473600,"modifiedAt":1700000000000,"title":"t","credentials":[]}"#))
+        let findings = try check(
+            document(
+                items: #"{"id":"aQ","creationAt":-11644473600,"modifiedAt":1700000000000,"title":"t","credentials":[]}"#
+            )
+        )
         let times = findings.filter { $0.code == .timestampOutOfRange }
         #expect(times.map(\.path) == ["/accounts/0/items/0/creationAt", "/accounts/0/items/0/modifiedAt"])
         #expect(times.allSatisfy { $0.severity == .warning })
@@ -183,12 +229,16 @@ struct ValidatorTests {
         let decoded = try CXF.Decoder().decode(document(items: #"{"id":"aQ","title":"t","credentials":[],\#(ext)}"#))
         let findings = CXF.Validator().validate(decoded.document)
         #expect(findings.map(\.code) == [.ignoredAccessor, .ignoredAccessor, .ignoredAccessor])
-        #expect(findings.map(\.path) == [
-            "/accounts/0/items/0/extensions/0/accessors/0/permissions",
-            "/accounts/0/items/0/extensions/0/accessors/1/type",
-            "/accounts/0/items/0/extensions/0/accessors/2/permissions",
-        ])
-        guard case .header(let header) = decoded.document, case .shared(let shared)? = header.accounts[0].items[0].extensions?.first else {
+        #expect(
+            findings.map(\.path) == [
+                "/accounts/0/items/0/extensions/0/accessors/0/permissions",
+                "/accounts/0/items/0/extensions/0/accessors/1/type",
+                "/accounts/0/items/0/extensions/0/accessors/2/permissions",
+            ]
+        )
+        guard case .header(let header) = decoded.document,
+            case .shared(let shared)? = header.accounts[0].items[0].extensions?.first
+        else {
             Issue.record("expected a shared extension")
             return
         }

@@ -12,10 +12,15 @@ struct CLIRobustnessTests {
 
     /// Runs keyport through the shell, so redirections (`> /dev/full`, pipes) are the real thing.
     func shell(_ script: String) async throws -> CLI.Result {
-        try await runProgram("/bin/sh", ["-c", script], environment: ["KEYPORT": CLI.executable.path, "PATH": "/usr/bin:/bin"])
+        try await runProgram(
+            "/bin/sh",
+            ["-c", script],
+            environment: ["KEYPORT": CLI.executable.path, "PATH": "/usr/bin:/bin"]
+        )
     }
 
-    static let brokenLogin = #"{"id":"YQ","username":"","email":"","collections":[],"items":[{"id":"aQ","title":"t","credentials":{"0":{"type":"basic-auth","password":{"fieldType":"concealed-string","value":"hunter2-kept"}}}}]}"#
+    static let brokenLogin =
+        #"{"id":"YQ","username":"","email":"","collections":[],"items":[{"id":"aQ","title":"t","credentials":{"0":{"type":"basic-auth","password":{"fieldType":"concealed-string","value":"hunter2-kept"}}}}]}"#
 
     @Test("fmt never drops a credential it cannot read: it is written back, with an error and exit 1")
     func fmtKeepsWrongTypedCredentials() async throws {
@@ -58,7 +63,9 @@ struct CLIRobustnessTests {
         #expect(try FileManager.default.attributesOfItem(atPath: target.path)[.posixPermissions] as? Int == 0o640)
 
         // A directory that is not there: exit 2, nothing written anywhere.
-        result = try await CLI.run(["cxf", "fmt", try CLI.fixture("valid.json"), "-o", dir.appendingPathComponent("no/such/file").path])
+        result = try await CLI.run([
+            "cxf", "fmt", try CLI.fixture("valid.json"), "-o", dir.appendingPathComponent("no/such/file").path,
+        ])
         #expect(result.status == 2)
         #expect(result.stderr.contains("cannot write"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["clean.json"])
@@ -86,12 +93,14 @@ struct CLIRobustnessTests {
         // minute: keyport must decide from the bytes up to the limit and exit at once.
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let result = try await shell(#"""
+        let result = try await shell(
+            #"""
             cd "\#(dir.path)" && mkfifo input
             (head -c 1001 /dev/zero; exec sleep 60) > input 2>/dev/null &
             "$KEYPORT" cxf validate --max-size 1000 - < input; echo "status $?"
             kill $! 2>/dev/null
-            """#)
+            """#
+        )
         #expect(result.stdout.contains("status 1"))
         #expect(result.stdout.contains("larger than 1000 bytes"))
         // A device without end.
@@ -107,7 +116,9 @@ struct CLIRobustnessTests {
         #expect(usage.stderr.contains("--max-depth must be between 1 and 512"))
         let deep = String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000)
         let result = try await CLI.run(
-            ["cxf", "validate", "--json", "--max-depth", "512", "-"], stdin: Data(#"{"id":"YQ","items":[],"x":\#(deep)}"#.utf8))
+            ["cxf", "validate", "--json", "--max-depth", "512", "-"],
+            stdin: Data(#"{"id":"YQ","items":[],"x":\#(deep)}"#.utf8)
+        )
         #expect(result.status == 1)
         #expect(try (result.json()["diagnostics"] as? [[String: Any]])?.first?["code"] as? String == "too-deep")
     }
@@ -117,7 +128,8 @@ struct CLIRobustnessTests {
 
     @Test("values reach the terminal escaped: validate, fmt's findings, stats and otp parse")
     func terminalEscapes() async throws {
-        let document = #"{"id":"YQ","username":"eve\#(Self.forgery)","email":"","collections":[],"items":[{"id":"aQ","title":"t","credentials":[{"type":"x-\#(Self.forgery)"},{"type":"custom-fields","fields":[{"fieldType":"x\#(Self.forgery)","value":"v"}]}]}]}"#
+        let document =
+            #"{"id":"YQ","username":"eve\#(Self.forgery)","email":"","collections":[],"items":[{"id":"aQ","title":"t","credentials":[{"type":"x-\#(Self.forgery)"},{"type":"custom-fields","fields":[{"fieldType":"x\#(Self.forgery)","value":"v"}]}]}]}"#
         let raw: [Character] = ["\u{1B}", "\r", "\u{202E}", "\u{85}"]
         for arguments in [["cxf", "validate", "-"], ["cxf", "stats", "-"], ["cxf", "fmt", "-"]] {
             let result = try await CLI.run(arguments, stdin: Data(document.utf8))
@@ -126,7 +138,9 @@ struct CLIRobustnessTests {
             #expect(shown.contains(#"\u{1B}"#))
             #expect(shown.contains(#"\u{202E}"#))
         }
-        let otp = try await CLI.run(["otp", "parse", "otpauth://totp/Acme%1B%5B2K:bob%E2%80%AE?secret=JBSWY3DPEHPK3PXP&issuer=Acme%1B%5B2K"])
+        let otp = try await CLI.run([
+            "otp", "parse", "otpauth://totp/Acme%1B%5B2K:bob%E2%80%AE?secret=JBSWY3DPEHPK3PXP&issuer=Acme%1B%5B2K",
+        ])
         #expect(otp.status == 0)
         #expect(!otp.stdout.contains { raw.contains($0) })
         #expect(otp.stdout.contains(#"issuer: Acme\u{1B}[2K"#))
@@ -141,7 +155,10 @@ struct CLIRobustnessTests {
         #expect(try (notCXF.json()["diagnostics"] as? [[String: Any]])?.first?["code"] as? String == "not-cxf")
     }
 
-    @Test("a document over --max-size is too-large in every command, in JSON and text", arguments: ["validate", "stats", "fmt"])
+    @Test(
+        "a document over --max-size is too-large in every command, in JSON and text",
+        arguments: ["validate", "stats", "fmt"]
+    )
     func tooLargeCode(command: String) async throws {
         let fixture = try CLI.fixture("valid.json")
         let text = try await CLI.run(["cxf", command, "--max-size", "10", fixture])
@@ -153,7 +170,9 @@ struct CLIRobustnessTests {
             #expect(try (json.json()["diagnostics"] as? [[String: Any]])?.first?["code"] as? String == "too-large")
         } else {
             #expect(text.stdout.isEmpty)
-            #expect(text.stderr == "keyport: \(fixture) is larger than 10 bytes (raise --max-size to read it) [too-large]\n")
+            #expect(
+                text.stderr == "keyport: \(fixture) is larger than 10 bytes (raise --max-size to read it) [too-large]\n"
+            )
         }
         if command == "stats" {
             let json = try await CLI.run(["cxf", "stats", "--json", "--max-size", "10", fixture])
@@ -163,12 +182,17 @@ struct CLIRobustnessTests {
         }
     }
 
-    @Test("a file that cannot be read is unreadable-input (exit 2, nothing on standard output)", arguments: ["validate", "stats", "fmt"])
+    @Test(
+        "a file that cannot be read is unreadable-input (exit 2, nothing on standard output)",
+        arguments: ["validate", "stats", "fmt"]
+    )
     func unreadableCode(command: String) async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let missing = dir.appendingPathComponent("missing.json").path
-        for arguments in [["cxf", command, missing], ["cxf", command, dir.path]] + (command == "fmt" ? [] : [["cxf", command, "--json", missing]]) {
+        for arguments in [["cxf", command, missing], ["cxf", command, dir.path]]
+            + (command == "fmt" ? [] : [["cxf", command, "--json", missing]])
+        {
             let result = try await CLI.run(arguments)
             #expect(result.status == 2, "\(arguments)")
             #expect(result.stdout.isEmpty, "\(arguments)")
@@ -188,7 +212,9 @@ struct CLIRobustnessTests {
         #expect(format.stderr.hasSuffix(" [not-cxf]\n"))
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let unwritable = try await CLI.run(["cxf", "fmt", try CLI.fixture("valid.json"), "-o", dir.appendingPathComponent("no/such/file").path])
+        let unwritable = try await CLI.run([
+            "cxf", "fmt", try CLI.fixture("valid.json"), "-o", dir.appendingPathComponent("no/such/file").path,
+        ])
         #expect(unwritable.status == 2)
         #expect(unwritable.stderr.hasSuffix(" [unwritable-output]\n"))
     }

@@ -28,14 +28,23 @@ struct CLI {
     /// `runProgram(_:_:environment:input:)`).
     static func run(_ arguments: [String], stdin: Data? = nil) async throws -> Result {
         // Always a pipe, at its end at once when there is nothing to send.
-        try await runProgram(executable.path, arguments, environment: ProcessInfo.processInfo.environment, input: stdin ?? Data())
+        try await runProgram(
+            executable.path,
+            arguments,
+            environment: ProcessInfo.processInfo.environment,
+            input: stdin ?? Data()
+        )
     }
 }
 
 /// Runs a program to its end with exactly `environment` and `input` on its standard input
 /// (`/dev/null` when `nil`); killed, and the test failed quoting its output, after `timeout`.
 func runProgram(
-    _ executable: String, _ arguments: [String], environment: [String: String], input: Data? = nil, timeout: Duration = .seconds(120)
+    _ executable: String,
+    _ arguments: [String],
+    environment: [String: String],
+    input: Data? = nil,
+    timeout: Duration = .seconds(120)
 ) async throws -> CLI.Result {
     let ran = try await Program.run(executable, arguments, environment: environment, input: input, timeout: timeout)
     return CLI.Result(status: ran.status, stdout: ran.standardOutput, stderr: ran.standardError)
@@ -75,7 +84,12 @@ struct CLITests {
         #expect(json["valid"] as? Bool == false)
         #expect(json["version"] is NSNull)
         let diagnostics = try #require(json["diagnostics"] as? [[String: String]])
-        #expect(diagnostics.contains { $0["code"] == "invalid-totp-secret" && $0["path"] == "/items/0/credentials/2/secret" && $0["severity"] == "error" })
+        #expect(
+            diagnostics.contains {
+                $0["code"] == "invalid-totp-secret" && $0["path"] == "/items/0/credentials/2/secret"
+                    && $0["severity"] == "error"
+            }
+        )
         #expect(diagnostics.allSatisfy { $0.keys.sorted() == ["code", "message", "path", "severity"] })
         let text = try await CLI.run(["cxf", "validate", try CLI.fixture("quirks.json")])
         #expect(text.status == 1)
@@ -92,13 +106,16 @@ struct CLITests {
         #expect(diagnostics.first?["message"]?.contains("line 1, column 14") == true)
     }
 
-    @Test("usage and I/O errors exit 2", arguments: [
-        ["cxf", "validate", "/nonexistent/file.json"],
-        ["cxf", "validate"],
-        ["cxf", "validate", "--no-such-option", "x"],
-        ["cxf", "fmt", "/nonexistent/file.json"],
-        ["nonsense"],
-    ])
+    @Test(
+        "usage and I/O errors exit 2",
+        arguments: [
+            ["cxf", "validate", "/nonexistent/file.json"],
+            ["cxf", "validate"],
+            ["cxf", "validate", "--no-such-option", "x"],
+            ["cxf", "fmt", "/nonexistent/file.json"],
+            ["nonsense"],
+        ]
+    )
     func usageErrors(arguments: [String]) async throws {
         let result = try await CLI.run(arguments)
         #expect(result.status == 2)

@@ -29,8 +29,11 @@ struct LoginCLITests {
     /// Runs `keyport login` with the test issuer and client, in `environment` added to ours.
     func login(_ arguments: [String], environment: [String: String] = [:]) async throws -> CLI.Result {
         try await runProgram(
-            CLI.executable.path, ["login", "--issuer", server.issuer.absoluteString, "--client-id", AuthorizationServer.clientID] + arguments,
-            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
+            CLI.executable.path,
+            ["login", "--issuer", server.issuer.absoluteString, "--client-id", AuthorizationServer.clientID]
+                + arguments,
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        )
     }
 
     @Test("signs in through the loopback redirect; tokens redacted; the URL on stderr")
@@ -42,13 +45,19 @@ struct LoginCLITests {
         #expect(json["scope"] as? String == "openid profile")
         #expect((json["access_token"] as? String)?.hasSuffix("[redacted]") == true)
         #expect((json["id_token"] as? String)?.hasSuffix("[redacted]") == true)
-        #expect(result.stderr.contains("\(server.issuer.absoluteString)/authorize?response_type=code&client_id=keyport-test"))
+        #expect(
+            result.stderr.contains(
+                "\(server.issuer.absoluteString)/authorize?response_type=code&client_id=keyport-test"
+            )
+        )
         #expect(result.stderr.contains("code_challenge_method=S256"))
     }
 
     @Test("--show-tokens prints the token values; --ephemeral signs in with a fresh profile")
     func showTokensEphemeral() async throws {
-        let result = try await login(["--ephemeral", "--show-tokens", "--browser", browser("approve", profile: "%p"), "--timeout", "60"])
+        let result = try await login([
+            "--ephemeral", "--show-tokens", "--browser", browser("approve", profile: "%p"), "--timeout", "60",
+        ])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let json = try result.json()
         let access = try #require(json["access_token"] as? String)
@@ -59,7 +68,9 @@ struct LoginCLITests {
 
     @Test(
         "SIGINT, SIGTERM or SIGHUP during an ephemeral sign-in: the browser's process group ends, its profile goes, keyport ends by the signal; also when keyport starts with them blocked",
-        arguments: [SIGINT, SIGTERM, SIGHUP], [false, true])
+        arguments: [SIGINT, SIGTERM, SIGHUP],
+        [false, true]
+    )
     func interrupted(signal: Int32, startedBlocked: Bool) async throws {
         let sandbox = try TemporaryDirectory("kp-login-signal")
         defer { sandbox.remove() }
@@ -67,12 +78,12 @@ struct LoginCLITests {
         // A browser that keeps a helper process running and never finishes the sign-in.
         let browser = sandbox.url.appendingPathComponent("browser")
         try """
-            #!/bin/sh
-            echo "$1" > '\(sandbox.path)/profile'
-            sleep 300 &
-            echo $$ > '\(sandbox.path)/pid'
-            wait
-            """.write(to: browser, atomically: true, encoding: .utf8)
+        #!/bin/sh
+        echo "$1" > '\(sandbox.path)/profile'
+        sleep 300 &
+        echo $$ > '\(sandbox.path)/pid'
+        wait
+        """.write(to: browser, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: browser.path)
 
         var environment = ProcessInfo.processInfo.environment
@@ -85,7 +96,8 @@ struct LoginCLITests {
         ]
         let command =
             (startedBlocked ? blocking : []) + [
-                CLI.executable.path, "login", "--issuer", server.issuer.absoluteString, "--client-id", AuthorizationServer.clientID,
+                CLI.executable.path, "login", "--issuer", server.issuer.absoluteString, "--client-id",
+                AuthorizationServer.clientID,
                 "--ephemeral", "--browser", "\(browser.path) %p %s", "--timeout", "120",
             ]
         let keyport = try Program(command[0], Array(command.dropFirst()), environment: environment)
@@ -95,9 +107,13 @@ struct LoginCLITests {
         var recorded: pid_t?
         try #require(
             try await FileChanges.waitUntil(within: .seconds(30), changesIn: sandbox.url) {
-                recorded = (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+                recorded = (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap {
+                    pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines))
+                }
                 return recorded != nil
-            }, "the browser did not start; keyport printed: \(keyport.standardError)")
+            },
+            "the browser did not start; keyport printed: \(keyport.standardError)"
+        )
         let group = try #require(recorded)
         let profile = try String(contentsOfFile: sandbox.url.appendingPathComponent("profile").path, encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -105,7 +121,10 @@ struct LoginCLITests {
         #expect(!liveProcesses(inGroup: group).isEmpty)
 
         keyport.signal(signal)
-        let termination = try #require(await keyport.waitForExit(timeout: .seconds(30)), "keyport did not end after the signal")
+        let termination = try #require(
+            await keyport.waitForExit(timeout: .seconds(30)),
+            "keyport did not end after the signal"
+        )
         #expect(termination == .signalled(signal))
         #expect(liveProcesses(inGroup: group).isEmpty)
         #expect(!FileManager.default.fileExists(atPath: profile))
@@ -120,8 +139,12 @@ struct LoginCLITests {
         defer { redirecting.stop() }
         let result = try await runProgram(
             CLI.executable.path,
-            ["login", "--issuer", redirecting.issuer.absoluteString, "--client-id", AuthorizationServer.clientID, "--browser", browser("approve"), "--timeout", "60"],
-            environment: ProcessInfo.processInfo.environment)
+            [
+                "login", "--issuer", redirecting.issuer.absoluteString, "--client-id", AuthorizationServer.clientID,
+                "--browser", browser("approve"), "--timeout", "60",
+            ],
+            environment: ProcessInfo.processInfo.environment
+        )
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains("sign-in failed: the token endpoint answered HTTP 307"), "\(result.stderr)")
@@ -154,8 +177,13 @@ struct LoginCLITests {
         environment["DISPLAY"] = nil
         environment["WAYLAND_DISPLAY"] = nil
         let result = try await runProgram(
-            CLI.executable.path, ["login", "--issuer", server.issuer.absoluteString, "--client-id", AuthorizationServer.clientID, "--timeout", "1"],
-            environment: environment)
+            CLI.executable.path,
+            [
+                "login", "--issuer", server.issuer.absoluteString, "--client-id", AuthorizationServer.clientID,
+                "--timeout", "1",
+            ],
+            environment: environment
+        )
         #expect(result.status == 1)
         #expect(result.stderr.contains("/authorize?"))
         #expect(result.stderr.contains("no display"))
@@ -164,7 +192,9 @@ struct LoginCLITests {
 
     @Test("an issuer that is not there, or not over TLS: exit 1 with the reason")
     func badIssuer() async throws {
-        let unreachable = try await CLI.run(["login", "--issuer", "http://127.0.0.1:9/", "--client-id", "x", "--timeout", "1"])
+        let unreachable = try await CLI.run([
+            "login", "--issuer", "http://127.0.0.1:9/", "--client-id", "x", "--timeout", "1",
+        ])
         #expect(unreachable.status == 1)
         #expect(unreachable.stderr.contains("could not be reached"))
         let plain = try await CLI.run(["login", "--issuer", "http://auth.example", "--client-id", "x"])
@@ -181,7 +211,11 @@ struct LoginCLITests {
         let home = scratch.url
         let result = try await login(
             ["--redirect", "com.example.keyport", "--browser", "/bin/true", "--timeout", "1"],
-            environment: ["XDG_DATA_HOME": home.appendingPathComponent("data").path, "XDG_CONFIG_HOME": home.appendingPathComponent("config").path, "XDG_RUNTIME_DIR": home.path])
+            environment: [
+                "XDG_DATA_HOME": home.appendingPathComponent("data").path,
+                "XDG_CONFIG_HOME": home.appendingPathComponent("config").path, "XDG_RUNTIME_DIR": home.path,
+            ]
+        )
         #expect(result.status == 1)
         #expect(result.stderr.contains("keyport url-scheme register com.example.keyport"))
         #expect(result.stderr.contains("timed out"))
@@ -195,21 +229,29 @@ struct LoginCLITests {
         // A short path: the callback socket is bound in run/keyport/callbacks below it.
         let runtime = try scratch.subdirectory("run")
         let environment = [
-            "XDG_DATA_HOME": home.appendingPathComponent("data").path, "XDG_CONFIG_HOME": home.appendingPathComponent("config").path,
+            "XDG_DATA_HOME": home.appendingPathComponent("data").path,
+            "XDG_CONFIG_HOME": home.appendingPathComponent("config").path,
             "XDG_RUNTIME_DIR": runtime.path,
         ]
         let register = try await runProgram(
-            CLI.executable.path, ["url-scheme", "register", "com.example.keyport"],
-            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
+            CLI.executable.path,
+            ["url-scheme", "register", "com.example.keyport"],
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        )
         #expect(register.status == 0)
 
-        let result = try await login(["--redirect", "com.example.keyport", "--browser", browser("approve"), "--timeout", "60"], environment: environment)
+        let result = try await login(
+            ["--redirect", "com.example.keyport", "--browser", browser("approve"), "--timeout", "60"],
+            environment: environment
+        )
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(try result.json()["token_type"] as? String == "Bearer")
         #expect(result.stderr.contains("redirect_uri=com.example.keyport%3A%2Fcallback"))
-        #expect(try await browsers.waitForEvent {
-            $0["event"] as? String == "handed_to_xdg_open" && $0["status"] as? Int == 0
-        })
+        #expect(
+            try await browsers.waitForEvent {
+                $0["event"] as? String == "handed_to_xdg_open" && $0["status"] as? Int == 0
+            }
+        )
     }
 }
 
@@ -218,7 +260,9 @@ struct LoginCLITests {
 private func liveProcesses(inGroup group: pid_t) -> [pid_t] {
     let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
     return entries.compactMap(pid_t.init).filter { pid in
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let end = stat.lastIndex(of: ")") else { return false }
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let end = stat.lastIndex(of: ")")
+        else { return false }
         // After "pid (comm) ": state, ppid, pgrp, …
         let fields = stat[stat.index(after: end)...].split(separator: " ")
         return fields.count > 2 && fields[0] != "Z" && pid_t(fields[2]) == group

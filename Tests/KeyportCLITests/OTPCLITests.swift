@@ -12,21 +12,29 @@ struct OTPCLITests {
         #expect(totp.stdout == "94287082\n")
         let hotp = try await CLI.run(["otp", "code", "otpauth://hotp/x?secret=\(rfcSecret)&counter=3"])
         #expect(hotp.stdout == "969429\n")
-        let overridden = try await CLI.run(["otp", "code", "otpauth://hotp/x?secret=\(rfcSecret)&counter=3", "--counter", "0"])
+        let overridden = try await CLI.run([
+            "otp", "code", "otpauth://hotp/x?secret=\(rfcSecret)&counter=3", "--counter", "0",
+        ])
         #expect(overridden.stdout == "755224\n")
-        let fromStdin = try await CLI.run(["otp", "code", "-", "--at", "59", "--digits", "8"], stdin: Data(rfcSecret.utf8))
+        let fromStdin = try await CLI.run(
+            ["otp", "code", "-", "--at", "59", "--digits", "8"],
+            stdin: Data(rfcSecret.utf8)
+        )
         #expect(fromStdin.stdout == "94287082\n")
         let steam = try await CLI.run(["otp", "code", rfcSecret, "--steam", "--at", "30"])
         #expect(steam.stdout.count == 6)
     }
 
-    @Test("bad secrets and URIs exit 1 with the reason on stderr", arguments: [
-        ["otp", "code", "BAD1"],
-        ["otp", "code", "otpauth://totp/x?secret=JBSWY3DP&digits=5"],
-        ["otp", "code", "JBSWY3DP", "--algorithm", "md5"],
-        ["otp", "code", "JBSWY3DP", "--hotp"],
-        ["otp", "parse", "https://example.com"],
-    ])
+    @Test(
+        "bad secrets and URIs exit 1 with the reason on stderr",
+        arguments: [
+            ["otp", "code", "BAD1"],
+            ["otp", "code", "otpauth://totp/x?secret=JBSWY3DP&digits=5"],
+            ["otp", "code", "JBSWY3DP", "--algorithm", "md5"],
+            ["otp", "code", "JBSWY3DP", "--hotp"],
+            ["otp", "parse", "https://example.com"],
+        ]
+    )
     func errors(arguments: [String]) async throws {
         let result = try await CLI.run(arguments)
         #expect(result.status == 1)
@@ -36,7 +44,10 @@ struct OTPCLITests {
 
     @Test("parse --json gives the normalised parameters")
     func parse() async throws {
-        let result = try await CLI.run(["otp", "parse", "--json", "otpauth://totp/ACME%3Aalice?secret=jbsw%20y3dp%20ehpk%203pxp&algorithm=sha256&period=60"])
+        let result = try await CLI.run([
+            "otp", "parse", "--json",
+            "otpauth://totp/ACME%3Aalice?secret=jbsw%20y3dp%20ehpk%203pxp&algorithm=sha256&period=60",
+        ])
         #expect(result.status == 0)
         let json = try result.json()
         #expect(json["type"] as? String == "totp")
@@ -50,8 +61,13 @@ struct OTPCLITests {
 
     @Test("migration encode then decode gives the accounts back")
     func migration() async throws {
-        let uris = (1...12).map { "otpauth://totp/Issuer\($0):user\($0)?secret=JBSWY3DPEHPK3PXP&issuer=Issuer\($0)&algorithm=SHA1&digits=6&period=30" }
-        let encoded = try await CLI.run(["otp", "migration", "encode", "--per-batch", "5"], stdin: Data(uris.joined(separator: "\n").utf8))
+        let uris = (1...12).map {
+            "otpauth://totp/Issuer\($0):user\($0)?secret=JBSWY3DPEHPK3PXP&issuer=Issuer\($0)&algorithm=SHA1&digits=6&period=30"
+        }
+        let encoded = try await CLI.run(
+            ["otp", "migration", "encode", "--per-batch", "5"],
+            stdin: Data(uris.joined(separator: "\n").utf8)
+        )
         #expect(encoded.status == 0)
         let lines = encoded.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 3)

@@ -14,7 +14,10 @@ struct DesktopSandbox {
         // A short name: the callback sockets are bound in run/keyport/callbacks below it.
         root = try TemporaryDirectory("kp-cli").url
         for name in ["home", "data", "config", "run", "system"] {
-            try FileManager.default.createDirectory(at: root.appendingPathComponent(name), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: root.appendingPathComponent(name),
+                withIntermediateDirectories: true
+            )
         }
         environment = [
             "PATH": "/usr/local/bin:/usr/bin:/bin",
@@ -35,7 +38,11 @@ struct DesktopSandbox {
 
     /// Runs one of xdg-utils' programs (`/usr/bin/xdg-mime`, `/usr/bin/xdg-open`).
     func run(_ program: String, _ arguments: [String]) async throws -> CLI.Result {
-        try await runProgram(try Peers.require(program, "xdg-utils (Debian package xdg-utils)"), arguments, environment: environment)
+        try await runProgram(
+            try Peers.require(program, "xdg-utils (Debian package xdg-utils)"),
+            arguments,
+            environment: environment
+        )
     }
 
     func remove() {
@@ -64,7 +71,9 @@ struct URLSchemeCLITests {
         // A session waits where `keyport url-scheme open` will look: $XDG_RUNTIME_DIR/keyport/callbacks.
         let directory = SchemeCallbackListener.defaultDirectory(environment: sandbox.environment)
         let listener = try await SchemeCallbackListener.start(scheme: scheme, directory: directory) {
-            URLComponents(url: $0, resolvingAgainstBaseURL: false)?.queryItems?.contains(URLQueryItem(name: "state", value: "y")) == true
+            URLComponents(url: $0, resolvingAgainstBaseURL: false)?.queryItems?.contains(
+                URLQueryItem(name: "state", value: "y")
+            ) == true
         }
         let opened = try await sandbox.run("/usr/bin/xdg-open", ["\(scheme):/callback?code=x&state=y"])
         #expect(opened.status == 0, "\(opened.stderr)")
@@ -83,7 +92,9 @@ struct URLSchemeCLITests {
         #expect(unregistered.status == 0)
         #expect(unregistered.stdout == "keyport no longer handles \(scheme): URLs\n")
         #expect(!FileManager.default.fileExists(atPath: file.path))
-        #expect(try await sandbox.run("/usr/bin/xdg-mime", ["query", "default", "x-scheme-handler/\(scheme)"]).stdout == "")
+        #expect(
+            try await sandbox.run("/usr/bin/xdg-mime", ["query", "default", "x-scheme-handler/\(scheme)"]).stdout == ""
+        )
         let again = try await sandbox.keyport(["url-scheme", "unregister", scheme])
         #expect(again.status == 0)
         #expect(again.stdout == "nothing was registered for \(scheme): URLs\n")
@@ -93,10 +104,15 @@ struct URLSchemeCLITests {
     func openUnused() async throws {
         let sandbox = try DesktopSandbox()
         defer { sandbox.remove() }
-        let result = try await sandbox.keyport(["url-scheme", "open", "com.example.app:/callback?code=SECRETCODE&state=s#frag"])
+        let result = try await sandbox.keyport([
+            "url-scheme", "open", "com.example.app:/callback?code=SECRETCODE&state=s#frag",
+        ])
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
-        #expect(result.stderr == "keyport: no Keyport session is waiting for this URL (com.example.app:/callback); it was not used\n")
+        #expect(
+            result.stderr
+                == "keyport: no Keyport session is waiting for this URL (com.example.app:/callback); it was not used\n"
+        )
         #expect(!result.stderr.contains("SECRETCODE"))
     }
 
@@ -105,7 +121,11 @@ struct URLSchemeCLITests {
         let sandbox = try DesktopSandbox()
         defer { sandbox.remove() }
         let directory = SchemeCallbackListener.defaultDirectory(environment: sandbox.environment)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
+        try FileManager.default.createDirectory(
+            at: directory,
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o777]
+        )
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: directory.path)
         let result = try await sandbox.keyport(["url-scheme", "open", "com.example.app:/callback?code=SECRETCODE"])
         #expect(result.status == 2)
@@ -119,11 +139,26 @@ struct URLSchemeCLITests {
         defer { sandbox.remove() }
         var environment = sandbox.environment
         environment["XDG_RUNTIME_DIR"] = nil
-        let listener = try await SchemeCallbackListener.start(scheme: "com.example.app", directory: nil, environment: environment) { _ in true }
-        #expect(listener.socketPath.hasPrefix(sandbox.root.appendingPathComponent("home/.cache/keyport/run/callbacks").path + "/"))
-        let result = try await runProgram(CLI.executable.path, ["url-scheme", "open", "com.example.app:/callback?code=1"], environment: environment)
+        let listener = try await SchemeCallbackListener.start(
+            scheme: "com.example.app",
+            directory: nil,
+            environment: environment
+        ) { _ in true }
+        #expect(
+            listener.socketPath.hasPrefix(
+                sandbox.root.appendingPathComponent("home/.cache/keyport/run/callbacks").path + "/"
+            )
+        )
+        let result = try await runProgram(
+            CLI.executable.path,
+            ["url-scheme", "open", "com.example.app:/callback?code=1"],
+            environment: environment
+        )
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(try await listener.waitForCallback(timeout: .seconds(60)).absoluteString == "com.example.app:/callback?code=1")
+        #expect(
+            try await listener.waitForCallback(timeout: .seconds(60)).absoluteString
+                == "com.example.app:/callback?code=1"
+        )
     }
 
     @Test("an invalid name exits 1 naming the character; nothing is written")
@@ -136,10 +171,16 @@ struct URLSchemeCLITests {
         let https = try await sandbox.keyport(["url-scheme", "register", "https"])
         #expect(https.status == 1)
         #expect(https.stderr.contains("browsers and the system handle themselves"))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.root.appendingPathComponent("data").path).isEmpty)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: sandbox.root.appendingPathComponent("data").path)
+                .isEmpty
+        )
     }
 
-    @Test("usage errors exit 2", arguments: [["url-scheme", "register"], ["url-scheme", "open"], ["url-scheme", "frobnicate", "x"]])
+    @Test(
+        "usage errors exit 2",
+        arguments: [["url-scheme", "register"], ["url-scheme", "open"], ["url-scheme", "frobnicate", "x"]]
+    )
     func usage(arguments: [String]) async throws {
         let sandbox = try DesktopSandbox()
         defer { sandbox.remove() }

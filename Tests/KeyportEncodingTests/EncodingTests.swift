@@ -5,7 +5,13 @@ import Testing
 @Suite("base64url")
 struct Base64URLTests {
     // RFC 4648 §10 vectors, in the URL-safe alphabet without padding.
-    @Test("RFC 4648 vectors", arguments: [("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"), ("fooba", "Zm9vYmE"), ("foobar", "Zm9vYmFy")])
+    @Test(
+        "RFC 4648 vectors",
+        arguments: [
+            ("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"), ("fooba", "Zm9vYmE"),
+            ("foobar", "Zm9vYmFy"),
+        ]
+    )
     func vectors(plain: String, encoded: String) throws {
         #expect(Base64URL.encode(Array(plain.utf8)) == encoded)
         #expect(try Base64URL.decode(encoded) == Array(plain.utf8))
@@ -33,13 +39,16 @@ struct Base64URLTests {
         }
     }
 
-    @Test("errors say where", arguments: [
-        ("Zm9v!g", Base64URL.DecodingError.invalidCharacter(offset: 4)),
-        ("Z", .invalidLength(1)),
-        ("Zm=9", .misplacedPadding(offset: 2)),
-        ("Zg===", .misplacedPadding(offset: 4)),
-        ("Zm9v=", .misplacedPadding(offset: 4)),
-    ])
+    @Test(
+        "errors say where",
+        arguments: [
+            ("Zm9v!g", Base64URL.DecodingError.invalidCharacter(offset: 4)),
+            ("Z", .invalidLength(1)),
+            ("Zm=9", .misplacedPadding(offset: 2)),
+            ("Zg===", .misplacedPadding(offset: 4)),
+            ("Zm9v=", .misplacedPadding(offset: 4)),
+        ]
+    )
     func errors(text: String, expected: Base64URL.DecodingError) {
         #expect(throws: expected) { try Base64URL.decode(text) }
     }
@@ -47,7 +56,13 @@ struct Base64URLTests {
 
 @Suite("Base32")
 struct Base32Tests {
-    @Test("RFC 4648 vectors", arguments: [("", ""), ("f", "MY"), ("fo", "MZXQ"), ("foo", "MZXW6"), ("foob", "MZXW6YQ"), ("fooba", "MZXW6YTB"), ("foobar", "MZXW6YTBOI")])
+    @Test(
+        "RFC 4648 vectors",
+        arguments: [
+            ("", ""), ("f", "MY"), ("fo", "MZXQ"), ("foo", "MZXW6"), ("foob", "MZXW6YQ"), ("fooba", "MZXW6YTB"),
+            ("foobar", "MZXW6YTBOI"),
+        ]
+    )
     func vectors(plain: String, encoded: String) throws {
         #expect(Base32.encode(Array(plain.utf8)) == encoded)
         #expect(try Base32.decode(encoded) == Array(plain.utf8))

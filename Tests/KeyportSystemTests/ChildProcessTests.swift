@@ -27,7 +27,11 @@ struct ChildProcessTests {
 
     @Test("the blocking run reads both outputs together too")
     func blockingRun() throws {
-        let ran = try ChildProcess.run(executable: "/bin/sh", arguments: ["-c", Self.errorsFirst], environment: ["PATH": "/usr/bin:/bin"])
+        let ran = try ChildProcess.run(
+            executable: "/bin/sh",
+            arguments: ["-c", Self.errorsFirst],
+            environment: ["PATH": "/usr/bin:/bin"]
+        )
         #expect(ran.termination == .exited(0))
         #expect(ran.standardError == Data(repeating: UInt8(ascii: "e"), count: 1 << 20))
         #expect(ran.standardOutput == Data(repeating: UInt8(ascii: "o"), count: 1 << 20))
@@ -36,7 +40,12 @@ struct ChildProcessTests {
     @Test("input larger than a pipe reaches the child while its output is read")
     func input() async throws {
         let text = String((0..<(4 << 20)).map { Character(Unicode.Scalar(UInt8(ascii: "a") + UInt8($0 % 26))) })
-        let ran = try await Program.run("/bin/sh", ["-c", "cat; echo done >&2"], input: Data(text.utf8), timeout: .seconds(60))
+        let ran = try await Program.run(
+            "/bin/sh",
+            ["-c", "cat; echo done >&2"],
+            input: Data(text.utf8),
+            timeout: .seconds(60)
+        )
         #expect(ran.status == 0)
         #expect(ran.standardOutput == text)
         #expect(ran.standardError == "done\n")
@@ -44,7 +53,12 @@ struct ChildProcessTests {
 
     @Test("a child that stops reading its input is not an error for the parent (no SIGPIPE)")
     func inputNotRead() async throws {
-        let ran = try await Program.run("/bin/sh", ["-c", "head -c 1"], input: Data(repeating: 0x61, count: 4 << 20), timeout: .seconds(60))
+        let ran = try await Program.run(
+            "/bin/sh",
+            ["-c", "head -c 1"],
+            input: Data(repeating: 0x61, count: 4 << 20),
+            timeout: .seconds(60)
+        )
         #expect(ran.status == 0)
         #expect(ran.standardOutput == "a")
     }
@@ -60,7 +74,11 @@ struct ChildProcessTests {
     @Test("past its time limit a program is killed, and the failure quotes what it printed")
     func timeLimit() async throws {
         let error = await #expect(throws: SupportFailure.self) {
-            try await Program.run("/bin/sh", ["-c", "echo started; echo trouble >&2; exec sleep 300"], timeout: .seconds(1))
+            try await Program.run(
+                "/bin/sh",
+                ["-c", "echo started; echo trouble >&2; exec sleep 300"],
+                timeout: .seconds(1)
+            )
         }
         let message = error?.description ?? ""
         #expect(message.contains("did not finish within 1.0 seconds"), "\(message)")

@@ -22,7 +22,8 @@ struct BaseDirectoriesTests {
         #expect(set.configHome.path == "/e")
 
         let relative = BaseDirectories(environment: [
-            "HOME": "/home/alice", "XDG_RUNTIME_DIR": "run", "XDG_CACHE_HOME": "c", "XDG_DATA_HOME": "", "XDG_CONFIG_HOME": "e",
+            "HOME": "/home/alice", "XDG_RUNTIME_DIR": "run", "XDG_CACHE_HOME": "c", "XDG_DATA_HOME": "",
+            "XDG_CONFIG_HOME": "e",
         ])
         #expect(relative.runtime == nil)
         #expect(relative.cacheHome.path == "/home/alice/.cache")
@@ -78,14 +79,18 @@ struct PrivateDirectoryTests {
         defer { try? FileManager.default.removeItem(at: root) }
         let open = root.appendingPathComponent("open")
         #expect(mkdir(open.path, 0o700) == 0 && chmod(open.path, 0o755) == 0)
-        let error = #expect(throws: PrivateDirectory.Failure.self) { try PrivateDirectory.prepare(open, contents: "tests", create: true) }
+        let error = #expect(throws: PrivateDirectory.Failure.self) {
+            try PrivateDirectory.prepare(open, contents: "tests", create: true)
+        }
         #expect(error?.reason == .unsafe)
         #expect(error?.message.contains("chmod 700 \(open.path)") == true)
 
         let link = root.appendingPathComponent("link")
         let real = root.appendingPathComponent("real")
         #expect(mkdir(real.path, 0o700) == 0 && symlink(real.path, link.path) == 0)
-        let linked = #expect(throws: PrivateDirectory.Failure.self) { try PrivateDirectory.prepare(link, contents: "tests", create: false) }
+        let linked = #expect(throws: PrivateDirectory.Failure.self) {
+            try PrivateDirectory.prepare(link, contents: "tests", create: false)
+        }
         #expect(linked?.reason == .unsafe)
         #expect(linked?.message.contains("not a directory") == true)
 
@@ -114,7 +119,9 @@ struct PrivateDirectoryTests {
             for (index, byte) in path.utf8.enumerated() { buffer[index] = byte }
         }
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         #expect(bound == 0)
         #expect(UnixSocketPath.isOwnSocket(path))

@@ -13,13 +13,21 @@ package enum FileChanges {
     /// Returns `true` once `condition` holds, checking it now and after every change in
     /// `directory` (a file in it created, written, closed, moved or deleted), or `false` when
     /// `timeout` passes first.
-    package static func waitUntil(within timeout: Duration, changesIn directory: URL, _ condition: () -> Bool) async throws -> Bool {
+    package static func waitUntil(
+        within timeout: Duration,
+        changesIn directory: URL,
+        _ condition: () -> Bool
+    ) async throws -> Bool {
         let watch = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard watch >= 0 else { throw failure("cannot watch \(directory.path)") }
         defer { close(watch) }
         // Watching starts before the first check, so a change between the two is not missed.
-        let events = UInt32(IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_ATTRIB)
-        guard inotify_add_watch(watch, directory.path, events) >= 0 else { throw failure("cannot watch \(directory.path)") }
+        let events = UInt32(
+            IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_ATTRIB
+        )
+        guard inotify_add_watch(watch, directory.path, events) >= 0 else {
+            throw failure("cannot watch \(directory.path)")
+        }
         let deadline = ContinuousClock.now + timeout
         while !condition() {
             let remaining = deadline - ContinuousClock.now

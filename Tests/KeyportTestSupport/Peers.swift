@@ -17,7 +17,8 @@ import Musl
 /// fails and says so.
 package enum Peers {
     package static var packageRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
     }
 
     /// A file of the package, by its path from the package root.
@@ -85,8 +86,10 @@ package final class AuthorizationServer: Sendable {
         let python = try await Peers.python(importing: ["authlib", "flask"])
         program = try Program(
             python,
-            [Peers.file("Tests/WebAuthenticationTests/Peers/authorization_server.py")] + redirectURIs.flatMap { ["--redirect-uri", $0] }
-                + (tokenRedirect.map { ["--token-redirect", $0] } ?? []))
+            [Peers.file("Tests/WebAuthenticationTests/Peers/authorization_server.py")]
+                + redirectURIs.flatMap { ["--redirect-uri", $0] }
+                + (tokenRedirect.map { ["--token-redirect", $0] } ?? [])
+        )
         // Its first line is `READY http://127.0.0.1:PORT`.
         let line = try await program.waitForLine(timeout: .seconds(60)) { $0.hasPrefix("READY ") }
         guard let issuer = URL(string: String(line.dropFirst(6))) else {
@@ -148,7 +151,9 @@ package final class BrowserPeer: Sendable {
     /// (or `%p`, the ephemeral session's fresh one) or `nil` for chromedriver's own throw-away
     /// profile. `action`: approve, deny, ignore or close (see `browser.py`).
     package func command(action: String, profile: String? = nil, extra: [String] = []) -> [String] {
-        var command = [python, Peers.file("Tests/WebAuthenticationTests/Peers/browser.py"), "--action", action, "--log", log.path]
+        var command = [
+            python, Peers.file("Tests/WebAuthenticationTests/Peers/browser.py"), "--action", action, "--log", log.path,
+        ]
         if let profile { command += ["--profile", profile] }
         return command + extra + ["%s"]
     }
@@ -158,7 +163,8 @@ package final class BrowserPeer: Sendable {
 
     /// Waits up to `timeout` for a browser to log an event that `matches` (some are logged after
     /// the session has already ended).
-    package func waitForEvent(timeout: Duration = .seconds(10), _ matches: ([String: Any]) -> Bool) async throws -> Bool {
+    package func waitForEvent(timeout: Duration = .seconds(10), _ matches: ([String: Any]) -> Bool) async throws -> Bool
+    {
         try await FileChanges.waitUntil(within: timeout, changesIn: logDirectory) { events.contains(where: matches) }
     }
 
@@ -171,7 +177,9 @@ package final class BrowserPeer: Sendable {
 
     private static func events(in log: URL) -> [[String: Any]] {
         guard let text = try? String(contentsOf: log, encoding: .utf8) else { return [] }
-        return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        return text.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
     }
 
     /// Sends SIGTERM to each process that logged "started" in `log` while its command line still

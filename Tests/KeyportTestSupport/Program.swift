@@ -40,13 +40,19 @@ package final class Program: Sendable {
     /// Starts `executable` (a path) with `arguments`, exactly `environment`, and `input` on its
     /// standard input (`nil`: `/dev/null`).
     package init(
-        _ executable: String, _ arguments: [String] = [], environment: [String: String] = ProcessInfo.processInfo.environment,
+        _ executable: String,
+        _ arguments: [String] = [],
+        environment: [String: String] = ProcessInfo.processInfo.environment,
         input: Data? = nil
     ) throws {
         command = [executable] + arguments
         do {
             child = try ChildProcess(
-                executable: executable, arguments: arguments, environment: environment, streams: .captured(input: input))
+                executable: executable,
+                arguments: arguments,
+                environment: environment,
+                streams: .captured(input: input)
+            )
         } catch {
             throw SupportFailure(description: "cannot start \(executable): \(error)")
         }
@@ -60,8 +66,11 @@ package final class Program: Sendable {
 
     /// Runs a program to its end (see ``init(_:_:environment:input:)`` and ``finish(timeout:)``).
     package static func run(
-        _ executable: String, _ arguments: [String] = [], environment: [String: String] = ProcessInfo.processInfo.environment,
-        input: Data? = nil, timeout: Duration = .seconds(120)
+        _ executable: String,
+        _ arguments: [String] = [],
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        input: Data? = nil,
+        timeout: Duration = .seconds(120)
     ) async throws -> Ran {
         try await Program(executable, arguments, environment: environment, input: input).finish(timeout: timeout)
     }
@@ -100,7 +109,8 @@ package final class Program: Sendable {
     /// passes first, kills its process group and throws a ``SupportFailure`` quoting its output.
     package func finish(timeout: Duration) async throws -> Ran {
         guard let termination = await waitForExit(timeout: timeout) else {
-            let reason = Task.isCancelled ? "was still running when the test was cancelled" : "did not finish within \(timeout)"
+            let reason =
+                Task.isCancelled ? "was still running when the test was cancelled" : "did not finish within \(timeout)"
             throw await killed(because: reason)
         }
         return Ran(termination: termination, standardOutput: standardOutput, standardError: standardError)
@@ -109,7 +119,10 @@ package final class Program: Sendable {
     /// Waits until the program has written a whole line to standard output that `isReady` accepts,
     /// and returns that line. When the program ends first or `timeout` passes, kills its process
     /// group and throws a ``SupportFailure`` quoting its output.
-    package func waitForLine(timeout: Duration, where isReady: @escaping @Sendable (String) -> Bool) async throws -> String {
+    package func waitForLine(
+        timeout: Duration,
+        where isReady: @escaping @Sendable (String) -> Bool
+    ) async throws -> String {
         let output = output
         let line = await within(timeout) {
             await output.wait { standardOutput, _ in
@@ -135,7 +148,9 @@ package final class Program: Sendable {
                 return true
             }
         }.value
-        return SupportFailure(description: "\(command.joined(separator: " ")) \(reason), and was killed.\n\(quotedOutput)")
+        return SupportFailure(
+            description: "\(command.joined(separator: " ")) \(reason), and was killed.\n\(quotedOutput)"
+        )
     }
 
     /// The end of both outputs, for a failure message.

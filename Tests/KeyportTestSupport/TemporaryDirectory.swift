@@ -17,9 +17,14 @@ package struct TemporaryDirectory: Sendable {
     package init(_ prefix: String) throws {
         var template = Array("\(Self.base)/\(prefix)-XXXXXX".utf8CString)
         guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-            throw SupportFailure(description: "cannot make a temporary directory in \(Self.base): \(String(cString: strerror(errno)))")
+            throw SupportFailure(
+                description: "cannot make a temporary directory in \(Self.base): \(String(cString: strerror(errno)))"
+            )
         }
-        url = URL(fileURLWithPath: template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }, isDirectory: true)
+        url = URL(
+            fileURLWithPath: template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) },
+            isDirectory: true
+        )
     }
 
     /// `$TMPDIR` when it is an absolute path of at most 20 bytes, else `/tmp`. Tests bind Unix
@@ -27,7 +32,8 @@ package struct TemporaryDirectory: Sendable {
     /// 37-byte name) and a socket path holds at most 107; a longer `$TMPDIR` would make them fail
     /// for a reason that has nothing to do with what they test.
     package static var base: String {
-        let value = ProcessInfo.processInfo.environment["TMPDIR"].map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 } ?? ""
+        let value =
+            ProcessInfo.processInfo.environment["TMPDIR"].map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 } ?? ""
         return value.hasPrefix("/") && value.utf8.count <= 20 ? value : "/tmp"
     }
 

@@ -14,9 +14,19 @@ enum Wire {
         return out + [UInt8(v)]
     }
     static func field(_ n: UInt64, _ value: UInt64) -> [UInt8] { varint(n << 3) + varint(value) }
-    static func field(_ n: UInt64, _ bytes: [UInt8]) -> [UInt8] { varint(n << 3 | 2) + varint(UInt64(bytes.count)) + bytes }
+    static func field(_ n: UInt64, _ bytes: [UInt8]) -> [UInt8] {
+        varint(n << 3 | 2) + varint(UInt64(bytes.count)) + bytes
+    }
 
-    static func entry(secret: [UInt8], name: String, issuer: String, algorithm: UInt64, digits: UInt64, type: UInt64, counter: UInt64? = nil) -> [UInt8] {
+    static func entry(
+        secret: [UInt8],
+        name: String,
+        issuer: String,
+        algorithm: UInt64,
+        digits: UInt64,
+        type: UInt64,
+        counter: UInt64? = nil
+    ) -> [UInt8] {
         var e = field(1, secret) + field(2, Array(name.utf8)) + field(3, Array(issuer.utf8))
         e += field(4, algorithm) + field(5, digits) + field(6, type)
         if let counter { e += field(7, counter) }
@@ -39,7 +49,14 @@ struct MigrationTests {
     @Test("a one-batch export decodes to otpauth URIs")
     func decodeOne() throws {
         let uri = Wire.uri(entries: [
-            Wire.entry(secret: hello, name: "Example:alice@example.com", issuer: "Example", algorithm: 1, digits: 1, type: 2),
+            Wire.entry(
+                secret: hello,
+                name: "Example:alice@example.com",
+                issuer: "Example",
+                algorithm: 1,
+                digits: 1,
+                type: 2
+            ),
             Wire.entry(secret: hello, name: "counter", issuer: "", algorithm: 2, digits: 2, type: 1, counter: 42),
         ])
         let decoded = try GoogleAuthenticatorMigration.decode([uri])
@@ -72,8 +89,16 @@ struct MigrationTests {
 
     @Test("a split export: every batch is read and a missing one is named")
     func batches() throws {
-        let a = Wire.uri(entries: [Wire.entry(secret: hello, name: "a", issuer: "", algorithm: 1, digits: 1, type: 2)], size: 3, index: 0)
-        let c = Wire.uri(entries: [Wire.entry(secret: hello, name: "c", issuer: "", algorithm: 1, digits: 1, type: 2)], size: 3, index: 2)
+        let a = Wire.uri(
+            entries: [Wire.entry(secret: hello, name: "a", issuer: "", algorithm: 1, digits: 1, type: 2)],
+            size: 3,
+            index: 0
+        )
+        let c = Wire.uri(
+            entries: [Wire.entry(secret: hello, name: "c", issuer: "", algorithm: 1, digits: 1, type: 2)],
+            size: 3,
+            index: 2
+        )
         let decoded = try GoogleAuthenticatorMigration.decode([c, a])
         #expect(decoded.accounts.map(\.account) == ["c", "a"])
         #expect(decoded.problems.count == 1)
@@ -84,7 +109,10 @@ struct MigrationTests {
     @Test("encode splits into batches that decode back to the same accounts")
     func roundTrip() throws {
         let accounts = try (0..<23).map { i in
-            try OTPAuthURI(parsing: "otpauth://totp/Issuer\(i):user\(i)?secret=JBSWY3DPEHPK3PX\(["P", "Q"][i % 2])&issuer=Issuer\(i)&digits=\(i % 2 == 0 ? 6 : 8)")
+            try OTPAuthURI(
+                parsing:
+                    "otpauth://totp/Issuer\(i):user\(i)?secret=JBSWY3DPEHPK3PX\(["P", "Q"][i % 2])&issuer=Issuer\(i)&digits=\(i % 2 == 0 ? 6 : 8)"
+            )
         }
         let uris = try GoogleAuthenticatorMigration.encode(accounts, perBatch: 10, batchID: -5)
         #expect(uris.count == 3)
@@ -106,14 +134,17 @@ struct MigrationTests {
         }
     }
 
-    @Test("broken input names the URI and the problem", arguments: [
-        ("otpauth://totp/x?secret=A", "does not start with"),
-        ("otpauth-migration://offline?foo=bar", "no data"),
-        ("otpauth-migration://offline?data=%%%", "percent"),
-        ("otpauth-migration://offline?data=!!!!", "not base64"),
-        ("otpauth-migration://offline?data=CgU", "longer than the data"),
-        ("otpauth-migration://offline?data=CP%2F%2F%2F%2F%2F%2F%2F%2F%2F%2F%2F8B", "longer than 64 bits"),
-    ])
+    @Test(
+        "broken input names the URI and the problem",
+        arguments: [
+            ("otpauth://totp/x?secret=A", "does not start with"),
+            ("otpauth-migration://offline?foo=bar", "no data"),
+            ("otpauth-migration://offline?data=%%%", "percent"),
+            ("otpauth-migration://offline?data=!!!!", "not base64"),
+            ("otpauth-migration://offline?data=CgU", "longer than the data"),
+            ("otpauth-migration://offline?data=CP%2F%2F%2F%2F%2F%2F%2F%2F%2F%2F%2F8B", "longer than 64 bits"),
+        ]
+    )
     func errors(uri: String, expected: String) {
         do {
             _ = try GoogleAuthenticatorMigration.decode([uri])
@@ -127,12 +158,17 @@ struct MigrationTests {
 
     // Found by scripts/fuzz migration: an issuer with a colon of its own was written into the
     // label, which then split at that colon on reading.
-    @Test("labels read back: an issuer or account with a colon, or spaces, survives both formats", arguments: [
-        ("E:ample", "alice"), ("Bank", "a:b"), (nil, "x:y"), ("Acme", " padded "), (nil, "plain"),
-    ] as [(String?, String)])
+    @Test(
+        "labels read back: an issuer or account with a colon, or spaces, survives both formats",
+        arguments: [
+            ("E:ample", "alice"), ("Bank", "a:b"), (nil, "x:y"), ("Acme", " padded "), (nil, "plain"),
+        ] as [(String?, String)]
+    )
     func labelsReadBack(issuer: String?, account: String) throws {
         let uri = OTPAuthURI(secret: try OTPSecret(base32: "JBSWY3DPEHPK3PXP"), issuer: issuer, account: account)
-        #expect(try GoogleAuthenticatorMigration.decode(try GoogleAuthenticatorMigration.encode([uri])).accounts == [uri])
+        #expect(
+            try GoogleAuthenticatorMigration.decode(try GoogleAuthenticatorMigration.encode([uri])).accounts == [uri]
+        )
         #expect(try OTPAuthURI(parsing: uri.uriString) == uri, "\(uri.uriString)")
     }
 }

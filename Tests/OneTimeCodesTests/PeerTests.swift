@@ -33,16 +33,22 @@ struct PeerTests {
             let secret = (0..<length).map { _ in UInt8(truncatingIfNeeded: next()) }
             let time: Int64 = i < 3 ? [0, 59, 1 << 35][i] : Int64(next() % (1 << 35 + 1))
             return Case(
-                secret: OTPSecret(bytes: secret).base32EncodedSecret(), time: time,
-                algorithm: OTPAlgorithm.allCases[Int(next() % 3)].rawValue, digits: 6 + Int(next() % 5),
-                period: 1 + Int64(next() % 120))
+                secret: OTPSecret(bytes: secret).base32EncodedSecret(),
+                time: time,
+                algorithm: OTPAlgorithm.allCases[Int(next() % 3)].rawValue,
+                digits: 6 + Int(next() % 5),
+                period: 1 + Int64(next() % 120)
+            )
         }
     }()
 
     static func ours(_ c: Case) throws -> String {
         let totp = try TOTP(
-            secret: try OTPSecret(base32: c.secret), algorithm: OTPAlgorithm(rawValue: c.algorithm)!,
-            format: .decimal(digits: c.digits), period: c.period)
+            secret: try OTPSecret(base32: c.secret),
+            algorithm: OTPAlgorithm(rawValue: c.algorithm)!,
+            format: .decimal(digits: c.digits),
+            period: c.period
+        )
         return try totp.code(at: c.time)
     }
 
@@ -51,7 +57,10 @@ struct PeerTests {
     static func run(_ executable: String, _ arguments: [String], stdin: Data? = nil) async throws -> String {
         let ran = try await Program.run(executable, arguments, input: stdin, timeout: .seconds(60))
         guard ran.status == 0 else {
-            throw SupportFailure(description: "\(executable) \(arguments.joined(separator: " ")) \(ran.termination): \(ran.standardError)")
+            throw SupportFailure(
+                description:
+                    "\(executable) \(arguments.joined(separator: " ")) \(ran.termination): \(ran.standardError)"
+            )
         }
         return ran.standardOutput
     }
@@ -59,12 +68,19 @@ struct PeerTests {
     @Test("every code equals oathtool's (digits 6 to 8, which is what oathtool makes)")
     func oathtool() async throws {
         let oathtool = "/usr/bin/oathtool"
-        try #require(FileManager.default.isExecutableFile(atPath: oathtool), "oathtool is missing: run scripts/test, which installs it")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: oathtool),
+            "oathtool is missing: run scripts/test, which installs it"
+        )
         var compared = 0
         for c in Self.cases where c.digits <= 8 {
-            let theirs = try await Self.run(oathtool, [
-                "--totp=\(c.algorithm)", "-d", "\(c.digits)", "-s", "\(c.period)", "-N", "@\(c.time)", "-b", c.secret,
-            ]).trimmingCharacters(in: .whitespacesAndNewlines)
+            let theirs = try await Self.run(
+                oathtool,
+                [
+                    "--totp=\(c.algorithm)", "-d", "\(c.digits)", "-s", "\(c.period)", "-N", "@\(c.time)", "-b",
+                    c.secret,
+                ]
+            ).trimmingCharacters(in: .whitespacesAndNewlines)
             #expect(try Self.ours(c) == theirs, "\(c.algorithm) \(c.digits) digits, period \(c.period), time \(c.time)")
             compared += 1
         }
@@ -89,8 +105,12 @@ struct PeerTests {
         // truncated value, which Steam encodes in base 26.
         let python = try await Peers.python(importing: ["pyotp"])
         let script = Peers.file("Tests/OneTimeCodesTests/Peers/pyotp_codes.py")
-        let cases = Self.cases.prefix(100).map { Case(secret: $0.secret, time: $0.time, algorithm: "sha1", digits: 10, period: 30) }
-        let values = try await Self.run(python, [script], stdin: try JSONEncoder().encode(Array(cases))).split(separator: "\n")
+        let cases = Self.cases.prefix(100).map {
+            Case(secret: $0.secret, time: $0.time, algorithm: "sha1", digits: 10, period: 30)
+        }
+        let values = try await Self.run(python, [script], stdin: try JSONEncoder().encode(Array(cases))).split(
+            separator: "\n"
+        )
         let alphabet = Array("23456789BCDFGHJKMNPQRTVWXY")
         for (c, text) in zip(cases, values) {
             var value = try #require(UInt32(text))

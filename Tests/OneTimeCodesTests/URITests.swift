@@ -5,7 +5,9 @@ import Testing
 struct URITests {
     @Test("the usual TOTP URI, with defaults filled in")
     func basic() throws {
-        let uri = try OTPAuthURI(parsing: "otpauth://totp/Example:alice@example.com?secret=JBSWY3DPEHPK3PXP&issuer=Example")
+        let uri = try OTPAuthURI(
+            parsing: "otpauth://totp/Example:alice@example.com?secret=JBSWY3DPEHPK3PXP&issuer=Example"
+        )
         #expect(uri.kind == .totp(period: 30))
         #expect(uri.issuer == "Example")
         #expect(uri.account == "alice@example.com")
@@ -17,7 +19,10 @@ struct URITests {
 
     @Test("escaped colon and spaces, lowercase type and algorithm, padded lowercase secret")
     func lenient() throws {
-        let uri = try OTPAuthURI(parsing: "OTPAUTH://TOTP/ACME%20Co%3A%20john.doe?secret=jbswy3dpehpk3pxp%3D%3D%3D&algorithm=sha256&digits=8&period=60")
+        let uri = try OTPAuthURI(
+            parsing:
+                "OTPAUTH://TOTP/ACME%20Co%3A%20john.doe?secret=jbswy3dpehpk3pxp%3D%3D%3D&algorithm=sha256&digits=8&period=60"
+        )
         #expect(uri.issuer == "ACME Co")
         #expect(uri.account == "john.doe")
         #expect(uri.algorithm == .sha256)
@@ -61,12 +66,16 @@ struct URITests {
 
     @Test("unknown parameters are kept and written back; formatting round-trips")
     func roundTrip() throws {
-        let text = "otpauth://totp/Example:alice?secret=JBSWY3DPEHPK3PXP&issuer=Example&image=https%3A%2F%2Fexample.com%2Flogo.png"
+        let text =
+            "otpauth://totp/Example:alice?secret=JBSWY3DPEHPK3PXP&issuer=Example&image=https%3A%2F%2Fexample.com%2Flogo.png"
         let uri = try OTPAuthURI(parsing: text)
         #expect(uri.otherParameters == [.init(name: "image", value: "https://example.com/logo.png")])
         let again = try OTPAuthURI(parsing: uri.uriString)
         #expect(again == uri)
-        #expect(uri.uriString == "otpauth://totp/Example:alice?secret=JBSWY3DPEHPK3PXP&issuer=Example&algorithm=SHA1&digits=6&period=30&image=https%3A%2F%2Fexample.com%2Flogo.png")
+        #expect(
+            uri.uriString
+                == "otpauth://totp/Example:alice?secret=JBSWY3DPEHPK3PXP&issuer=Example&algorithm=SHA1&digits=6&period=30&image=https%3A%2F%2Fexample.com%2Flogo.png"
+        )
     }
 
     @Test("the description leaves the secret out")
@@ -76,23 +85,29 @@ struct URITests {
         #expect(uri.description.contains("secret: ‹redacted›"))
     }
 
-    @Test("each malformed part is named", arguments: [
-        ("https://example.com", "otpauth://"),
-        ("otpauth://totp", "no label"),
-        ("otpauth://totp/x?issuer=E", "no secret"),
-        ("otpauth://totp/x?secret=JBSW1", "not Base32"),
-        ("otpauth://totp/x?secret=JBSWY3DP&algorithm=MD5", "MD5"),
-        ("otpauth://totp/x?secret=JBSWY3DP&digits=5", "digits"),
-        ("otpauth://totp/x?secret=JBSWY3DP&period=0", "period"),
-        ("otpauth://hotp/x?secret=JBSWY3DP&counter=-1", "counter"),
-        ("otpauth://motp/x?secret=JBSWY3DP", "'motp'"),
-        ("otpauth://totp/%ZZ?secret=JBSWY3DP", "percent"),
-        // Found by scripts/fuzz otpauth: a repeat was kept as an unknown parameter and read as
-        // the parameter itself the next time.
-        ("otpauth://totp/x?secret=JBSWY3DP&digits=6&digits=8", "'digits' is given more than once"),
-        ("otpauth://totp/x?secret=JBSWY3DP&secret=GEZDGNBV", "'secret' is given more than once, with different values"),
-        ("otpauth://steam/x?secret=JBSWY3DP&encoder=base32", "cannot use the encoder 'base32'"),
-    ])
+    @Test(
+        "each malformed part is named",
+        arguments: [
+            ("https://example.com", "otpauth://"),
+            ("otpauth://totp", "no label"),
+            ("otpauth://totp/x?issuer=E", "no secret"),
+            ("otpauth://totp/x?secret=JBSW1", "not Base32"),
+            ("otpauth://totp/x?secret=JBSWY3DP&algorithm=MD5", "MD5"),
+            ("otpauth://totp/x?secret=JBSWY3DP&digits=5", "digits"),
+            ("otpauth://totp/x?secret=JBSWY3DP&period=0", "period"),
+            ("otpauth://hotp/x?secret=JBSWY3DP&counter=-1", "counter"),
+            ("otpauth://motp/x?secret=JBSWY3DP", "'motp'"),
+            ("otpauth://totp/%ZZ?secret=JBSWY3DP", "percent"),
+            // Found by scripts/fuzz otpauth: a repeat was kept as an unknown parameter and read as
+            // the parameter itself the next time.
+            ("otpauth://totp/x?secret=JBSWY3DP&digits=6&digits=8", "'digits' is given more than once"),
+            (
+                "otpauth://totp/x?secret=JBSWY3DP&secret=GEZDGNBV",
+                "'secret' is given more than once, with different values"
+            ),
+            ("otpauth://steam/x?secret=JBSWY3DP&encoder=base32", "cannot use the encoder 'base32'"),
+        ]
+    )
     func errors(text: String, expected: String) {
         do {
             _ = try OTPAuthURI(parsing: text)
@@ -104,14 +119,17 @@ struct URITests {
 
     // Found by scripts/fuzz otpauth: a label whose account holds a colon, or an empty issuer
     // prefix, was written so that it read back as another account.
-    @Test("every parsed URI writes back to the same account", arguments: [
-        "otpauth://TOTP/://GEZDGNBVGY3TE%3Aa?secret=jbsxp&algorithm=sha512&digp8",
-        "otpauth://totp/:a?secret=JBSWY3DP",
-        "otpauth://totp/E:a%3Ab?secret=JBSWY3DP",
-        "otpauth://totp/%20padded%20?secret=JBSWY3DP&issuer=E",
-        "otpauth://totp/Old:a?secret=JBSWY3DP&issuer=New",
-        "otpauth://totp/x?secret=JBSWY3DP&digits=8&DIGITS=8&issuer=E&issuer=E",
-    ])
+    @Test(
+        "every parsed URI writes back to the same account",
+        arguments: [
+            "otpauth://TOTP/://GEZDGNBVGY3TE%3Aa?secret=jbsxp&algorithm=sha512&digp8",
+            "otpauth://totp/:a?secret=JBSWY3DP",
+            "otpauth://totp/E:a%3Ab?secret=JBSWY3DP",
+            "otpauth://totp/%20padded%20?secret=JBSWY3DP&issuer=E",
+            "otpauth://totp/Old:a?secret=JBSWY3DP&issuer=New",
+            "otpauth://totp/x?secret=JBSWY3DP&digits=8&DIGITS=8&issuer=E&issuer=E",
+        ]
+    )
     func writesBack(text: String) throws {
         let uri = try OTPAuthURI(parsing: text)
         #expect(try OTPAuthURI(parsing: uri.uriString) == uri, "\(uri.uriString)")

@@ -10,10 +10,13 @@ struct BrowserLauncherTests {
     @Test("$BROWSER entries in order, %s replaced or the URL appended, then xdg-open")
     func candidates() {
         let launcher = BrowserLauncher(environment: ["BROWSER": "firefox --new-window:w3m %s::chromium"])
-        #expect(launcher.candidates(for: url) == [
-            ["firefox", "--new-window", url.absoluteString], ["w3m", url.absoluteString], ["chromium", url.absoluteString],
-            ["xdg-open", url.absoluteString],
-        ])
+        #expect(
+            launcher.candidates(for: url) == [
+                ["firefox", "--new-window", url.absoluteString], ["w3m", url.absoluteString],
+                ["chromium", url.absoluteString],
+                ["xdg-open", url.absoluteString],
+            ]
+        )
         #expect(BrowserLauncher(environment: [:]).candidates(for: url) == [["xdg-open", url.absoluteString]])
     }
 
@@ -37,7 +40,9 @@ struct BrowserLauncherTests {
         try "#!/bin/sh\nprintf '%s' \"$1\" > '\(log.path)'\n".write(to: script, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
 
-        let launcher = BrowserLauncher(environment: ["BROWSER": "no-such-browser:\(script.path)", "PATH": "/usr/bin:/bin"])
+        let launcher = BrowserLauncher(environment: [
+            "BROWSER": "no-such-browser:\(script.path)", "PATH": "/usr/bin:/bin",
+        ])
         #expect(launcher.open(url) == .launched(command: [script.path, url.absoluteString]))
         var opened = ""
         _ = try await FileChanges.waitUntil(within: .seconds(30), changesIn: directory) {
@@ -54,10 +59,16 @@ struct BrowserLauncherTests {
         let directory = scratch.url
         let log = directory.appendingPathComponent("mask")
         let script = directory.appendingPathComponent("fake-browser")
-        try "#!/bin/sh\nexec grep -e Sig /proc/self/status > '\(log.path)'\n".write(to: script, atomically: true, encoding: .utf8)
+        try "#!/bin/sh\nexec grep -e Sig /proc/self/status > '\(log.path)'\n".write(
+            to: script,
+            atomically: true,
+            encoding: .utf8
+        )
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
         // Launched from a task, as a session does: Swift's worker threads block most signals.
-        let outcome = await Task.detached { BrowserLauncher(environment: ["BROWSER": script.path, "PATH": "/usr/bin:/bin"]).open(url) }.value
+        let outcome = await Task.detached {
+            BrowserLauncher(environment: ["BROWSER": script.path, "PATH": "/usr/bin:/bin"]).open(url)
+        }.value
         #expect(outcome == .launched(command: [script.path, url.absoluteString]))
         var mask = ""
         _ = try await FileChanges.waitUntil(within: .seconds(30), changesIn: directory) {

@@ -48,7 +48,9 @@ struct StateFilterTests {
 
     @Test("a URL that sends no state accepts every callback")
     func noState() {
-        let accepts = CallbackMatcher.stateFilter(for: URL(string: "https://auth.example/authorize?response_type=code&client_id=app")!)
+        let accepts = CallbackMatcher.stateFilter(
+            for: URL(string: "https://auth.example/authorize?response_type=code&client_id=app")!
+        )
         #expect(accepts(URL(string: "http://127.0.0.1:4711/callback?code=a&state=anything")!))
         #expect(accepts(URL(string: "http://127.0.0.1:4711/callback?code=a")!))
         #expect(accepts(URL(string: "com.example.app:/done")!))
@@ -67,7 +69,8 @@ struct StateFilterTests {
 
     @Test("form values: + is a space, %XX is decoded, a bare name is empty, an absent one is nil")
     func formValues() {
-        let text = "error=access_denied&error_description=The+person+said+no&pct=%41%2B%20b%3D&flag&eq=a=b&dup=1&dup=2&my+name=v"
+        let text =
+            "error=access_denied&error_description=The+person+said+no&pct=%41%2B%20b%3D&flag&eq=a=b&dup=1&dup=2&my+name=v"
         #expect(CallbackMatcher.formValue("error_description", in: text) == "The person said no")
         #expect(CallbackMatcher.formValue("pct", in: text) == "A+ b=")
         #expect(CallbackMatcher.formValue("flag", in: text) == "")
@@ -94,28 +97,40 @@ struct OAuthCheckTests {
     let matcher = CallbackMatcher.loopback(host: "127.0.0.1", port: 50123, path: "/callback")
     var request: AuthorizationRequest {
         AuthorizationRequest(
-            authorizationEndpoint: URL(string: "https://auth.example/authorize")!, clientID: "app",
-            redirectURI: URL(string: "http://127.0.0.1:50123/callback")!, state: OAuthSecretValue(rawValue: "st-1"))
+            authorizationEndpoint: URL(string: "https://auth.example/authorize")!,
+            clientID: "app",
+            redirectURI: URL(string: "http://127.0.0.1:50123/callback")!,
+            state: OAuthSecretValue(rawValue: "st-1")
+        )
     }
 
     @Test("the server's error_description is form-decoded: + is a space")
     func errorDescription() throws {
-        let denied = URL(string: "http://127.0.0.1:50123/callback?error=access_denied&error_description=The+person+said+no&state=st-1")!
+        let denied = URL(
+            string:
+                "http://127.0.0.1:50123/callback?error=access_denied&error_description=The+person+said+no&state=st-1"
+        )!
         #expect {
             try request.authorizationCode(from: denied, matching: matcher)
         } throws: { error in
             let e = error as? OAuthError
             return e?.code == .accessDenied && e?.message.contains("The person said no") == true
         }
-        let other = URL(string: "http://127.0.0.1:50123/callback?state=st-1&error=temporarily_unavailable&error_description=Try+again%2C+later")!
+        let other = URL(
+            string:
+                "http://127.0.0.1:50123/callback?state=st-1&error=temporarily_unavailable&error_description=Try+again%2C+later"
+        )!
         #expect {
             try request.authorizationCode(from: other, matching: matcher)
         } throws: { error in
             let e = error as? OAuthError
-            return e?.code == .server && e?.serverError == "temporarily_unavailable" && e?.message.contains("Try again, later") == true
+            return e?.code == .server && e?.serverError == "temporarily_unavailable"
+                && e?.message.contains("Try again, later") == true
         }
         let code = try request.authorizationCode(
-            from: URL(string: "http://127.0.0.1:50123/callback?code=ab%2Fcd&state=st-1")!, matching: matcher)
+            from: URL(string: "http://127.0.0.1:50123/callback?code=ab%2Fcd&state=st-1")!,
+            matching: matcher
+        )
         #expect(code.rawValue == "ab/cd")
     }
 
@@ -124,7 +139,8 @@ struct OAuthCheckTests {
 
     func claims(_ changes: [String: Any?] = [:]) -> [String: Any] {
         var claims: [String: Any] = [
-            "iss": issuer, "sub": "user-42", "aud": "app", "exp": 1_700_000_600, "iat": 1_700_000_000, "nonce": "n-0123456789",
+            "iss": issuer, "sub": "user-42", "aud": "app", "exp": 1_700_000_600, "iat": 1_700_000_000,
+            "nonce": "n-0123456789",
         ]
         for (key, value) in changes { claims[key] = value }
         return claims
@@ -134,7 +150,11 @@ struct OAuthCheckTests {
     func failure(_ token: OAuthSecretValue, nonce: String? = "n-0123456789") -> OAuthError.Code? {
         do throws(OAuthError) {
             try IDTokenClaims(token: token).check(
-                issuer: issuer, clientID: "app", nonce: nonce.map(OAuthSecretValue.init(rawValue:)), now: now)
+                issuer: issuer,
+                clientID: "app",
+                nonce: nonce.map(OAuthSecretValue.init(rawValue:)),
+                now: now
+            )
             return nil
         } catch {
             let text = "\(error) \(String(reflecting: error)) \(error.message)"
@@ -178,7 +198,12 @@ struct OAuthCheckTests {
         #expect(failure(jwt(claims(["nonce": nil]))) == .invalidResponse)  // sent one, got none
 
         do throws(OAuthError) {
-            try IDTokenClaims(token: jwt(claims(["iss": "https://evil.example"]))).check(issuer: issuer, clientID: "app", nonce: nil, now: now)
+            try IDTokenClaims(token: jwt(claims(["iss": "https://evil.example"]))).check(
+                issuer: issuer,
+                clientID: "app",
+                nonce: nil,
+                now: now
+            )
             Issue.record("a token from another issuer passed")
         } catch {
             #expect(error.message.contains("https://evil.example"))
@@ -192,8 +217,13 @@ struct OAuthCheckTests {
         let payload = base64url(try! JSONSerialization.data(withJSONObject: claims()))
         #expect(failure(OAuthSecretValue(rawValue: "\(header).\(payload)")) == .invalidResponse)  // 2 parts
         #expect(failure(OAuthSecretValue(rawValue: "\(header).\(payload).sig.extra")) == .invalidResponse)
-        #expect(failure(OAuthSecretValue(rawValue: "\(header).\(base64url(Data("not json at all".utf8))).sig")) == .invalidResponse)
-        #expect(failure(OAuthSecretValue(rawValue: "\(header).\(base64url(Data("[1,2]".utf8))).sig")) == .invalidResponse)
+        #expect(
+            failure(OAuthSecretValue(rawValue: "\(header).\(base64url(Data("not json at all".utf8))).sig"))
+                == .invalidResponse
+        )
+        #expect(
+            failure(OAuthSecretValue(rawValue: "\(header).\(base64url(Data("[1,2]".utf8))).sig")) == .invalidResponse
+        )
         #expect(failure(OAuthSecretValue(rawValue: "\(header).!!not-base64!!.sig")) == .invalidResponse)
         #expect(failure(OAuthSecretValue(rawValue: "")) == .invalidResponse)
         #expect(failure(jwt(claims(["sub": nil]))) == .invalidResponse)
@@ -207,13 +237,17 @@ struct OAuthCheckTests {
     @Test("transport: https anywhere, plain http only on a loopback address")
     func transport() throws {
         for allowed in [
-            "https://auth.example/token", "HTTPS://auth.example/token", "http://127.0.0.1:8080/token", "http://localhost:8080/token",
+            "https://auth.example/token", "HTTPS://auth.example/token", "http://127.0.0.1:8080/token",
+            "http://localhost:8080/token",
             "http://[::1]:8080/token", "http://127.0.0.1/",
         ] {
-            #expect(throws: Never.self, "\(allowed)") { try OAuthClient.checkTransport(URL(string: allowed)!, "token endpoint") }
+            #expect(throws: Never.self, "\(allowed)") {
+                try OAuthClient.checkTransport(URL(string: allowed)!, "token endpoint")
+            }
         }
         for refused in [
-            "http://auth.example/token", "http://127.0.0.1.nip.io/token", "http://localhost.evil.example/token", "http://10.0.0.1/token",
+            "http://auth.example/token", "http://127.0.0.1.nip.io/token", "http://localhost.evil.example/token",
+            "http://10.0.0.1/token",
             "ftp://127.0.0.1/token", "file:///etc/passwd",
         ] {
             #expect("\(refused)") {
@@ -237,13 +271,19 @@ struct EphemeralBrowserChoiceTests {
         #expect { try EphemeralBrowser(command: []) } throws: { "\($0)".contains("empty") }
         #expect { try EphemeralBrowser(command: ["", "%p"]) } throws: { "\($0)".contains("empty") }
         #expect {
-            try EphemeralBrowser(command: ["keyport-no-such-browser", "--profile=%p", "%s"], environment: ["PATH": "/usr/bin:/bin"])
+            try EphemeralBrowser(
+                command: ["keyport-no-such-browser", "--profile=%p", "%s"],
+                environment: ["PATH": "/usr/bin:/bin"]
+            )
         } throws: { "\($0)".contains("not found") }
 
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
         let program = try sandbox.script("my-browser", "exit 0")
-        let byName = try EphemeralBrowser(command: ["my-browser", "--profile=%p", "%s"], environment: ["PATH": "/nonexistent:\(sandbox.path)"])
+        let byName = try EphemeralBrowser(
+            command: ["my-browser", "--profile=%p", "%s"],
+            environment: ["PATH": "/nonexistent:\(sandbox.path)"]
+        )
         #expect(byName.command == [program, "--profile=%p", "%s"])
         let byPath = try EphemeralBrowser(command: [program, "%p", "%s"], environment: [:])
         #expect(byPath.command == [program, "%p", "%s"])
@@ -307,13 +347,18 @@ struct AuthenticationFlowTests {
             \(fetch("$2"))
             sleep 30 &
             wait
-            """)
+            """
+        )
         let receiver = try await LoopbackReceiver.start()
         let url = URL(string: receiver.redirectURI.absoluteString + "?code=c0de&state=s1")!
         let presented = Presented()
         let result = await runFlow(
-            url: url, receiver: receiver, browser: .ephemeral(try EphemeralBrowser(command: [script, "%p", "%s"])),
-            timeout: .seconds(10), presented: presented)
+            url: url,
+            receiver: receiver,
+            browser: .ephemeral(try EphemeralBrowser(command: [script, "%p", "%s"])),
+            timeout: .seconds(10),
+            presented: presented
+        )
         #expect(result == .success(url))
         #expect(presented.calls.isEmpty)
 
@@ -340,7 +385,11 @@ struct AuthenticationFlowTests {
         let receiver = try await LoopbackReceiver.start()
         let url = URL(string: receiver.redirectURI.absoluteString + "?code=x")!
         let result = await runFlow(
-            url: url, receiver: receiver, browser: .ephemeral(try EphemeralBrowser(command: [script, "%p", "%s"])), timeout: .seconds(20))
+            url: url,
+            receiver: receiver,
+            browser: .ephemeral(try EphemeralBrowser(command: [script, "%p", "%s"])),
+            timeout: .seconds(20)
+        )
         #expect(result == .failure(.browserClosed))
         let profile = try #require(sandbox.read("args")?.split(separator: "\n").first.map(String.init))
         #expect(!FileManager.default.fileExists(atPath: profile))
@@ -355,8 +404,11 @@ struct AuthenticationFlowTests {
         let receiver = try await LoopbackReceiver.start()
         let started = ContinuousClock.now
         let result = await runFlow(
-            url: receiver.redirectURI, receiver: receiver, browser: .ephemeral(try EphemeralBrowser(command: [script, "%p", "%s"])),
-            timeout: .seconds(1))
+            url: receiver.redirectURI,
+            receiver: receiver,
+            browser: .ephemeral(try EphemeralBrowser(command: [script, "%p", "%s"])),
+            timeout: .seconds(1)
+        )
         let elapsed = ContinuousClock.now - started
         #expect(result == .failure(.timedOut(.seconds(1))))
         #expect(elapsed >= .seconds(1))  // not before the timeout
@@ -377,7 +429,9 @@ struct AuthenticationFlowTests {
         let script = try sandbox.script("browser", sleepingBrowser(in: sandbox))
         let receiver = try await LoopbackReceiver.start()
         let browser = try EphemeralBrowser(command: [script, "%p", "%s"])
-        let flow = Task { await runFlow(url: receiver.redirectURI, receiver: receiver, browser: .ephemeral(browser), timeout: nil) }
+        let flow = Task {
+            await runFlow(url: receiver.redirectURI, receiver: receiver, browser: .ephemeral(browser), timeout: nil)
+        }
         try #require(await eventually { sandbox.pid("child") != nil })
         flow.cancel()
         let result = await flow.value
@@ -400,12 +454,19 @@ struct AuthenticationFlowTests {
             """
             printf '%s\\n' "$@" > '\(sandbox.path)/args'
             \(fetch("$1"))
-            """)
+            """
+        )
         let receiver = try await LoopbackReceiver.start()
         let url = URL(string: receiver.redirectURI.absoluteString + "?code=shared&state=s2")!
         let presented = Presented()
         let launcher = BrowserLauncher(environment: ["BROWSER": script, "PATH": "/usr/bin:/bin"])
-        let result = await runFlow(url: url, receiver: receiver, browser: .shared(launcher), timeout: .seconds(10), presented: presented)
+        let result = await runFlow(
+            url: url,
+            receiver: receiver,
+            browser: .shared(launcher),
+            timeout: .seconds(10),
+            presented: presented
+        )
         #expect(result == .success(url))
         #expect(sandbox.read("args") == url.absoluteString + "\n")
         #expect(presented.calls.isEmpty)
@@ -420,7 +481,13 @@ struct AuthenticationFlowTests {
         let finished = Flag()
         let launcher = BrowserLauncher(environment: ["PATH": "/usr/bin:/bin"])
         let flow = Task {
-            let result = await runFlow(url: url, receiver: receiver, browser: .shared(launcher), timeout: .seconds(10), presented: presented)
+            let result = await runFlow(
+                url: url,
+                receiver: receiver,
+                browser: .shared(launcher),
+                timeout: .seconds(10),
+                presented: presented
+            )
             finished.set()
             return result
         }
@@ -447,7 +514,12 @@ struct AuthenticationFlowTests {
         let browser = try EphemeralBrowser(command: [script, "%p", "%s"])
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: script)
         let receiver = try await LoopbackReceiver.start()
-        let result = await runFlow(url: receiver.redirectURI, receiver: receiver, browser: .ephemeral(browser), timeout: .seconds(10))
+        let result = await runFlow(
+            url: receiver.redirectURI,
+            receiver: receiver,
+            browser: .ephemeral(browser),
+            timeout: .seconds(10)
+        )
         guard case .failure(let ending) = result, ending.code == .failed else {
             Issue.record("expected a failure to start, got \(result)")
             return
@@ -467,9 +539,11 @@ struct StaleProfileTests {
         let holder = try Program(
             "/usr/bin/python3",
             [
-                "-c", "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); print('locked', flush=True); time.sleep(300)",
+                "-c",
+                "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); print('locked', flush=True); time.sleep(300)",
                 directory,
-            ])
+            ]
+        )
         _ = try await holder.waitForLine(timeout: .seconds(60)) { $0 == "locked" }
         return holder
     }
@@ -547,13 +621,20 @@ private func fetch(_ argument: String) -> String {
 
 /// Runs the flow and keeps its typed outcome.
 private func runFlow(
-    url: URL, receiver: LoopbackReceiver, browser: BrowserChoice, timeout: Duration?, presented: Presented = Presented()
+    url: URL,
+    receiver: LoopbackReceiver,
+    browser: BrowserChoice,
+    timeout: Duration?,
+    presented: Presented = Presented()
 ) async -> Result<URL, FlowEnding> {
     do {
         return .success(
-            try await AuthenticationFlow.run(url: url, receiver: receiver, browser: browser, timeout: timeout) { url, reason in
+            try await AuthenticationFlow.run(url: url, receiver: receiver, browser: browser, timeout: timeout) {
+                url,
+                reason in
                 presented.record(url, reason)
-            })
+            }
+        )
     } catch {
         return .failure(error)
     }
@@ -600,14 +681,17 @@ private struct Sandbox {
 /// Where profile directories are made: `$XDG_RUNTIME_DIR`, else the temporary directory.
 private var profileBase: String {
     let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? ""
-    return URL(fileURLWithPath: runtime.isEmpty ? FileManager.default.temporaryDirectory.path : runtime).standardizedFileURL.path
+    return URL(fileURLWithPath: runtime.isEmpty ? FileManager.default.temporaryDirectory.path : runtime)
+        .standardizedFileURL.path
 }
 
 /// Whether `pid` is a live process (`kill -0`); a zombie, dead but not yet reaped by whichever
 /// process inherited it, counts as gone.
 private func isAlive(_ pid: pid_t) -> Bool {
     guard kill(pid, 0) == 0 else { return false }
-    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let end = stat.lastIndex(of: ")") else {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        let end = stat.lastIndex(of: ")")
+    else {
         return true
     }
     return stat[end...].dropFirst(2).first != "Z"
@@ -657,7 +741,9 @@ private func base64url(_ data: Data) -> String {
 
 /// An unsigned compact JWS: `header.payload.signature`, as an ID token arrives.
 private func jwt(_ claims: [String: Any]) -> OAuthSecretValue {
-    let header = base64url(try! JSONSerialization.data(withJSONObject: ["alg": "RS256", "typ": "JWT", "kid": "k1"], options: .sortedKeys))
+    let header = base64url(
+        try! JSONSerialization.data(withJSONObject: ["alg": "RS256", "typ": "JWT", "kid": "k1"], options: .sortedKeys)
+    )
     let payload = base64url(try! JSONSerialization.data(withJSONObject: claims, options: .sortedKeys))
     return OAuthSecretValue(rawValue: "\(header).\(payload).\(base64url(Data("not-a-real-signature".utf8)))")
 }

@@ -21,7 +21,9 @@ private final class RawConnection: Sendable {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         try #require(connected == 0, "connect failed: \(String(cString: strerror(errno)))")
     }
@@ -53,7 +55,9 @@ private final class RawConnection: Sendable {
 struct LoopbackLimitsTests {
     @Test("past the connection cap the oldest idle connections are closed, and the callback still gets through")
     func connectionCap() async throws {
-        let receiver = try await LoopbackReceiver.start(limits: .init(requestTimeout: .seconds(120), maximumConnections: 4))
+        let receiver = try await LoopbackReceiver.start(
+            limits: .init(requestTimeout: .seconds(120), maximumConnections: 4)
+        )
         defer { receiver.cancel() }
         let idle = try (0..<10).map { _ in try RawConnection(port: receiver.port) }
         // Six over the cap: the six oldest are closed to make room.
@@ -67,7 +71,9 @@ struct LoopbackLimitsTests {
 
     @Test("a connection that sends nothing, or part of a request, is closed after the request timeout")
     func requestTimeout() async throws {
-        let receiver = try await LoopbackReceiver.start(limits: .init(requestTimeout: .milliseconds(200), maximumConnections: 32))
+        let receiver = try await LoopbackReceiver.start(
+            limits: .init(requestTimeout: .milliseconds(200), maximumConnections: 32)
+        )
         defer { receiver.cancel() }
         let silent = try RawConnection(port: receiver.port)
         let trickling = try RawConnection(port: receiver.port)

@@ -18,7 +18,13 @@ struct LoopbackPipelineTests {
         let callback = loop.makePromise(of: URL.self)
         nonisolated(unsafe) var completed: URL?
         callback.futureResult.whenSuccess { completed = $0 }
-        try LoopbackReceiver.configureConnection(channel, port: 49152, path: "/callback", accept: Self.accept, callback: callback).wait()
+        try LoopbackReceiver.configureConnection(
+            channel,
+            port: 49152,
+            path: "/callback",
+            accept: Self.accept,
+            callback: callback
+        ).wait()
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 50000)).wait()
         _ = try? channel.writeInbound(ByteBuffer(string: request))
         var response = ""
@@ -39,14 +45,20 @@ struct LoopbackPipelineTests {
         #expect(result.callback?.query == "code=c&state=s-42")
     }
 
-    @Test("strays, other states, other methods and garbage finish nothing", arguments: [
-        ("GET /favicon.ico HTTP/1.1\r\n\r\n", "HTTP/1.1 404 Not Found"),
-        ("GET /callback?code=c&state=other HTTP/1.1\r\n\r\n", "HTTP/1.1 400 Bad Request"),
-        ("POST /callback?code=c&state=s-42 HTTP/1.1\r\nContent-Length: 0\r\n\r\n", "HTTP/1.1 404 Not Found"),
-        ("\u{1B}[2K not http at all\r\n\r\n", "HTTP/1.1 400 Bad Request"),  // NIO's own answer to a broken request
-        // Found by scripts/fuzz loopback: a request pipelined behind a refused one was read too.
-        ("GET /callback?state=other HTTP/1.1\r\n\r\nGET /callback?code=c&state=s-42 HTTP/1.1\r\n\r\n", "HTTP/1.1 400 Bad Request"),
-    ])
+    @Test(
+        "strays, other states, other methods and garbage finish nothing",
+        arguments: [
+            ("GET /favicon.ico HTTP/1.1\r\n\r\n", "HTTP/1.1 404 Not Found"),
+            ("GET /callback?code=c&state=other HTTP/1.1\r\n\r\n", "HTTP/1.1 400 Bad Request"),
+            ("POST /callback?code=c&state=s-42 HTTP/1.1\r\nContent-Length: 0\r\n\r\n", "HTTP/1.1 404 Not Found"),
+            ("\u{1B}[2K not http at all\r\n\r\n", "HTTP/1.1 400 Bad Request"),  // NIO's own answer to a broken request
+            // Found by scripts/fuzz loopback: a request pipelined behind a refused one was read too.
+            (
+                "GET /callback?state=other HTTP/1.1\r\n\r\nGET /callback?code=c&state=s-42 HTTP/1.1\r\n\r\n",
+                "HTTP/1.1 400 Bad Request"
+            ),
+        ]
+    )
     func refused(request: String, status: String) throws {
         let result = try exchange(request)
         #expect(result.status == status)

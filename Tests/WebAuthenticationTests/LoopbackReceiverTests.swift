@@ -46,8 +46,12 @@ struct LoopbackReceiverTests {
     @Test("after the callback, cancel or a timeout the listener is closed")
     func shutsDown() async throws {
         let receiver = try await LoopbackReceiver.start()
-        await #expect(throws: LoopbackReceiver.TimedOut.self) { try await receiver.waitForCallback(timeout: .milliseconds(200)) }
-        await #expect(throws: (any Error).self) { try await get(URL(string: "http://127.0.0.1:\(receiver.port)/callback?code=late")!) }
+        await #expect(throws: LoopbackReceiver.TimedOut.self) {
+            try await receiver.waitForCallback(timeout: .milliseconds(200))
+        }
+        await #expect(throws: (any Error).self) {
+            try await get(URL(string: "http://127.0.0.1:\(receiver.port)/callback?code=late")!)
+        }
 
         let cancelled = try await LoopbackReceiver.start()
         let waiting = Task { try await cancelled.waitForCallback() }

@@ -13,8 +13,11 @@ struct OAuthClientTests {
     }
 
     static let request = AuthorizationRequest(
-        authorizationEndpoint: URL(string: "http://127.0.0.1:1/authorize")!, clientID: "app",
-        redirectURI: URL(string: "http://127.0.0.1:50123/callback")!, scopes: ["openid"])
+        authorizationEndpoint: URL(string: "http://127.0.0.1:1/authorize")!,
+        clientID: "app",
+        redirectURI: URL(string: "http://127.0.0.1:50123/callback")!,
+        scopes: ["openid"]
+    )
 
     @Test("discovery follows a redirect within the issuer's origin")
     func sameOriginRedirect() async throws {
@@ -33,9 +36,14 @@ struct OAuthClientTests {
     @Test("discovery refuses a redirect to another origin or to plain http off loopback, before requesting it")
     func discoveryRedirectRefused() async throws {
         let elsewhere = try await TestHTTPServer.start { _, base in .json(Self.document(issuer: base, base: base)) }
-        for target in ["\(elsewhere.base)/.well-known/openid-configuration", "http://auth.example.invalid/.well-known/openid-configuration?x=1"] {
+        for target in [
+            "\(elsewhere.base)/.well-known/openid-configuration",
+            "http://auth.example.invalid/.well-known/openid-configuration?x=1",
+        ] {
             let server = try await TestHTTPServer.start { _, _ in .redirect(301, to: target) }
-            let error = await #expect(throws: OAuthError.self) { try await OAuthClient().discover(issuer: URL(string: server.base)!) }
+            let error = await #expect(throws: OAuthError.self) {
+                try await OAuthClient().discover(issuer: URL(string: server.base)!)
+            }
             #expect(error?.code == .redirectRefused)
             #expect(error?.message.contains("discovery endpoint redirected to") == true, "\(error?.message ?? "")")
             #expect(error?.message.contains("x=1") == false)
@@ -43,14 +51,23 @@ struct OAuthClientTests {
         #expect(elsewhere.requests.isEmpty)
     }
 
-    @Test("the token request is never redirected: the code and verifier never reach the target", arguments: [307, 308, 302])
+    @Test(
+        "the token request is never redirected: the code and verifier never reach the target",
+        arguments: [307, 308, 302]
+    )
     func tokenRedirectRefused(status: Int) async throws {
-        let elsewhere = try await TestHTTPServer.start { _, _ in .json(#"{"access_token":"stolen","token_type":"Bearer"}"#) }
+        let elsewhere = try await TestHTTPServer.start { _, _ in
+            .json(#"{"access_token":"stolen","token_type":"Bearer"}"#)
+        }
         let server = try await TestHTTPServer.start { _, base in
             .redirect(status, to: status == 302 ? "\(base)/token2" : "\(elsewhere.base)/token")
         }
         let error = await #expect(throws: OAuthError.self) {
-            try await OAuthClient().redeem(OAuthSecretValue(rawValue: "the-code"), for: Self.request, at: URL(string: "\(server.base)/token")!)
+            try await OAuthClient().redeem(
+                OAuthSecretValue(rawValue: "the-code"),
+                for: Self.request,
+                at: URL(string: "\(server.base)/token")!
+            )
         }
         #expect(error?.code == .redirectRefused)
         #expect(error?.message.contains("never redirected") == true, "\(error?.message ?? "")")
@@ -58,7 +75,10 @@ struct OAuthClientTests {
         #expect(server.requests.map(\.uri) == ["/token"])
     }
 
-    @Test("an issuer ending in / is used as published: discovery at ISSUER-without-/ + /.well-known/…, issuer compared exactly", arguments: ["/", "/tenant/"])
+    @Test(
+        "an issuer ending in / is used as published: discovery at ISSUER-without-/ + /.well-known/…, issuer compared exactly",
+        arguments: ["/", "/tenant/"]
+    )
     func trailingSlashIssuer(path: String) async throws {
         let server = try await TestHTTPServer.start { request, base in
             let issuer = base + path
@@ -72,16 +92,27 @@ struct OAuthClientTests {
 
         // Without the slash the issuer is another one (Discovery §4.3: exactly equal); the message says which to use.
         let trimmed = String(issuer.dropLast())
-        let error = await #expect(throws: OAuthError.self) { try await OAuthClient().discover(issuer: URL(string: trimmed)!) }
+        let error = await #expect(throws: OAuthError.self) {
+            try await OAuthClient().discover(issuer: URL(string: trimmed)!)
+        }
         #expect(error?.code == .issuerMismatch)
         #expect(error?.message.contains("use the issuer \(issuer)") == true, "\(error?.message ?? "")")
     }
 
     @Test("the discovery URL drops one terminating / of the issuer")
     func discoveryURL() {
-        #expect(OAuthClient.discoveryURL(for: URL(string: "https://a.example")!)?.absoluteString == "https://a.example/.well-known/openid-configuration")
-        #expect(OAuthClient.discoveryURL(for: URL(string: "https://a.example/")!)?.absoluteString == "https://a.example/.well-known/openid-configuration")
-        #expect(OAuthClient.discoveryURL(for: URL(string: "https://a.example/t/1/")!)?.absoluteString == "https://a.example/t/1/.well-known/openid-configuration")
+        #expect(
+            OAuthClient.discoveryURL(for: URL(string: "https://a.example")!)?.absoluteString
+                == "https://a.example/.well-known/openid-configuration"
+        )
+        #expect(
+            OAuthClient.discoveryURL(for: URL(string: "https://a.example/")!)?.absoluteString
+                == "https://a.example/.well-known/openid-configuration"
+        )
+        #expect(
+            OAuthClient.discoveryURL(for: URL(string: "https://a.example/t/1/")!)?.absoluteString
+                == "https://a.example/t/1/.well-known/openid-configuration"
+        )
     }
 
     @Test("an ID token is read unverified only from an answer that came straight from the token endpoint")
@@ -103,13 +134,23 @@ struct OAuthClientTests {
         #expect(error?.message.contains("does not verify ID token signatures") == true)
         #expect(error?.message.contains(idToken) == false)
 
-        let noIDToken = try await TestHTTPServer.start { _, _ in .json(#"{"access_token":"at","token_type":"Bearer"}"#) }
-        let plain = try await OAuthClient().redeem(OAuthSecretValue(rawValue: "c"), for: Self.request, at: URL(string: "\(noIDToken.base)/token")!)
-        #expect((#expect(throws: OAuthError.self) { try IDTokenClaims(unverifiedFrom: plain) })?.code == .invalidResponse)
+        let noIDToken = try await TestHTTPServer.start { _, _ in .json(#"{"access_token":"at","token_type":"Bearer"}"#)
+        }
+        let plain = try await OAuthClient().redeem(
+            OAuthSecretValue(rawValue: "c"),
+            for: Self.request,
+            at: URL(string: "\(noIDToken.base)/token")!
+        )
+        #expect(
+            (#expect(throws: OAuthError.self) { try IDTokenClaims(unverifiedFrom: plain) })?.code == .invalidResponse
+        )
     }
 }
 
 private func base64url(_ text: String) -> String {
-    Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-        .replacingOccurrences(of: "=", with: "")
+    Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(
+        of: "/",
+        with: "_"
+    )
+    .replacingOccurrences(of: "=", with: "")
 }

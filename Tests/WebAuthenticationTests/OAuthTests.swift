@@ -23,18 +23,27 @@ struct PKCETests {
         #expect(!PKCE.isValidVerifier(String(repeating: "a", count: 42) + "!"))
     }
 
-    @Test("callbacks match as Apple's Callback does, plus loopback", arguments: [
-        (CallbackMatcher.customScheme("com.example.App"), "COM.EXAMPLE.app://done?code=1", true),
-        (.customScheme("com.example.app"), "com.example.other://done", false),
-        (.https(host: "example.com", path: "/auth/callback"), "https://EXAMPLE.com/Auth/./callback/?code=1#x", true),
-        (.https(host: "example.com", path: "/auth/callback"), "http://example.com/auth/callback", false),
-        (.https(host: "example.com", path: "/auth/callback"), "https://example.com/auth/other", false),
-        (.loopback(host: "127.0.0.1", port: 51234, path: "/callback"), "http://127.0.0.1:51234/callback?code=1", true),
-        (.loopback(host: "127.0.0.1", port: 51234, path: "/callback"), "http://127.0.0.1:51235/callback", false),
-        (.loopback(host: "127.0.0.1", port: 51234, path: "/callback"), "http://localhost:51234/callback", false),
-        (.loopback(host: "127.0.0.1", port: 51234, path: "/callback"), "http://127.0.0.1:51234/favicon.ico", false),
-        (.loopback(host: "[::1]", port: 8080, path: "/"), "http://[::1]:8080/?code=2", true),
-    ])
+    @Test(
+        "callbacks match as Apple's Callback does, plus loopback",
+        arguments: [
+            (CallbackMatcher.customScheme("com.example.App"), "COM.EXAMPLE.app://done?code=1", true),
+            (.customScheme("com.example.app"), "com.example.other://done", false),
+            (
+                .https(host: "example.com", path: "/auth/callback"), "https://EXAMPLE.com/Auth/./callback/?code=1#x",
+                true
+            ),
+            (.https(host: "example.com", path: "/auth/callback"), "http://example.com/auth/callback", false),
+            (.https(host: "example.com", path: "/auth/callback"), "https://example.com/auth/other", false),
+            (
+                .loopback(host: "127.0.0.1", port: 51234, path: "/callback"), "http://127.0.0.1:51234/callback?code=1",
+                true
+            ),
+            (.loopback(host: "127.0.0.1", port: 51234, path: "/callback"), "http://127.0.0.1:51235/callback", false),
+            (.loopback(host: "127.0.0.1", port: 51234, path: "/callback"), "http://localhost:51234/callback", false),
+            (.loopback(host: "127.0.0.1", port: 51234, path: "/callback"), "http://127.0.0.1:51234/favicon.ico", false),
+            (.loopback(host: "[::1]", port: 8080, path: "/"), "http://[::1]:8080/?code=2", true),
+        ]
+    )
     func matching(matcher: CallbackMatcher, url: String, expected: Bool) throws {
         #expect(matcher.matches(try #require(URL(string: url))) == expected)
     }
@@ -47,8 +56,11 @@ struct AuthorizationTests {
 
     func request(scopes: [String] = ["openid", "profile"]) -> AuthorizationRequest {
         AuthorizationRequest(
-            authorizationEndpoint: URL(string: "https://auth.example/authorize?tenant=x")!, clientID: "cli app",
-            redirectURI: redirect, scopes: scopes)
+            authorizationEndpoint: URL(string: "https://auth.example/authorize?tenant=x")!,
+            clientID: "cli app",
+            redirectURI: redirect,
+            scopes: scopes
+        )
     }
 
     @Test("the authorization URL carries every parameter, encoded")
@@ -81,8 +93,13 @@ struct AuthorizationTests {
     @Test("the redirect is matched before the state, and the state before any error")
     func order() {
         let r = request()
-        #expect(throws: OAuthError(.redirectMismatch, "the callback is not the registered redirect URI; it was ignored")) {
-            try r.authorizationCode(from: URL(string: "http://127.0.0.1:50124/callback?state=x&error=access_denied")!, matching: matcher)
+        #expect(
+            throws: OAuthError(.redirectMismatch, "the callback is not the registered redirect URI; it was ignored")
+        ) {
+            try r.authorizationCode(
+                from: URL(string: "http://127.0.0.1:50124/callback?state=x&error=access_denied")!,
+                matching: matcher
+            )
         }
         #expect {
             try r.authorizationCode(from: callback("code=abc&state=forged"), matching: matcher)
@@ -91,7 +108,10 @@ struct AuthorizationTests {
             try r.authorizationCode(from: callback("error=access_denied"), matching: matcher)
         } throws: { ($0 as? OAuthError)?.code == .stateMismatch }
         #expect {
-            try r.authorizationCode(from: callback("error=access_denied&error_description=User%20said%20no&state=\(r.state.rawValue)"), matching: matcher)
+            try r.authorizationCode(
+                from: callback("error=access_denied&error_description=User%20said%20no&state=\(r.state.rawValue)"),
+                matching: matcher
+            )
         } throws: { error in
             let e = error as? OAuthError
             return e?.code == .accessDenied && e?.message.contains("User said no") == true
@@ -103,7 +123,11 @@ struct AuthorizationTests {
             try r.authorizationCode(from: callback("state=\(r.state.rawValue)"), matching: matcher)
         } throws: { ($0 as? OAuthError)?.code == .invalidResponse }
         #expect {
-            try r.authorizationCode(from: callback("code=a&state=\(r.state.rawValue)&iss=https://evil.example"), matching: matcher, expectedIssuer: "https://auth.example")
+            try r.authorizationCode(
+                from: callback("code=a&state=\(r.state.rawValue)&iss=https://evil.example"),
+                matching: matcher,
+                expectedIssuer: "https://auth.example"
+            )
         } throws: { ($0 as? OAuthError)?.code == .issuerMismatch }
     }
 
@@ -116,7 +140,13 @@ struct AuthorizationTests {
         #expect(body.contains("code_verifier=\(r.pkce.verifier.rawValue)"))
         #expect(body.contains("client_id=cli%20app"))
 
-        let ok = try TokenResponse.parse(status: 200, body: Data(#"{"access_token":"SlAV32hkKG","token_type":"Bearer","expires_in":3600,"refresh_token":"8xLOxBtZp8","id_token":"eyJhbGciOi.x.y","scope":"openid"}"#.utf8))
+        let ok = try TokenResponse.parse(
+            status: 200,
+            body: Data(
+                #"{"access_token":"SlAV32hkKG","token_type":"Bearer","expires_in":3600,"refresh_token":"8xLOxBtZp8","id_token":"eyJhbGciOi.x.y","scope":"openid"}"#
+                    .utf8
+            )
+        )
         #expect(ok.accessToken.rawValue == "SlAV32hkKG")
         #expect(ok.expiresIn == 3600)
         #expect(!ok.description.contains("SlAV32hkKG"))
@@ -124,22 +154,33 @@ struct AuthorizationTests {
         #expect(ok.description.contains("token_type: Bearer"))
 
         #expect {
-            try TokenResponse.parse(status: 400, body: Data(#"{"error":"invalid_grant","error_description":"PKCE verification failed"}"#.utf8))
+            try TokenResponse.parse(
+                status: 400,
+                body: Data(#"{"error":"invalid_grant","error_description":"PKCE verification failed"}"#.utf8)
+            )
         } throws: { error in
             let e = error as? OAuthError
-            return e?.code == .server && e?.serverError == "invalid_grant" && e?.message.contains("PKCE verification failed") == true
+            return e?.code == .server && e?.serverError == "invalid_grant"
+                && e?.message.contains("PKCE verification failed") == true
         }
         #expect(throws: OAuthError.self) { try TokenResponse.parse(status: 500, body: Data("oops".utf8)) }
-        #expect(throws: OAuthError.self) { try TokenResponse.parse(status: 200, body: Data(#"{"token_type":"Bearer"}"#.utf8)) }
+        #expect(throws: OAuthError.self) {
+            try TokenResponse.parse(status: 200, body: Data(#"{"token_type":"Bearer"}"#.utf8))
+        }
     }
 
     @Test("discovery documents are checked against the issuer and for S256")
     func discovery() throws {
-        let json = #"{"issuer":"https://auth.example","authorization_endpoint":"https://auth.example/authorize","token_endpoint":"https://auth.example/token","code_challenge_methods_supported":["S256"]}"#
+        let json =
+            #"{"issuer":"https://auth.example","authorization_endpoint":"https://auth.example/authorize","token_endpoint":"https://auth.example/token","code_challenge_methods_supported":["S256"]}"#
         let configuration = try OpenIDConfiguration.parse(Data(json.utf8), expectedIssuer: "https://auth.example")
         #expect(configuration.tokenEndpoint.absoluteString == "https://auth.example/token")
-        #expect(throws: OAuthError.self) { try OpenIDConfiguration.parse(Data(json.utf8), expectedIssuer: "https://other.example") }
+        #expect(throws: OAuthError.self) {
+            try OpenIDConfiguration.parse(Data(json.utf8), expectedIssuer: "https://other.example")
+        }
         let plainOnly = json.replacingOccurrences(of: #"["S256"]"#, with: #"["plain"]"#)
-        #expect(throws: OAuthError.self) { try OpenIDConfiguration.parse(Data(plainOnly.utf8), expectedIssuer: "https://auth.example") }
+        #expect(throws: OAuthError.self) {
+            try OpenIDConfiguration.parse(Data(plainOnly.utf8), expectedIssuer: "https://auth.example")
+        }
     }
 }

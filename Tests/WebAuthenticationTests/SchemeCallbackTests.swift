@@ -1,6 +1,7 @@
 import Foundation
 import KeyportTestSupport
 import Testing
+
 @testable import WebAuthentication
 
 #if canImport(Glibc)
@@ -51,9 +52,13 @@ func rawExchange(_ bytes: [UInt8], with path: String, receiveTimeout seconds: In
             for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
         }
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
-        guard connected == 0 else { throw SocketTestError(description: "connect failed: \(String(cString: strerror(errno)))") }
+        guard connected == 0 else {
+            throw SocketTestError(description: "connect failed: \(String(cString: strerror(errno)))")
+        }
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -66,7 +71,9 @@ func rawExchange(_ bytes: [UInt8], with path: String, receiveTimeout seconds: In
             let count = recv(fd, &buffer, buffer.count, 0)
             if count < 0 && errno == EINTR { continue }
             if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                throw SocketTestError(description: "the listener neither answered nor closed the connection within \(seconds) s")
+                throw SocketTestError(
+                    description: "the listener neither answered nor closed the connection within \(seconds) s"
+                )
             }
             if count <= 0 { break }
             reply += buffer[0..<count]
@@ -95,7 +102,8 @@ func makeStaleSocket(at path: String) throws {
 func query(_ url: URL) -> [String: String] {
     Dictionary(
         (URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []).map { ($0.name, $0.value ?? "") },
-        uniquingKeysWith: { first, _ in first })
+        uniquingKeysWith: { first, _ in first }
+    )
 }
 
 @Suite("Custom-scheme callbacks")
@@ -131,9 +139,22 @@ struct SchemeCallbackTests {
         let listener = try await SchemeCallbackListener.start(scheme: scheme, directory: scratch.url) {
             query($0)["state"] == "good"
         }
-        #expect(try await !SchemeCallbackDelivery.deliver(URL(string: "com.example.other:/callback?code=1&state=good")!, directory: scratch.url))
-        #expect(try await !SchemeCallbackDelivery.deliver(URL(string: "com.example.keyport:/callback?code=2&state=bad")!, directory: scratch.url))
-        #expect(try await rawExchange(Array("com.example.keyport:/callback?state=bad\n".utf8), with: listener.socketPath) == "refused\n")
+        #expect(
+            try await !SchemeCallbackDelivery.deliver(
+                URL(string: "com.example.other:/callback?code=1&state=good")!,
+                directory: scratch.url
+            )
+        )
+        #expect(
+            try await !SchemeCallbackDelivery.deliver(
+                URL(string: "com.example.keyport:/callback?code=2&state=bad")!,
+                directory: scratch.url
+            )
+        )
+        #expect(
+            try await rawExchange(Array("com.example.keyport:/callback?state=bad\n".utf8), with: listener.socketPath)
+                == "refused\n"
+        )
         #expect(try await rawExchange(Array("not a url at all\n".utf8), with: listener.socketPath) == "refused\n")
         #expect(try await rawExchange([0xff, 0xfe, 0x0a], with: listener.socketPath) == "refused\n")
         #expect(socketFiles(in: scratch.url).count == 1)
@@ -147,11 +168,25 @@ struct SchemeCallbackTests {
     func twoSessions() async throws {
         let scratch = try TemporaryDirectory("kp-test")
         defer { scratch.remove() }
-        let first = try await SchemeCallbackListener.start(scheme: scheme, directory: scratch.url) { query($0)["state"] == "one" }
-        let second = try await SchemeCallbackListener.start(scheme: scheme, directory: scratch.url) { query($0)["state"] == "two" }
+        let first = try await SchemeCallbackListener.start(scheme: scheme, directory: scratch.url) {
+            query($0)["state"] == "one"
+        }
+        let second = try await SchemeCallbackListener.start(scheme: scheme, directory: scratch.url) {
+            query($0)["state"] == "two"
+        }
         #expect(socketFiles(in: scratch.url).count == 2)
-        #expect(try await SchemeCallbackDelivery.deliver(URL(string: "com.example.keyport:/cb?code=B&state=two")!, directory: scratch.url))
-        #expect(try await SchemeCallbackDelivery.deliver(URL(string: "com.example.keyport:/cb?code=A&state=one")!, directory: scratch.url))
+        #expect(
+            try await SchemeCallbackDelivery.deliver(
+                URL(string: "com.example.keyport:/cb?code=B&state=two")!,
+                directory: scratch.url
+            )
+        )
+        #expect(
+            try await SchemeCallbackDelivery.deliver(
+                URL(string: "com.example.keyport:/cb?code=A&state=one")!,
+                directory: scratch.url
+            )
+        )
         #expect(query(try await first.waitForCallback(timeout: .seconds(20)))["code"] == "A")
         #expect(query(try await second.waitForCallback(timeout: .seconds(20)))["code"] == "B")
         #expect(socketFiles(in: scratch.url).isEmpty)
@@ -166,9 +201,16 @@ struct SchemeCallbackTests {
         let tooLong = prefix + String(repeating: "a", count: 8193 - prefix.utf8.count)
         #expect(try await rawExchange(Array((tooLong + "\n").utf8), with: listener.socketPath) == "refused too-long\n")
         // No newline at all: refused as soon as the limit is passed, not when the client stops.
-        #expect(try await rawExchange(Array(tooLong.utf8) + Array(repeating: UInt8(ascii: "a"), count: 100), with: listener.socketPath) == "refused too-long\n")
+        #expect(
+            try await rawExchange(
+                Array(tooLong.utf8) + Array(repeating: UInt8(ascii: "a"), count: 100),
+                with: listener.socketPath
+            ) == "refused too-long\n"
+        )
         let longURL = URL(string: tooLong)!
-        await #expect(throws: SchemeCallbackError.self) { try await SchemeCallbackDelivery.deliver(longURL, directory: scratch.url) }
+        await #expect(throws: SchemeCallbackError.self) {
+            try await SchemeCallbackDelivery.deliver(longURL, directory: scratch.url)
+        }
 
         let limit = URL(string: prefix + String(repeating: "b", count: 8192 - prefix.utf8.count))!
         #expect(limit.absoluteString.utf8.count == 8192)
@@ -218,7 +260,10 @@ struct SchemeCallbackTests {
         let listener = try await SchemeCallbackListener.start(scheme: scheme, directory: scratch.url)
         await #expect(throws: CallbackTimedOut.self) { try await listener.waitForCallback(timeout: .milliseconds(200)) }
         #expect(socketFiles(in: scratch.url).isEmpty)
-        #expect(try await SchemeCallbackDelivery.deliver(URL(string: "com.example.keyport:/late")!, directory: scratch.url) == false)
+        #expect(
+            try await SchemeCallbackDelivery.deliver(URL(string: "com.example.keyport:/late")!, directory: scratch.url)
+                == false
+        )
     }
 
     @Test("cancel() and task cancellation end the wait with CancellationError and remove the socket")
@@ -244,11 +289,16 @@ struct SchemeCallbackTests {
     func released() async throws {
         let scratch = try TemporaryDirectory("kp-test")
         defer { scratch.remove() }
-        var listener: SchemeCallbackListener? = try await SchemeCallbackListener.start(scheme: scheme, directory: scratch.url)
+        var listener: SchemeCallbackListener? = try await SchemeCallbackListener.start(
+            scheme: scheme,
+            directory: scratch.url
+        )
         #expect(socketFiles(in: scratch.url).count == 1)
         listener = nil
         _ = listener
-        _ = try await FileChanges.waitUntil(within: .seconds(10), changesIn: scratch.url) { socketFiles(in: scratch.url).isEmpty }
+        _ = try await FileChanges.waitUntil(within: .seconds(10), changesIn: scratch.url) {
+            socketFiles(in: scratch.url).isEmpty
+        }
         #expect(socketFiles(in: scratch.url).isEmpty)
     }
 
@@ -257,40 +307,64 @@ struct SchemeCallbackTests {
         let scratch = try TemporaryDirectory("kp-test")
         defer { scratch.remove() }
         let receivers: [any CallbackReceiver] = [
-            try await SchemeCallbackListener.start(scheme: scheme, directory: scratch.url), try await LoopbackReceiver.start(),
+            try await SchemeCallbackListener.start(scheme: scheme, directory: scratch.url),
+            try await LoopbackReceiver.start(),
         ]
         for receiver in receivers {
-            await #expect(throws: CallbackTimedOut.self) { try await receiver.waitForCallback(timeout: .milliseconds(50)) }
+            await #expect(throws: CallbackTimedOut.self) {
+                try await receiver.waitForCallback(timeout: .milliseconds(50))
+            }
             receiver.cancel()
         }
     }
 
-    @Test("the default directory: $XDG_RUNTIME_DIR/keyport/callbacks, else $XDG_CACHE_HOME/keyport/run/callbacks, never /tmp")
+    @Test(
+        "the default directory: $XDG_RUNTIME_DIR/keyport/callbacks, else $XDG_CACHE_HOME/keyport/run/callbacks, never /tmp"
+    )
     func defaultDirectory() throws {
-        #expect(SchemeCallbackListener.defaultDirectory(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"]).path == "/run/user/1000/keyport/callbacks")
-        #expect(SchemeCallbackListener.defaultDirectory(environment: ["HOME": "/home/alice"]).path == "/home/alice/.cache/keyport/run/callbacks")
         #expect(
-            SchemeCallbackListener.defaultDirectory(environment: ["HOME": "/home/alice", "XDG_CACHE_HOME": "/var/cache/alice"]).path
-                == "/var/cache/alice/keyport/run/callbacks")
+            SchemeCallbackListener.defaultDirectory(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"]).path
+                == "/run/user/1000/keyport/callbacks"
+        )
+        #expect(
+            SchemeCallbackListener.defaultDirectory(environment: ["HOME": "/home/alice"]).path
+                == "/home/alice/.cache/keyport/run/callbacks"
+        )
+        #expect(
+            SchemeCallbackListener.defaultDirectory(environment: [
+                "HOME": "/home/alice", "XDG_CACHE_HOME": "/var/cache/alice",
+            ]).path
+                == "/var/cache/alice/keyport/run/callbacks"
+        )
         // Relative values are invalid and ignored (XDG Base Directory spec).
         #expect(
-            SchemeCallbackListener.defaultDirectory(environment: ["XDG_RUNTIME_DIR": "run", "XDG_CACHE_HOME": "cache", "HOME": "/home/alice"]).path
-                == "/home/alice/.cache/keyport/run/callbacks")
+            SchemeCallbackListener.defaultDirectory(environment: [
+                "XDG_RUNTIME_DIR": "run", "XDG_CACHE_HOME": "cache", "HOME": "/home/alice",
+            ]).path
+                == "/home/alice/.cache/keyport/run/callbacks"
+        )
         // No HOME: the home directory from the user database.
         let home = String(cString: try #require(getpwuid(geteuid())?.pointee.pw_dir))
-        #expect(SchemeCallbackListener.defaultDirectory(environment: [:]).path == "\(home)/.cache/keyport/run/callbacks")
+        #expect(
+            SchemeCallbackListener.defaultDirectory(environment: [:]).path == "\(home)/.cache/keyport/run/callbacks"
+        )
         #expect(!SchemeCallbackListener.defaultDirectory(environment: [:]).path.hasPrefix("/tmp/"))
     }
 
-    @Test("without XDG_RUNTIME_DIR, sessions wait in ~/.cache/keyport/run/callbacks, each new directory 0700, and are found there")
+    @Test(
+        "without XDG_RUNTIME_DIR, sessions wait in ~/.cache/keyport/run/callbacks, each new directory 0700, and are found there"
+    )
     func cacheFallback() async throws {
         let scratch = try TemporaryDirectory("kp-test")
         defer { scratch.remove() }
         let environment = ["HOME": scratch.url.appendingPathComponent("home").path]
-        let listener = try await SchemeCallbackListener.start(scheme: scheme, directory: nil, environment: environment) { _ in true }
+        let listener = try await SchemeCallbackListener.start(scheme: scheme, directory: nil, environment: environment)
+        { _ in true }
         let directory = scratch.url.appendingPathComponent("home/.cache/keyport/run/callbacks")
         #expect(listener.socketPath.hasPrefix(directory.path + "/"))
-        for path in ["home/.cache", "home/.cache/keyport", "home/.cache/keyport/run", "home/.cache/keyport/run/callbacks"] {
+        for path in [
+            "home/.cache", "home/.cache/keyport", "home/.cache/keyport/run", "home/.cache/keyport/run/callbacks",
+        ] {
             #expect(mode(of: scratch.url.appendingPathComponent(path).path) == 0o700, "\(path)")
         }
         let url = URL(string: "com.example.keyport:/callback?code=1")!
@@ -305,17 +379,25 @@ struct SchemeCallbackTests {
         let environment = ["HOME": scratch.url.appendingPathComponent("home").path]
         let run = try scratch.subdirectory("home/.cache/keyport/run", mode: 0o755)
         let error = await #expect(throws: SchemeCallbackError.self) {
-            try await SchemeCallbackListener.start(scheme: scheme, directory: nil, environment: environment) { _ in true }
+            try await SchemeCallbackListener.start(scheme: scheme, directory: nil, environment: environment) { _ in true
+            }
         }
         #expect(error?.code == .unsafeDirectory)
         #expect(error?.message.contains("chmod 700 \(run.path)") == true, "\(error?.message ?? "")")
         let delivery = await #expect(throws: SchemeCallbackError.self) {
-            try await SchemeCallbackDelivery.deliver(URL(string: "com.example.keyport:/cb")!, directory: nil, environment: environment)
+            try await SchemeCallbackDelivery.deliver(
+                URL(string: "com.example.keyport:/cb")!,
+                directory: nil,
+                environment: environment
+            )
         }
         #expect(delivery?.code == .unsafeDirectory)
     }
 
-    @Test("a fallback directory another user made first is refused, naming the owner", .enabled(if: geteuid() == 0, "needs root to give a directory away"))
+    @Test(
+        "a fallback directory another user made first is refused, naming the owner",
+        .enabled(if: geteuid() == 0, "needs root to give a directory away")
+    )
     func cacheFallbackForeignOwner() async throws {
         let scratch = try TemporaryDirectory("kp-test")
         defer { scratch.remove() }
@@ -323,7 +405,8 @@ struct SchemeCallbackTests {
         let run = try scratch.subdirectory("home/.cache/keyport/run")
         #expect(chown(run.path, 65534, 65534) == 0)
         let error = await #expect(throws: SchemeCallbackError.self) {
-            try await SchemeCallbackListener.start(scheme: scheme, directory: nil, environment: environment) { _ in true }
+            try await SchemeCallbackListener.start(scheme: scheme, directory: nil, environment: environment) { _ in true
+            }
         }
         #expect(error?.code == .unsafeDirectory)
         #expect(error?.message.contains("\(run.path) belongs to user 65534") == true, "\(error?.message ?? "")")
@@ -335,7 +418,9 @@ struct SchemeCallbackTests {
         let scratch = try TemporaryDirectory("kp-test")
         defer { scratch.remove() }
         let open = try scratch.subdirectory("open", mode: 0o755)
-        let error = await #expect(throws: SchemeCallbackError.self) { try await SchemeCallbackListener.start(scheme: scheme, directory: open) }
+        let error = await #expect(throws: SchemeCallbackError.self) {
+            try await SchemeCallbackListener.start(scheme: scheme, directory: open)
+        }
         #expect(error?.code == .unsafeDirectory)
         #expect(error?.message.contains("chmod 700 \(open.path)") == true)
         #expect(error?.message.contains("mode 755") == true)
@@ -346,20 +431,27 @@ struct SchemeCallbackTests {
         #expect(delivery?.code == .unsafeDirectory)
     }
 
-    @Test("a directory that belongs to another user, or a link, is refused", .enabled(if: geteuid() == 0, "needs root to give a directory away"))
+    @Test(
+        "a directory that belongs to another user, or a link, is refused",
+        .enabled(if: geteuid() == 0, "needs root to give a directory away")
+    )
     func foreignDirectory() async throws {
         let scratch = try TemporaryDirectory("kp-test")
         defer { scratch.remove() }
         let foreign = try scratch.subdirectory("foreign")
         #expect(chown(foreign.path, 65534, 65534) == 0)
-        let error = await #expect(throws: SchemeCallbackError.self) { try await SchemeCallbackListener.start(scheme: scheme, directory: foreign) }
+        let error = await #expect(throws: SchemeCallbackError.self) {
+            try await SchemeCallbackListener.start(scheme: scheme, directory: foreign)
+        }
         #expect(error?.code == .unsafeDirectory)
         #expect(error?.message.contains("belongs to user 65534") == true)
 
         let target = try scratch.subdirectory("target")
         let link = scratch.url.appendingPathComponent("link")
         try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
-        let linked = await #expect(throws: SchemeCallbackError.self) { try await SchemeCallbackListener.start(scheme: scheme, directory: link) }
+        let linked = await #expect(throws: SchemeCallbackError.self) {
+            try await SchemeCallbackListener.start(scheme: scheme, directory: link)
+        }
         #expect(linked?.message.contains("not a directory") == true)
     }
 
@@ -368,7 +460,9 @@ struct SchemeCallbackTests {
         let scratch = try TemporaryDirectory("kp-test")
         defer { scratch.remove() }
         let nested = scratch.url.appendingPathComponent("keyport/callbacks")
-        #expect(try await SchemeCallbackDelivery.deliver(URL(string: "com.example.keyport:/x")!, directory: nested) == false)
+        #expect(
+            try await SchemeCallbackDelivery.deliver(URL(string: "com.example.keyport:/x")!, directory: nested) == false
+        )
         #expect(!FileManager.default.fileExists(atPath: nested.path))
         let listener = try await SchemeCallbackListener.start(scheme: scheme, directory: nested)
         defer { listener.cancel() }
@@ -380,7 +474,9 @@ struct SchemeCallbackTests {
     func invalidScheme() async throws {
         let scratch = try TemporaryDirectory("kp-test")
         defer { scratch.remove() }
-        let error = await #expect(throws: SchemeCallbackError.self) { try await SchemeCallbackListener.start(scheme: "https", directory: scratch.url) }
+        let error = await #expect(throws: SchemeCallbackError.self) {
+            try await SchemeCallbackListener.start(scheme: "https", directory: scratch.url)
+        }
         #expect(error?.code == .invalidScheme)
         #expect(socketFiles(in: scratch.url).isEmpty)
     }
@@ -402,29 +498,40 @@ struct SchemeRegistrationTests {
     /// `xdg-mime query default x-scheme-handler/NAME` in `environment`.
     func queryDefault(_ scheme: String, _ environment: [String: String]) async throws -> String {
         let xdgMime = try Peers.require("/usr/bin/xdg-mime", "xdg-utils (Debian package xdg-utils)")
-        let ran = try await Program.run(xdgMime, ["query", "default", "x-scheme-handler/\(scheme)"], environment: environment)
+        let ran = try await Program.run(
+            xdgMime,
+            ["query", "default", "x-scheme-handler/\(scheme)"],
+            environment: environment
+        )
         return ran.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    @Test("valid scheme names, lowercased", arguments: [
-        ("com.example.keyport", "com.example.keyport"), ("Keyport", "keyport"), ("a+b-c.d", "a+b-c.d"), ("x1", "x1"),
-    ])
+    @Test(
+        "valid scheme names, lowercased",
+        arguments: [
+            ("com.example.keyport", "com.example.keyport"), ("Keyport", "keyport"), ("a+b-c.d", "a+b-c.d"),
+            ("x1", "x1"),
+        ]
+    )
     func validNames(name: String, expected: String) throws {
         #expect(try SchemeRegistration.validate(scheme: name) == expected)
     }
 
-    @Test("invalid names are refused with the offending character named", arguments: [
-        ("com.exa mple", "U+0020 (a space) at position 8"),
-        ("1password", "starts with '1'"),
-        ("com.example:", "':' (U+003A) at position 12"),
-        ("com.example://", "without ':' or '//'"),
-        ("héllo", "'é' (U+00E9) at position 2"),
-        ("com_example", "'_' (U+005F) at position 4"),
-        ("", "empty"),
-        ("https", "browsers and the system handle themselves"),
-        ("JavaScript", "browsers and the system handle themselves"),
-        ("mailto", "browsers and the system handle themselves"),
-    ])
+    @Test(
+        "invalid names are refused with the offending character named",
+        arguments: [
+            ("com.exa mple", "U+0020 (a space) at position 8"),
+            ("1password", "starts with '1'"),
+            ("com.example:", "':' (U+003A) at position 12"),
+            ("com.example://", "without ':' or '//'"),
+            ("héllo", "'é' (U+00E9) at position 2"),
+            ("com_example", "'_' (U+005F) at position 4"),
+            ("", "empty"),
+            ("https", "browsers and the system handle themselves"),
+            ("JavaScript", "browsers and the system handle themselves"),
+            ("mailto", "browsers and the system handle themselves"),
+        ]
+    )
     func invalidNames(name: String, expected: String) {
         let error = #expect(throws: SchemeCallbackError.self) { try SchemeRegistration.validate(scheme: name) }
         #expect(error?.code == .invalidScheme)
@@ -433,29 +540,38 @@ struct SchemeRegistrationTests {
 
     @Test("Exec quoting follows the Desktop Entry spec: quotes, backslash escapes, %%, doubled backslashes")
     func execQuoting() throws {
-        #expect(try SchemeRegistration.execLine(["/opt/my apps/keyport", "url-scheme", "open"]) == #""/opt/my apps/keyport" url-scheme open"#)
+        #expect(
+            try SchemeRegistration.execLine(["/opt/my apps/keyport", "url-scheme", "open"])
+                == #""/opt/my apps/keyport" url-scheme open"#
+        )
         #expect(try SchemeRegistration.execLine(["/usr/bin/keyport"]) == "/usr/bin/keyport")
         #expect(
             try SchemeRegistration.execLine(["/bin/echo", "50%", #"a"b"#, #"c\d"#, "$HOME", ""])
-                == #"/bin/echo 50%% "a\\"b" "c\\\\d" "\\$HOME" """#)
+                == #"/bin/echo 50%% "a\\"b" "c\\\\d" "\\$HOME" """#
+        )
         #expect(throws: SchemeCallbackError.self) { try SchemeRegistration.execLine([]) }
         #expect(throws: SchemeCallbackError.self) { try SchemeRegistration.execLine(["/bin/x", "a\nb"]) }
     }
 
     @Test("the .desktop entry: hidden application, quoted Exec with %u, the x-scheme-handler MIME type")
     func desktopEntry() throws {
-        let entry = try SchemeRegistration.desktopEntry(scheme: "Com.Example.Keyport", handlerCommand: ["/opt/my apps/keyport", "url-scheme", "open"])
-        #expect(entry == """
-            [Desktop Entry]
-            Type=Application
-            Name=Keyport sign-in callback (com.example.keyport)
-            Comment=Hands com.example.keyport: URLs to the Keyport session waiting for them
-            NoDisplay=true
-            Terminal=false
-            Exec="/opt/my apps/keyport" url-scheme open %u
-            MimeType=x-scheme-handler/com.example.keyport;
+        let entry = try SchemeRegistration.desktopEntry(
+            scheme: "Com.Example.Keyport",
+            handlerCommand: ["/opt/my apps/keyport", "url-scheme", "open"]
+        )
+        #expect(
+            entry == """
+                [Desktop Entry]
+                Type=Application
+                Name=Keyport sign-in callback (com.example.keyport)
+                Comment=Hands com.example.keyport: URLs to the Keyport session waiting for them
+                NoDisplay=true
+                Terminal=false
+                Exec="/opt/my apps/keyport" url-scheme open %u
+                MimeType=x-scheme-handler/com.example.keyport;
 
-            """)
+                """
+        )
     }
 
     @Test("register writes the file and makes it xdg-mime's default; unregister removes both and keeps the rest")
@@ -468,14 +584,17 @@ struct SchemeRegistrationTests {
         let config = try scratch.subdirectory("config")
         let list = config.appendingPathComponent("mimeapps.list")
         try """
-            [Default Applications]
-            text/html=firefox.desktop
+        [Default Applications]
+        text/html=firefox.desktop
 
-            [Added Associations]
-            x-scheme-handler/com.example.keyport=other-app.desktop;keyport-url-com.example.keyport.desktop;
-            """.write(to: list, atomically: true, encoding: .utf8)
+        [Added Associations]
+        x-scheme-handler/com.example.keyport=other-app.desktop;keyport-url-com.example.keyport.desktop;
+        """.write(to: list, atomically: true, encoding: .utf8)
 
-        let result = try registration.register(scheme: "com.example.keyport", handlerCommand: ["/opt/my apps/keyport", "url-scheme", "open"])
+        let result = try registration.register(
+            scheme: "com.example.keyport",
+            handlerCommand: ["/opt/my apps/keyport", "url-scheme", "open"]
+        )
         let file = scratch.url.appendingPathComponent("data/applications/keyport-url-com.example.keyport.desktop")
         #expect(result.desktopFile.path == file.path)
         #expect(result.mimeType == "x-scheme-handler/com.example.keyport")
@@ -503,7 +622,10 @@ struct SchemeRegistrationTests {
         defer { scratch.remove() }
         let environment = environment(scratch)
         let registration = SchemeRegistration(environment: environment)
-        try registration.register(scheme: "org.example.solo", handlerCommand: ["/usr/bin/keyport", "url-scheme", "open"])
+        try registration.register(
+            scheme: "org.example.solo",
+            handlerCommand: ["/usr/bin/keyport", "url-scheme", "open"]
+        )
         #expect(try await queryDefault("org.example.solo", environment) == "keyport-url-org.example.solo.desktop")
         #expect(try registration.unregister(scheme: "org.example.solo"))
         #expect(try await queryDefault("org.example.solo", environment) == "")
@@ -519,11 +641,11 @@ struct SchemeRegistrationTests {
         let dotfiles = try scratch.subdirectory("dotfiles")
         let target = dotfiles.appendingPathComponent("mimeapps.list")
         try """
-            [Default Applications]
-            text/html=firefox.desktop
-            x-scheme-handler/com.example.keyport=keyport-url-com.example.keyport.desktop;
+        [Default Applications]
+        text/html=firefox.desktop
+        x-scheme-handler/com.example.keyport=keyport-url-com.example.keyport.desktop;
 
-            """.write(to: target, atomically: true, encoding: .utf8)
+        """.write(to: target, atomically: true, encoding: .utf8)
         #expect(chmod(target.path, 0o600) == 0)
         let config = try scratch.subdirectory("config")
         let link = config.appendingPathComponent("mimeapps.list")
@@ -547,7 +669,10 @@ struct SchemeRegistrationTests {
         let empty = try scratch.subdirectory("bin")
         let registration = SchemeRegistration(environment: environment(scratch, path: empty.path))
         let error = #expect(throws: SchemeCallbackError.self) {
-            try registration.register(scheme: "com.example.keyport", handlerCommand: ["/usr/bin/keyport", "url-scheme", "open"])
+            try registration.register(
+                scheme: "com.example.keyport",
+                handlerCommand: ["/usr/bin/keyport", "url-scheme", "open"]
+            )
         }
         #expect(error?.code == .toolMissing)
         #expect(error?.message.contains("install xdg-utils") == true)

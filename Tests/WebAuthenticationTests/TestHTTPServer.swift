@@ -19,8 +19,12 @@ final class TestHTTPServer: Sendable {
         var headers: [(String, String)] = []
         var body: String = ""
 
-        static func json(_ text: String) -> Reply { Reply(status: 200, headers: [("Content-Type", "application/json")], body: text) }
-        static func redirect(_ status: Int, to location: String) -> Reply { Reply(status: status, headers: [("Location", location)]) }
+        static func json(_ text: String) -> Reply {
+            Reply(status: 200, headers: [("Content-Type", "application/json")], body: text)
+        }
+        static func redirect(_ status: Int, to location: String) -> Reply {
+            Reply(status: status, headers: [("Location", location)])
+        }
     }
 
     let port: Int
@@ -44,7 +48,8 @@ final class TestHTTPServer: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                     try channel.pipeline.syncOperations.addHandler(
-                        Handler(log: log, base: { "http://127.0.0.1:\(portBox.withLock { $0 })" }, respond: respond))
+                        Handler(log: log, base: { "http://127.0.0.1:\(portBox.withLock { $0 })" }, respond: respond)
+                    )
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
@@ -76,7 +81,11 @@ final class TestHTTPServer: Sendable {
         private var head: HTTPRequestHead?
         private var body = ""
 
-        init(log: RequestLog, base: @escaping @Sendable () -> String, respond: @escaping @Sendable (Request, String) -> Reply) {
+        init(
+            log: RequestLog,
+            base: @escaping @Sendable () -> String,
+            respond: @escaping @Sendable (Request, String) -> Reply
+        ) {
             self.log = log
             self.base = base
             self.respond = respond
@@ -98,8 +107,14 @@ final class TestHTTPServer: Sendable {
                 headers.add(name: "Content-Length", value: String(reply.body.utf8.count))
                 headers.add(name: "Connection", value: "close")
                 let status = HTTPResponseStatus(statusCode: reply.status)
-                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
-                context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: reply.body)))), promise: nil)
+                context.write(
+                    wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
+                    promise: nil
+                )
+                context.write(
+                    wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: reply.body)))),
+                    promise: nil
+                )
                 let channel = context.channel
                 context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
             }

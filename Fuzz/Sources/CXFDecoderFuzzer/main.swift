@@ -55,11 +55,15 @@ private func checkSecrets(_ decoded: CXF.DecodedDocument, _ findings: [Diagnosti
         }
     }
     for finding in findings {
-        if unescapedControl(finding.description) { fail("a diagnostic prints a raw control character: \(finding.description.debugDescription)") }
+        if unescapedControl(finding.description) {
+            fail("a diagnostic prints a raw control character: \(finding.description.debugDescription)")
+        }
         // Values are quoted in single quotes; a long secret without spaces cannot be part of a
         // message's own wording either.
         for secret in secrets
-        where finding.message.contains("'\(secret)'") || secret.utf8.count >= 16 && !secret.contains(" ") && finding.message.contains(secret) {
+        where finding.message.contains("'\(secret)'")
+            || secret.utf8.count >= 16 && !secret.contains(" ") && finding.message.contains(secret)
+        {
             fail("a diagnostic quotes a secret field: \(finding.description)")
         }
     }

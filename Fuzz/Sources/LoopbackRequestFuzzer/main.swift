@@ -20,7 +20,9 @@ private let accept = CallbackMatcher.stateFilter(for: URL(string: "https://auth.
 private let matcher = CallbackMatcher.loopback(host: "127.0.0.1", port: 49152, path: "/callback")
 
 private func fail(_ message: String, _ bytes: [UInt8]) -> Never {
-    fatalError("loopback fuzz property violated: \(message); request: \(String(decoding: bytes, as: UTF8.self).debugDescription)")
+    fatalError(
+        "loopback fuzz property violated: \(message); request: \(String(decoding: bytes, as: UTF8.self).debugDescription)"
+    )
 }
 
 private func check(_ bytes: [UInt8]) {
@@ -30,7 +32,13 @@ private func check(_ bytes: [UInt8]) {
     var completed: URL?
     callback.futureResult.whenSuccess { completed = $0 }
     do {
-        try LoopbackReceiver.configureConnection(channel, port: 49152, path: "/callback", accept: accept, callback: callback).wait()
+        try LoopbackReceiver.configureConnection(
+            channel,
+            port: 49152,
+            path: "/callback",
+            accept: accept,
+            callback: callback
+        ).wait()
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 50000)).wait()
     } catch {
         fatalError("could not set up the in-memory connection: \(error)")
@@ -49,7 +57,9 @@ private func check(_ bytes: [UInt8]) {
 
     let statusLine = String(decoding: response.prefix { $0 != 0x0D }, as: UTF8.self)
     let status = statusLine.split(separator: " ").dropFirst().first.flatMap { Int($0) }
-    if !response.isEmpty, ![200, 400, 404].contains(status ?? 0) { fail("answered \(statusLine.debugDescription)", bytes) }
+    if !response.isEmpty, ![200, 400, 404].contains(status ?? 0) {
+        fail("answered \(statusLine.debugDescription)", bytes)
+    }
     if let url = completed {
         if !accept(url) { fail("completed with \(url), which lacks the session's state", bytes) }
         if !matcher.matches(url) { fail("completed with \(url), which is not the receiver's redirect", bytes) }

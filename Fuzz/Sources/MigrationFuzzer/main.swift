@@ -27,7 +27,9 @@ private func check(_ payload: Data) {
     do {
         let again = try GoogleAuthenticatorMigration.decode(try GoogleAuthenticatorMigration.encode(decoded.accounts))
         if again.accounts != decoded.accounts || !again.problems.isEmpty {
-            fail("accounts encoded again decode differently: \(decoded.accounts) → \(again.accounts), \(again.problems)")
+            fail(
+                "accounts encoded again decode differently: \(decoded.accounts) → \(again.accounts), \(again.problems)"
+            )
         }
     } catch {
         fail("accounts that decoded cannot be encoded and decoded again: \(error.message)")

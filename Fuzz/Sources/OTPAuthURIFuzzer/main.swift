@@ -32,7 +32,9 @@ private func check(_ text: String) {
     let written = uri.uriString
     do {
         let again = try OTPAuthURI(parsing: written)
-        if again != uri { fail("\(written.debugDescription) parses to another account than the one it was written from") }
+        if again != uri {
+            fail("\(written.debugDescription) parses to another account than the one it was written from")
+        }
     } catch {
         fail("\(written.debugDescription), written from a parsed URI, does not parse: \(error.message)")
     }
@@ -42,7 +44,9 @@ private func check(_ text: String) {
     if secret.count >= 8 && uri.description.contains(secret) && !"\(uri.issuer ?? "")\(uri.account)".contains(secret) {
         fail("the description shows the secret")
     }
-    if unescapedControl(uri.description) { fail("the description prints a raw control character: \(uri.description.debugDescription)") }
+    if unescapedControl(uri.description) {
+        fail("the description prints a raw control character: \(uri.description.debugDescription)")
+    }
     _ = try? uri.code(at: 1_700_000_000)
 }
 

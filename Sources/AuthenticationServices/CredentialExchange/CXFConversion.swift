@@ -267,7 +267,9 @@ struct CXFImporter {
     private mutating func unknown(_ members: [JSONMember], in typeName: String) {
         for member in members {
             let what = member.unreadable ? "could not be read as its type" : "is not in CXF 1.0, or repeats a member"
-            at(member.key) { $0.omit("the member '\(member.key)' \(what) and is left out: \(typeName) has no place for it") }
+            at(member.key) {
+                $0.omit("the member '\(member.key)' \(what) and is left out: \(typeName) has no place for it")
+            }
         }
     }
 

@@ -192,7 +192,11 @@ open class ASWebAuthenticationSession: NSObject, @unchecked Sendable {
 
     /// A session for `url` whose callback uses `callbackURLScheme`.
     public convenience init(url URL: URL, callbackURLScheme: String?, completionHandler: @escaping CompletionHandler) {
-        self.init(url: URL, callback: callbackURLScheme.map { Callback.customScheme($0) }, completionHandler: completionHandler)
+        self.init(
+            url: URL,
+            callback: callbackURLScheme.map { Callback.customScheme($0) },
+            completionHandler: completionHandler
+        )
     }
 
     /// A session for `url` whose callback is `callback`.
@@ -331,10 +335,19 @@ open class ASWebAuthenticationSession: NSObject, @unchecked Sendable {
     private func makePlan() -> Result<Plan, Refusal> {
         let settings = withSettings { $0 }
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
-            return .failure(Refusal(reason: "the URL \(url.scheme.map { "\($0):…" } ?? "without a scheme") is not an http or https URL"))
+            return .failure(
+                Refusal(
+                    reason: "the URL \(url.scheme.map { "\($0):…" } ?? "without a scheme") is not an http or https URL"
+                )
+            )
         }
         if let headers = settings.additionalHeaderFields, !headers.isEmpty {
-            return .failure(Refusal(reason: "additionalHeaderFields cannot be sent: Keyport cannot add headers to a request made by a browser it does not control"))
+            return .failure(
+                Refusal(
+                    reason:
+                        "additionalHeaderFields cannot be sent: Keyport cannot add headers to a request made by a browser it does not control"
+                )
+            )
         }
         let receiver: Plan.Receiver
         switch callback?.kind {
@@ -343,13 +356,25 @@ open class ASWebAuthenticationSession: NSObject, @unchecked Sendable {
         case .matcher(.customScheme(let name)):
             let lowered = name.lowercased()
             guard lowered != "http" && lowered != "https" && !lowered.isEmpty else {
-                return .failure(Refusal(reason: "a custom callback scheme cannot be \"\(name)\"; use .https(host:path:) or a private-use scheme"))
+                return .failure(
+                    Refusal(
+                        reason:
+                            "a custom callback scheme cannot be \"\(name)\"; use .https(host:path:) or a private-use scheme"
+                    )
+                )
             }
             receiver = .scheme(name)
         case .matcher(.https):
-            return .failure(Refusal(reason: "an https callback needs the browser to hand the page to this app, which Linux browsers cannot; use a custom scheme or a loopback redirect"))
+            return .failure(
+                Refusal(
+                    reason:
+                        "an https callback needs the browser to hand the page to this app, which Linux browsers cannot; use a custom scheme or a loopback redirect"
+                )
+            )
         case .matcher(.loopback):
-            return .failure(Refusal(reason: "a loopback callback is made with Callback.loopback(_:) from an open LoopbackRedirect"))
+            return .failure(
+                Refusal(reason: "a loopback callback is made with Callback.loopback(_:) from an open LoopbackRedirect")
+            )
         case .loopback(let redirect):
             guard !redirect.isClaimed else {
                 return .failure(Refusal(reason: "the loopback redirect is already used by another session"))
@@ -372,12 +397,21 @@ open class ASWebAuthenticationSession: NSObject, @unchecked Sendable {
                 return .failure(Refusal(reason: "an ephemeral session cannot be run: \(error)"))
             }
         }
-        let presentURL = settings.presentURL ?? { url, reason in
-            FileHandle.standardError.write(Data("Open this address in a browser to sign in (\(reason)):\n\(url.absoluteString)\n".utf8))
-        }
-        return .success(Plan(
-            receiver: receiver, filter: CallbackMatcher.stateFilter(for: url), browser: browser, timeout: settings.timeout,
-            presentURL: presentURL))
+        let presentURL =
+            settings.presentURL ?? { url, reason in
+                FileHandle.standardError.write(
+                    Data("Open this address in a browser to sign in (\(reason)):\n\(url.absoluteString)\n".utf8)
+                )
+            }
+        return .success(
+            Plan(
+                receiver: receiver,
+                filter: CallbackMatcher.stateFilter(for: url),
+                browser: browser,
+                timeout: settings.timeout,
+                presentURL: presentURL
+            )
+        )
     }
 
     private func refuse(_ reason: String) -> Bool {
@@ -396,14 +430,26 @@ open class ASWebAuthenticationSession: NSObject, @unchecked Sendable {
             case .scheme(let scheme):
                 receiver = try await SchemeCallbackListener.start(scheme: scheme, accept: plan.filter)
             }
-            outcome = .success(try await AuthenticationFlow.run(
-                url: url, receiver: receiver, browser: plan.browser, timeout: plan.timeout, presentURL: plan.presentURL))
+            outcome = .success(
+                try await AuthenticationFlow.run(
+                    url: url,
+                    receiver: receiver,
+                    browser: plan.browser,
+                    timeout: plan.timeout,
+                    presentURL: plan.presentURL
+                )
+            )
         } catch let ending as FlowEnding {
             outcome = .failure(Self.error(for: ending))
         } catch is CancellationError {
             outcome = .failure(ASWebAuthenticationSessionError(.canceledLogin, cause: .cancelled))
         } catch {
-            outcome = .failure(ASWebAuthenticationSessionError(.canceledLogin, cause: .failed("the callback could not be received: \(error)")))
+            outcome = .failure(
+                ASWebAuthenticationSessionError(
+                    .canceledLogin,
+                    cause: .failed("the callback could not be received: \(error)")
+                )
+            )
         }
         if case .loopback(let redirect) = plan.receiver { redirect.close() }
         phase.withLock { $0 = .finished }

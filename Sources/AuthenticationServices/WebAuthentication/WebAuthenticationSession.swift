@@ -33,20 +33,35 @@ public struct WebAuthenticationSession: Sendable {
 
     /// A session value with the Linux settings (the defaults wait without a timeout in the
     /// person's usual browser, printing the URL to standard error when none can be shown).
-    public init(timeout: Duration? = nil, browser: ASWebAuthenticationSession.Browser = .automatic, presentURL: (@Sendable (URL, String) -> Void)? = nil) {
+    public init(
+        timeout: Duration? = nil,
+        browser: ASWebAuthenticationSession.Browser = .automatic,
+        presentURL: (@Sendable (URL, String) -> Void)? = nil
+    ) {
         self.timeout = timeout
         self.browser = browser
         self.presentURL = presentURL
     }
 
     /// Signs in at `url` and returns the callback URL, which uses `callbackURLScheme`.
-    public func authenticate(using url: URL, callbackURLScheme: String, preferredBrowserSession: BrowserSession? = nil) async throws -> URL {
-        try await authenticate(using: url, callback: .customScheme(callbackURLScheme), preferredBrowserSession: preferredBrowserSession, additionalHeaderFields: [:])
+    public func authenticate(
+        using url: URL,
+        callbackURLScheme: String,
+        preferredBrowserSession: BrowserSession? = nil
+    ) async throws -> URL {
+        try await authenticate(
+            using: url,
+            callback: .customScheme(callbackURLScheme),
+            preferredBrowserSession: preferredBrowserSession,
+            additionalHeaderFields: [:]
+        )
     }
 
     /// Signs in at `url` and returns the callback URL that `callback` matches.
     public func authenticate(
-        using url: URL, callback: ASWebAuthenticationSession.Callback, preferredBrowserSession: BrowserSession? = nil,
+        using url: URL,
+        callback: ASWebAuthenticationSession.Callback,
+        preferredBrowserSession: BrowserSession? = nil,
         additionalHeaderFields: [String: String]
     ) async throws -> URL {
         let box = SessionBox()
@@ -70,7 +85,9 @@ public struct WebAuthenticationSession: Sendable {
                 }
                 guard session.start() else {
                     let reason = session.startFailureReason ?? "the session did not start"
-                    continuation.resume(throwing: ASWebAuthenticationSessionError(.canceledLogin, cause: .failed(reason)))
+                    continuation.resume(
+                        throwing: ASWebAuthenticationSessionError(.canceledLogin, cause: .failed(reason))
+                    )
                     return
                 }
             }

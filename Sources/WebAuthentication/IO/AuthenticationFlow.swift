@@ -55,7 +55,11 @@ public struct FlowEnding: Error, Hashable, Sendable, CustomStringConvertible {
     static let browserClosed = FlowEnding(.browserClosed, "the browser was closed before the sign-in finished")
 
     static func timedOut(_ timeout: Duration) -> FlowEnding {
-        FlowEnding(.timedOut, "no sign-in callback arrived within \(timeout.components.seconds) seconds", timeout: timeout)
+        FlowEnding(
+            .timedOut,
+            "no sign-in callback arrived within \(timeout.components.seconds) seconds",
+            timeout: timeout
+        )
     }
 
     static func failed(_ reason: String) -> FlowEnding { FlowEnding(.failed, reason) }
@@ -72,7 +76,10 @@ public enum AuthenticationFlow {
     ///   timeout or cancellation, that browser is asked to quit and its profile is removed.
     /// - The receiver is cancelled whatever the outcome, so its socket closes.
     public static func run(
-        url: URL, receiver: any CallbackReceiver, browser: BrowserChoice, timeout: Duration?,
+        url: URL,
+        receiver: any CallbackReceiver,
+        browser: BrowserChoice,
+        timeout: Duration?,
         presentURL: @escaping @Sendable (URL, String) -> Void
     ) async throws(FlowEnding) -> URL {
         defer { receiver.cancel() }
@@ -104,7 +111,11 @@ public enum AuthenticationFlow {
     }
 
     /// Waits for the first of: the callback, the browser's exit, the timeout, cancellation.
-    private static func wait(_ receiver: any CallbackReceiver, timeout: Duration?, browser: EphemeralBrowser.Running?) async throws(FlowEnding) -> URL {
+    private static func wait(
+        _ receiver: any CallbackReceiver,
+        timeout: Duration?,
+        browser: EphemeralBrowser.Running?
+    ) async throws(FlowEnding) -> URL {
         do {
             return try await withThrowingTaskGroup(of: Event.self) { group in
                 group.addTask { .callback(try await receiver.waitForCallback(timeout: timeout)) }

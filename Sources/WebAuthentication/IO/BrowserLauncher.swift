@@ -30,7 +30,8 @@ public struct BrowserLauncher: Sendable {
     /// The commands to try, in order, for `url`.
     public func candidates(for url: URL) -> [[String]] {
         var commands: [[String]] = []
-        for entry in (environment["BROWSER"] ?? "").split(separator: ":") where !entry.trimmingCharacters(in: .whitespaces).isEmpty {
+        for entry in (environment["BROWSER"] ?? "").split(separator: ":")
+        where !entry.trimmingCharacters(in: .whitespaces).isEmpty {
             var words = entry.split(separator: " ").map(String.init)
             if words.contains(where: { $0.contains("%s") }) {
                 words = words.map { $0.replacingOccurrences(of: "%s", with: url.absoluteString) }
@@ -53,16 +54,20 @@ public struct BrowserLauncher: Sendable {
                 return .showURL(
                     reason: fromEnvironment
                         ? "no browser in $BROWSER could be started, and there is no display"
-                        : "there is no display (DISPLAY and WAYLAND_DISPLAY are unset)")
+                        : "there is no display (DISPLAY and WAYLAND_DISPLAY are unset)"
+                )
             }
             guard let executable = Executable.find(command[0], path: environment["PATH"]) else { continue }
             // A shared browser is not ours to watch: xdg-open and most $BROWSER entries hand the
             // URL to a running browser and exit. ChildProcess reaps it whenever it ends.
-            if (try? ChildProcess(executable: executable, arguments: Array(command.dropFirst()), environment: environment)) != nil {
+            if (try? ChildProcess(
+                executable: executable,
+                arguments: Array(command.dropFirst()),
+                environment: environment
+            )) != nil {
                 return .launched(command: command)
             }
         }
         return .showURL(reason: "no browser could be started (set $BROWSER, or install xdg-utils)")
     }
 }
-

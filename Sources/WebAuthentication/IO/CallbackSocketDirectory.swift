@@ -43,14 +43,20 @@ enum CallbackSocketDirectory {
     ///     delivery does not — a missing directory means nobody is waiting).
     /// - Returns: the directory, or `nil` when it does not exist and `create` is false.
     static func prepare(
-        _ directory: URL?, environment: [String: String], create: Bool
+        _ directory: URL?,
+        environment: [String: String],
+        create: Bool
     ) throws(SchemeCallbackError) -> URL? {
         // What must be private: the directory, and for the default location the `keyport`
         // directory above it too; for a chosen directory, every level this call creates.
         let above = directory == nil ? [keyportDirectory(environment: environment)] : []
         do {
             return try PrivateDirectory.prepare(
-                directory ?? defaultURL(environment: environment), alsoPrivate: above, contents: "the sign-in callbacks", create: create)
+                directory ?? defaultURL(environment: environment),
+                alsoPrivate: above,
+                contents: "the sign-in callbacks",
+                create: create
+            )
         } catch {
             switch error.reason {
             case .unsafe: throw SchemeCallbackError(.unsafeDirectory, error.message)
@@ -68,7 +74,8 @@ enum CallbackSocketDirectory {
         guard path.utf8.count <= UnixSocketPath.maximumLength else {
             throw SchemeCallbackError(
                 .listenFailed,
-                "the socket path \(path) is longer than the \(UnixSocketPath.maximumLength) bytes a Unix-domain socket allows; choose a shorter directory (or XDG_RUNTIME_DIR)")
+                "the socket path \(path) is longer than the \(UnixSocketPath.maximumLength) bytes a Unix-domain socket allows; choose a shorter directory (or XDG_RUNTIME_DIR)"
+            )
         }
         return path
     }

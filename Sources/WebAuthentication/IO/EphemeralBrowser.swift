@@ -29,9 +29,18 @@ public struct EphemeralBrowser: Sendable {
     /// The browsers tried when no command is given, in order, with the flags that give each a
     /// fresh profile and a private window.
     public static let knownBrowsers: [[String]] = [
-        ["chromium", "--user-data-dir=%p", "--incognito", "--no-first-run", "--no-default-browser-check", "--new-window", "%s"],
-        ["chromium-browser", "--user-data-dir=%p", "--incognito", "--no-first-run", "--no-default-browser-check", "--new-window", "%s"],
-        ["google-chrome", "--user-data-dir=%p", "--incognito", "--no-first-run", "--no-default-browser-check", "--new-window", "%s"],
+        [
+            "chromium", "--user-data-dir=%p", "--incognito", "--no-first-run", "--no-default-browser-check",
+            "--new-window", "%s",
+        ],
+        [
+            "chromium-browser", "--user-data-dir=%p", "--incognito", "--no-first-run", "--no-default-browser-check",
+            "--new-window", "%s",
+        ],
+        [
+            "google-chrome", "--user-data-dir=%p", "--incognito", "--no-first-run", "--no-default-browser-check",
+            "--new-window", "%s",
+        ],
         ["firefox", "--no-remote", "--profile", "%p", "--private-window", "%s"],
     ]
 
@@ -39,14 +48,19 @@ public struct EphemeralBrowser: Sendable {
     /// that is not told where its profile is would use the person's own, and the session would
     /// not be ephemeral. Without a command, the first of ``knownBrowsers`` found on `PATH` is
     /// used, and only when there is a display to show it on.
-    public init(command: [String]? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) throws(Unavailable) {
+    public init(
+        command: [String]? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(Unavailable) {
         if let command {
             guard let program = command.first, !program.isEmpty else {
                 throw Unavailable(description: "the ephemeral browser command is empty")
             }
             guard command.contains(where: { $0.contains("%p") }) else {
                 throw Unavailable(
-                    description: "the browser command \(program) does not place its profile directory (%p), so it would use the person's own profile; an ephemeral session needs one made for it")
+                    description:
+                        "the browser command \(program) does not place its profile directory (%p), so it would use the person's own profile; an ephemeral session needs one made for it"
+                )
             }
             guard let executable = Executable.find(program, path: environment["PATH"]) else {
                 throw Unavailable(description: "the browser \(program) was not found")
@@ -56,7 +70,10 @@ public struct EphemeralBrowser: Sendable {
         }
         let launcher = BrowserLauncher(environment: environment)
         guard launcher.hasDisplay else {
-            throw Unavailable(description: "there is no display (DISPLAY and WAYLAND_DISPLAY are unset) to show a browser Keyport launches")
+            throw Unavailable(
+                description:
+                    "there is no display (DISPLAY and WAYLAND_DISPLAY are unset) to show a browser Keyport launches"
+            )
         }
         for candidate in Self.knownBrowsers {
             if let executable = Executable.find(candidate[0], path: environment["PATH"]) {
@@ -64,17 +81,25 @@ public struct EphemeralBrowser: Sendable {
                 return
             }
         }
-        throw Unavailable(description: "no browser that can run with a fresh profile was found (chromium, google-chrome or firefox)")
+        throw Unavailable(
+            description: "no browser that can run with a fresh profile was found (chromium, google-chrome or firefox)"
+        )
     }
 
     /// Starts the browser on `url` with a new profile directory. Profile directories left behind
     /// by a Keyport process that no longer runs (killed, crashed) are removed first.
-    public func launch(_ url: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Running {
+    public func launch(
+        _ url: URL,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> Running {
         let base = ProfileDirectory.base(environment: environment)
         ProfileDirectory.removeStale(in: base)
         let profile = try ProfileDirectory(in: base)
         let arguments = command.dropFirst().map {
-            $0.replacingOccurrences(of: "%p", with: profile.url.path).replacingOccurrences(of: "%s", with: url.absoluteString)
+            $0.replacingOccurrences(of: "%p", with: profile.url.path).replacingOccurrences(
+                of: "%s",
+                with: url.absoluteString
+            )
         }
         do {
             let child = try ChildProcess(executable: command[0], arguments: arguments, environment: environment)
@@ -161,11 +186,19 @@ final class ProfileDirectory: Sendable {
         while true {
             attempts += 1
             var template = Array("\(base)/\(Self.prefix)XXXXXX".utf8CString)
-            guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }).map({ String(cString: $0) }) else {
-                throw CocoaError(.fileWriteUnknown, userInfo: [
-                    NSFilePathErrorKey: base,
-                    NSLocalizedDescriptionKey: "could not create a browser profile directory in \(base): \(String(cString: strerror(errno)))",
-                ])
+            guard
+                let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }).map({
+                    String(cString: $0)
+                })
+            else {
+                throw CocoaError(
+                    .fileWriteUnknown,
+                    userInfo: [
+                        NSFilePathErrorKey: base,
+                        NSLocalizedDescriptionKey:
+                            "could not create a browser profile directory in \(base): \(String(cString: strerror(errno)))",
+                    ]
+                )
             }
             let descriptor = open(made, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             if descriptor >= 0 {
@@ -181,17 +214,26 @@ final class ProfileDirectory: Sendable {
                 close(descriptor)
             }
             guard attempts < 8 else {
-                throw CocoaError(.fileWriteUnknown, userInfo: [
-                    NSFilePathErrorKey: base,
-                    NSLocalizedDescriptionKey: "could not create a browser profile directory in \(base): it was removed each time as it was made",
-                ])
+                throw CocoaError(
+                    .fileWriteUnknown,
+                    userInfo: [
+                        NSFilePathErrorKey: base,
+                        NSLocalizedDescriptionKey:
+                            "could not create a browser profile directory in \(base): it was removed each time as it was made",
+                    ]
+                )
             }
         }
     }
 
     /// Removes the directory, then lets go of the lock. Idempotent.
     func remove() {
-        guard let descriptor = lock.withLock({ lock in defer { lock = nil }; return lock }) else { return }
+        guard
+            let descriptor = lock.withLock({ lock in
+                defer { lock = nil }
+                return lock
+            })
+        else { return }
         try? FileManager.default.removeItem(at: url)
         close(descriptor)
     }
@@ -225,6 +267,7 @@ final class ProfileDirectory: Sendable {
     private static func isSameDirectory(_ descriptor: Int32, _ path: String) -> Bool {
         var opened = stat()
         var named = stat()
-        return fstat(descriptor, &opened) == 0 && lstat(path, &named) == 0 && opened.st_dev == named.st_dev && opened.st_ino == named.st_ino
+        return fstat(descriptor, &opened) == 0 && lstat(path, &named) == 0 && opened.st_dev == named.st_dev
+            && opened.st_ino == named.st_ino
     }
 }

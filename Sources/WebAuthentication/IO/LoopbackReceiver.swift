@@ -46,7 +46,8 @@ public final class LoopbackReceiver: Sendable {
     /// Opens the listener. `accept` decides whether a request on the callback path is the one
     /// awaited; the default accepts the first.
     public static func start(
-        path: String = "/callback", successPage: String = LoopbackReceiver.defaultPage,
+        path: String = "/callback",
+        successPage: String = LoopbackReceiver.defaultPage,
         accept: @escaping @Sendable (URL) -> Bool = { _ in true }
     ) async throws -> LoopbackReceiver {
         try await start(path: path, successPage: successPage, limits: .standard, accept: accept)
@@ -54,7 +55,9 @@ public final class LoopbackReceiver: Sendable {
 
     /// ``start(path:successPage:accept:)`` with other connection limits (tests use short ones).
     static func start(
-        path: String = "/callback", successPage: String = LoopbackReceiver.defaultPage, limits: ConnectionLimits,
+        path: String = "/callback",
+        successPage: String = LoopbackReceiver.defaultPage,
+        limits: ConnectionLimits,
         accept: @escaping @Sendable (URL) -> Bool = { _ in true }
     ) async throws -> LoopbackReceiver {
         let group = MultiThreadedEventLoopGroup.singleton
@@ -69,8 +72,15 @@ public final class LoopbackReceiver: Sendable {
                 configure(
                     channel,
                     CallbackHandler(
-                        path: path, port: nil, page: successPage, accept: accept, callback: callback,
-                        requestTimeout: limits.requestTimeout, connections: connections))
+                        path: path,
+                        port: nil,
+                        page: successPage,
+                        accept: accept,
+                        callback: callback,
+                        requestTimeout: limits.requestTimeout,
+                        connections: connections
+                    )
+                )
             }
         let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
         guard let port = channel.localAddress?.port else {
@@ -98,14 +108,24 @@ public final class LoopbackReceiver: Sendable {
     /// harness (Fuzz/Sources/LoopbackRequestFuzzer), which drives the real pipeline over an
     /// in-memory channel with arbitrary bytes. The connection cap is not applied here.
     @_spi(Fuzzing) public static func configureConnection(
-        _ channel: any Channel, port: Int, path: String, accept: @escaping @Sendable (URL) -> Bool, callback: EventLoopPromise<URL>
+        _ channel: any Channel,
+        port: Int,
+        path: String,
+        accept: @escaping @Sendable (URL) -> Bool,
+        callback: EventLoopPromise<URL>
     ) -> EventLoopFuture<Void> {
         configure(
             channel,
             CallbackHandler(
-                path: path, port: port, page: defaultPage, accept: accept, callback: callback,
+                path: path,
+                port: port,
+                page: defaultPage,
+                accept: accept,
+                callback: callback,
                 requestTimeout: ConnectionLimits.standard.requestTimeout,
-                connections: OpenConnections(limit: ConnectionLimits.standard.maximumConnections)))
+                connections: OpenConnections(limit: ConnectionLimits.standard.maximumConnections)
+            )
+        )
     }
 
     private init(port: Int, path: String, channel: any Channel, callback: EventLoopPromise<URL>) {
@@ -205,7 +225,9 @@ private final class OpenConnections: Sendable {
             guard let sequence = state.sequences[id] else { return nil }  // already closed
             let connection = Connection(id: id, sequence: sequence, channel: channel)
             state.open.insert(connection, at: state.open.firstIndex { $0.sequence > sequence } ?? state.open.endIndex)
-            guard state.open.count > limit, let oldest = state.open.firstIndex(where: { !$0.requestReceived }) else { return nil }
+            guard state.open.count > limit, let oldest = state.open.firstIndex(where: { !$0.requestReceived }) else {
+                return nil
+            }
             return state.open.remove(at: oldest).channel
         }
         victim?.close(promise: nil)
@@ -257,8 +279,13 @@ private final class CallbackHandler: ChannelInboundHandler {
     private var answered = false
 
     init(
-        path: String, port: Int?, page: String, accept: @escaping @Sendable (URL) -> Bool, callback: EventLoopPromise<URL>,
-        requestTimeout: TimeAmount, connections: OpenConnections
+        path: String,
+        port: Int?,
+        page: String,
+        accept: @escaping @Sendable (URL) -> Bool,
+        callback: EventLoopPromise<URL>,
+        requestTimeout: TimeAmount,
+        connections: OpenConnections
     ) {
         self.path = path
         self.port = port
@@ -319,11 +346,17 @@ private final class CallbackHandler: ChannelInboundHandler {
 
     private func write(_ status: HTTPResponseStatus, _ body: String, context: ChannelHandlerContext) {
         var headers = HTTPHeaders()
-        headers.add(name: "Content-Type", value: status == .ok ? "text/html; charset=utf-8" : "text/plain; charset=utf-8")
+        headers.add(
+            name: "Content-Type",
+            value: status == .ok ? "text/html; charset=utf-8" : "text/plain; charset=utf-8"
+        )
         headers.add(name: "Content-Length", value: String(body.utf8.count))
         headers.add(name: "Cache-Control", value: "no-store")
         headers.add(name: "Connection", value: "close")
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
+            promise: nil
+        )
         context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: body)))), promise: nil)
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }

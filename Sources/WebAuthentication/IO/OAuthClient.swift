@@ -59,14 +59,22 @@ public struct OAuthClient: Sendable {
     /// Redeems `code` at `tokenEndpoint` with the request's redirect URI and PKCE verifier. A
     /// redirect is never followed (the request fails with ``OAuthError/Code/redirectRefused``).
     /// The response's ``TokenResponse/receivedDirectlyFrom`` names the endpoint it came from.
-    public func redeem(_ code: OAuthSecretValue, for request: AuthorizationRequest, at tokenEndpoint: URL) async throws(OAuthError) -> TokenResponse {
+    public func redeem(
+        _ code: OAuthSecretValue,
+        for request: AuthorizationRequest,
+        at tokenEndpoint: URL
+    ) async throws(OAuthError) -> TokenResponse {
         try Self.checkTransport(tokenEndpoint, "token endpoint")
         var post = URLRequest(url: tokenEndpoint)
         post.httpMethod = "POST"
         post.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
         post.setValue("application/json", forHTTPHeaderField: "Accept")
         post.httpBody = request.tokenRequestBody(code: code)
-        let (status, body, reached) = try await send(post, to: "the token endpoint", policy: .refuseAll(endpoint: "token endpoint"))
+        let (status, body, reached) = try await send(
+            post,
+            to: "the token endpoint",
+            policy: .refuseAll(endpoint: "token endpoint")
+        )
         var token = try TokenResponse.parse(status: status, body: body)
         // `send` has refused every redirect, so this is the endpoint itself; checked again so the
         // mark is only ever set on an answer from the address the transport check passed.
@@ -77,7 +85,11 @@ public struct OAuthClient: Sendable {
     }
 
     /// Sends `request` under `policy`; returns the status, the body and the URL that answered.
-    private func send(_ request: URLRequest, to name: String, policy: RedirectPolicy) async throws(OAuthError) -> (Int, Data, URL?) {
+    private func send(
+        _ request: URLRequest,
+        to name: String,
+        policy: RedirectPolicy
+    ) async throws(OAuthError) -> (Int, Data, URL?) {
         let body: Data
         let response: URLResponse
         // The policy is the delegate of a session of its own: FoundationNetworking ignores the
@@ -88,7 +100,10 @@ public struct OAuthClient: Sendable {
             (body, response) = try await session.data(for: request)
         } catch {
             if let refusal = policy.refusal { throw refusal }
-            throw OAuthError(.invalidResponse, "\(name) at \(request.url?.host ?? "?") could not be reached: \(error.localizedDescription)")
+            throw OAuthError(
+                .invalidResponse,
+                "\(name) at \(request.url?.host ?? "?") could not be reached: \(error.localizedDescription)"
+            )
         }
         // A refused redirect ends the task with the 3xx itself as the answer.
         if let refusal = policy.refusal { throw refusal }
@@ -101,7 +116,10 @@ public struct OAuthClient: Sendable {
 
     static func checkTransport(_ url: URL, _ name: String) throws(OAuthError) {
         guard isSecureTransport(url) else {
-            throw OAuthError(.invalidResponse, "the \(name) \(url.absoluteString) is not https (plain http is allowed only on a loopback address)")
+            throw OAuthError(
+                .invalidResponse,
+                "the \(name) \(url.absoluteString) is not https (plain http is allowed only on a loopback address)"
+            )
         }
     }
 
@@ -146,22 +164,28 @@ final class RedirectPolicy: NSObject, URLSessionTaskDelegate, Sendable {
     var refusal: OAuthError? { refused.withLock { $0 } }
 
     func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         let target = request.url
         let shown = target.map(Self.withoutQuery) ?? "an address that cannot be read"
         let reason: String?
         switch rule {
         case .refuseAll:
-            reason = "the \(endpoint) answered HTTP \(response.statusCode) redirecting to \(shown); a token request is never redirected (it would carry the authorization code and the PKCE verifier elsewhere), so it was not followed"
+            reason =
+                "the \(endpoint) answered HTTP \(response.statusCode) redirecting to \(shown); a token request is never redirected (it would carry the authorization code and the PKCE verifier elsewhere), so it was not followed"
         case .sameOrigin(let origin):
             if let target, !OAuthClient.isSecureTransport(target) {
-                reason = "the \(endpoint) redirected to \(shown), which is not https (plain http is allowed only on a loopback address); the redirect was not followed"
+                reason =
+                    "the \(endpoint) redirected to \(shown), which is not https (plain http is allowed only on a loopback address); the redirect was not followed"
             } else if let target, Self.origin(of: target) == Self.origin(of: origin) {
                 reason = nil
             } else {
-                reason = "the \(endpoint) redirected to \(shown), outside the issuer's origin \(Self.origin(of: origin)); the redirect was not followed"
+                reason =
+                    "the \(endpoint) redirected to \(shown), outside the issuer's origin \(Self.origin(of: origin)); the redirect was not followed"
             }
         }
         if let reason {
@@ -181,7 +205,9 @@ final class RedirectPolicy: NSObject, URLSessionTaskDelegate, Sendable {
 
     /// The URL without its query and fragment (a redirect target may carry parameters).
     static func withoutQuery(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "an address that cannot be read" }
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            return "an address that cannot be read"
+        }
         components.query = nil
         components.fragment = nil
         components.user = nil

@@ -63,17 +63,28 @@ public final class SchemeCallbackListener: CallbackReceiver {
     ///   (or the directory Keyport owns above the default one) belongs to another user or is open to
     ///   group or others; `.directoryUnavailable`; `.listenFailed` when the socket cannot be bound.
     public static func start(
-        scheme: String, directory: URL? = nil, accept: @escaping @Sendable (URL) -> Bool = { _ in true }
+        scheme: String,
+        directory: URL? = nil,
+        accept: @escaping @Sendable (URL) -> Bool = { _ in true }
     ) async throws -> SchemeCallbackListener {
-        try await start(scheme: scheme, directory: directory, environment: ProcessInfo.processInfo.environment, accept: accept)
+        try await start(
+            scheme: scheme,
+            directory: directory,
+            environment: ProcessInfo.processInfo.environment,
+            accept: accept
+        )
     }
 
     /// ``start(scheme:directory:accept:)`` with the default directory taken from `environment`.
     static func start(
-        scheme: String, directory: URL?, environment: [String: String], accept: @escaping @Sendable (URL) -> Bool
+        scheme: String,
+        directory: URL?,
+        environment: [String: String],
+        accept: @escaping @Sendable (URL) -> Bool
     ) async throws -> SchemeCallbackListener {
         _ = try SchemeRegistration.validate(scheme: scheme)
-        guard let directory = try CallbackSocketDirectory.prepare(directory, environment: environment, create: true) else {
+        guard let directory = try CallbackSocketDirectory.prepare(directory, environment: environment, create: true)
+        else {
             throw SchemeCallbackError(.directoryUnavailable, "the callback socket directory could not be created")
         }
         let path = try CallbackSocketDirectory.newSocketPath(in: directory)
@@ -84,7 +95,8 @@ public final class SchemeCallbackListener: CallbackReceiver {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
-                        HandOffServerHandler(matcher: matcher, accept: accept, outcome: outcome))
+                        HandOffServerHandler(matcher: matcher, accept: accept, outcome: outcome)
+                    )
                 }
             }
         let channel: any Channel
@@ -291,9 +303,12 @@ public enum SchemeCallbackDelivery {
         let line = url.absoluteString
         guard line.utf8.count <= HandOffProtocol.maximumURLLength else {
             throw SchemeCallbackError(
-                .urlTooLong, "the callback URL is \(line.utf8.count) bytes long; at most \(HandOffProtocol.maximumURLLength) can be handed over")
+                .urlTooLong,
+                "the callback URL is \(line.utf8.count) bytes long; at most \(HandOffProtocol.maximumURLLength) can be handed over"
+            )
         }
-        guard let directory = try CallbackSocketDirectory.prepare(directory, environment: environment, create: false) else {
+        guard let directory = try CallbackSocketDirectory.prepare(directory, environment: environment, create: false)
+        else {
             return false
         }
         for path in CallbackSocketDirectory.sockets(in: directory) where UnixSocketPath.isOwnSocket(path) {

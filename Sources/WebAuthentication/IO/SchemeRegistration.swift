@@ -81,7 +81,8 @@ public struct SchemeRegistration: Sendable {
         guard let xdgMime = Executable.find("xdg-mime", path: environment["PATH"]) else {
             throw SchemeCallbackError(
                 .toolMissing,
-                "xdg-mime was not found on PATH, so the desktop cannot be told to use Keyport for \(scheme): URLs. Install xdg-utils (Debian, Ubuntu: apt install xdg-utils; Fedora: dnf install xdg-utils) and run this again")
+                "xdg-mime was not found on PATH, so the desktop cannot be told to use Keyport for \(scheme): URLs. Install xdg-utils (Debian, Ubuntu: apt install xdg-utils; Fedora: dnf install xdg-utils) and run this again"
+            )
         }
         let directory = applicationsDirectory
         let file = directory.appendingPathComponent(Self.desktopFileName(for: scheme))
@@ -97,7 +98,8 @@ public struct SchemeRegistration: Sendable {
         guard result.status == 0 else {
             throw SchemeCallbackError(
                 .registrationFailed,
-                "xdg-mime default \(Self.desktopFileName(for: scheme)) \(mimeType) failed (exit \(result.status))\(result.stderr.isEmpty ? "" : ": \(result.stderr)")")
+                "xdg-mime default \(Self.desktopFileName(for: scheme)) \(mimeType) failed (exit \(result.status))\(result.stderr.isEmpty ? "" : ": \(result.stderr)")"
+            )
         }
         return Registration(desktopFile: file, contents: contents, mimeType: mimeType, updatedDesktopDatabase: updated)
     }
@@ -134,7 +136,10 @@ public struct SchemeRegistration: Sendable {
             do {
                 try FileManager.default.removeItem(at: file)
             } catch {
-                throw SchemeCallbackError(.registrationFailed, "cannot remove \(file.path): \(error.localizedDescription)")
+                throw SchemeCallbackError(
+                    .registrationFailed,
+                    "cannot remove \(file.path): \(error.localizedDescription)"
+                )
             }
             removed = true
             // The cache (mimeinfo.cache) still names the file until the database is rebuilt.
@@ -143,7 +148,10 @@ public struct SchemeRegistration: Sendable {
         let list = mimeAppsList
         if let data = FileManager.default.contents(atPath: list.path) {
             let (edited, changed) = Self.removingAssociation(
-                from: String(decoding: data, as: UTF8.self), mimeType: "x-scheme-handler/\(scheme)", desktopFile: name)
+                from: String(decoding: data, as: UTF8.self),
+                mimeType: "x-scheme-handler/\(scheme)",
+                desktopFile: name
+            )
             if changed {
                 try Self.replaceContents(of: list.path, with: Data(edited.utf8))
                 removed = true
@@ -161,13 +169,19 @@ public struct SchemeRegistration: Sendable {
     /// - Throws: ``SchemeCallbackError`` `.registrationFailed`, naming the file (and the link).
     static func replaceContents(of path: String, with data: Data) throws(SchemeCallbackError) {
         guard let resolved = realpath(path, nil) else {
-            throw SchemeCallbackError(.registrationFailed, "cannot rewrite \(path): \(String(cString: strerror(errno)))")
+            throw SchemeCallbackError(
+                .registrationFailed,
+                "cannot rewrite \(path): \(String(cString: strerror(errno)))"
+            )
         }
         let target = String(cString: resolved)
         free(resolved)
         let shown = target == path ? path : "\(target) (where the link \(path) leads)"
         func failure(_ what: String) -> SchemeCallbackError {
-            SchemeCallbackError(.registrationFailed, "cannot rewrite \(shown): \(what): \(String(cString: strerror(errno)))")
+            SchemeCallbackError(
+                .registrationFailed,
+                "cannot rewrite \(shown): \(what): \(String(cString: strerror(errno)))"
+            )
         }
         var info = stat()
         guard stat(target, &info) == 0 else { throw failure("cannot read its permissions") }
@@ -222,7 +236,9 @@ public struct SchemeRegistration: Sendable {
         } catch {
             return (-1, "", "cannot run \(program): \(error.localizedDescription)")
         }
-        func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) }
+        func text(_ data: Data) -> String {
+            String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
         return (ran.termination.shellStatus, text(ran.standardOutput), text(ran.standardError))
     }
 }

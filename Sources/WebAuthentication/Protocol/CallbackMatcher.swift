@@ -14,7 +14,8 @@ public enum CallbackMatcher: Hashable, Sendable {
 
     /// Whether `url` is the callback.
     public func matches(_ url: URL) -> Bool {
-        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false), let scheme = components.scheme else {
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false), let scheme = components.scheme
+        else {
             return false
         }
         switch self {
@@ -56,7 +57,9 @@ extension CallbackMatcher {
         guard let sent = queryValue("state", in: authorizationURL) else { return { _ in true } }
         let expected = OAuthSecretValue(rawValue: sent)
         return { callback in
-            guard let returned = queryValue("state", in: callback) ?? fragmentValue("state", in: callback) else { return false }
+            guard let returned = queryValue("state", in: callback) ?? fragmentValue("state", in: callback) else {
+                return false
+            }
             return OAuthSecretValue(rawValue: returned) == expected
         }
     }
@@ -76,7 +79,9 @@ extension CallbackMatcher {
         guard let encoded else { return nil }
         for pair in encoded.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decode(_ text: Substring) -> String? { text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
+            func decode(_ text: Substring) -> String? {
+                text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+            }
             if decode(parts[0]) == name { return parts.count == 2 ? decode(parts[1]) : "" }
         }
         return nil

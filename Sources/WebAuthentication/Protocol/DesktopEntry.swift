@@ -19,12 +19,15 @@ extension SchemeRegistration {
         }
         guard scheme.unicodeScalars.count <= maximumSchemeLength else {
             throw SchemeCallbackError(
-                .invalidScheme, "the URL scheme is \(scheme.unicodeScalars.count) characters long; at most \(maximumSchemeLength) are accepted")
+                .invalidScheme,
+                "the URL scheme is \(scheme.unicodeScalars.count) characters long; at most \(maximumSchemeLength) are accepted"
+            )
         }
         guard isLetter(first) else {
             throw SchemeCallbackError(
                 .invalidScheme,
-                "'\(scheme)' is not a URL scheme: it starts with \(describe(first)); a scheme starts with a letter (RFC 3986 §3.1)")
+                "'\(scheme)' is not a URL scheme: it starts with \(describe(first)); a scheme starts with a letter (RFC 3986 §3.1)"
+            )
         }
         for (offset, scalar) in scheme.unicodeScalars.enumerated()
         where !(isLetter(scalar) || isDigit(scalar) || "+-.".unicodeScalars.contains(scalar)) {
@@ -39,7 +42,8 @@ extension SchemeRegistration {
         guard !reservedSchemes.contains(lowered) else {
             throw SchemeCallbackError(
                 .invalidScheme,
-                "'\(lowered)' is a scheme browsers and the system handle themselves; Keyport will not take it over. Use a private-use scheme named after a domain you control, such as com.example.app (RFC 8252 §7.1)")
+                "'\(lowered)' is a scheme browsers and the system handle themselves; Keyport will not take it over. Use a private-use scheme named after a domain you control, such as com.example.app (RFC 8252 §7.1)"
+            )
         }
         return lowered
     }
@@ -104,7 +108,9 @@ extension SchemeRegistration {
         for argument in command {
             if argument.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
                 throw SchemeCallbackError(
-                    .registrationFailed, "the handler command has an argument with a control character (a newline or tab?), which a .desktop file cannot carry")
+                    .registrationFailed,
+                    "the handler command has an argument with a control character (a newline or tab?), which a .desktop file cannot carry"
+                )
             }
             words.append(quoteExecArgument(argument))
         }
@@ -134,7 +140,9 @@ extension SchemeRegistration {
     /// Applications, Added Associations); a line left with no application is dropped. Everything
     /// else is kept as it was.
     static func removingAssociation(
-        from text: String, mimeType: String, desktopFile: String
+        from text: String,
+        mimeType: String,
+        desktopFile: String
     ) -> (text: String, changed: Bool) {
         var changed = false
         var lines: [Substring] = []

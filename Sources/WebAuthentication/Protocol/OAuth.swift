@@ -82,8 +82,13 @@ public struct AuthorizationRequest: Sendable {
 
     /// A request with a fresh random `state` and PKCE verifier unless others are given.
     public init(
-        authorizationEndpoint: URL, clientID: String, redirectURI: URL, scopes: [String] = [],
-        state: OAuthSecretValue = .random(), nonce: OAuthSecretValue? = nil, pkce: PKCE = PKCE(),
+        authorizationEndpoint: URL,
+        clientID: String,
+        redirectURI: URL,
+        scopes: [String] = [],
+        state: OAuthSecretValue = .random(),
+        nonce: OAuthSecretValue? = nil,
+        pkce: PKCE = PKCE(),
         additionalParameters: [(name: String, value: String)] = []
     ) {
         self.authorizationEndpoint = authorizationEndpoint
@@ -108,7 +113,9 @@ public struct AuthorizationRequest: Sendable {
         items.append(URLQueryItem(name: "code_challenge", value: pkce.challenge))
         items.append(URLQueryItem(name: "code_challenge_method", value: PKCE.method))
         if let nonce { items.append(URLQueryItem(name: "nonce", value: nonce.rawValue)) }
-        for parameter in additionalParameters { items.append(URLQueryItem(name: parameter.name, value: parameter.value)) }
+        for parameter in additionalParameters {
+            items.append(URLQueryItem(name: parameter.name, value: parameter.value))
+        }
         components.percentEncodedQuery = items.map { item in
             "\(PercentEncoding.escape(item.name))=\(PercentEncoding.escape(item.value ?? ""))"
         }.joined(separator: "&")
@@ -119,16 +126,26 @@ public struct AuthorizationRequest: Sendable {
     /// registered redirect (else nothing in it is trusted), then carry the state that was sent,
     /// then (when `expectedIssuer` is given and the server sends `iss`) name the right server, and
     /// only then is an `error` reported or the `code` returned.
-    public func authorizationCode(from url: URL, matching matcher: CallbackMatcher, expectedIssuer: String? = nil) throws(OAuthError) -> OAuthSecretValue {
+    public func authorizationCode(
+        from url: URL,
+        matching matcher: CallbackMatcher,
+        expectedIssuer: String? = nil
+    ) throws(OAuthError) -> OAuthSecretValue {
         guard matcher.matches(url) else {
             throw OAuthError(.redirectMismatch, "the callback is not the registered redirect URI; it was ignored")
         }
         func value(_ name: String) -> String? { CallbackMatcher.queryValue(name, in: url) }
         guard let returned = value("state"), OAuthSecretValue(rawValue: returned) == state else {
-            throw OAuthError(.stateMismatch, "the callback's state does not match the request's; the response may be forged and was refused")
+            throw OAuthError(
+                .stateMismatch,
+                "the callback's state does not match the request's; the response may be forged and was refused"
+            )
         }
         if let expectedIssuer, let issuer = value("iss"), issuer != expectedIssuer {
-            throw OAuthError(.issuerMismatch, "the callback comes from the authorization server \(issuer), not \(expectedIssuer)")
+            throw OAuthError(
+                .issuerMismatch,
+                "the callback comes from the authorization server \(issuer), not \(expectedIssuer)"
+            )
         }
         if let error = value("error") {
             let detail = value("error_description").map { ": \($0)" } ?? ""
@@ -149,7 +166,9 @@ public struct AuthorizationRequest: Sendable {
             ("grant_type", "authorization_code"), ("code", code.rawValue), ("redirect_uri", redirectURI.absoluteString),
             ("client_id", clientID), ("code_verifier", pkce.verifier.rawValue),
         ]
-        return Data(fields.map { "\(PercentEncoding.escape($0.0))=\(PercentEncoding.escape($0.1))" }.joined(separator: "&").utf8)
+        return Data(
+            fields.map { "\(PercentEncoding.escape($0.0))=\(PercentEncoding.escape($0.1))" }.joined(separator: "&").utf8
+        )
     }
 }
 
@@ -177,7 +196,10 @@ public struct TokenResponse: Sendable, Equatable, CustomStringConvertible {
     /// Parses the token endpoint's HTTP answer: a success, or the OAuth error it carries.
     public static func parse(status: Int, body: Data) throws(OAuthError) -> TokenResponse {
         guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
-            throw OAuthError(.invalidResponse, "the token endpoint answered HTTP \(status) with a body that is not a JSON object")
+            throw OAuthError(
+                .invalidResponse,
+                "the token endpoint answered HTTP \(status) with a body that is not a JSON object"
+            )
         }
         if let error = object["error"] as? String {
             let detail = (object["error_description"] as? String).map { ": \($0)" } ?? ""
@@ -193,11 +215,13 @@ public struct TokenResponse: Sendable, Equatable, CustomStringConvertible {
             throw OAuthError(.invalidResponse, "the token response has no token_type")
         }
         return TokenResponse(
-            accessToken: OAuthSecretValue(rawValue: access), tokenType: type,
+            accessToken: OAuthSecretValue(rawValue: access),
+            tokenType: type,
             expiresIn: (object["expires_in"] as? NSNumber)?.intValue,
             refreshToken: (object["refresh_token"] as? String).map(OAuthSecretValue.init(rawValue:)),
             idToken: (object["id_token"] as? String).map(OAuthSecretValue.init(rawValue:)),
-            scope: object["scope"] as? String)
+            scope: object["scope"] as? String
+        )
     }
 
     /// The members, each token redacted to its first characters.
@@ -250,12 +274,19 @@ public struct OpenIDConfiguration: Decodable, Sendable, Equatable {
             func trimmed(_ text: String) -> Substring { text.hasSuffix("/") ? text.dropLast() : Substring(text) }
             var hint = ""
             if trimmed(configuration.issuer) == trimmed(issuer) {
-                hint = " (issuers are compared exactly, trailing / included; use the issuer \(configuration.issuer) as the server publishes it)"
+                hint =
+                    " (issuers are compared exactly, trailing / included; use the issuer \(configuration.issuer) as the server publishes it)"
             }
-            throw OAuthError(.issuerMismatch, "the discovery document is for \(configuration.issuer), not \(issuer)\(hint)")
+            throw OAuthError(
+                .issuerMismatch,
+                "the discovery document is for \(configuration.issuer), not \(issuer)\(hint)"
+            )
         }
         if let methods = configuration.codeChallengeMethodsSupported, !methods.contains(PKCE.method) {
-            throw OAuthError(.invalidResponse, "the server does not support PKCE with S256 (it lists \(methods.joined(separator: ", ")))")
+            throw OAuthError(
+                .invalidResponse,
+                "the server does not support PKCE with S256 (it lists \(methods.joined(separator: ", ")))"
+            )
         }
         return configuration
     }
@@ -295,10 +326,14 @@ public struct IDTokenClaims: Sendable, Equatable {
         guard let endpoint = response.receivedDirectlyFrom else {
             throw OAuthError(
                 .unverifiableIDToken,
-                "the id_token did not come straight from the token endpoint over TLS or a loopback connection, and Keyport does not verify ID token signatures; it was refused")
+                "the id_token did not come straight from the token endpoint over TLS or a loopback connection, and Keyport does not verify ID token signatures; it was refused"
+            )
         }
         guard let token = response.idToken else {
-            throw OAuthError(.invalidResponse, "the token response from \(endpoint.host ?? "the token endpoint") has no id_token")
+            throw OAuthError(
+                .invalidResponse,
+                "the token response from \(endpoint.host ?? "the token endpoint") has no id_token"
+            )
         }
         try self.init(token: token)
     }
@@ -332,7 +367,12 @@ public struct IDTokenClaims: Sendable, Equatable {
 
     /// Checks the token was issued by `issuer` for `clientID`, is not expired at `now`, and
     /// carries the `nonce` the authorization request sent.
-    public func check(issuer expectedIssuer: String, clientID: String, nonce expectedNonce: OAuthSecretValue?, now: Date = Date()) throws(OAuthError) {
+    public func check(
+        issuer expectedIssuer: String,
+        clientID: String,
+        nonce expectedNonce: OAuthSecretValue?,
+        now: Date = Date()
+    ) throws(OAuthError) {
         guard issuer == expectedIssuer else {
             throw OAuthError(.issuerMismatch, "the id_token was issued by \(issuer), not \(expectedIssuer)")
         }
@@ -343,7 +383,10 @@ public struct IDTokenClaims: Sendable, Equatable {
             throw OAuthError(.invalidResponse, "the id_token expired at \(expiresAt)")
         }
         if let expectedNonce, nonce != expectedNonce {
-            throw OAuthError(.invalidResponse, "the id_token's nonce is not the one sent; the token may be replayed and was refused")
+            throw OAuthError(
+                .invalidResponse,
+                "the id_token's nonce is not the one sent; the token may be replayed and was refused"
+            )
         }
     }
 }

@@ -66,7 +66,8 @@ public struct PKCE: Sendable {
         (43...128).contains(verifier.utf8.count)
             && verifier.utf8.allSatisfy { c in
                 (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || (c >= 0x30 && c <= 0x39)
-                    || c == UInt8(ascii: "-") || c == UInt8(ascii: ".") || c == UInt8(ascii: "_") || c == UInt8(ascii: "~")
+                    || c == UInt8(ascii: "-") || c == UInt8(ascii: ".") || c == UInt8(ascii: "_")
+                    || c == UInt8(ascii: "~")
             }
     }
 }

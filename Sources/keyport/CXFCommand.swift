@@ -39,7 +39,7 @@ struct CXFInput: ParsableArguments {
     /// Reads and decodes the document. A document that cannot be read as CXF at all is a
     /// `Failure.invalid`, a file that cannot be read a `Failure.io`; each carries its code.
     func decode() throws(Failure) -> CXF.DecodedDocument {
-        let bytes = try readInput(file, limit: maxSize)
+        let bytes = try readInput(file, limit: maxSize, limitOption: "--max-size")
         let options = CXF.DecodingOptions(
             maxDocumentSize: maxSize,
             maxDepth: maxDepth,

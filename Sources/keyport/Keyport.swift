@@ -84,7 +84,8 @@ struct Failure: Error {
 /// A regular file's size is checked before anything is read; a pipe or device is read until
 /// `limit` + 1 bytes have arrived, never further, so neither can make Keyport buffer more than
 /// the limit allows.
-func readInput(_ path: String, limit: Int) throws(Failure) -> [UInt8] {
+/// `limitOption` names the option that raises `limit`, for the message; `nil` when there is none.
+func readInput(_ path: String, limit: Int, limitOption: String? = nil) throws(Failure) -> [UInt8] {
     let name = path == "-" ? "standard input" : path
     let fd: Int32
     if path == "-" {
@@ -97,7 +98,8 @@ func readInput(_ path: String, limit: Int) throws(Failure) -> [UInt8] {
     }
     defer { if fd != STDIN_FILENO { close(fd) } }
     let tooLarge = Failure.invalid(
-        "\(name) is larger than \(limit) bytes (raise --max-size to read it)",
+        "\(name) is larger than \(limit) bytes"
+            + (limitOption.map { " (raise \($0) to read it)" } ?? " (the most this command reads)"),
         code: .tooLarge
     )
 

@@ -25,6 +25,20 @@ struct OTPCLITests {
         #expect(steam.stdout.count == 6)
     }
 
+    @Test("a secret on standard input over the 1 MiB the command reads is too-large, with no option to raise")
+    func oversizedStandardInput() async throws {
+        let result = try await CLI.run(
+            ["otp", "code", "-"],
+            stdin: Data(repeating: UInt8(ascii: "A"), count: (1 << 20) + 1)
+        )
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(
+            result.stderr
+                == "keyport: standard input is larger than 1048576 bytes (the most this command reads) [too-large]\n"
+        )
+    }
+
     @Test(
         "bad secrets and URIs exit 1 with the reason on stderr",
         arguments: [

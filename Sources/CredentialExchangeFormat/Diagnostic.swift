@@ -85,8 +85,8 @@ extension Diagnostic.Code {
     /// The header's major version is not 1: the document may be in a format this library does not understand.
     /// An error.
     public static let unsupportedVersion = Self(rawValue: "unsupported-version")
-    /// An id is longer than the 64 bytes CXF allows: a warning for an account, collection, item, file or
-    /// custom-fields id (an importer may give it a new one), an error for an editable field's.
+    /// An id is longer than the 64 bytes CXF allows. A warning: an importer may keep it or give it a
+    /// new one.
     public static let idTooLong = Self(rawValue: "id-too-long")
     /// An account, collection, item, file or custom-fields id is empty, so nothing can refer to it. A
     /// warning.

@@ -390,7 +390,12 @@ struct ValidationRun {
 
     mutating func field(_ f: CXF.EditableField, expected: CXF.FieldType?, required: Bool) {
         if let id = f.id, id.count > 64 {
-            report(.error, .idTooLong, "id", "the id is \(id.count) bytes; CXF allows at most 64")
+            report(
+                .warning,
+                .idTooLong,
+                "id",
+                "the id is \(id.count) bytes; CXF allows at most 64, so an importer may give it a new one"
+            )
         }
         if case .unknown(let name) = f.fieldType {
             report(

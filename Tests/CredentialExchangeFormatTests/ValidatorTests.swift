@@ -52,6 +52,11 @@ struct ValidatorTests {
         )
         #expect(findings.first(.idTooLong)?.path == "/accounts/0/items/0/id")
         #expect(findings.first(.idTooLong)?.severity == .warning)  // an importer can store it, or re-key it
+        // An editable field's id is graded the same way.
+        let longField = #"{"id":"\#(long)","fieldType":"string","value":"x"}"#
+        let fieldFindings = try check(document(items: item(#"{"type":"note","content":\#(longField)}"#, id: ok)))
+        #expect(fieldFindings.first(.idTooLong)?.path == "/accounts/0/items/0/credentials/0/content/id")
+        #expect(fieldFindings.first(.idTooLong)?.severity == .warning)
         let empty = try check(document(items: item(#"{"type":"note","content":\#(field("string", "x"))}"#, id: "")))
         #expect(empty.first(.emptyID)?.severity == .warning)
     }

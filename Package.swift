@@ -26,6 +26,16 @@ let package = Package(
         // What every process-level part needs (child processes, private runtime directories, XDG
         // base directories, termination signals, small concurrency helpers); not a product.
         .target(name: "KeyportSystem"),
+        // Varlink, systemd's IPC (NUL-terminated JSON, interface definitions, introspection):
+        // keyportd, its clients and agents speak it; not a product.
+        .target(
+            name: "Varlink",
+            dependencies: [
+                "KeyportSystem",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .target(
             name: "CredentialExchangeFormat",
             dependencies: [
@@ -80,6 +90,14 @@ let package = Package(
         // their peers (oathtool, pyotp, the Authlib server, the Selenium browser).
         .target(name: "KeyportTestSupport", dependencies: ["KeyportSystem"], path: "Tests/KeyportTestSupport"),
         .testTarget(name: "KeyportEncodingTests", dependencies: ["KeyportEncoding"]),
+        .testTarget(
+            name: "VarlinkTests",
+            dependencies: [
+                "Varlink", "KeyportTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "KeyportSystemTests", dependencies: ["KeyportSystem", "KeyportTestSupport"]),
         .testTarget(
             name: "WebAuthenticationTests",

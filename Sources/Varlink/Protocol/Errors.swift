@@ -1,0 +1,96 @@
+/// A message that is not a Varlink message at all (not JSON, not an object, no method). There is no
+/// Varlink error for this: the peer does not speak the protocol, and the connection is closed.
+package struct VarlinkMessageError: Error, Hashable, Sendable, CustomStringConvertible {
+    package var description: String
+
+    package init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// An error reply: a fully qualified error name from an interface (`org.keyport.Exchange.UserDeclined`)
+/// and its parameters.
+///
+/// Keyport's interfaces give every error a `message` parameter a person can read; the standard
+/// errors of `org.varlink.service` carry what the specification gives them (the method, the
+/// parameter, the interface) and Keyport adds `message` beside it, which other clients ignore.
+package struct VarlinkError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The interface's name, a dot, the error's name.
+    package var name: String
+    /// The error's parameters, an object.
+    package var parameters: RawJSON
+
+    package init(name: String, parameters: RawJSON = .emptyObject) {
+        self.name = name
+        self.parameters = parameters
+    }
+
+    /// An error whose parameters are `fields` (strings), each written as a JSON string member.
+    package init(name: String, _ fields: KeyValuePairs<String, String>) {
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        for (index, field) in fields.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out += JSONText.quoted(field.key)
+            out.append(UInt8(ascii: ":"))
+            out += JSONText.quoted(field.value)
+        }
+        out.append(UInt8(ascii: "}"))
+        self.init(name: name, parameters: RawJSON(bytes: out))
+    }
+
+    /// The `message` parameter, when the error has one that is a string.
+    package var message: String? {
+        guard let value = try? parameters.member("message") else { return nil }
+        var cursor = JSONCursor(value.bytes)
+        return try? cursor.string()
+    }
+
+    package var description: String {
+        if let message { return "\(name): \(message)" }
+        return parameters == .emptyObject ? name : "\(name) \(parameters)"
+    }
+
+    // MARK: org.varlink.service
+
+    /// The service does not provide `interface`.
+    package static func interfaceNotFound(_ interface: String) -> VarlinkError {
+        VarlinkError(
+            name: "org.varlink.service.InterfaceNotFound",
+            ["interface": interface, "message": "this service has no interface \(interface)"]
+        )
+    }
+
+    /// The interface has no method `method` (fully qualified).
+    package static func methodNotFound(_ method: String) -> VarlinkError {
+        VarlinkError(
+            name: "org.varlink.service.MethodNotFound",
+            ["method": method, "message": "there is no method \(method)"]
+        )
+    }
+
+    /// The interface declares `method`, but this service does not implement it.
+    package static func methodNotImplemented(_ method: String) -> VarlinkError {
+        VarlinkError(
+            name: "org.varlink.service.MethodNotImplemented",
+            ["method": method, "message": "\(method) is declared but not implemented"]
+        )
+    }
+
+    /// A parameter is missing, of the wrong type, or not one the method takes; `why` says which.
+    package static func invalidParameter(_ parameter: String, _ why: String) -> VarlinkError {
+        VarlinkError(name: "org.varlink.service.InvalidParameter", ["parameter": parameter, "message": why])
+    }
+
+    /// The caller may not make this call; `why` says what would allow it.
+    package static func permissionDenied(_ why: String) -> VarlinkError {
+        VarlinkError(name: "org.varlink.service.PermissionDenied", ["message": why])
+    }
+
+    /// The method streams its replies and must be called with `more`.
+    package static func expectedMore(_ method: String) -> VarlinkError {
+        VarlinkError(
+            name: "org.varlink.service.ExpectedMore",
+            ["message": "\(method) must be called with \"more\": true"]
+        )
+    }
+}

@@ -1,0 +1,344 @@
+import Foundation
+
+/// Why a message is not the JSON it must be: what was expected and at which byte.
+package struct JSONSyntaxError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Offset of the offending byte from the start of the message.
+    package var offset: Int
+    package var message: String
+
+    package var description: String { "\(message) at byte \(offset)" }
+}
+
+/// A forward-only reader over one JSON text, for the few places Varlink needs to look inside a
+/// message: the envelope's members, and parameters checked against an interface's types.
+///
+/// Nothing is materialised that is not asked for. A value nobody reads is skipped in place and
+/// can be kept as its bytes (``RawJSON``), so a 50 MB credential-exchange payload passes through the
+/// envelope without being parsed into objects or copied more than once. Nesting is bounded by
+/// `maximumDepth`: the skipper recurses once per level.
+package struct JSONCursor {
+    /// The kinds of JSON value, as the first byte of a value tells them.
+    package enum Kind: Equatable, Sendable {
+        case object, array, string, number, bool, null
+    }
+
+    package let bytes: [UInt8]
+    package private(set) var offset: Int
+    private let maximumDepth: Int
+
+    package init(_ bytes: [UInt8], maximumDepth: Int = 128) {
+        self.bytes = bytes
+        self.offset = 0
+        self.maximumDepth = maximumDepth
+    }
+
+    package var isAtEnd: Bool {
+        var copy = self
+        copy.skipWhitespace()
+        return copy.offset == bytes.count
+    }
+
+    package func error(_ message: String) -> JSONSyntaxError { JSONSyntaxError(offset: offset, message: message) }
+
+    mutating func skipWhitespace() {
+        while offset < bytes.count {
+            switch bytes[offset] {
+            case 0x20, 0x09, 0x0A, 0x0D: offset += 1
+            default: return
+            }
+        }
+    }
+
+    /// The kind of the next value, without reading it.
+    package mutating func peekKind() throws(JSONSyntaxError) -> Kind {
+        skipWhitespace()
+        guard offset < bytes.count else { throw error("a value was expected, the message ended") }
+        switch bytes[offset] {
+        case UInt8(ascii: "{"): return .object
+        case UInt8(ascii: "["): return .array
+        case UInt8(ascii: "\""): return .string
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): return .bool
+        case UInt8(ascii: "n"): return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number
+        default: throw error("a value was expected, found '\(Self.show(bytes[offset]))'")
+        }
+    }
+
+    /// The bytes of the next value, which is skipped.
+    package mutating func rawValue() throws(JSONSyntaxError) -> ArraySlice<UInt8> {
+        skipWhitespace()
+        let start = offset
+        try skipValue(depth: 0)
+        return bytes[start..<offset]
+    }
+
+    /// Skips the next value, checking its syntax.
+    package mutating func skipValue() throws(JSONSyntaxError) {
+        try skipValue(depth: 0)
+    }
+
+    private mutating func skipValue(depth: Int) throws(JSONSyntaxError) {
+        do { try skipNested(depth: depth) } catch let error as JSONSyntaxError { throw error } catch {
+            preconditionFailure("skipping throws only syntax errors")
+        }
+    }
+
+    private mutating func skipNested(depth: Int) throws {
+        switch try peekKind() {
+        case .object:
+            guard depth < maximumDepth else {
+                throw error("objects and arrays nest deeper than \(maximumDepth) levels")
+            }
+            try forEachMember { cursor, _ in try cursor.skipNested(depth: depth + 1) }
+        case .array:
+            guard depth < maximumDepth else {
+                throw error("objects and arrays nest deeper than \(maximumDepth) levels")
+            }
+            try forEachElement { (cursor: inout JSONCursor) throws(JSONSyntaxError) in
+                try cursor.skipValue(depth: depth + 1)
+            }
+        case .string: try skipString()
+        case .number: _ = try numberRange()
+        case .bool: _ = try bool()
+        case .null: try null()
+        }
+    }
+
+    /// Reads an object, calling `body` with the cursor on each member's value; `body` must consume it.
+    /// Errors: a ``JSONSyntaxError``, or whatever `body` throws.
+    package mutating func forEachMember(_ body: (inout JSONCursor, String) throws -> Void) throws {
+        try expect(UInt8(ascii: "{"), "an object")
+        skipWhitespace()
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") {
+            offset += 1
+            return
+        }
+        while true {
+            skipWhitespace()
+            guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else {
+                throw error("a member name in quotes was expected")
+            }
+            let name = try string()
+            skipWhitespace()
+            try expect(UInt8(ascii: ":"), "':' after a member name")
+            try body(&self, name)
+            skipWhitespace()
+            guard offset < bytes.count else { throw error("the object is not closed") }
+            if bytes[offset] == UInt8(ascii: ",") {
+                offset += 1
+                continue
+            }
+            try expect(UInt8(ascii: "}"), "',' or '}' in an object")
+            return
+        }
+    }
+
+    /// Reads an array, calling `body` with the cursor on each element; `body` must consume it.
+    /// Errors: a ``JSONSyntaxError``, or whatever `body` throws.
+    package mutating func forEachElement(_ body: (inout JSONCursor) throws -> Void) throws {
+        try expect(UInt8(ascii: "["), "an array")
+        skipWhitespace()
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: "]") {
+            offset += 1
+            return
+        }
+        while true {
+            try body(&self)
+            skipWhitespace()
+            guard offset < bytes.count else { throw error("the array is not closed") }
+            if bytes[offset] == UInt8(ascii: ",") {
+                offset += 1
+                continue
+            }
+            try expect(UInt8(ascii: "]"), "',' or ']' in an array")
+            return
+        }
+    }
+
+    /// Passes over a string, checking its escapes, without building it.
+    private mutating func skipString() throws(JSONSyntaxError) {
+        try expect(UInt8(ascii: "\""), "a string")
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            offset += 1
+            if byte == UInt8(ascii: "\"") { return }
+            if byte < 0x20 {
+                offset -= 1
+                throw error("a control character must be escaped in a string")
+            }
+            guard byte == UInt8(ascii: "\\") else { continue }
+            guard offset < bytes.count else { break }
+            let escaped = bytes[offset]
+            offset += 1
+            switch escaped {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                continue
+            case UInt8(ascii: "u"): _ = try hex4()
+            default:
+                offset -= 1
+                throw error("'\\\(Self.show(escaped))' is not a JSON escape")
+            }
+        }
+        throw error("the string is not closed")
+    }
+
+    package mutating func string() throws(JSONSyntaxError) -> String {
+        skipWhitespace()
+        try expect(UInt8(ascii: "\""), "a string")
+        var scalars = String.UnicodeScalarView()
+        var runStart = offset
+        func flush(_ end: Int) {
+            if end > runStart {
+                scalars.append(contentsOf: String(decoding: bytes[runStart..<end], as: UTF8.self).unicodeScalars)
+            }
+        }
+        while true {
+            guard offset < bytes.count else { throw error("the string is not closed") }
+            let byte = bytes[offset]
+            if byte == UInt8(ascii: "\"") {
+                flush(offset)
+                offset += 1
+                return String(scalars)
+            }
+            if byte < 0x20 { throw error("a control character must be escaped in a string") }
+            if byte != UInt8(ascii: "\\") {
+                offset += 1
+                continue
+            }
+            flush(offset)
+            offset += 1
+            guard offset < bytes.count else { throw error("the string is not closed") }
+            let escaped = bytes[offset]
+            offset += 1
+            switch escaped {
+            case UInt8(ascii: "\""): scalars.append("\"")
+            case UInt8(ascii: "\\"): scalars.append("\\")
+            case UInt8(ascii: "/"): scalars.append("/")
+            case UInt8(ascii: "b"): scalars.append("\u{08}")
+            case UInt8(ascii: "f"): scalars.append("\u{0C}")
+            case UInt8(ascii: "n"): scalars.append("\n")
+            case UInt8(ascii: "r"): scalars.append("\r")
+            case UInt8(ascii: "t"): scalars.append("\t")
+            case UInt8(ascii: "u"):
+                let unit = try hex4()
+                if (0xD800..<0xDC00).contains(unit), offset + 1 < bytes.count, bytes[offset] == UInt8(ascii: "\\"),
+                    bytes[offset + 1] == UInt8(ascii: "u")
+                {
+                    let save = offset
+                    offset += 2
+                    let low = try hex4()
+                    if (0xDC00..<0xE000).contains(low) {
+                        let value = 0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(low) - 0xDC00)
+                        scalars.append(Unicode.Scalar(value) ?? "\u{FFFD}")
+                    } else {
+                        scalars.append("\u{FFFD}")
+                        offset = save
+                    }
+                } else {
+                    scalars.append(Unicode.Scalar(UInt32(unit)) ?? "\u{FFFD}")
+                }
+            default:
+                offset -= 1
+                throw error("'\\\(Self.show(escaped))' is not a JSON escape")
+            }
+            runStart = offset
+        }
+    }
+
+    private mutating func hex4() throws(JSONSyntaxError) -> UInt16 {
+        guard offset + 4 <= bytes.count else { throw error("\\u needs four hex digits") }
+        var value: UInt16 = 0
+        for _ in 0..<4 {
+            let byte = bytes[offset]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw error("\\u needs four hex digits")
+            }
+            value = value << 4 | UInt16(digit)
+            offset += 1
+        }
+        return value
+    }
+
+    /// A number as written: whether it is an integer (no fraction, no exponent) and its text.
+    package mutating func number() throws(JSONSyntaxError) -> (isInteger: Bool, text: String) {
+        let (isInteger, range) = try numberRange()
+        return (isInteger, String(decoding: bytes[range], as: UTF8.self))
+    }
+
+    private mutating func numberRange() throws(JSONSyntaxError) -> (isInteger: Bool, range: Range<Int>) {
+        skipWhitespace()
+        let start = offset
+        var isInteger = true
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: "-") { offset += 1 }
+        guard offset < bytes.count, Self.isDigit(bytes[offset]) else { throw error("a digit was expected") }
+        if bytes[offset] == UInt8(ascii: "0") {
+            offset += 1
+        } else {
+            while offset < bytes.count, Self.isDigit(bytes[offset]) { offset += 1 }
+        }
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: ".") {
+            isInteger = false
+            offset += 1
+            guard offset < bytes.count, Self.isDigit(bytes[offset]) else {
+                throw error("a digit was expected after '.'")
+            }
+            while offset < bytes.count, Self.isDigit(bytes[offset]) { offset += 1 }
+        }
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: "e") || bytes[offset] == UInt8(ascii: "E") {
+            isInteger = false
+            offset += 1
+            if offset < bytes.count, bytes[offset] == UInt8(ascii: "+") || bytes[offset] == UInt8(ascii: "-") {
+                offset += 1
+            }
+            guard offset < bytes.count, Self.isDigit(bytes[offset]) else {
+                throw error("a digit was expected in the exponent")
+            }
+            while offset < bytes.count, Self.isDigit(bytes[offset]) { offset += 1 }
+        }
+        return (isInteger, start..<offset)
+    }
+
+    package mutating func bool() throws(JSONSyntaxError) -> Bool {
+        skipWhitespace()
+        if try literal("true") { return true }
+        if try literal("false") { return false }
+        throw error("true or false was expected")
+    }
+
+    package mutating func null() throws(JSONSyntaxError) {
+        skipWhitespace()
+        guard try literal("null") else { throw error("null was expected") }
+    }
+
+    private mutating func literal(_ word: StaticString) throws(JSONSyntaxError) -> Bool {
+        let count = word.utf8CodeUnitCount
+        guard offset + count <= bytes.count else { return false }
+        let matches = word.withUTF8Buffer { word in bytes[offset..<offset + count].elementsEqual(word) }
+        if matches { offset += count }
+        return matches
+    }
+
+    private mutating func expect(_ byte: UInt8, _ what: String) throws(JSONSyntaxError) {
+        skipWhitespace()
+        guard offset < bytes.count, bytes[offset] == byte else {
+            throw error(
+                offset < bytes.count
+                    ? "\(what) was expected, found '\(Self.show(bytes[offset]))'"
+                    : "\(what) was expected, the message ended"
+            )
+        }
+        offset += 1
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+    /// A byte as text for a message: printable ASCII as itself, anything else as its hex value.
+    private static func show(_ byte: UInt8) -> String {
+        (0x21..<0x7F).contains(byte) ? String(UnicodeScalar(byte)) : String(format: "0x%02X", byte)
+    }
+}

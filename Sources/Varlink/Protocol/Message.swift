@@ -1,0 +1,246 @@
+import Foundation
+
+/// A JSON value kept as the bytes it arrived in (or will be sent as).
+///
+/// Parameters travel as `RawJSON` so that the envelope of a message can be read and written without
+/// parsing or re-encoding what it carries; typed code decodes them with `decode(_:)` when it needs
+/// them, and a large payload (a CXF document) can be handed on as it came.
+package struct RawJSON: Hashable, Sendable, CustomStringConvertible {
+    package var bytes: [UInt8]
+
+    /// Bytes that must already be one JSON value (callers that build text check nothing else).
+    package init(bytes: some Sequence<UInt8>) {
+        self.bytes = Array(bytes)
+    }
+
+    /// `{}`.
+    package static let emptyObject = RawJSON(bytes: Array("{}".utf8))
+
+    /// Encodes `value` with `JSONEncoder` (keys sorted, so equal values give equal bytes).
+    package init(encoding value: some Encodable) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        bytes = Array(try encoder.encode(value))
+    }
+
+    /// Decodes the value with `JSONDecoder`.
+    package func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try JSONDecoder().decode(type, from: Data(bytes))
+    }
+
+    /// The raw bytes of member `name` of this object, or `nil` when it has none.
+    package func member(_ name: String) throws -> RawJSON? {
+        var cursor = JSONCursor(bytes)
+        var found: RawJSON?
+        try cursor.forEachMember { cursor, key in
+            let value = try cursor.rawValue()
+            if key == name, found == nil { found = RawJSON(bytes: value) }
+        }
+        return found
+    }
+
+    package var description: String { String(decoding: bytes, as: UTF8.self) }
+}
+
+/// A method call: `{"method": "org.example.Interface.Method", "parameters": {…}, "more": true}`.
+package struct VarlinkCall: Hashable, Sendable {
+    /// The fully qualified method name: the interface name, a dot, the method name.
+    package var method: String
+    /// An object; `{}` when the call sent none.
+    package var parameters: RawJSON
+    /// The caller accepts several replies, each but the last with `continues: true`.
+    package var more: Bool
+    /// The caller wants no reply at all.
+    package var oneway: Bool
+    /// The caller asks to leave Varlink for another protocol on this connection (not served here).
+    package var upgrade: Bool
+
+    package init(
+        method: String,
+        parameters: RawJSON = .emptyObject,
+        more: Bool = false,
+        oneway: Bool = false,
+        upgrade: Bool = false
+    ) {
+        self.method = method
+        self.parameters = parameters
+        self.more = more
+        self.oneway = oneway
+        self.upgrade = upgrade
+    }
+
+    /// The interface part of ``method``: everything before the last dot.
+    package var interface: String {
+        guard let dot = method.lastIndex(of: ".") else { return "" }
+        return String(method[..<dot])
+    }
+
+    /// The method's own name: everything after the last dot.
+    package var methodName: String {
+        guard let dot = method.lastIndex(of: ".") else { return method }
+        return String(method[method.index(after: dot)...])
+    }
+
+    /// Reads a call from one message (without its terminating NUL).
+    package init(message: [UInt8]) throws(VarlinkMessageError) {
+        var method: String?
+        var parameters = RawJSON.emptyObject
+        var flags = (more: false, oneway: false, upgrade: false)
+        var cursor = JSONCursor(message)
+        do {
+            try cursor.forEachMember { cursor, key in
+                switch key {
+                case "method":
+                    guard try cursor.peekKind() == .string else { throw cursor.error("\"method\" must be a string") }
+                    method = try cursor.string()
+                case "parameters":
+                    switch try cursor.peekKind() {
+                    case .object: parameters = RawJSON(bytes: try cursor.rawValue())
+                    case .null: try cursor.null()
+                    default: throw cursor.error("\"parameters\" must be an object")
+                    }
+                case "more", "oneway", "upgrade":
+                    let value: Bool
+                    switch try cursor.peekKind() {
+                    case .bool: value = try cursor.bool()
+                    case .null:
+                        try cursor.null()
+                        value = false
+                    default: throw cursor.error("\"\(key)\" must be true or false")
+                    }
+                    if key == "more" {
+                        flags.more = value
+                    } else if key == "oneway" {
+                        flags.oneway = value
+                    } else {
+                        flags.upgrade = value
+                    }
+                default:
+                    // Members a later version of the protocol may add are passed over.
+                    try cursor.skipValue()
+                }
+            }
+            guard cursor.isAtEnd else { throw cursor.error("only one JSON object may be in a message") }
+        } catch {
+            throw VarlinkMessageError("the message is not a Varlink call: \(error)")
+        }
+        guard let method, !method.isEmpty else {
+            throw VarlinkMessageError("the message is not a Varlink call: it names no \"method\"")
+        }
+        self.init(
+            method: method,
+            parameters: parameters,
+            more: flags.more,
+            oneway: flags.oneway,
+            upgrade: flags.upgrade
+        )
+    }
+
+    /// The message's bytes, without the terminating NUL.
+    package var message: [UInt8] {
+        var out = Array(#"{"method":"#.utf8)
+        out += JSONText.quoted(method)
+        if parameters != .emptyObject {
+            out += Array(#","parameters":"#.utf8)
+            out += parameters.bytes
+        }
+        if more { out += Array(#","more":true"#.utf8) }
+        if oneway { out += Array(#","oneway":true"#.utf8) }
+        if upgrade { out += Array(#","upgrade":true"#.utf8) }
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+}
+
+/// A reply: parameters (perhaps one of several, `continues: true`), or an error.
+package struct VarlinkReply: Hashable, Sendable {
+    /// The method's output parameters, or the error's parameters.
+    package var parameters: RawJSON
+    /// Another reply follows (only for a call with `more`).
+    package var continues: Bool
+    /// The error's fully qualified name; `nil` for a successful reply.
+    package var error: String?
+
+    package init(parameters: RawJSON = .emptyObject, continues: Bool = false) {
+        self.parameters = parameters
+        self.continues = continues
+        self.error = nil
+    }
+
+    package init(error: VarlinkError) {
+        self.parameters = error.parameters
+        self.continues = false
+        self.error = error.name
+    }
+
+    /// Reads a reply from one message (without its terminating NUL).
+    package init(message: [UInt8]) throws(VarlinkMessageError) {
+        var parameters = RawJSON.emptyObject
+        var continues = false
+        var error: String?
+        var cursor = JSONCursor(message)
+        do {
+            try cursor.forEachMember { cursor, key in
+                switch key {
+                case "parameters":
+                    switch try cursor.peekKind() {
+                    case .object: parameters = RawJSON(bytes: try cursor.rawValue())
+                    case .null: try cursor.null()
+                    default: throw cursor.error("\"parameters\" must be an object")
+                    }
+                case "continues":
+                    guard try cursor.peekKind() == .bool else {
+                        throw cursor.error("\"continues\" must be true or false")
+                    }
+                    continues = try cursor.bool()
+                case "error":
+                    guard try cursor.peekKind() == .string else { throw cursor.error("\"error\" must be a string") }
+                    error = try cursor.string()
+                default:
+                    try cursor.skipValue()
+                }
+            }
+            guard cursor.isAtEnd else { throw cursor.error("only one JSON object may be in a message") }
+        } catch {
+            throw VarlinkMessageError("the message is not a Varlink reply: \(error)")
+        }
+        self.parameters = parameters
+        self.continues = continues
+        self.error = error
+    }
+
+    /// The message's bytes, without the terminating NUL.
+    package var message: [UInt8] {
+        var out = Array(#"{"parameters":"#.utf8)
+        out += parameters.bytes
+        if continues { out += Array(#","continues":true"#.utf8) }
+        if let error {
+            out += Array(#","error":"#.utf8)
+            out += JSONText.quoted(error)
+        }
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+}
+
+/// JSON text for the few strings the envelope writes itself.
+package enum JSONText {
+    /// `text` as a JSON string: quotes, backslashes and control characters escaped.
+    package static func quoted(_ text: String) -> [UInt8] {
+        var out: [UInt8] = [UInt8(ascii: "\"")]
+        out.reserveCapacity(text.utf8.count + 2)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+            case UInt8(ascii: "\n"): out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+            case UInt8(ascii: "\r"): out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+            case UInt8(ascii: "\t"): out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+            case 0..<0x20: out += Array(String(format: "\\u%04x", byte).utf8)
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+        return out
+    }
+}

@@ -96,7 +96,8 @@ let package = Package(
                 "Varlink", "KeyportTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-            ]
+            ],
+            exclude: ["Peers"]
         ),
         .testTarget(name: "KeyportSystemTests", dependencies: ["KeyportSystem", "KeyportTestSupport"]),
         .testTarget(

@@ -1,0 +1,90 @@
+import NIOCore
+import NIOPosix
+
+/// The connection ended, or could not be made, before the reply came.
+package struct VarlinkConnectionError: Error, Hashable, Sendable, CustomStringConvertible {
+    package var description: String
+
+    package init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// A client's connection to a Varlink service, for the duration of ``withConnection(path:maximumMessageSize:_:)``.
+///
+/// Calls are made one after another (the protocol answers them in order); a call with `more`
+/// returns each reply as it comes.
+package final class VarlinkConnection {
+    private var inbound: NIOAsyncChannelInboundStream<[UInt8]>.AsyncIterator
+    private let outbound: NIOAsyncChannelOutboundWriter<[UInt8]>
+
+    private init(inbound: NIOAsyncChannelInboundStream<[UInt8]>, outbound: NIOAsyncChannelOutboundWriter<[UInt8]>) {
+        self.inbound = inbound.makeAsyncIterator()
+        self.outbound = outbound
+    }
+
+    /// Connects to the service at `path`, runs `body` with the connection, and closes it.
+    ///
+    /// - Throws: ``VarlinkConnectionError`` when nothing listens at `path`, or what `body` throws.
+    package static func withConnection<T>(
+        path: String,
+        maximumMessageSize: Int,
+        _ body: (VarlinkConnection) async throws -> T
+    ) async throws -> T {
+        let channel: NIOAsyncChannel<[UInt8], [UInt8]>
+        do {
+            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(unixDomainSocketPath: path) { channel in
+                    channel.varlinkAsyncChannel(maximumMessageSize: maximumMessageSize)
+                }
+        } catch {
+            throw VarlinkConnectionError("cannot connect to \(path): \(error)")
+        }
+        return try await channel.executeThenClose { inbound, outbound in
+            try await body(VarlinkConnection(inbound: inbound, outbound: outbound))
+        }
+    }
+
+    /// Calls a method that replies once; returns the reply's parameters.
+    ///
+    /// - Throws: the service's ``VarlinkError``, or ``VarlinkConnectionError``.
+    package func call(_ method: String, _ parameters: RawJSON = .emptyObject) async throws -> RawJSON {
+        try await send(VarlinkCall(method: method, parameters: parameters))
+        return try await reply()
+    }
+
+    /// Sends `call` without waiting for its reply (read it with ``reply()``, unless it is oneway).
+    package func send(_ call: VarlinkCall) async throws {
+        do {
+            try await outbound.write(call.message)
+        } catch {
+            throw VarlinkConnectionError("the service closed the connection: \(error)")
+        }
+    }
+
+    /// The next reply's parameters, and whether another follows.
+    ///
+    /// - Throws: the service's ``VarlinkError``, or ``VarlinkConnectionError``.
+    package func nextReply() async throws -> (parameters: RawJSON, continues: Bool) {
+        let message: [UInt8]?
+        do {
+            message = try await inbound.next()
+        } catch {
+            throw VarlinkConnectionError("the connection failed: \(error)")
+        }
+        guard let message else { throw VarlinkConnectionError("the service closed the connection before it replied") }
+        let reply: VarlinkReply
+        do {
+            reply = try VarlinkReply(message: message)
+        } catch {
+            throw VarlinkConnectionError("the service's reply is not Varlink: \(error)")
+        }
+        if let name = reply.error { throw VarlinkError(name: name, parameters: reply.parameters) }
+        return (reply.parameters, reply.continues)
+    }
+
+    /// The reply to a call that replies once.
+    package func reply() async throws -> RawJSON {
+        try await nextReply().parameters
+    }
+}

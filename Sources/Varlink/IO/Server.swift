@@ -1,0 +1,219 @@
+import Foundation
+import NIOCore
+import NIOPosix
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// One call as a method's implementation sees it, with the way to send more than one reply.
+package struct VarlinkRequest: Sendable {
+    /// The call; its parameters have been checked against the method's input.
+    package let call: VarlinkCall
+    /// Which connection it came on (numbered from 1 in the order accepted), for logs and for
+    /// state a service keeps per connection.
+    package let connection: Int
+    fileprivate let outbound: NIOAsyncChannelOutboundWriter<[UInt8]>
+
+    /// Sends a reply that another will follow (`continues: true`). Only for a call with `more`;
+    /// the implementation's return value is the last reply.
+    package func send(_ parameters: RawJSON) async throws(VarlinkError) {
+        guard call.more else { throw VarlinkError.expectedMore(call.method) }
+        try? await outbound.write(VarlinkReply(parameters: parameters, continues: true).message)
+    }
+}
+
+/// What a method does with a call: the last (often the only) reply's parameters, or an error of
+/// the method's interface.
+package typealias VarlinkMethodImplementation = @Sendable (VarlinkRequest) async throws(VarlinkError) -> RawJSON
+
+/// An interface and the implementations of its methods.
+package struct VarlinkInterfaceImplementation: Sendable {
+    package var interface: VarlinkInterface
+    package var methods: [String: VarlinkMethodImplementation]
+
+    package init(_ interface: VarlinkInterface, methods: [String: VarlinkMethodImplementation]) {
+        self.interface = interface
+        self.methods = methods
+    }
+}
+
+/// What `org.varlink.service.GetInfo` says about a service.
+package struct VarlinkServiceInfo: Sendable, Codable, Equatable {
+    package var vendor: String
+    package var product: String
+    package var version: String
+    package var url: String
+
+    package init(vendor: String, product: String, version: String, url: String) {
+        self.vendor = vendor
+        self.product = product
+        self.version = version
+        self.url = url
+    }
+}
+
+/// A Varlink service on a Unix-domain socket: it reads calls, checks each against its interface,
+/// runs the implementation and writes the replies, connection by connection.
+///
+/// Calls on one connection are answered in the order they came, as the protocol requires;
+/// connections are independent of each other. A connection that sends something that is not a
+/// Varlink message, or a message over the size limit, is closed; nothing it does reaches another
+/// connection. When a client goes away mid-call, the implementation's task is cancelled.
+package final class VarlinkServer: Sendable {
+    package let info: VarlinkServiceInfo
+    package let maximumMessageSize: Int
+    private let interfaces: [String: VarlinkInterfaceImplementation]
+
+    package init(info: VarlinkServiceInfo, interfaces: [VarlinkInterfaceImplementation], maximumMessageSize: Int) {
+        self.info = info
+        self.maximumMessageSize = maximumMessageSize
+        var byName: [String: VarlinkInterfaceImplementation] = [:]
+        for implementation in interfaces { byName[implementation.interface.name] = implementation }
+        self.interfaces = byName
+    }
+
+    /// Binds `path` (mode 0600; a stale socket file there is replaced) and serves until the task is
+    /// cancelled; the socket file is removed on the way out. `path` must be in a directory only this
+    /// user can enter (`PrivateDirectory`).
+    ///
+    /// - Parameter ready: called once the socket accepts connections.
+    package func serve(path: String, ready: @Sendable () -> Void = {}) async throws {
+        if UnixSocketFile.isSocket(path) { unlink(path) }
+        let maximum = maximumMessageSize
+        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(unixDomainSocketPath: path) { channel in channel.varlinkAsyncChannel(maximumMessageSize: maximum) }
+        // The directory is what keeps other users out (callers put the socket in a private
+        // directory); 0600 says the same on the socket itself. Not done with umask, which is
+        // process-wide and would reach files other threads are making.
+        chmod(path, 0o600)
+        defer { unlink(path) }
+        ready()
+        try await serve(listener)
+    }
+
+    private func serve(_ listener: NIOAsyncChannel<NIOAsyncChannel<[UInt8], [UInt8]>, Never>) async throws {
+        try await withThrowingDiscardingTaskGroup { group in
+            try await listener.executeThenClose { connections in
+                var number = 0
+                for try await connection in connections {
+                    number += 1
+                    let id = number
+                    group.addTask { await self.handle(connection, id: id) }
+                }
+            }
+        }
+    }
+
+    /// Serves one connection until it closes. Errors end this connection only.
+    private func handle(_ connection: NIOAsyncChannel<[UInt8], [UInt8]>, id: Int) async {
+        try? await connection.executeThenClose { inbound, outbound in
+            // Messages are read by one task and answered by another, so that a client closing its
+            // end is seen while a call is still running, and that call is cancelled.
+            let (messages, continuation) = AsyncStream.makeStream(of: [UInt8].self)
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await message in messages {
+                        guard await self.answer(message, connection: id, outbound: outbound) else { break }
+                    }
+                }
+                group.addTask {
+                    do {
+                        for try await message in inbound { continuation.yield(message) }
+                    } catch {}
+                    continuation.finish()
+                }
+                await group.next()
+                group.cancelAll()
+            }
+        }
+    }
+
+    /// Answers one message; `false` when the connection must be closed.
+    private func answer(
+        _ message: [UInt8],
+        connection: Int,
+        outbound: NIOAsyncChannelOutboundWriter<[UInt8]>
+    ) async -> Bool {
+        guard let call = try? VarlinkCall(message: message) else { return false }
+        if call.upgrade {
+            // No interface of ours upgrades; say so rather than leaving the client waiting.
+            try? await outbound.write(VarlinkReply(error: .methodNotImplemented(call.method)).message)
+            return false
+        }
+        let request = VarlinkRequest(call: call, connection: connection, outbound: outbound)
+        let reply: VarlinkReply
+        do {
+            reply = VarlinkReply(parameters: try await run(request))
+        } catch {
+            reply = VarlinkReply(error: error)
+        }
+        if !call.oneway { try? await outbound.write(reply.message) }
+        return true
+    }
+
+    private func run(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
+        let call = request.call
+        if call.interface == VarlinkInterface.service.name { return try serviceMethod(call) }
+        guard let implementation = interfaces[call.interface] else {
+            throw VarlinkError.interfaceNotFound(call.interface)
+        }
+        guard let method = implementation.interface.methods[call.methodName] else {
+            throw VarlinkError.methodNotFound(call.method)
+        }
+        guard let body = implementation.methods[method.name] else {
+            throw VarlinkError.methodNotImplemented(call.method)
+        }
+        if let problem = implementation.interface.check(call.parameters, against: method.input) { throw problem }
+        return try await body(request)
+    }
+
+    /// `org.varlink.service`: `GetInfo` and `GetInterfaceDescription`.
+    private func serviceMethod(_ call: VarlinkCall) throws(VarlinkError) -> RawJSON {
+        let service = VarlinkInterface.service
+        guard let method = service.methods[call.methodName] else { throw VarlinkError.methodNotFound(call.method) }
+        if let problem = service.check(call.parameters, against: method.input) { throw problem }
+        struct Info: Encodable {
+            var vendor, product, version, url: String
+            var interfaces: [String]
+        }
+        struct Description: Codable { var description: String }
+        struct Interface: Decodable { var interface: String }
+        switch method.name {
+        case "GetInfo":
+            let names = ([service.name] + interfaces.keys).sorted()
+            let value = Info(
+                vendor: info.vendor,
+                product: info.product,
+                version: info.version,
+                url: info.url,
+                interfaces: names
+            )
+            return Self.encode(value)
+        default:
+            let name = (try? call.parameters.decode(Interface.self).interface) ?? ""
+            if name == service.name { return Self.encode(Description(description: service.description)) }
+            guard let implementation = interfaces[name] else { throw VarlinkError.interfaceNotFound(name) }
+            return Self.encode(Description(description: implementation.interface.description))
+        }
+    }
+
+    private static func encode(_ value: some Encodable) -> RawJSON {
+        do {
+            return try RawJSON(encoding: value)
+        } catch {
+            preconditionFailure("plain strings always encode: \(error)")
+        }
+    }
+}
+
+/// What is at a socket path.
+enum UnixSocketFile {
+    /// Whether `path` is a socket (a stale one from an earlier run, say), not following links.
+    static func isSocket(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK
+    }
+}

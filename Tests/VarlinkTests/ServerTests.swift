@@ -1,0 +1,364 @@
+import Foundation
+import KeyportTestSupport
+import Synchronization
+import Testing
+import Varlink
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A service for the tests: echo, a streaming count, a call that waits until cancelled, an error.
+private let testInterface = """
+    # A service for Keyport's Varlink tests.
+    interface org.keyport.test
+
+    type Echoed (text: string, times: int)
+
+    # Returns the text, `times` times (once by default).
+    method Echo(text: string, times: ?int) -> (echoed: Echoed)
+
+    # Replies 1, 2, … up to `to`; call it with "more".
+    method Count(to: int) -> (n: int)
+
+    # Does not reply until the connection closes.
+    method Wait() -> ()
+
+    # Declared, never implemented.
+    method Later() -> ()
+
+    # Always fails.
+    method Fail() -> ()
+
+    error Failed (message: string)
+    """
+
+/// What `Wait` calls went through: each start, and each cancellation (its client went away).
+private final class Observations: Sendable {
+    let started: AsyncStream<Void>
+    let cancelled: AsyncStream<Void>
+    let start: AsyncStream<Void>.Continuation
+    let cancel: AsyncStream<Void>.Continuation
+
+    init() {
+        (started, start) = AsyncStream.makeStream(of: Void.self)
+        (cancelled, cancel) = AsyncStream.makeStream(of: Void.self)
+    }
+}
+
+/// Waits for the next element of `stream`, at most `limit`; `false` when none came.
+private func next(_ stream: AsyncStream<Void>, within limit: Duration = .seconds(10)) async -> Bool {
+    await withTaskGroup(of: Bool.self) { group in
+        group.addTask {
+            var iterator = stream.makeAsyncIterator()
+            return await iterator.next() != nil
+        }
+        group.addTask {
+            try? await Task.sleep(for: limit)
+            return false
+        }
+        let first = await group.next() ?? false
+        group.cancelAll()
+        return first
+    }
+}
+
+private func makeServer(_ observations: Observations, maximumMessageSize: Int = 1 << 20) throws -> VarlinkServer {
+    let interface = try VarlinkInterface(testInterface)
+    struct EchoIn: Decodable {
+        var text: String
+        var times: Int?
+    }
+    struct Echoed: Encodable {
+        var text: String
+        var times: Int
+    }
+    struct EchoOut: Encodable { var echoed: Echoed }
+    struct CountIn: Decodable { var to: Int }
+    struct CountOut: Encodable { var n: Int }
+    let methods: [String: VarlinkMethodImplementation] = [
+        "Echo": { request throws(VarlinkError) in
+            let input = try! request.call.parameters.decode(EchoIn.self)  // checked against the IDL already
+            let times = input.times ?? 1
+            return try! RawJSON(
+                encoding: EchoOut(echoed: Echoed(text: String(repeating: input.text, count: times), times: times))
+            )
+        },
+        "Count": { request throws(VarlinkError) in
+            let to = try! request.call.parameters.decode(CountIn.self).to
+            guard request.call.more else { throw VarlinkError.expectedMore(request.call.method) }
+            for n in 1..<max(to, 1) { try await request.send(try! RawJSON(encoding: CountOut(n: n))) }
+            return try! RawJSON(encoding: CountOut(n: max(to, 1)))
+        },
+        "Wait": { _ throws(VarlinkError) in
+            observations.start.yield()
+            do {
+                try await Task.sleep(for: .seconds(600))
+            } catch {
+                observations.cancel.yield()
+            }
+            return .emptyObject
+        },
+        "Fail": { _ throws(VarlinkError) in
+            throw VarlinkError(name: "org.keyport.test.Failed", ["message": "it always fails"])
+        },
+    ]
+    return VarlinkServer(
+        info: VarlinkServiceInfo(vendor: "Keyport", product: "test", version: "1", url: "https://example.invalid"),
+        interfaces: [VarlinkInterfaceImplementation(interface, methods: methods)],
+        maximumMessageSize: maximumMessageSize
+    )
+}
+
+/// Runs `server` on a socket in a private directory while `body` runs.
+private func withServer<T>(
+    _ server: VarlinkServer,
+    _ body: (String) async throws -> T
+) async throws -> T {
+    let directory = try TemporaryDirectory("kp-varlink")
+    defer { directory.remove() }
+    let path = directory.url.appendingPathComponent("test.sock").path
+    let (ready, readiness) = AsyncStream.makeStream(of: Void.self)
+    let serving = Task { try await server.serve(path: path) { readiness.yield() } }
+    defer { serving.cancel() }
+    for await _ in ready { break }
+    return try await body(path)
+}
+
+/// Sends raw bytes on a new connection and returns what comes back until the server closes it,
+/// or until a whole reply (ended by NUL) has come when `oneReply`.
+private func rawExchange(
+    _ path: String,
+    _ bytes: [UInt8],
+    oneReply: Bool = false,
+    limit: Duration = .seconds(10)
+) throws -> [UInt8]? {
+    let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(descriptor) }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+        for (index, byte) in path.utf8.enumerated() { buffer[index] = byte }
+    }
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        }
+    }
+    guard connected == 0 else { return nil }
+    _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    var timeout = timeval(tv_sec: Int(limit.components.seconds), tv_usec: 0)
+    setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var received: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let count = recv(descriptor, &buffer, buffer.count, 0)
+        if count > 0 {
+            received += buffer[..<count]
+            if oneReply, received.last == 0 { return received }
+        } else if count == 0 {
+            return received  // closed by the server
+        } else {
+            throw SupportFailure(
+                description:
+                    "the server neither answered nor closed within \(limit): \(String(cString: strerror(errno)))"
+            )
+        }
+    }
+}
+
+@Suite("Varlink service")
+struct ServerTests {
+    @Test("introspection: GetInfo lists the interfaces; GetInterfaceDescription returns each definition")
+    func introspection() async throws {
+        try await withServer(try makeServer(Observations())) { path in
+            try await VarlinkConnection.withConnection(path: path, maximumMessageSize: 1 << 20) { connection in
+                let info = try await connection.call("org.varlink.service.GetInfo")
+                struct Info: Decodable {
+                    var vendor: String
+                    var interfaces: [String]
+                }
+                let decoded = try info.decode(Info.self)
+                #expect(decoded.vendor == "Keyport")
+                #expect(decoded.interfaces == ["org.keyport.test", "org.varlink.service"])
+                struct Description: Decodable { var description: String }
+                let description = try await connection.call(
+                    "org.varlink.service.GetInterfaceDescription",
+                    try RawJSON(encoding: ["interface": "org.keyport.test"])
+                )
+                #expect(try description.decode(Description.self).description == testInterface)
+                let missing = await #expect(throws: VarlinkError.self) {
+                    try await connection.call(
+                        "org.varlink.service.GetInterfaceDescription",
+                        try RawJSON(encoding: ["interface": "org.nope"])
+                    )
+                }
+                #expect(missing?.name == "org.varlink.service.InterfaceNotFound")
+            }
+        }
+    }
+
+    @Test("calls are checked: unknown interface, unknown method, not implemented, invalid parameter, expected more")
+    func errors() async throws {
+        try await withServer(try makeServer(Observations())) { path in
+            try await VarlinkConnection.withConnection(path: path, maximumMessageSize: 1 << 20) { connection in
+                let echoed = try await connection.call(
+                    "org.keyport.test.Echo",
+                    RawJSON(bytes: Array(#"{"text":"ab","times":2}"#.utf8))
+                )
+                #expect(echoed.description == #"{"echoed":{"text":"abab","times":2}}"#)
+                let cases: [(String, String, String)] = [
+                    ("org.nope.Echo", "{}", "org.varlink.service.InterfaceNotFound"),
+                    ("org.keyport.test.Nope", "{}", "org.varlink.service.MethodNotFound"),
+                    ("org.keyport.test.Later", "{}", "org.varlink.service.MethodNotImplemented"),
+                    ("org.keyport.test.Echo", #"{"text":1}"#, "org.varlink.service.InvalidParameter"),
+                    ("org.keyport.test.Echo", #"{}"#, "org.varlink.service.InvalidParameter"),
+                    ("org.keyport.test.Count", #"{"to":3}"#, "org.varlink.service.ExpectedMore"),
+                    ("org.keyport.test.Fail", "{}", "org.keyport.test.Failed"),
+                ]
+                for (method, parameters, expected) in cases {
+                    let error = await #expect(throws: VarlinkError.self) {
+                        try await connection.call(method, RawJSON(bytes: Array(parameters.utf8)))
+                    }
+                    #expect(error?.name == expected, "\(method) \(parameters)")
+                    #expect(error?.message?.isEmpty == false, "every error says what happened")
+                }
+                // The connection is still usable after all those errors.
+                #expect(
+                    try await connection.call("org.keyport.test.Echo", RawJSON(bytes: Array(#"{"text":"x"}"#.utf8)))
+                        .description.contains("\"x\"")
+                )
+            }
+        }
+    }
+
+    @Test(
+        "a call with more gets every reply, each but the last marked continues; pipelined calls are answered in order"
+    )
+    func streaming() async throws {
+        try await withServer(try makeServer(Observations())) { path in
+            try await VarlinkConnection.withConnection(path: path, maximumMessageSize: 1 << 20) { connection in
+                try await connection.send(
+                    VarlinkCall(
+                        method: "org.keyport.test.Count",
+                        parameters: RawJSON(bytes: Array(#"{"to":3}"#.utf8)),
+                        more: true
+                    )
+                )
+                try await connection.send(
+                    VarlinkCall(
+                        method: "org.keyport.test.Echo",
+                        parameters: RawJSON(bytes: Array(#"{"text":"after"}"#.utf8))
+                    )
+                )
+                var replies: [String] = []
+                while true {
+                    let (parameters, continues) = try await connection.nextReply()
+                    replies.append(parameters.description + (continues ? "+" : ""))
+                    if !continues { break }
+                }
+                #expect(replies == [#"{"n":1}+"#, #"{"n":2}+"#, #"{"n":3}"#])
+                #expect(try await connection.reply().description.contains("after"))
+                try await connection.send(
+                    VarlinkCall(
+                        method: "org.keyport.test.Echo",
+                        parameters: RawJSON(bytes: Array(#"{"text":"one-way"}"#.utf8)),
+                        oneway: true
+                    )
+                )
+                #expect(
+                    try await connection.call("org.keyport.test.Echo", RawJSON(bytes: Array(#"{"text":"next"}"#.utf8)))
+                        .description.contains("next")
+                )
+            }
+        }
+    }
+
+    @Test("garbage, an unframed flood and an oversized message close only their own connection")
+    func misbehavingClients() async throws {
+        try await withServer(try makeServer(Observations(), maximumMessageSize: 4096)) { path in
+            try await VarlinkConnection.withConnection(path: path, maximumMessageSize: 1 << 20) { healthy in
+                let notJSON = try rawExchange(path, Array("hello\u{0}".utf8))
+                #expect(notJSON == [])
+                let noMethod = try rawExchange(path, Array("{\"parameters\":{}}\u{0}".utf8))
+                #expect(noMethod == [])
+                let flood = try rawExchange(path, [UInt8](repeating: UInt8(ascii: "{"), count: 10_000))
+                #expect(flood == [])
+                let big = try rawExchange(
+                    path,
+                    Array(
+                        #"{"method":"org.keyport.test.Echo","parameters":{"text":"\#(String(repeating: "a", count: 5000))"}}"#
+                            .utf8
+                    ) + [0]
+                )
+                #expect(big == [])
+                // A message before the limit is answered on the same kind of raw connection.
+                let answered = try rawExchange(
+                    path,
+                    Array(#"{"method":"org.keyport.test.Fail"}"#.utf8) + [0],
+                    oneReply: true
+                )
+                #expect(String(decoding: answered ?? [], as: UTF8.self).contains(#""error":"org.keyport.test.Failed""#))
+                #expect(
+                    try await healthy.call(
+                        "org.keyport.test.Echo",
+                        RawJSON(bytes: Array(#"{"text":"still here"}"#.utf8))
+                    ).description.contains("still here")
+                )
+            }
+        }
+    }
+
+    @Test("a client that goes away mid-call has its call cancelled; others go on")
+    func vanishingClient() async throws {
+        let observations = Observations()
+        try await withServer(try makeServer(observations)) { path in
+            try await VarlinkConnection.withConnection(path: path, maximumMessageSize: 1 << 20) { connection in
+                try await connection.send(VarlinkCall(method: "org.keyport.test.Wait"))
+                // Leave (closing the connection) once the call runs.
+                #expect(await next(observations.started), "the call did not start")
+            }
+            #expect(await next(observations.cancelled), "the call went on after its client left")
+            let reply = try await VarlinkConnection.withConnection(path: path, maximumMessageSize: 1 << 20) {
+                connection in
+                try await connection.call("org.keyport.test.Echo", RawJSON(bytes: Array(#"{"text":"ok"}"#.utf8)))
+            }
+            #expect(reply.description.contains("ok"))
+        }
+    }
+}
+
+@Suite("Varlink service with a client nobody here wrote")
+struct ForeignClientTests {
+    @Test("PyPI's varlink client introspects, calls, streams and reads errors")
+    func pythonClient() async throws {
+        let python = try await Peers.python(importing: ["varlink"])
+        try await withServer(try makeServer(Observations())) { path in
+            let ran = try await Program.run(
+                python,
+                [Peers.file("Tests/VarlinkTests/Peers/client.py"), path],
+                timeout: .seconds(60)
+            )
+            #expect(ran.status == 0, "\(ran.standardError)")
+            var steps: [String: Any] = [:]
+            for line in ran.standardOutput.split(separator: "\n") {
+                let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                if let name = object?["step"] as? String { steps[name] = object?["value"] }
+            }
+            let info = steps["info"] as? [String: Any]
+            #expect(info?["vendor"] as? String == "Keyport")
+            #expect(info?["interfaces"] as? [String] == ["org.keyport.test", "org.varlink.service"])
+            let echo = (steps["echo"] as? [String: Any])?["echoed"] as? [String: Any]
+            #expect(echo?["text"] as? String == "ababab")
+            #expect(steps["count"] as? [Int] == [1, 2, 3, 4])
+            let fail = steps["fail"] as? [String: Any]
+            #expect(fail?["error"] as? String == "org.keyport.test.Failed")
+            #expect((fail?["parameters"] as? [String: Any])?["message"] as? String == "it always fails")
+            let invalid = steps["invalid"] as? [String: Any]
+            #expect(invalid?["error"] as? String == "org.varlink.service.InvalidParameter")
+            #expect((invalid?["parameters"] as? [String: Any])?["parameter"] as? String == "text")
+        }
+    }
+}

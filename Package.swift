@@ -12,6 +12,7 @@ let package = Package(
         // documented in the README for apps that want it without Apple's shapes.
         .library(name: "WebAuthentication", targets: ["WebAuthentication"]),
         .executable(name: "keyport", targets: ["keyport"]),
+        .executable(name: "keyportd", targets: ["keyportd"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
@@ -19,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         // Binary-to-text codecs (base64url, Base32) shared by the format modules; not a product.
@@ -77,6 +79,23 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The system side: keyportd's services (exchange, providers, agents) on Varlink.
+        .target(
+            name: "KeyportDaemon",
+            dependencies: [
+                "Varlink", "KeyportSystem",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "keyportd",
+            dependencies: [
+                "KeyportDaemon",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .executableTarget(
             name: "KeyportBench",
             dependencies: [
@@ -98,6 +117,10 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             exclude: ["Peers"]
+        ),
+        .testTarget(
+            name: "KeyportDaemonTests",
+            dependencies: ["KeyportDaemon", "keyportd", "Varlink", "KeyportSystem", "KeyportTestSupport"]
         ),
         .testTarget(name: "KeyportSystemTests", dependencies: ["KeyportSystem", "KeyportTestSupport"]),
         .testTarget(

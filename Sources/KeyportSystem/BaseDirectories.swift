@@ -41,6 +41,23 @@ package struct BaseDirectories: Sendable {
         absolute("XDG_DATA_HOME") ?? home.appendingPathComponent(".local/share", isDirectory: true)
     }
 
+    /// `$XDG_STATE_HOME`, else `~/.local/state`.
+    package var stateHome: URL {
+        absolute("XDG_STATE_HOME") ?? home.appendingPathComponent(".local/state", isDirectory: true)
+    }
+
+    /// The per-user directory Keyport keeps its sockets in: `$XDG_RUNTIME_DIR/keyport`, else
+    /// `$XDG_CACHE_HOME/keyport/run`.
+    ///
+    /// Without `XDG_RUNTIME_DIR` (CI, containers, `su`) the fallback is in the user's cache
+    /// directory, not in `/tmp`: a name in the shared, sticky `/tmp` can be taken first by another
+    /// user, who alone could then remove it. Nobody else can make names in the home directory.
+    /// Callers check it with ``PrivateDirectory`` before binding or connecting.
+    package var keyportRuntime: URL {
+        if let runtime { return runtime.appendingPathComponent("keyport", isDirectory: true) }
+        return cacheHome.appendingPathComponent("keyport/run", isDirectory: true)
+    }
+
     /// `$XDG_CONFIG_HOME`, else `~/.config`.
     package var configHome: URL {
         absolute("XDG_CONFIG_HOME") ?? home.appendingPathComponent(".config", isDirectory: true)

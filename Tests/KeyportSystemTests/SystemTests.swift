@@ -20,6 +20,7 @@ struct BaseDirectoriesTests {
         #expect(set.cacheHome.path == "/c")
         #expect(set.dataHome.path == "/d")
         #expect(set.configHome.path == "/e")
+        #expect(set.keyportRuntime.path == "/run/user/1000/keyport")
 
         let relative = BaseDirectories(environment: [
             "HOME": "/home/alice", "XDG_RUNTIME_DIR": "run", "XDG_CACHE_HOME": "c", "XDG_DATA_HOME": "",
@@ -29,6 +30,8 @@ struct BaseDirectoriesTests {
         #expect(relative.cacheHome.path == "/home/alice/.cache")
         #expect(relative.dataHome.path == "/home/alice/.local/share")
         #expect(relative.configHome.path == "/home/alice/.config")
+        #expect(relative.stateHome.path == "/home/alice/.local/state")
+        #expect(relative.keyportRuntime.path == "/home/alice/.cache/keyport/run")
     }
 
     @Test("without HOME the user database's home directory is used")

@@ -116,18 +116,20 @@ package final class Program: Sendable {
         return Ran(termination: termination, standardOutput: standardOutput, standardError: standardError)
     }
 
-    /// Waits until the program has written a whole line to standard output that `isReady` accepts,
-    /// and returns that line. When the program ends first or `timeout` passes, kills its process
-    /// group and throws a ``SupportFailure`` quoting its output.
+    /// Waits until the program has written a whole line to standard output (or standard error, when
+    /// `onStandardError`) that `isReady` accepts, and returns that line. When the program ends first
+    /// or `timeout` passes, kills its process group and throws a ``SupportFailure`` quoting its output.
     package func waitForLine(
         timeout: Duration,
+        onStandardError: Bool = false,
         where isReady: @escaping @Sendable (String) -> Bool
     ) async throws -> String {
         let output = output
         let line = await within(timeout) {
-            await output.wait { standardOutput, _ in
+            await output.wait { standardOutput, standardError in
                 // Only lines already ended by a newline: the last piece may be half a line.
-                String(decoding: standardOutput, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+                String(decoding: onStandardError ? standardError : standardOutput, as: UTF8.self)
+                    .split(separator: "\n", omittingEmptySubsequences: false)
                     .dropLast().lazy.map(String.init).first(where: isReady)
             }
         }

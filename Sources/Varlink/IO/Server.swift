@@ -94,7 +94,26 @@ package final class VarlinkServer: Sendable {
         try await serve(listener)
     }
 
+    /// Serves on a socket that is already bound and listening, such as the one systemd hands a
+    /// socket-activated service as descriptor 3, until the task is cancelled. The socket is closed
+    /// on the way out; its file belongs to whoever made it.
+    package func serve(listeningDescriptor descriptor: Int32, ready: @Sendable () -> Void = {}) async throws {
+        let maximum = maximumMessageSize
+        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(descriptor) { channel in channel.varlinkAsyncChannel(maximumMessageSize: maximum) }
+        ready()
+        try await serve(listener)
+    }
+
     private func serve(_ listener: NIOAsyncChannel<NIOAsyncChannel<[UInt8], [UInt8]>, Never>) async throws {
+        do {
+            try await acceptConnections(listener)
+        } catch is CancellationError where Task.isCancelled {
+            // Cancellation is how serving is meant to end.
+        }
+    }
+
+    private func acceptConnections(_ listener: NIOAsyncChannel<NIOAsyncChannel<[UInt8], [UInt8]>, Never>) async throws {
         try await withThrowingDiscardingTaskGroup { group in
             try await listener.executeThenClose { connections in
                 var number = 0

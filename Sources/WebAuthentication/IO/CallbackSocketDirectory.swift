@@ -30,9 +30,7 @@ enum CallbackSocketDirectory {
     /// else `$XDG_CACHE_HOME/keyport/run`. The listener and the handler the desktop starts both
     /// look here.
     static func keyportDirectory(environment: [String: String]) -> URL {
-        let base = BaseDirectories(environment: environment)
-        if let runtime = base.runtime { return runtime.appendingPathComponent("keyport", isDirectory: true) }
-        return base.cacheHome.appendingPathComponent("keyport/run", isDirectory: true)
+        BaseDirectories(environment: environment).keyportRuntime
     }
 
     /// Makes sure the socket directory exists (when `create`) and is private to this user.

@@ -1,0 +1,71 @@
+import Foundation
+import KeyportSystem
+
+/// Why keyportd cannot start, or a client cannot find it: what happened and what to do.
+package struct DaemonError: Error, Hashable, Sendable, CustomStringConvertible {
+    package var description: String
+
+    package init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// Where keyportd listens and keeps its files, for the daemon and its clients alike.
+///
+/// - The socket: `$KEYPORT_SOCKET` when set (an absolute path), else `keyportd.sock` in Keyport's
+///   per-user runtime directory (`$XDG_RUNTIME_DIR/keyport`, or `~/.cache/keyport/run` without
+///   one; ``BaseDirectories/keyportRuntime``). The directory must be private to the user
+///   (``PrivateDirectory``): the daemon creates it 0700 and checks it, a client checks it before
+///   connecting, so neither talks through a directory another user could have made.
+/// - Settings: `$XDG_CONFIG_HOME/keyport`; state: `$XDG_STATE_HOME/keyport`.
+package struct DaemonLocations: Hashable, Sendable {
+    /// The socket's path.
+    package var socket: URL
+    /// Where Settings live (enabled providers, their order).
+    package var configuration: URL
+    /// Where state lives (the credential identity store).
+    package var state: URL
+
+    /// The variable that overrides the socket's path.
+    package static let socketVariable = "KEYPORT_SOCKET"
+    /// The socket's name in the runtime directory.
+    package static let socketName = "keyportd.sock"
+
+    /// The locations `environment` gives.
+    ///
+    /// - Throws: ``DaemonError`` when `KEYPORT_SOCKET` is set but not an absolute path, or the
+    ///   path is too long for a Unix-domain socket.
+    package init(environment: [String: String]) throws(DaemonError) {
+        let base = BaseDirectories(environment: environment)
+        if let chosen = environment[Self.socketVariable], !chosen.isEmpty {
+            guard chosen.hasPrefix("/") else {
+                throw DaemonError("\(Self.socketVariable) must be an absolute path, not '\(chosen)'")
+            }
+            socket = URL(fileURLWithPath: chosen)
+        } else {
+            socket = base.keyportRuntime.appendingPathComponent(Self.socketName)
+        }
+        guard socket.path.utf8.count <= UnixSocketPath.maximumLength else {
+            throw DaemonError(
+                "the socket path \(socket.path) is longer than the \(UnixSocketPath.maximumLength) bytes a Unix-domain socket allows; set \(Self.socketVariable) to a shorter path"
+            )
+        }
+        configuration = base.configHome.appendingPathComponent("keyport", isDirectory: true)
+        state = base.stateHome.appendingPathComponent("keyport", isDirectory: true)
+    }
+
+    /// Makes sure the socket's directory exists (when `create`) and is private to this user.
+    ///
+    /// - Returns: `false` when it does not exist and `create` is false (nobody is listening).
+    package func prepareSocketDirectory(create: Bool) throws(DaemonError) -> Bool {
+        do {
+            return try PrivateDirectory.prepare(
+                socket.deletingLastPathComponent(),
+                contents: "requests to keyportd",
+                create: create
+            ) != nil
+        } catch {
+            throw DaemonError(error.message)
+        }
+    }
+}

@@ -1,0 +1,184 @@
+import Foundation
+import KeyportDaemon
+import KeyportSystem
+import KeyportTestSupport
+import Testing
+import Varlink
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The real `keyportd`, built beside this test bundle.
+private let keyportd = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    .deletingLastPathComponent().appendingPathComponent("keyportd").path
+
+/// An environment of this process's with `changes` applied (`nil` removes a variable).
+private func environment(_ changes: [String: String?]) -> [String: String] {
+    var environment = ProcessInfo.processInfo.environment
+    for (name, value) in changes { environment[name] = value }
+    return environment
+}
+
+/// Starts keyportd with `environment` and waits until it listens.
+private func startDaemon(_ environment: [String: String]) async throws -> Program {
+    let daemon = try Program(keyportd, environment: environment)
+    _ = try await daemon.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
+    return daemon
+}
+
+private func getInfo(_ path: String) async throws -> (product: String, interfaces: [String]) {
+    struct Info: Decodable {
+        var product: String
+        var interfaces: [String]
+    }
+    let info = try await VarlinkConnection.withConnection(
+        path: path,
+        maximumMessageSize: KeyportDaemon.maximumMessageSize
+    ) {
+        try await $0.call("org.varlink.service.GetInfo").decode(Info.self)
+    }
+    return (info.product, info.interfaces)
+}
+
+@Suite("keyportd")
+struct DaemonTests {
+    @Test("it listens at KEYPORT_SOCKET (0600), answers introspection, and on SIGTERM stops and removes its socket")
+    func lifecycle() async throws {
+        let directory = try TemporaryDirectory("kp-daemon")
+        defer { directory.remove() }
+        let socket = directory.url.appendingPathComponent("d.sock").path
+        let daemon = try await startDaemon(environment(["KEYPORT_SOCKET": socket]))
+        var info = stat()
+        #expect(lstat(socket, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        let answer = try await getInfo(socket)
+        #expect(answer.product == "keyportd")
+        #expect(answer.interfaces.contains("org.varlink.service"))
+
+        daemon.signal(SIGTERM)
+        let ended = try await daemon.finish(timeout: .seconds(30))
+        #expect(ended.status == 0, "\(ended.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: socket))
+    }
+
+    @Test("by default the socket is $XDG_RUNTIME_DIR/keyport/keyportd.sock, its directory made 0700")
+    func defaultLocation() async throws {
+        let directory = try TemporaryDirectory("kp-daemon")
+        defer { directory.remove() }
+        let runtime = try directory.subdirectory("run")
+        let daemon = try await startDaemon(environment(["KEYPORT_SOCKET": nil, "XDG_RUNTIME_DIR": runtime.path]))
+        defer { daemon.stop() }
+        let socket = runtime.appendingPathComponent("keyport/keyportd.sock").path
+        #expect(try await getInfo(socket).product == "keyportd")
+        var info = stat()
+        #expect(lstat(runtime.appendingPathComponent("keyport").path, &info) == 0 && info.st_mode & 0o777 == 0o700)
+        let locations = try DaemonLocations(environment: ["XDG_RUNTIME_DIR": runtime.path])
+        #expect(locations.socket.path == socket)
+    }
+
+    @Test(
+        "it refuses, saying why, a socket directory open to others, a relative KEYPORT_SOCKET and arguments",
+        arguments: ["open", "relative", "argument"]
+    )
+    func refusals(kind: String) async throws {
+        let directory = try TemporaryDirectory("kp-daemon")
+        defer { directory.remove() }
+        let open = try directory.subdirectory("open", mode: 0o755)
+        let (changes, arguments, expected): ([String: String?], [String], (Int32, String)) =
+            switch kind {
+            case "open":
+                (["KEYPORT_SOCKET": open.appendingPathComponent("d.sock").path], [], (1, "chmod 700 \(open.path)"))
+            case "relative": (["KEYPORT_SOCKET": "d.sock"], [], (1, "KEYPORT_SOCKET must be an absolute path"))
+            default: ([:], ["--socket"], (2, "unexpected argument '--socket'"))
+            }
+        let ran = try await Program.run(keyportd, arguments, environment: environment(changes), timeout: .seconds(30))
+        #expect(ran.status == expected.0)
+        #expect(ran.standardError.contains(expected.1), "\(ran.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: open.appendingPathComponent("d.sock").path))
+    }
+
+    @Test("socket activation: systemd-socket-activate binds the socket and keyportd serves it")
+    func socketActivation() async throws {
+        let activate = try Peers.require(
+            "/usr/bin/systemd-socket-activate",
+            "systemd-socket-activate (package systemd)"
+        )
+        let directory = try TemporaryDirectory("kp-daemon")
+        defer { directory.remove() }
+        let socket = directory.url.appendingPathComponent("a.sock").path
+        let wrapper = try Program(
+            activate,
+            ["-l", socket, keyportd],
+            environment: environment(["KEYPORT_SOCKET": nil])
+        )
+        defer { wrapper.stop() }
+        _ = try await wrapper.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("Listening on") }
+        // The first connection starts keyportd, which answers on the socket it was handed.
+        #expect(try await getInfo(socket).product == "keyportd")
+        #expect(try await getInfo(socket).interfaces.contains("org.varlink.service"))
+    }
+
+    @Test("the systemd units in contrib/systemd are valid, and their socket is where clients look")
+    func systemdUnits() async throws {
+        let activate = try Peers.require(
+            "/usr/bin/systemd-socket-activate",
+            "systemd-socket-activate (package systemd)"
+        )
+        let analyze = try Peers.require("/usr/bin/systemd-analyze", "systemd-analyze (package systemd)")
+        let directory = try TemporaryDirectory("kp-daemon")
+        defer { directory.remove() }
+        let socketUnit = try String(contentsOfFile: Peers.file("contrib/systemd/keyportd.socket"), encoding: .utf8)
+        let serviceUnit = try String(contentsOfFile: Peers.file("contrib/systemd/keyportd.service"), encoding: .utf8)
+
+        // Valid units, once ExecStart names this build's keyportd.
+        let units = try directory.subdirectory("units")
+        try socketUnit.write(to: units.appendingPathComponent("keyportd.socket"), atomically: true, encoding: .utf8)
+        let execStart = try #require(serviceUnit.split(separator: "\n").first { $0.hasPrefix("ExecStart=") })
+        try serviceUnit.replacingOccurrences(of: String(execStart), with: "ExecStart=\(keyportd)")
+            .write(to: units.appendingPathComponent("keyportd.service"), atomically: true, encoding: .utf8)
+        let verified = try await Program.run(
+            analyze,
+            [
+                "verify", units.appendingPathComponent("keyportd.socket").path,
+                units.appendingPathComponent("keyportd.service").path,
+            ],
+            timeout: .seconds(60)
+        )
+        #expect(verified.status == 0 && verified.standardError.isEmpty, "\(verified.standardError)")
+
+        // The socket the unit asks for, with %t as XDG_RUNTIME_DIR, is the one clients find.
+        let listen = try #require(socketUnit.split(separator: "\n").first { $0.hasPrefix("ListenStream=") })
+        let runtime = try directory.subdirectory("run")
+        let path = listen.dropFirst("ListenStream=".count).replacingOccurrences(of: "%t", with: runtime.path)
+        let clientView = try DaemonLocations(environment: ["XDG_RUNTIME_DIR": runtime.path])
+        #expect(clientView.socket.path == path)
+        _ = try directory.subdirectory("run/keyport")  // DirectoryMode=0700, as systemd makes it
+        let wrapper = try Program(activate, ["-l", path, keyportd], environment: environment(["KEYPORT_SOCKET": nil]))
+        defer { wrapper.stop() }
+        _ = try await wrapper.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("Listening on") }
+        #expect(try await getInfo(clientView.socket.path).product == "keyportd")
+    }
+
+    @Test("PyPI's varlink client introspects keyportd")
+    func pythonClient() async throws {
+        let python = try await Peers.python(importing: ["varlink"])
+        let directory = try TemporaryDirectory("kp-daemon")
+        defer { directory.remove() }
+        let socket = directory.url.appendingPathComponent("d.sock").path
+        let daemon = try await startDaemon(environment(["KEYPORT_SOCKET": socket]))
+        defer { daemon.stop() }
+        let script = """
+            import sys, varlink
+            with varlink.Client(address="unix:" + sys.argv[1]) as client, client.open("org.varlink.service", namespaced=False) as service:
+                info = service.GetInfo()
+                print(info["product"], " ".join(info["interfaces"]))
+                print(service.GetInterfaceDescription("org.varlink.service")["description"].splitlines()[2])
+            """
+        let ran = try await Program.run(python, ["-c", script, socket], timeout: .seconds(60))
+        #expect(ran.status == 0, "\(ran.standardError)")
+        #expect(ran.standardOutput.hasPrefix("keyportd org.varlink.service\n"))
+        #expect(ran.standardOutput.contains("interface org.varlink.service"))
+    }
+}

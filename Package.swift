@@ -75,15 +75,22 @@ let package = Package(
             dependencies: [
                 "CredentialExchangeFormat", "KeyportEncoding", "KeyportSystem", "OneTimeCodes",
                 "AuthenticationServices",
-                "WebAuthentication",
+                "WebAuthentication", "KeyportInterfaces", "Varlink",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+        // What keyportd and its clients share: where it listens, its interfaces' definitions
+        // (Interfaces/*.varlink, the protocol's documentation) and their parameter types.
+        .target(
+            name: "KeyportInterfaces",
+            dependencies: ["Varlink", "KeyportSystem"],
+            resources: [.copy("Interfaces")]
         ),
         // The system side: keyportd's services (exchange, providers, agents) on Varlink.
         .target(
             name: "KeyportDaemon",
             dependencies: [
-                "Varlink", "KeyportSystem",
+                "Varlink", "KeyportSystem", "KeyportInterfaces",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -91,7 +98,7 @@ let package = Package(
         .executableTarget(
             name: "keyportd",
             dependencies: [
-                "KeyportDaemon",
+                "KeyportDaemon", "KeyportInterfaces",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -120,7 +127,10 @@ let package = Package(
         ),
         .testTarget(
             name: "KeyportDaemonTests",
-            dependencies: ["KeyportDaemon", "keyportd", "Varlink", "KeyportSystem", "KeyportTestSupport"]
+            dependencies: [
+                "KeyportDaemon", "KeyportInterfaces", "keyportd", "keyport", "Varlink", "KeyportSystem",
+                "KeyportTestSupport",
+            ]
         ),
         .testTarget(name: "KeyportSystemTests", dependencies: ["KeyportSystem", "KeyportTestSupport"]),
         .testTarget(

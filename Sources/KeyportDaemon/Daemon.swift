@@ -1,4 +1,5 @@
 import Foundation
+import KeyportInterfaces
 import Logging
 import ServiceLifecycle
 import Varlink
@@ -17,10 +18,6 @@ package struct KeyportDaemon: Service {
         case descriptor(Int32)
     }
 
-    /// The largest message keyportd reads or a client of it accepts: a credential exchange carries
-    /// a whole CXF document in one message, and real exports reach 50 MB.
-    package static let maximumMessageSize = 64 << 20
-
     /// What `org.varlink.service.GetInfo` says.
     package static let info = VarlinkServiceInfo(
         vendor: "Keyport",
@@ -33,15 +30,26 @@ package struct KeyportDaemon: Service {
     package let locations: DaemonLocations
     package let listener: Listener
     package let logger: Logger
+    /// The environment manifests are found by (the XDG data directories).
+    package let environment: [String: String]
 
-    package init(locations: DaemonLocations, listener: Listener, logger: Logger) {
+    package init(locations: DaemonLocations, listener: Listener, environment: [String: String], logger: Logger) {
         self.locations = locations
         self.listener = listener
+        self.environment = environment
         self.logger = logger
     }
 
     package func run() async throws {
-        let server = VarlinkServer(info: Self.info, interfaces: [], maximumMessageSize: Self.maximumMessageSize)
+        let providers = ProvidersService(
+            registry: ProviderRegistry(environment: environment),
+            configuration: locations.configuration
+        )
+        let server = VarlinkServer(
+            info: Self.info,
+            interfaces: [providers.implementation],
+            maximumMessageSize: DaemonClient.maximumMessageSize
+        )
         let logger = logger
         switch listener {
         case .socketFile:

@@ -2,6 +2,7 @@ import ArgumentParser
 import CredentialExchangeFormat
 import Foundation
 import KeyportEncoding
+import KeyportSystem
 
 /// The `keyport` command line.
 ///
@@ -12,7 +13,9 @@ struct Keyport: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keyport",
         abstract: "Credential exchange, one-time codes and sign-in for Linux.",
-        subcommands: [CXFCommand.self, OTPCommand.self, LoginCommand.self, URLSchemeCommand.self]
+        subcommands: [
+            CXFCommand.self, OTPCommand.self, LoginCommand.self, URLSchemeCommand.self, ProvidersCommand.self,
+        ]
     )
 
     /// Runs the command line, mapping errors onto the exit codes above.
@@ -154,48 +157,12 @@ extension FileHandle {
     }
 }
 
-/// Writes `bytes` to `path` so that the file is either what it was or complete: a temporary file
-/// beside it is written, flushed to disk and renamed over it. A new file is made 0600 (CXF
-/// documents hold secrets); an existing one keeps its mode. On any failure nothing is left behind.
+/// Replaces `path` with `bytes` all at once (``AtomicFile``: a new file 0600, as CXF documents
+/// hold secrets; an existing one keeps its mode), so a failure leaves the old file or none.
 func writeAtomically(_ bytes: [UInt8], to path: String) throws(Failure) {
-    guard let (fd, temporary) = temporaryFile(beside: path) else {
-        throw .io("cannot write \(path): \(String(cString: strerror(errno)))", code: .unwritableOutput)
+    do {
+        try AtomicFile.write(bytes, to: path)
+    } catch {
+        throw .io(error.message, code: .unwritableOutput)
     }
-    if let problem = fillAndFlush(fd, bytes, replacing: path) {
-        close(fd)
-        unlink(temporary)
-        throw .io("cannot write \(path): \(problem)", code: .unwritableOutput)
-    }
-    close(fd)
-    guard rename(temporary, path) == 0 else {
-        let problem = String(cString: strerror(errno))
-        unlink(temporary)
-        throw .io("cannot write \(path): \(problem)", code: .unwritableOutput)
-    }
-}
-
-/// A new file (0600) in the directory of `path`, and its path.
-private func temporaryFile(beside path: String) -> (Int32, String)? {
-    let url = URL(fileURLWithPath: path)
-    var template = Array("\(url.deletingLastPathComponent().path)/.\(url.lastPathComponent).XXXXXX".utf8CString)
-    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-    guard fd >= 0 else { return nil }
-    return (fd, String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-}
-
-/// Writes all of `bytes` to `fd` with the mode of the file at `path` (if any) and flushes it;
-/// the reason it could not, or `nil`.
-private func fillAndFlush(_ fd: Int32, _ bytes: [UInt8], replacing path: String) -> String? {
-    var existing = stat()
-    if stat(path, &existing) == 0, fchmod(fd, existing.st_mode & 0o7777) != 0 {
-        return String(cString: strerror(errno))
-    }
-    var written = 0
-    while written < bytes.count {
-        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
-        if n < 0 && errno == EINTR { continue }
-        guard n > 0 else { return String(cString: strerror(errno)) }
-        written += n
-    }
-    return fsync(fd) == 0 ? nil : String(cString: strerror(errno))
 }

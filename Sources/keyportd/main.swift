@@ -1,5 +1,6 @@
 import Foundation
 import KeyportDaemon
+import KeyportInterfaces
 import Logging
 import ServiceLifecycle
 
@@ -50,7 +51,7 @@ if environment["LISTEN_PID"].flatMap(Int32.init) == getpid(), let count = enviro
 
 do {
     let locations = try DaemonLocations(environment: environment)
-    let daemon = KeyportDaemon(locations: locations, listener: listener, logger: logger)
+    let daemon = KeyportDaemon(locations: locations, listener: listener, environment: environment, logger: logger)
     let group = ServiceGroup(services: [daemon], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
     try await group.run()
 } catch {

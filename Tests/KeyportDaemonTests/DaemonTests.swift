@@ -1,5 +1,6 @@
 import Foundation
 import KeyportDaemon
+import KeyportInterfaces
 import KeyportSystem
 import KeyportTestSupport
 import Testing
@@ -36,7 +37,7 @@ private func getInfo(_ path: String) async throws -> (product: String, interface
     }
     let info = try await VarlinkConnection.withConnection(
         path: path,
-        maximumMessageSize: KeyportDaemon.maximumMessageSize
+        maximumMessageSize: DaemonClient.maximumMessageSize
     ) {
         try await $0.call("org.varlink.service.GetInfo").decode(Info.self)
     }
@@ -178,7 +179,7 @@ struct DaemonTests {
             """
         let ran = try await Program.run(python, ["-c", script, socket], timeout: .seconds(60))
         #expect(ran.status == 0, "\(ran.standardError)")
-        #expect(ran.standardOutput.hasPrefix("keyportd org.varlink.service\n"))
+        #expect(ran.standardOutput.hasPrefix("keyportd org.keyport.Providers org.varlink.service\n"))
         #expect(ran.standardOutput.contains("interface org.varlink.service"))
     }
 }

@@ -154,3 +154,45 @@ struct LatchTests {
         #expect(!latch.isOpen)
     }
 }
+
+@Suite("atomic file replacement")
+struct AtomicFileTests {
+    @Test("a new file is 0600; an existing one keeps its mode; a link is followed and stays a link")
+    func replaces() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("keyport-atomic-XXXXXX").path
+        var template = Array(base.utf8CString)
+        let root = URL(
+            fileURLWithPath: String(
+                cString: try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) })
+            )
+        )
+        defer { try? FileManager.default.removeItem(at: root) }
+
+        let fresh = root.appendingPathComponent("new.json").path
+        try AtomicFile.write(Array("one".utf8), to: fresh)
+        var info = stat()
+        #expect(stat(fresh, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        #expect(FileManager.default.contents(atPath: fresh) == Data("one".utf8))
+
+        #expect(chmod(fresh, 0o644) == 0)
+        try AtomicFile.write(Array("two".utf8), to: fresh)
+        #expect(stat(fresh, &info) == 0 && info.st_mode & 0o777 == 0o644)
+        #expect(FileManager.default.contents(atPath: fresh) == Data("two".utf8))
+
+        let link = root.appendingPathComponent("link.json").path
+        #expect(symlink(fresh, link) == 0)
+        try AtomicFile.write(Array("three".utf8), to: link)
+        #expect(lstat(link, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK)
+        #expect(FileManager.default.contents(atPath: fresh) == Data("three".utf8))
+        // Nothing but the two names is left behind (no temporary files).
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root.path).sorted() == ["link.json", "new.json"])
+    }
+
+    @Test("a failure names the file and leaves the old one as it was")
+    func failure() throws {
+        let error = #expect(throws: AtomicFile.Failure.self) {
+            try AtomicFile.write(Array("x".utf8), to: "/nonexistent-keyport-directory/file.json")
+        }
+        #expect(error?.message.hasPrefix("cannot write /nonexistent-keyport-directory/file.json") == true)
+    }
+}

@@ -4,9 +4,12 @@ import NIOPosix
 /// The connection ended, or could not be made, before the reply came.
 package struct VarlinkConnectionError: Error, Hashable, Sendable, CustomStringConvertible {
     package var description: String
+    /// The connection was refused: nothing listens on the socket (a stale socket file).
+    package var isRefused: Bool
 
-    package init(_ description: String) {
+    package init(_ description: String, isRefused: Bool = false) {
         self.description = description
+        self.isRefused = isRefused
     }
 }
 
@@ -37,6 +40,8 @@ package final class VarlinkConnection {
                 .connect(unixDomainSocketPath: path) { channel in
                     channel.varlinkAsyncChannel(maximumMessageSize: maximumMessageSize)
                 }
+        } catch let error as IOError where error.errnoCode == ECONNREFUSED || error.errnoCode == ENOENT {
+            throw VarlinkConnectionError("nothing listens at \(path)", isRefused: true)
         } catch {
             throw VarlinkConnectionError("cannot connect to \(path): \(error)")
         }

@@ -181,20 +181,18 @@ private struct InterfaceParser {
     mutating func interfaceName() throws(VarlinkInterfaceSyntaxError) -> String {
         guard word() == "interface" else { throw error("a definition starts with 'interface NAME'") }
         let name = word()
-        // Reverse-domain: at least two dot-separated labels of lowercase letters, digits and
-        // inner dashes, the first starting with a letter.
+        // Reverse-domain: at least two dot-separated labels of letters, digits and inner dashes, the
+        // first starting with a letter (`org.varlink.service`, `io.systemd.Resolve`).
         let labels = name.split(separator: ".", omittingEmptySubsequences: false)
         let valid =
             labels.count >= 2
             && labels.allSatisfy { label in
                 !label.isEmpty && label.first != "-" && label.last != "-"
                     && label.unicodeScalars.allSatisfy {
-                        ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-"
+                        $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-")
                     }
-            } && labels[0].unicodeScalars.first.map { ("a"..."z").contains($0) } == true
-        guard valid else {
-            throw error("'\(name)' is not an interface name (reverse-domain, lowercase: org.example.thing)")
-        }
+            } && labels[0].unicodeScalars.first.map { $0.isASCII && $0.properties.isAlphabetic } == true
+        guard valid else { throw error("'\(name)' is not an interface name (reverse-domain: org.example.thing)") }
         return name
     }
 

@@ -160,62 +160,12 @@ public struct SchemeRegistration: Sendable {
         return removed
     }
 
-    /// Replaces the contents of the file at `path` atomically, keeping what it is: when `path` is a
-    /// symbolic link (a `mimeapps.list` kept with the person's dotfiles), the file it leads to is
-    /// replaced and the link stays; the new file keeps the old one's permission bits. The new
-    /// contents go to a temporary file beside the target, which is then renamed over it, so a
-    /// reader sees the old file or the new one, never half of one.
-    ///
-    /// - Throws: ``SchemeCallbackError`` `.registrationFailed`, naming the file (and the link).
+    /// Replaces the file at `path` atomically (``AtomicFile``), keeping its mode; a link is followed.
     static func replaceContents(of path: String, with data: Data) throws(SchemeCallbackError) {
-        guard let resolved = realpath(path, nil) else {
-            throw SchemeCallbackError(
-                .registrationFailed,
-                "cannot rewrite \(path): \(String(cString: strerror(errno)))"
-            )
-        }
-        let target = String(cString: resolved)
-        free(resolved)
-        let shown = target == path ? path : "\(target) (where the link \(path) leads)"
-        func failure(_ what: String) -> SchemeCallbackError {
-            SchemeCallbackError(
-                .registrationFailed,
-                "cannot rewrite \(shown): \(what): \(String(cString: strerror(errno)))"
-            )
-        }
-        var info = stat()
-        guard stat(target, &info) == 0 else { throw failure("cannot read its permissions") }
-        let directory = (target as NSString).deletingLastPathComponent
-        let name = (target as NSString).lastPathComponent
-        var template = Array("\(directory)/.\(name).keyport-XXXXXX".utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else { throw failure("cannot create a temporary file beside it") }
-        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        var written = fchmod(descriptor, info.st_mode & 0o7777) == 0
-        if written {
-            written = data.withUnsafeBytes { bytes in
-                var offset = 0
-                while offset < bytes.count {
-                    let count = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                    if count < 0 && errno == EINTR { continue }
-                    if count <= 0 { return false }
-                    offset += count
-                }
-                return true
-            }
-        }
-        if written { written = fsync(descriptor) == 0 }
-        guard written else {
-            let error = failure("cannot write the new contents")
-            close(descriptor)
-            unlink(temporary)
-            throw error
-        }
-        close(descriptor)
-        guard rename(temporary, target) == 0 else {
-            let error = failure("cannot replace it")
-            unlink(temporary)
-            throw error
+        do {
+            try AtomicFile.write(data, to: path)
+        } catch {
+            throw SchemeCallbackError(.registrationFailed, error.message)
         }
     }
 

@@ -1,0 +1,197 @@
+import Foundation
+import KeyportInterfaces
+import KeyportSystem
+import Varlink
+
+/// An app's manifest: the keys Apple's apps declare in Info.plist, as a JSON file in
+/// `keyport/providers/` under `$XDG_DATA_HOME` or one of `$XDG_DATA_DIRS`.
+///
+/// ```json
+/// {"id": "org.example.app", "name": "Example", "exec": ["/usr/bin/example", "--flag"],
+///  "capabilities": {"SupportsCredentialExchange": true, "SupportedCredentialExchangeVersions": ["1.0"],
+///                   "ProvidesPasswords": false, "ProvidesOneTimeCodes": false}}
+/// ```
+package struct ProviderManifest: Hashable, Sendable {
+    package var id: String
+    package var name: String
+    /// The program (an absolute path: keyportd recognises the app by it) and its arguments.
+    package var exec: [String]
+    package var capabilities: Providers.Capabilities
+    /// The file it was read from.
+    package var file: String
+
+    /// Reads a manifest; members it does not know are ignored, so later versions can add some.
+    ///
+    /// - Throws: ``ManifestError`` saying which member is wrong and how.
+    package init(data: Data, file: String) throws(ManifestError) {
+        var id: String?
+        var name: String?
+        var exec: [String]?
+        var capabilities = Providers.Capabilities()
+        var versionsGiven = false
+        var cursor = JSONCursor(Array(data))
+        do {
+            guard try cursor.peekKind() == .object else { throw ManifestError("it is not a JSON object") }
+            try cursor.forEachMember { cursor, key in
+                switch key {
+                case "id": id = try Self.string(&cursor)
+                case "name": name = try Self.string(&cursor)
+                case "exec":
+                    guard try cursor.peekKind() == .array else { throw Self.badExec }
+                    var words: [String] = []
+                    try cursor.forEachElement { cursor in
+                        guard try cursor.peekKind() == .string else { throw Self.badExec }
+                        words.append(try cursor.string())
+                    }
+                    exec = words
+                case "capabilities":
+                    guard try cursor.peekKind() == .object else {
+                        throw ManifestError("\"capabilities\" must be an object")
+                    }
+                    try cursor.forEachMember { cursor, key in
+                        func flag() throws -> Bool {
+                            guard try cursor.peekKind() == .bool else {
+                                throw ManifestError("\"capabilities.\(key)\" must be true or false")
+                            }
+                            return try cursor.bool()
+                        }
+                        switch key {
+                        case "SupportsCredentialExchange": capabilities.SupportsCredentialExchange = try flag()
+                        case "ProvidesPasswords": capabilities.ProvidesPasswords = try flag()
+                        case "ProvidesOneTimeCodes": capabilities.ProvidesOneTimeCodes = try flag()
+                        case "SupportedCredentialExchangeVersions":
+                            let problem = ManifestError(
+                                "\"capabilities.SupportedCredentialExchangeVersions\" must be versions such as [\"1.0\"]"
+                            )
+                            guard try cursor.peekKind() == .array else { throw problem }
+                            var versions: [String] = []
+                            try cursor.forEachElement { cursor in
+                                guard try cursor.peekKind() == .string else { throw problem }
+                                let version = try cursor.string()
+                                guard Self.isVersion(version) else { throw problem }
+                                versions.append(version)
+                            }
+                            capabilities.SupportedCredentialExchangeVersions = versions
+                            versionsGiven = true
+                        default: try cursor.skipValue()
+                        }
+                    }
+                default: try cursor.skipValue()
+                }
+            }
+            guard cursor.isAtEnd else { throw ManifestError("there is more after the JSON object") }
+        } catch let error as ManifestError {
+            throw error
+        } catch {
+            throw ManifestError("it is not JSON (\(error))")
+        }
+        guard let id, Self.isReverseDNS(id) else {
+            throw ManifestError("\"id\" must be a reverse-DNS name such as org.example.app")
+        }
+        guard let name, !name.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw ManifestError("\"name\" must be the app's name, a non-empty string")
+        }
+        guard let exec, exec.first?.hasPrefix("/") == true else { throw Self.badExec }
+        if capabilities.SupportsCredentialExchange, !versionsGiven {
+            // An app that supports exchange without naming versions takes the first one.
+            capabilities.SupportedCredentialExchangeVersions = ["1.0"]
+        }
+        self.id = id
+        self.name = name
+        self.exec = exec
+        self.capabilities = capabilities
+        self.file = file
+    }
+
+    private static let badExec = ManifestError(
+        "\"exec\" must be an array of strings whose first is the program's absolute path"
+    )
+
+    /// The string at the cursor, or `nil` (the value skipped) when it is something else.
+    private static func string(_ cursor: inout JSONCursor) throws -> String? {
+        guard try cursor.peekKind() == .string else {
+            try cursor.skipValue()
+            return nil
+        }
+        return try cursor.string()
+    }
+
+    /// Two or more dot-separated labels of letters, digits, `-` and `_`.
+    static func isReverseDNS(_ id: String) -> Bool {
+        let labels = id.split(separator: ".", omittingEmptySubsequences: false)
+        return id.utf8.count <= 255 && labels.count >= 2
+            && labels.allSatisfy { label in
+                !label.isEmpty
+                    && label.unicodeScalars.allSatisfy {
+                        $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_")
+                    }
+            }
+    }
+
+    /// `MAJOR.MINOR`, both numbers.
+    static func isVersion(_ text: String) -> Bool {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 2 && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isASCII) && UInt32($0) != nil }
+    }
+}
+
+/// Why a manifest was skipped.
+package struct ManifestError: Error, Hashable, Sendable, CustomStringConvertible {
+    package var description: String
+
+    package init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// The registered apps: every manifest in the providers directories, read afresh when asked (an
+/// app installed or removed is seen at the next request, with no watcher to keep).
+package struct ProviderRegistry: Sendable {
+    /// Where manifests are looked for, most important first: `$XDG_DATA_HOME/keyport/providers`,
+    /// then each of `$XDG_DATA_DIRS` (default `/usr/local/share:/usr/share`).
+    package var directories: [URL]
+
+    package init(environment: [String: String]) {
+        let base = BaseDirectories(environment: environment)
+        let system = (environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share")
+            .split(separator: ":").filter { $0.hasPrefix("/") }.map {
+                URL(fileURLWithPath: String($0), isDirectory: true)
+            }
+        directories = ([base.dataHome] + system).map {
+            $0.appendingPathComponent("keyport/providers", isDirectory: true)
+        }
+    }
+
+    /// The manifests, and the files that were skipped with why. An id found again in a later
+    /// directory is the earlier one's (a user's manifest overrides the system's): not a problem.
+    /// Two files with one id in the same directory are.
+    package func scan() -> (manifests: [ProviderManifest], problems: [Providers.Problem]) {
+        var manifests: [ProviderManifest] = []
+        var problems: [Providers.Problem] = []
+        var byID: [String: (file: String, directory: URL)] = [:]
+        for directory in directories {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+            for name in names.sorted() where name.hasSuffix(".json") {
+                let file = directory.appendingPathComponent(name).path
+                do {
+                    guard let data = FileManager.default.contents(atPath: file) else {
+                        throw ManifestError("it cannot be read")
+                    }
+                    guard data.count <= 1 << 20 else { throw ManifestError("it is larger than 1 MiB") }
+                    let manifest = try ProviderManifest(data: data, file: file)
+                    if let earlier = byID[manifest.id] {
+                        if earlier.directory == directory {
+                            throw ManifestError("the id \(manifest.id) is already registered by \(earlier.file)")
+                        }
+                        continue
+                    }
+                    byID[manifest.id] = (file, directory)
+                    manifests.append(manifest)
+                } catch {
+                    problems.append(Providers.Problem(manifest: file, message: "\(error)"))
+                }
+            }
+        }
+        return (manifests, problems)
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+import KeyportInterfaces
+import KeyportSystem
+import Synchronization
+import Varlink
+
+/// The person's Settings for providers: which AutoFill may ask, in which order. Kept in
+/// `$XDG_CONFIG_HOME/keyport/settings.json`, `{"enabled": ["org.example.app", …]}`, written
+/// atomically (0600) so a crash never leaves half a file.
+///
+/// Ids of apps that are not registered now stay in the file: an app that is reinstalled comes
+/// back where it was.
+package struct ProviderSettings: Codable, Hashable, Sendable {
+    package var enabled: [String]
+
+    package init(enabled: [String] = []) {
+        self.enabled = enabled
+    }
+
+    /// The settings file in `configuration` (the keyport configuration directory).
+    package static func file(in configuration: URL) -> URL {
+        configuration.appendingPathComponent("settings.json")
+    }
+
+    /// Reads the settings; a missing file is the defaults. A file that cannot be read is reported
+    /// (and the defaults used) but left as it is until the person changes a setting.
+    package static func load(from configuration: URL) -> (settings: ProviderSettings, problem: Providers.Problem?) {
+        let file = file(in: configuration)
+        guard FileManager.default.fileExists(atPath: file.path) else { return (ProviderSettings(), nil) }
+        do {
+            return (try JSONDecoder().decode(ProviderSettings.self, from: Data(contentsOf: file)), nil)
+        } catch {
+            let problem = Providers.Problem(
+                manifest: file.path,
+                message: "the settings cannot be read (\(error)); no provider is enabled until they are saved again"
+            )
+            return (ProviderSettings(), problem)
+        }
+    }
+
+    /// Writes the settings, creating the directory (0700) when needed.
+    package func save(to configuration: URL) throws(Providers.SaveError) {
+        do {
+            try FileManager.default.createDirectory(
+                at: configuration,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try AtomicFile.write(try encoder.encode(self), to: Self.file(in: configuration).path)
+        } catch {
+            throw Providers.SaveError(message: "the settings could not be saved: \(error)")
+        }
+    }
+}
+
+extension Providers {
+    /// Settings could not be written.
+    package struct SaveError: Error, Sendable {
+        package var message: String
+    }
+}
+
+/// `org.keyport.Providers`: the registry and the Settings.
+package final class ProvidersService: Sendable {
+    private let registry: ProviderRegistry
+    private let configuration: URL
+    /// Serialises read-modify-write of the settings file.
+    private let settingsLock = Mutex(())
+
+    package init(registry: ProviderRegistry, configuration: URL) {
+        self.registry = registry
+        self.configuration = configuration
+    }
+
+    /// The registered apps with their Settings: enabled ones first in order, then the others by id.
+    package func list() -> Providers.List {
+        let (manifests, problems) = registry.scan()
+        let (settings, settingsProblem) = ProviderSettings.load(from: configuration)
+        let registered = Set(manifests.map(\.id))
+        let enabled = settings.enabled.filter { registered.contains($0) }
+        let position = Dictionary(enabled.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        let providers = manifests.map { manifest in
+            Providers.Provider(
+                id: manifest.id,
+                name: manifest.name,
+                exec: manifest.exec,
+                capabilities: manifest.capabilities,
+                manifest: manifest.file,
+                enabled: position[manifest.id] != nil,
+                position: position[manifest.id]
+            )
+        }
+        .sorted { ($0.position ?? Int.max, $0.id) < ($1.position ?? Int.max, $1.id) }
+        return Providers.List(providers: providers, problems: problems + (settingsProblem.map { [$0] } ?? []))
+    }
+
+    /// The interface and its methods, for the server.
+    package var implementation: VarlinkInterfaceImplementation {
+        VarlinkInterfaceImplementation(
+            KeyportInterfaces.providers,
+            methods: [
+                "List": { [self] _ throws(VarlinkError) in try Self.encode(self.list()) },
+                "Enable": { [self] request throws(VarlinkError) in
+                    let id = try Self.decode(Providers.ID.self, request).id
+                    try self.change([id]) { enabled, _ in if !enabled.contains(id) { enabled.append(id) } }
+                    return .emptyObject
+                },
+                "Disable": { [self] request throws(VarlinkError) in
+                    let id = try Self.decode(Providers.ID.self, request).id
+                    try self.change([id]) { enabled, _ in enabled.removeAll { $0 == id } }
+                    return .emptyObject
+                },
+                "Order": { [self] request throws(VarlinkError) in
+                    let ids = try Self.decode(Providers.IDs.self, request).ids
+                    var seen = Set<String>()
+                    for id in ids where !seen.insert(id).inserted {
+                        throw VarlinkError(
+                            name: "org.keyport.Providers.DuplicateProvider",
+                            [
+                                "id": id,
+                                "message":
+                                    "\(id) is given twice; name each provider once, in the order AutoFill should ask them",
+                            ]
+                        )
+                    }
+                    try self.change(ids) { enabled, registered in
+                        // Unregistered ids kept in the settings stay, after the ones given.
+                        enabled = ids + enabled.filter { !registered.contains($0) && !ids.contains($0) }
+                    }
+                    return .emptyObject
+                },
+            ]
+        )
+    }
+
+    /// Applies `edit` to the enabled list for the providers `ids`, which must all be registered.
+    private func change(_ ids: [String], _ edit: (inout [String], Set<String>) -> Void) throws(VarlinkError) {
+        let registered = Set(registry.scan().manifests.map(\.id))
+        for id in ids where !registered.contains(id) {
+            throw VarlinkError(
+                name: "org.keyport.Providers.UnknownProvider",
+                [
+                    "id": id,
+                    "message": "no registered app has the id \(id); `keyport providers list` shows the registered ones",
+                ]
+            )
+        }
+        let failure = settingsLock.withLock { _ -> Providers.SaveError? in
+            var settings = ProviderSettings.load(from: configuration).settings
+            edit(&settings.enabled, registered)
+            do throws(Providers.SaveError) {
+                try settings.save(to: configuration)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure {
+            throw VarlinkError(name: "org.keyport.Providers.SettingsUnavailable", ["message": failure.message])
+        }
+    }
+
+    private static func decode<T: Decodable>(_ type: T.Type, _ request: VarlinkRequest) throws(VarlinkError) -> T {
+        do {
+            return try request.call.parameters.decode(type)
+        } catch {
+            // The parameters were checked against the interface already; this is a mismatch between
+            // the definition and this type, reported rather than trapped.
+            throw VarlinkError.invalidParameter("parameters", "\(error)")
+        }
+    }
+
+    private static func encode(_ value: some Encodable) throws(VarlinkError) -> RawJSON {
+        do {
+            return try RawJSON(encoding: value)
+        } catch {
+            throw VarlinkError.invalidParameter("parameters", "the reply could not be encoded: \(error)")
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+import Varlink
+
+/// keyportd's interfaces, read from their definitions (`Interfaces/*.varlink`, shipped with the
+/// module). The files are the protocol's documentation; docs/protocol.md explains them.
+package enum KeyportInterfaces {
+    /// `org.keyport.Providers`: registered apps and Settings.
+    package static let providers = load("org.keyport.Providers")
+
+    /// Every interface keyportd serves.
+    package static var all: [VarlinkInterface] { [providers] }
+
+    /// Reads and parses `Interfaces/NAME.varlink`. A definition that does not parse is a bug in
+    /// the package, not something a user can meet, so it stops the program with the reason.
+    private static func load(_ name: String) -> VarlinkInterface {
+        guard let url = Bundle.module.url(forResource: name, withExtension: "varlink", subdirectory: "Interfaces"),
+            let text = try? String(contentsOf: url, encoding: .utf8)
+        else { preconditionFailure("the interface definition \(name).varlink is not in the module's resources") }
+        do {
+            return try VarlinkInterface(text)
+        } catch {
+            preconditionFailure("\(name).varlink does not parse: \(error)")
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import ArgumentParser
+import Foundation
+import KeyportEncoding
+import KeyportInterfaces
+import Varlink
+
+/// `keyport providers`: the registered apps and the Settings AutoFill follows, through keyportd.
+struct ProvidersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "providers",
+        abstract: "List the registered apps; enable, disable and order the providers AutoFill asks.",
+        discussion: """
+            Apps register with a manifest in keyport/providers/ under $XDG_DATA_HOME or $XDG_DATA_DIRS. \
+            Credential exchange offers every registered app that supports it; AutoFill asks only the \
+            enabled providers, in order. These commands talk to keyportd, which must be running.
+            """,
+        subcommands: [List.self, Enable.self, Disable.self, Order.self]
+    )
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show the registered apps, enabled ones first in order, and manifests that were skipped."
+        )
+
+        @Flag(name: .long, help: "Print JSON: {\"providers\": […], \"problems\": […]}.")
+        var json = false
+
+        func run() async throws {
+            let list = try await call("List").decode(Providers.List.self)
+            if json {
+                FileHandle.write(encodeJSON(list) + "\n", to: .standardOutput)
+                return
+            }
+            var text = ""
+            if list.providers.isEmpty { text += "No app is registered.\n" }
+            for provider in list.providers {
+                let place = provider.position.map { "\($0 + 1)." } ?? "-"
+                var can: [String] = []
+                if provider.capabilities.SupportsCredentialExchange {
+                    can.append(
+                        "exchange \(provider.capabilities.SupportedCredentialExchangeVersions.joined(separator: ","))"
+                    )
+                }
+                if provider.capabilities.ProvidesPasswords { can.append("passwords") }
+                if provider.capabilities.ProvidesOneTimeCodes { can.append("one-time codes") }
+                text += "\(place) \(DisplayText.escaping(provider.id))  \(DisplayText.escaping(provider.name))"
+                text +=
+                    "  [\(provider.enabled ? "enabled" : "disabled")]  \(can.isEmpty ? "nothing" : can.joined(separator: ", "))\n"
+            }
+            for problem in list.problems {
+                text += "skipped \(DisplayText.escaping(problem.manifest)): \(DisplayText.escaping(problem.message))\n"
+            }
+            FileHandle.write(text, to: .standardOutput)
+        }
+    }
+
+    struct Enable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Let AutoFill ask this provider (it goes last).")
+
+        @Argument(help: "The provider's id, as `keyport providers list` shows it.")
+        var id: String
+
+        func run() async throws {
+            _ = try await call("Enable", Providers.ID(id: id))
+        }
+    }
+
+    struct Disable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Stop AutoFill asking this provider.")
+
+        @Argument(help: "The provider's id.")
+        var id: String
+
+        func run() async throws {
+            _ = try await call("Disable", Providers.ID(id: id))
+        }
+    }
+
+    struct Order: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Enable exactly these providers, in this order (the others are disabled)."
+        )
+
+        @Argument(help: "Provider ids, the one AutoFill asks first first.")
+        var ids: [String] = []
+
+        func run() async throws {
+            _ = try await call("Order", Providers.IDs(ids: ids))
+        }
+    }
+}
+
+/// Calls `org.keyport.Providers.METHOD` on keyportd; failures become the CLI's: exit 1 for what
+/// keyportd refused (with its message), 2 when keyportd cannot be reached.
+private func call(
+    _ method: String,
+    _ parameters: (some Encodable)? = Optional<Providers.ID>.none
+) async throws -> RawJSON {
+    do {
+        let encoded = try parameters.map { try RawJSON(encoding: $0) } ?? .emptyObject
+        return try await DaemonClient.withConnection(environment: ProcessInfo.processInfo.environment) { connection in
+            try await connection.call("org.keyport.Providers.\(method)", encoded)
+        }
+    } catch let error as VarlinkError {
+        throw Failure.invalid(error.message ?? error.description)
+    } catch let error as DaemonError {
+        throw Failure.io(error.description)
+    } catch let error as VarlinkConnectionError {
+        throw Failure.io("keyportd: \(error)")
+    }
+}

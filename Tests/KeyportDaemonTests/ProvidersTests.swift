@@ -1,0 +1,249 @@
+import Foundation
+import KeyportDaemon
+import KeyportInterfaces
+import KeyportTestSupport
+import Testing
+import Varlink
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+private let buildDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    .deletingLastPathComponent()
+
+private func manifest(_ id: String, _ name: String, exchange: Bool = false, extra: String = "") -> String {
+    """
+    {"id": "\(id)", "name": "\(name)", "exec": ["/usr/bin/true", "--import"],
+     "capabilities": {"SupportsCredentialExchange": \(exchange), "ProvidesOneTimeCodes": true}\(extra)}
+    """
+}
+
+@Suite("provider manifests")
+struct ManifestTests {
+    @Test("a manifest is read with its capabilities; unknown members are ignored; exchange defaults to 1.0")
+    func reads() throws {
+        let read = try ProviderManifest(
+            data: Data(manifest("org.example.app", "Example", exchange: true, extra: #", "future": [1]"#).utf8),
+            file: "m.json"
+        )
+        #expect(read.id == "org.example.app" && read.name == "Example")
+        #expect(read.exec == ["/usr/bin/true", "--import"])
+        #expect(
+            read.capabilities.SupportsCredentialExchange && read.capabilities.ProvidesOneTimeCodes
+                && !read.capabilities.ProvidesPasswords
+        )
+        #expect(read.capabilities.SupportedCredentialExchangeVersions == ["1.0"])
+    }
+
+    @Test(
+        "a manifest that cannot be used says which member is wrong",
+        arguments: [
+            ("[]", "not a JSON object"),
+            ("{", "not JSON"),
+            (#"{"name":"A","exec":["/bin/a"]}"#, "\"id\" must be a reverse-DNS name"),
+            (#"{"id":"app","name":"A","exec":["/bin/a"]}"#, "\"id\" must be a reverse-DNS name"),
+            (#"{"id":"org.a","name":" ","exec":["/bin/a"]}"#, "\"name\" must be"),
+            (#"{"id":"org.a","name":"A","exec":["a"]}"#, "absolute path"),
+            (#"{"id":"org.a","name":"A","exec":[]}"#, "absolute path"),
+            (#"{"id":"org.a","name":"A","exec":"/bin/a"}"#, "\"exec\" must be an array"),
+            (
+                #"{"id":"org.a","name":"A","exec":["/bin/a"],"capabilities":{"ProvidesPasswords":1}}"#,
+                "capabilities.ProvidesPasswords\" must be true or false"
+            ),
+            (
+                #"{"id":"org.a","name":"A","exec":["/bin/a"],"capabilities":{"SupportedCredentialExchangeVersions":["1"]}}"#,
+                "versions such as"
+            ),
+            (#"{"id":"org.a","name":"A","exec":["/bin/a"]} x"#, "more after the JSON object"),
+        ]
+    )
+    func refuses(text: String, reason: String) {
+        let error = #expect(throws: ManifestError.self) { try ProviderManifest(data: Data(text.utf8), file: "m.json") }
+        #expect(error?.description.contains(reason) == true, "\(error?.description ?? "")")
+    }
+
+    @Test("the registry reads the user's directory before the system's; a bad manifest is skipped and reported")
+    func registry() throws {
+        let directory = try TemporaryDirectory("kp-registry")
+        defer { directory.remove() }
+        let user = try directory.subdirectory("data/keyport/providers")
+        let system = try directory.subdirectory("system/keyport/providers")
+        try manifest("org.example.one", "One (user)").write(
+            to: user.appendingPathComponent("one.json"),
+            atomically: true,
+            encoding: .utf8
+        )
+        try manifest("org.example.one", "One (system)").write(
+            to: system.appendingPathComponent("one.json"),
+            atomically: true,
+            encoding: .utf8
+        )
+        try manifest("org.example.two", "Two").write(
+            to: system.appendingPathComponent("two.json"),
+            atomically: true,
+            encoding: .utf8
+        )
+        try manifest("org.example.two", "Two again").write(
+            to: system.appendingPathComponent("z-two.json"),
+            atomically: true,
+            encoding: .utf8
+        )
+        try "{".write(to: user.appendingPathComponent("broken.json"), atomically: true, encoding: .utf8)
+        try "not a manifest".write(to: user.appendingPathComponent("README"), atomically: true, encoding: .utf8)
+        let registry = ProviderRegistry(environment: [
+            "XDG_DATA_HOME": directory.url.appendingPathComponent("data").path,
+            "XDG_DATA_DIRS": directory.url.appendingPathComponent("system").path + ":relative/ignored",
+        ])
+        let (manifests, problems) = registry.scan()
+        #expect(manifests.map(\.name) == ["One (user)", "Two"])
+        #expect(
+            problems.map(\.manifest) == [
+                user.appendingPathComponent("broken.json").path, system.appendingPathComponent("z-two.json").path,
+            ]
+        )
+        #expect(
+            problems.last?.message.contains("already registered by \(system.appendingPathComponent("two.json").path)")
+                == true
+        )
+    }
+}
+
+@Suite("keyport providers through keyportd")
+struct ProvidersCommandTests {
+    /// A sandbox: XDG directories, a socket, manifests.
+    struct Sandbox {
+        let directory: TemporaryDirectory
+        let environment: [String: String]
+        var socket: String { environment["KEYPORT_SOCKET"]! }
+        var settings: URL { directory.url.appendingPathComponent("config/keyport/settings.json") }
+
+        init() throws {
+            directory = try TemporaryDirectory("kp-providers")
+            let providers = try directory.subdirectory("data/keyport/providers")
+            try manifest("org.example.alpha", "Alpha", exchange: true).write(
+                to: providers.appendingPathComponent("alpha.json"),
+                atomically: true,
+                encoding: .utf8
+            )
+            try manifest("org.example.beta", "Beta").write(
+                to: providers.appendingPathComponent("beta.json"),
+                atomically: true,
+                encoding: .utf8
+            )
+            try #"{"id": 5}"#.write(to: providers.appendingPathComponent("bad.json"), atomically: true, encoding: .utf8)
+            var environment = ProcessInfo.processInfo.environment
+            environment["KEYPORT_SOCKET"] = directory.url.appendingPathComponent("d.sock").path
+            environment["XDG_DATA_HOME"] = directory.url.appendingPathComponent("data").path
+            environment["XDG_DATA_DIRS"] = directory.url.appendingPathComponent("none").path
+            environment["XDG_CONFIG_HOME"] = directory.url.appendingPathComponent("config").path
+            environment["XDG_STATE_HOME"] = directory.url.appendingPathComponent("state").path
+            self.environment = environment
+        }
+
+        func startDaemon() async throws -> Program {
+            let daemon = try Program(buildDirectory.appendingPathComponent("keyportd").path, environment: environment)
+            _ = try await daemon.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
+            return daemon
+        }
+
+        func keyport(_ arguments: [String]) async throws -> Program.Ran {
+            try await Program.run(
+                buildDirectory.appendingPathComponent("keyport").path,
+                arguments,
+                environment: environment,
+                timeout: .seconds(60)
+            )
+        }
+    }
+
+    @Test("list, enable, order and disable; Settings are saved 0600 and survive a restart of keyportd")
+    func settings() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.directory.remove() }
+        var daemon = try await sandbox.startDaemon()
+        defer { daemon.stop() }
+
+        let empty = try await sandbox.keyport(["providers", "list"])
+        #expect(empty.status == 0, "\(empty.standardError)")
+        #expect(empty.standardOutput.contains("- org.example.alpha  Alpha  [disabled]  exchange 1.0, one-time codes"))
+        #expect(
+            empty.standardOutput.contains(
+                "skipped \(sandbox.directory.url.appendingPathComponent("data/keyport/providers/bad.json").path): \"id\" must be"
+            )
+        )
+
+        #expect(try await sandbox.keyport(["providers", "enable", "org.example.beta"]).status == 0)
+        #expect(try await sandbox.keyport(["providers", "enable", "org.example.alpha"]).status == 0)
+        var info = stat()
+        #expect(lstat(sandbox.settings.path, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        let listed = try await sandbox.keyport(["providers", "list", "--json"])
+        let list = try JSONDecoder().decode(Providers.List.self, from: Data(listed.standardOutput.utf8))
+        #expect(list.providers.map(\.id) == ["org.example.beta", "org.example.alpha"])
+        #expect(list.providers.map(\.position) == [0, 1])
+
+        #expect(try await sandbox.keyport(["providers", "order", "org.example.alpha", "org.example.beta"]).status == 0)
+        #expect(try await sandbox.keyport(["providers", "disable", "org.example.beta"]).status == 0)
+
+        daemon.signal(SIGTERM)
+        #expect(try await daemon.finish(timeout: .seconds(30)).status == 0)
+        daemon = try await sandbox.startDaemon()
+        let after = try await sandbox.keyport(["providers", "list", "--json"])
+        let restarted = try JSONDecoder().decode(Providers.List.self, from: Data(after.standardOutput.utf8))
+        #expect(
+            restarted.providers.map { "\($0.id) \($0.enabled)" } == [
+                "org.example.alpha true", "org.example.beta false",
+            ]
+        )
+    }
+
+    @Test("an unknown or repeated id is refused with keyportd's reason (exit 1); nothing changes")
+    func refusals() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.directory.remove() }
+        let daemon = try await sandbox.startDaemon()
+        defer { daemon.stop() }
+        let unknown = try await sandbox.keyport(["providers", "enable", "org.example.nope"])
+        #expect(unknown.status == 1)
+        #expect(unknown.standardError.contains("no registered app has the id org.example.nope"))
+        let repeated = try await sandbox.keyport(["providers", "order", "org.example.alpha", "org.example.alpha"])
+        #expect(repeated.status == 1)
+        #expect(repeated.standardError.contains("org.example.alpha is given twice"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.settings.path))
+    }
+
+    @Test("without keyportd, the command says how to start it (exit 2)")
+    func notRunning() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.directory.remove() }
+        let ran = try await sandbox.keyport(["providers", "list"])
+        #expect(ran.status == 2)
+        #expect(ran.standardError.contains("keyportd is not running"), "\(ran.standardError)")
+    }
+
+    @Test("PyPI's varlink client reads the interface, lists providers and gets keyportd's errors")
+    func pythonClient() async throws {
+        let python = try await Peers.python(importing: ["varlink"])
+        let sandbox = try Sandbox()
+        defer { sandbox.directory.remove() }
+        let daemon = try await sandbox.startDaemon()
+        defer { daemon.stop() }
+        let script = """
+            import sys, varlink
+            with varlink.Client(address="unix:" + sys.argv[1]) as client, client.open("org.keyport.Providers", namespaced=False) as providers:
+                print(" ".join(p["id"] for p in providers.List()["providers"]))
+                try:
+                    providers.Enable("org.example.nope")
+                except varlink.VarlinkError as error:
+                    print(error.error(), error.parameters()["id"])
+            """
+        let ran = try await Program.run(python, ["-c", script, sandbox.socket], timeout: .seconds(60))
+        #expect(ran.status == 0, "\(ran.standardError)")
+        #expect(
+            ran.standardOutput
+                == "org.example.alpha org.example.beta\norg.keyport.Providers.UnknownProvider org.example.nope\n"
+        )
+    }
+}

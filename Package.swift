@@ -26,8 +26,12 @@ let package = Package(
         // Binary-to-text codecs (base64url, Base32) shared by the format modules; not a product.
         .target(name: "KeyportEncoding"),
         // What every process-level part needs (child processes, private runtime directories, XDG
-        // base directories, termination signals, small concurrency helpers); not a product.
-        .target(name: "KeyportSystem"),
+        // base directories, termination signals, peer credentials and pinned processes, small
+        // concurrency helpers); not a product.
+        .target(name: "KeyportSystem", dependencies: ["CKeyportSystem"]),
+        // The Linux calls KeyportSystem makes that Swift's Glibc module lacks (SO_PEERCRED's
+        // struct ucred, SO_PEERPIDFD, pidfd_open); not a product.
+        .target(name: "CKeyportSystem"),
         // Varlink, systemd's IPC (NUL-terminated JSON, interface definitions, introspection):
         // keyportd, its clients and agents speak it; not a product.
         .target(

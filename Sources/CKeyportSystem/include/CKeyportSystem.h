@@ -1,0 +1,32 @@
+#ifndef CKEYPORTSYSTEM_H
+#define CKEYPORTSYSTEM_H
+
+// The few Linux calls KeyportSystem needs that Swift's Glibc module does not offer: `struct ucred`
+// is declared only under _GNU_SOURCE, SO_PEERPIDFD is newer than the kernel headers of Debian 12
+// and Ubuntu 22.04, glibc declares pidfd_open only from 2.36, and the module leaves out statfs.
+// Each takes plain C types and, on failure, returns -1 with errno set.
+
+#ifdef __linux__
+
+/// The process id, user id and group id the kernel recorded for the peer of the Unix socket
+/// `socket` when it connected (SO_PEERCRED). The pid is 0 when the peer runs in a pid namespace
+/// this process cannot see.
+int ckp_peer_credentials(int socket, int *pid, unsigned int *uid, unsigned int *gid);
+
+/// A pidfd for the process that connected to the Unix socket `socket` (SO_PEERPIDFD, Linux 6.5 and
+/// later; ENOPROTOOPT before). Close-on-exec.
+int ckp_peer_pidfd(int socket);
+
+/// A pidfd for the process `pid` (pidfd_open, Linux 5.3 and later; ENOSYS before). Close-on-exec.
+int ckp_pidfd_open(int pid);
+
+/// 1 while the process of `pidfd` has not exited, 0 once it has (a zombie counts as exited), without
+/// waiting: a pidfd polls readable when its process exits, whoever has its pid number by then.
+int ckp_pidfd_alive(int pidfd);
+
+/// The type of the filesystem `path` is on (statfs's f_type, such as FUSE_SUPER_MAGIC), in `type`.
+int ckp_filesystem_type(const char *path, long *type);
+
+#endif
+
+#endif

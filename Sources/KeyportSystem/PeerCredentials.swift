@@ -1,0 +1,371 @@
+#if os(Linux)
+import CKeyportSystem
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Why a socket's peer or a process could not be identified. `message` says what happened.
+package struct ProcessIdentityError: Error, Sendable, CustomStringConvertible {
+    package enum Reason: Sendable, Equatable {
+        /// The descriptor is not a connected Unix socket, or the kernel knows no process for its
+        /// peer in this pid namespace (it reports pid 0 for a peer in a namespace this process
+        /// cannot see).
+        case noPeer
+        /// The process ended: before it could be pinned, or before what was read about it could be
+        /// trusted to be its.
+        case exited
+        /// No pidfd could be had: the kernel has none (Linux before 5.3), or refused one (too many
+        /// open descriptors).
+        case pidfdUnavailable
+        /// A file about the process could not be read or understood: `/proc/PID/exe` of a process
+        /// that is not dumpable, a `/proc` mounted with `hidepid`, a `.flatpak-info` without an app
+        /// id.
+        case unreadable
+    }
+
+    package var reason: Reason
+    package var message: String
+
+    package var description: String { message }
+}
+
+/// Who was at the other end of a Unix socket when it connected, as the kernel recorded it then
+/// (`SO_PEERCRED`): the process, its effective user and group. Later `setuid` calls or `exec`s of
+/// the peer do not change it; the pid, though, may name another process once the peer has ended,
+/// which is why ``PinnedProcess`` exists.
+package struct PeerCredentials: Sendable, Hashable {
+    /// The peer's process id, in this process's pid namespace.
+    package var pid: pid_t
+    package var uid: uid_t
+    package var gid: gid_t
+
+    /// The credentials of the peer of the connected Unix socket `descriptor`.
+    package init(socket descriptor: Int32) throws(ProcessIdentityError) {
+        var pid: Int32 = 0
+        var uid: UInt32 = 0
+        var gid: UInt32 = 0
+        guard ckp_peer_credentials(descriptor, &pid, &uid, &gid) == 0 else {
+            throw ProcessIdentityError(
+                reason: .noPeer,
+                message: "cannot read the peer credentials of descriptor \(descriptor): \(errorText())"
+            )
+        }
+        self.pid = pid
+        self.uid = uid
+        self.gid = gid
+    }
+}
+
+/// A process held by a pidfd, so that what is read about it is known to be its own: a pid number
+/// passes to a new process once its owner ends and is reaped, a pidfd never does.
+///
+/// Each read (``executable``, ``cgroupUnit``, ``flatpakAppID``, ``systemdAppID``,
+/// ``isDescendant(of:)``) goes through `/proc/PID` and then checks that the process is still
+/// alive: while it is, its pid has stayed its own, so what was read was its. A process that ended
+/// meanwhile makes the read throw ``ProcessIdentityError/Reason/exited``.
+///
+/// What the reads prove: the executable is what the process runs now (it may `exec` another
+/// program after connecting, keeping the socket; a program run with `LD_PRELOAD` or under a
+/// debugger is still that program's path), and the systemd unit is one the process's starter chose.
+/// For a host app neither is a security boundary: any program of the user can start another under
+/// any unit name. A Flatpak app id is strong: the sandbox cannot change its `/.flatpak-info`, and
+/// a host process that fakes one in a user namespace of its own gains nothing, as it could run
+/// code inside that app's sandbox anyway (`flatpak run --command`).
+///
+/// The pidfd is closed when the object is released.
+package final class PinnedProcess: Sendable {
+    /// How the pidfd was obtained.
+    package enum Pinning: Sendable, Equatable {
+        /// From the socket (`SO_PEERPIDFD`, Linux 6.5 and later): the kernel's own reference to the
+        /// process that connected. Nothing can come between.
+        case socketPeer
+        /// By opening the pid number (`pidfd_open`): between learning the number and opening it,
+        /// the process could have ended and its number passed to another. Opened right after
+        /// reading a socket's credentials that window is short, and cycling through the pid space
+        /// (up to 4,194,304 on a 64-bit systemd machine) to hit it takes a long time.
+        case pidNumber
+    }
+
+    /// The process id, in this process's pid namespace.
+    package let pid: pid_t
+    package let pinning: Pinning
+    private let pidfd: Int32
+
+    /// Pins the peer of the connected Unix socket `descriptor`: by `SO_PEERPIDFD`, or on a kernel
+    /// before 6.5 by opening the pid `SO_PEERCRED` reports (``Pinning/pidNumber``).
+    ///
+    /// keyportd calls this with the descriptor of a connection it has just accepted, before the
+    /// connection becomes a swift-nio channel (`ClientBootstrap.withConnectedSocket(_:)` adopts
+    /// it): a channel that `ServerBootstrap` accepted does not show its descriptor.
+    package init(peerOf descriptor: Int32) throws(ProcessIdentityError) {
+        let credentials = try PeerCredentials(socket: descriptor)
+        guard credentials.pid > 0 else {
+            throw ProcessIdentityError(
+                reason: .noPeer,
+                message:
+                    "the kernel reports no process for the peer of descriptor \(descriptor): the peer runs in a pid namespace this process cannot see, or the descriptor is not a Unix socket"
+            )
+        }
+        let pidfd = ckp_peer_pidfd(descriptor)
+        if pidfd >= 0 {
+            self.pid = credentials.pid
+            self.pinning = .socketPeer
+            self.pidfd = pidfd
+        } else if errno == ENOPROTOOPT {
+            self.pid = credentials.pid
+            self.pinning = .pidNumber
+            self.pidfd = try Self.openPIDFD(credentials.pid)
+        } else if errno == ESRCH {
+            // The peer has ended and been reaped; its number must not be opened, another process
+            // may have it.
+            throw Self.ended(credentials.pid, "before it could be pinned")
+        } else {
+            throw ProcessIdentityError(
+                reason: .pidfdUnavailable,
+                message: "cannot pin the peer of descriptor \(descriptor) (process \(credentials.pid)): \(errorText())"
+            )
+        }
+    }
+
+    /// Pins the process `pid` by opening its number (``Pinning/pidNumber``). Safe when the number
+    /// cannot have passed to another process: a child of ours not yet reaped, a process another
+    /// pinned one names as its parent while both are alive. (A `ChildProcess` is reaped by its own
+    /// thread as soon as it exits, so one that ends at once leaves a short window; pin it right
+    /// after starting it.)
+    package init(pid: pid_t) throws(ProcessIdentityError) {
+        self.pid = pid
+        self.pinning = .pidNumber
+        self.pidfd = try Self.openPIDFD(pid)
+    }
+
+    deinit {
+        close(pidfd)
+    }
+
+    /// Whether the process has not exited yet (a zombie has). Once false, false for good.
+    package var isAlive: Bool {
+        ckp_pidfd_alive(pidfd) == 1
+    }
+
+    /// The path of the program the process runs (`/proc/PID/exe`), as the kernel shows it: with
+    /// ` (deleted)` appended when that file has since been removed or replaced (an upgrade).
+    package var executable: String {
+        get throws(ProcessIdentityError) {
+            let path = "/proc/\(pid)/exe"
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            // A path as long as the buffer may have been cut short: read again with more room.
+            while true {
+                let count = readlink(path, &buffer, buffer.count)
+                guard count >= 0 else { throw failure(reading: path) }
+                if count < buffer.count {
+                    let target = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                    try checkAlive(after: "reading \(path)")
+                    return target
+                }
+                buffer = [CChar](repeating: 0, count: buffer.count * 2)
+            }
+        }
+    }
+
+    /// The systemd user unit the process runs in (``AppIdentity/userUnit(fromCgroupFile:)``);
+    /// `nil` outside a user manager.
+    package var cgroupUnit: String? {
+        get throws(ProcessIdentityError) {
+            let path = "/proc/\(pid)/cgroup"
+            guard let text = readFile(path, limit: 1 << 16).map({ String(decoding: $0, as: UTF8.self) }) else {
+                throw failure(reading: path)
+            }
+            try checkAlive(after: "reading \(path)")
+            return AppIdentity.userUnit(fromCgroupFile: text)
+        }
+    }
+
+    /// The app id the name of ``cgroupUnit`` gives (``AppIdentity/appID(fromUnitName:)``), as
+    /// xdg-desktop-portal finds a host app's id; `nil` when the process runs in no app unit.
+    package var systemdAppID: String? {
+        get throws(ProcessIdentityError) {
+            try cgroupUnit.flatMap(AppIdentity.appID(fromUnitName:))
+        }
+    }
+
+    /// The Flatpak app id of the process: the `name` of `/.flatpak-info` at the root of its
+    /// sandbox (``AppIdentity/flatpakAppID(fromInfo:)``); `nil` when it runs outside Flatpak.
+    /// Throws when the file is there but no regular file, or names no valid app id.
+    package var flatpakAppID: String? {
+        get throws(ProcessIdentityError) {
+            let rootPath = "/proc/\(pid)/root"
+            let root = open(rootPath, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+            guard root >= 0 else {
+                let code = errno
+                // A root on FUSE (a toolbox container) refuses even its owner; Flatpak never uses
+                // one, so such a process is not a Flatpak app (the portal decides the same).
+                var filesystem = 0
+                if code == EACCES, ckp_filesystem_type(rootPath, &filesystem) == 0, filesystem == Self.fuseMagic {
+                    try checkAlive(after: "examining \(rootPath)")
+                    return nil
+                }
+                throw failure(reading: rootPath, code: code)
+            }
+            defer { close(root) }
+            // No link is followed: an absolute one would lead out of the sandbox, into our root.
+            let info = openat(root, ".flatpak-info", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+            let infoPath = "\(rootPath)/.flatpak-info"
+            guard info >= 0 else {
+                guard errno == ENOENT else { throw failure(reading: infoPath) }
+                try checkAlive(after: "looking for \(infoPath)")
+                return nil
+            }
+            defer { close(info) }
+            var status = stat()
+            guard fstat(info, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
+                let bytes = readAll(info, limit: 1 << 20)
+            else {
+                throw ProcessIdentityError(
+                    reason: .unreadable,
+                    message: "\(infoPath) of process \(pid) is not a readable file of at most 1 MiB"
+                )
+            }
+            try checkAlive(after: "reading \(infoPath)")
+            guard let id = AppIdentity.flatpakAppID(fromInfo: String(decoding: bytes, as: UTF8.self)) else {
+                throw ProcessIdentityError(
+                    reason: .unreadable,
+                    message: "\(infoPath) of process \(pid) names no valid app id"
+                )
+            }
+            return id
+        }
+    }
+
+    /// Whether this process descends from `ancestor`: is its child, grandchild, and so on (a
+    /// process does not descend from itself; equal ``pid``s of two live pinned processes mean the
+    /// same process).
+    ///
+    /// The parent chain is walked through `/proc/PID/stat`, each parent pinned as it is found and
+    /// the link to it read again once it is pinned; the answer is `true` only when, after the walk,
+    /// this process, `ancestor` and every process between are all alive. As a parent changes only
+    /// when it ends, all the links read then still hold together. When a process on the way ends
+    /// during the walk, the walk starts again (a few times, then the answer is `false`).
+    ///
+    /// Limits: a process whose parent ended was handed to a subreaper or to init and no longer
+    /// descends from `ancestor` (a program that daemonizes by forking twice leaves the tree this
+    /// way); an ancestor that has ended has no descendants; a parent outside this pid namespace
+    /// ends the walk (its pid reads as 0); chains longer than 64 processes are not followed.
+    package func isDescendant(of ancestor: PinnedProcess) throws(ProcessIdentityError) -> Bool {
+        for _ in 0..<4 {
+            guard isAlive else { throw Self.ended(pid, "while its ancestry was being read") }
+            guard ancestor.isAlive else { return false }
+            if let answer = walkParents(toward: ancestor) { return answer }
+        }
+        return false
+    }
+
+    // MARK: - Reading
+
+    /// The walk of ``isDescendant(of:)``; `nil` when a process on the way ended meanwhile.
+    private func walkParents(toward ancestor: PinnedProcess) -> Bool? {
+        var between: [PinnedProcess] = []
+        var child = self
+        while between.count < 64 {
+            guard let parent = Self.parentPID(of: child.pid) else { return nil }
+            if parent == ancestor.pid {
+                return isAlive && ancestor.isAlive && between.allSatisfy(\.isAlive) ? true : nil
+            }
+            if parent <= 1 {
+                return isAlive && between.allSatisfy(\.isAlive) ? false : nil
+            }
+            // Read before the parent was pinned, the number may have passed to another process
+            // meanwhile: it is the pinned process's when the child still names it now.
+            guard let pinned = try? PinnedProcess(pid: parent), Self.parentPID(of: child.pid) == parent,
+                child.isAlive
+            else { return nil }
+            between.append(pinned)
+            child = pinned
+        }
+        return false
+    }
+
+    /// The parent pid `/proc/PID/stat` gives; `nil` when the process is gone.
+    private static func parentPID(of pid: pid_t) -> pid_t? {
+        guard let bytes = readFile("/proc/\(pid)/stat", limit: 4096) else { return nil }
+        // "PID (COMMAND) STATE PPID …", where COMMAND may hold spaces and parentheses: the fields
+        // follow its last ')'.
+        guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
+        let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))
+        guard fields.count > 1 else { return nil }
+        return pid_t(String(decoding: fields[1], as: UTF8.self))
+    }
+
+    /// Throws ``ProcessIdentityError/Reason/exited`` unless the process is still alive.
+    private func checkAlive(after action: String) throws(ProcessIdentityError) {
+        guard isAlive else { throw Self.ended(pid, "while \(action)") }
+    }
+
+    /// The error for a `/proc` file that could not be read, `code` (an `errno`) telling why: the
+    /// process ended (its entry is gone), or it may not be read.
+    private func failure(reading path: String, code: Int32 = errno) -> ProcessIdentityError {
+        let reason = errorText(code)
+        guard isAlive else { return Self.ended(pid, "before \(path) could be read") }
+        return ProcessIdentityError(reason: .unreadable, message: "cannot read \(path): \(reason)")
+    }
+
+    private static func ended(_ pid: pid_t, _ when: String) -> ProcessIdentityError {
+        ProcessIdentityError(reason: .exited, message: "process \(pid) ended \(when)")
+    }
+
+    private static func openPIDFD(_ pid: pid_t) throws(ProcessIdentityError) -> Int32 {
+        let pidfd = ckp_pidfd_open(pid)
+        guard pidfd < 0 else { return pidfd }
+        switch errno {
+        case ESRCH:
+            throw ended(pid, "before it could be pinned")
+        case ENOSYS:
+            throw ProcessIdentityError(
+                reason: .pidfdUnavailable,
+                message: "this kernel has no pidfds (Linux 5.3 or later is needed); process \(pid) cannot be pinned"
+            )
+        default:
+            throw ProcessIdentityError(reason: .pidfdUnavailable, message: "cannot pin process \(pid): \(errorText())")
+        }
+    }
+
+    /// FUSE_SUPER_MAGIC, the `f_type` of a FUSE filesystem.
+    private static let fuseMagic = 0x6573_5546
+}
+
+/// The whole of a file of at most `limit` bytes; `nil` (with `errno` set) when it cannot be opened
+/// or read, or is larger.
+private func readFile(_ path: String, limit: Int) -> [UInt8]? {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    return readAll(descriptor, limit: limit)
+}
+
+/// Reads `descriptor` to its end; `nil` (with `errno` set) when reading fails or the end lies past
+/// `limit` bytes (EFBIG).
+private func readAll(_ descriptor: Int32, limit: Int) -> [UInt8]? {
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let count = read(descriptor, &chunk, chunk.count)
+        if count == 0 { return bytes }
+        if count < 0 {
+            if errno == EINTR { continue }
+            return nil
+        }
+        bytes += chunk[..<count]
+        if bytes.count > limit {
+            errno = EFBIG
+            return nil
+        }
+    }
+}
+
+/// The text of `code`, an `errno`.
+private func errorText(_ code: Int32 = errno) -> String {
+    String(cString: strerror(code))
+}
+#endif

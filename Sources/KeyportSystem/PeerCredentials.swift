@@ -42,6 +42,13 @@ package struct PeerCredentials: Sendable, Hashable {
     package var uid: uid_t
     package var gid: gid_t
 
+    /// Credentials read elsewhere (swift-nio reads `SO_PEERCRED` on its own channels).
+    package init(pid: pid_t, uid: uid_t, gid: gid_t) {
+        self.pid = pid
+        self.uid = uid
+        self.gid = gid
+    }
+
     /// The credentials of the peer of the connected Unix socket `descriptor`.
     package init(socket descriptor: Int32) throws(ProcessIdentityError) {
         var pid: Int32 = 0

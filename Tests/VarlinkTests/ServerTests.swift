@@ -362,3 +362,41 @@ struct ForeignClientTests {
         }
     }
 }
+
+@Suite("Varlink service and other users")
+struct OtherUserTests {
+    @Test(
+        "a peer of another user is refused even when the socket's mode would let it in",
+        .enabled(if: geteuid() == 0, "needs root to run a client as another user")
+    )
+    func otherUser() async throws {
+        let setpriv = try Peers.require("/usr/bin/setpriv", "setpriv (package util-linux)")
+        try await withServer(try makeServer(Observations())) { path in
+            // Open the way on purpose: the directory and the socket let anyone connect.
+            #expect(chmod((path as NSString).deletingLastPathComponent, 0o755) == 0)
+            #expect(chmod(path, 0o666) == 0)
+            let script = """
+                import socket, sys
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.connect(sys.argv[1])
+                try:
+                    s.sendall(b'{"method":"org.varlink.service.GetInfo"}\\0')
+                    print("closed" if s.recv(65536) == b"" else "answered")
+                except (ConnectionResetError, BrokenPipeError):
+                    print("closed")
+                """
+            let ran = try await Program.run(
+                setpriv,
+                ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script, path],
+                timeout: .seconds(20)
+            )
+            #expect(ran.status == 0, "\(ran.standardError)")
+            #expect(ran.standardOutput == "closed\n")
+            // The service goes on for its own user.
+            let info = try await VarlinkConnection.withConnection(path: path, maximumMessageSize: 1 << 20) {
+                try await $0.call("org.varlink.service.GetInfo")
+            }
+            #expect(info.description.contains("\"Keyport\""))
+        }
+    }
+}

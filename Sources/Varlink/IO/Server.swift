@@ -1,4 +1,5 @@
 import Foundation
+import KeyportSystem
 import NIOCore
 import NIOPosix
 
@@ -15,6 +16,8 @@ package struct VarlinkRequest: Sendable {
     /// Which connection it came on (numbered from 1 in the order accepted), for logs and for
     /// state a service keeps per connection.
     package let connection: Int
+    /// Who connected (`SO_PEERCRED`, read as the connection was accepted): always this user.
+    package let peer: PeerCredentials
     fileprivate let outbound: NIOAsyncChannelOutboundWriter<[UInt8]>
 
     /// Sends a reply that another will follow (`continues: true`). Only for a call with `more`;
@@ -84,7 +87,7 @@ package final class VarlinkServer: Sendable {
         if UnixSocketFile.isSocket(path) { unlink(path) }
         let maximum = maximumMessageSize
         let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .bind(unixDomainSocketPath: path) { channel in channel.varlinkAsyncChannel(maximumMessageSize: maximum) }
+            .bind(unixDomainSocketPath: path) { channel in channel.acceptVarlinkPeer(maximumMessageSize: maximum) }
         // The directory is what keeps other users out (callers put the socket in a private
         // directory); 0600 says the same on the socket itself. Not done with umask, which is
         // process-wide and would reach files other threads are making.
@@ -100,12 +103,12 @@ package final class VarlinkServer: Sendable {
     package func serve(listeningDescriptor descriptor: Int32, ready: @Sendable () -> Void = {}) async throws {
         let maximum = maximumMessageSize
         let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .bind(descriptor) { channel in channel.varlinkAsyncChannel(maximumMessageSize: maximum) }
+            .bind(descriptor) { channel in channel.acceptVarlinkPeer(maximumMessageSize: maximum) }
         ready()
         try await serve(listener)
     }
 
-    private func serve(_ listener: NIOAsyncChannel<NIOAsyncChannel<[UInt8], [UInt8]>, Never>) async throws {
+    private func serve(_ listener: NIOAsyncChannel<AcceptedConnection, Never>) async throws {
         do {
             try await acceptConnections(listener)
         } catch is CancellationError where Task.isCancelled {
@@ -113,21 +116,21 @@ package final class VarlinkServer: Sendable {
         }
     }
 
-    private func acceptConnections(_ listener: NIOAsyncChannel<NIOAsyncChannel<[UInt8], [UInt8]>, Never>) async throws {
+    private func acceptConnections(_ listener: NIOAsyncChannel<AcceptedConnection, Never>) async throws {
         try await withThrowingDiscardingTaskGroup { group in
             try await listener.executeThenClose { connections in
                 var number = 0
                 for try await connection in connections {
                     number += 1
                     let id = number
-                    group.addTask { await self.handle(connection, id: id) }
+                    group.addTask { await self.handle(connection.channel, peer: connection.peer, id: id) }
                 }
             }
         }
     }
 
     /// Serves one connection until it closes. Errors end this connection only.
-    private func handle(_ connection: NIOAsyncChannel<[UInt8], [UInt8]>, id: Int) async {
+    private func handle(_ connection: NIOAsyncChannel<[UInt8], [UInt8]>, peer: PeerCredentials, id: Int) async {
         try? await connection.executeThenClose { inbound, outbound in
             // Messages are read by one task and answered by another, so that a client closing its
             // end is seen while a call is still running, and that call is cancelled.
@@ -135,7 +138,7 @@ package final class VarlinkServer: Sendable {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await message in messages {
-                        guard await self.answer(message, connection: id, outbound: outbound) else { break }
+                        guard await self.answer(message, connection: id, peer: peer, outbound: outbound) else { break }
                     }
                 }
                 group.addTask {
@@ -154,6 +157,7 @@ package final class VarlinkServer: Sendable {
     private func answer(
         _ message: [UInt8],
         connection: Int,
+        peer: PeerCredentials,
         outbound: NIOAsyncChannelOutboundWriter<[UInt8]>
     ) async -> Bool {
         guard let call = try? VarlinkCall(message: message) else { return false }
@@ -162,7 +166,7 @@ package final class VarlinkServer: Sendable {
             try? await outbound.write(VarlinkReply(error: .methodNotImplemented(call.method)).message)
             return false
         }
-        let request = VarlinkRequest(call: call, connection: connection, outbound: outbound)
+        let request = VarlinkRequest(call: call, connection: connection, peer: peer, outbound: outbound)
         let reply: VarlinkReply
         do {
             reply = VarlinkReply(parameters: try await run(request))
@@ -234,5 +238,48 @@ enum UnixSocketFile {
     static func isSocket(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK
+    }
+}
+
+/// An accepted connection whose peer is this user, ready for Varlink.
+struct AcceptedConnection: Sendable {
+    var channel: NIOAsyncChannel<[UInt8], [UInt8]>
+    var peer: PeerCredentials
+}
+
+/// `struct ucred`, which `SO_PEERCRED` fills (Swift's Glibc module does not export the type).
+private struct SocketPeerCredentials: Sendable {
+    var pid: Int32 = 0
+    var uid: UInt32 = 0
+    var gid: UInt32 = 0
+}
+
+/// The peer is another user: the connection is closed before a byte is read.
+struct OtherUserRefused: Error {}
+
+extension Channel {
+    /// Reads who connected and refuses every user but this one, whatever the socket's mode and
+    /// directory allow (a misconfigured mode, a socket handed over by a service manager); then sets
+    /// up Varlink on the connection.
+    func acceptVarlinkPeer(maximumMessageSize: Int) -> EventLoopFuture<AcceptedConnection> {
+        guard let provider = self as? SocketOptionProvider else {
+            close(promise: nil)
+            return eventLoop.makeFailedFuture(OtherUserRefused())
+        }
+        let future: EventLoopFuture<SocketPeerCredentials> = provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET),
+            name: SocketOptionName(SO_PEERCRED)
+        )
+        return future.flatMap { credentials in
+            guard credentials.uid == geteuid() else {
+                // A failed initializer leaves the connection open in swift-nio's async server; close it.
+                self.close(promise: nil)
+                return self.eventLoop.makeFailedFuture(OtherUserRefused())
+            }
+            let peer = PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
+            return self.varlinkAsyncChannel(maximumMessageSize: maximumMessageSize).map {
+                AcceptedConnection(channel: $0, peer: peer)
+            }
+        }
     }
 }

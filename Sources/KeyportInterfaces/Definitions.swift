@@ -7,8 +7,11 @@ package enum KeyportInterfaces {
     /// `org.keyport.Providers`: registered apps and Settings.
     package static let providers = load("org.keyport.Providers")
 
-    /// Every interface keyportd serves.
-    package static var all: [VarlinkInterface] { [providers] }
+    /// `org.keyport.Exchange`: credential exchange between apps.
+    package static let exchange = load("org.keyport.Exchange")
+
+    /// `org.keyport.Agent`: the system's user interface.
+    package static let agent = load("org.keyport.Agent")
 
     /// Reads and parses `Interfaces/NAME.varlink`. A definition that does not parse is a bug in
     /// the package, not something a user can meet, so it stops the program with the reason.

@@ -183,3 +183,34 @@ struct DaemonTests {
         #expect(ran.standardOutput.contains("interface org.varlink.service"))
     }
 }
+
+@Suite("keyportd's interface definitions")
+struct InterfaceDefinitionTests {
+    @Test("each definition parses and declares what the protocol documents")
+    func definitions() {
+        #expect(KeyportInterfaces.providers.name == "org.keyport.Providers")
+        #expect(Set(KeyportInterfaces.providers.methods.keys) == ["List", "Enable", "Disable", "Order"])
+        #expect(
+            Set(KeyportInterfaces.exchange.methods.keys) == ["RequestExport", "ExportCredentials", "ImportCredentials"]
+        )
+        #expect(
+            KeyportInterfaces.exchange.methods["ImportCredentials"]?.output == [
+                VarlinkField(name: "data", type: .object)
+            ]
+        )
+        #expect(
+            KeyportInterfaces.exchange.errors.keys.sorted() == [
+                "Declined", "ImporterFailed", "InvalidData", "InvalidToken", "NoAgent", "NoImporter", "NotAllowed",
+                "ShuttingDown",
+                "UnknownExport",
+            ]
+        )
+        #expect(Set(KeyportInterfaces.agent.methods.keys) == ["Serve", "Answer"])
+        // Every error gives a person something to read.
+        for interface in [KeyportInterfaces.providers, KeyportInterfaces.exchange, KeyportInterfaces.agent] {
+            for (name, fields) in interface.errors {
+                #expect(fields.contains(VarlinkField(name: "message", type: .string)), "\(interface.name).\(name)")
+            }
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import Varlink
+
+/// Parameter types of `org.keyport.Exchange` (Interfaces/org.keyport.Exchange.varlink).
+package enum Exchange {
+    /// The environment variable that holds the activity type for an app keyportd starts to import.
+    package static let activityTypeVariable = "KEYPORT_ACTIVITY_TYPE"
+    /// The environment variable that holds the import token (a UUID) for that app.
+    package static let importTokenVariable = "KEYPORT_IMPORT_TOKEN"
+
+    /// `RequestExport`'s input.
+    package struct RequestExportIn: Codable, Hashable, Sendable {
+        package var formatVersions: [String]?
+
+        package init(formatVersions: [String]? = nil) { self.formatVersions = formatVersions }
+    }
+
+    /// `RequestExport`'s output.
+    package struct RequestExportOut: Codable, Hashable, Sendable {
+        package var export: String
+        package var formatVersion: String
+
+        package init(export: String, formatVersion: String) {
+            self.export = export
+            self.formatVersion = formatVersion
+        }
+    }
+
+    /// `ImportCredentials`'s input.
+    package struct ImportIn: Codable, Hashable, Sendable {
+        package var token: String
+
+        package init(token: String) { self.token = token }
+    }
+
+    /// The error names of the interface.
+    package enum Error {
+        package static let notAllowed = "org.keyport.Exchange.NotAllowed"
+        package static let noAgent = "org.keyport.Exchange.NoAgent"
+        package static let declined = "org.keyport.Exchange.Declined"
+        package static let noImporter = "org.keyport.Exchange.NoImporter"
+        package static let unknownExport = "org.keyport.Exchange.UnknownExport"
+        package static let invalidData = "org.keyport.Exchange.InvalidData"
+        package static let importerFailed = "org.keyport.Exchange.ImporterFailed"
+        package static let invalidToken = "org.keyport.Exchange.InvalidToken"
+        package static let shuttingDown = "org.keyport.Exchange.ShuttingDown"
+    }
+
+    /// `ExportCredentials`'s input, written around the document's bytes: the document is put in as
+    /// it is, never decoded and re-encoded on the way.
+    package static func exportCredentialsParameters(export: String, document: [UInt8]) -> RawJSON {
+        var bytes = Array(#"{"export":"#.utf8)
+        bytes += JSONText.quoted(export)
+        bytes += Array(#","data":"#.utf8)
+        bytes.reserveCapacity(bytes.count + document.count + 1)
+        bytes += document
+        bytes.append(UInt8(ascii: "}"))
+        return RawJSON(bytes: bytes)
+    }
+}
+
+/// Parameter types of `org.keyport.Agent` (Interfaces/org.keyport.Agent.varlink).
+package enum Agent {
+    /// An app the person can choose.
+    package struct Choice: Codable, Hashable, Sendable {
+        package var id: String
+        package var name: String
+
+        package init(id: String, name: String) {
+            self.id = id
+            self.name = name
+        }
+    }
+
+    /// Something to ask the person.
+    package struct Request: Codable, Hashable, Sendable {
+        package var id: String
+        package var kind: String
+        package var exporter: String
+        package var explanation: String
+        package var importers: [Choice]
+
+        package init(id: String, kind: String, exporter: String, explanation: String, importers: [Choice]) {
+            self.id = id
+            self.kind = kind
+            self.exporter = exporter
+            self.explanation = explanation
+            self.importers = importers
+        }
+    }
+
+    /// `Serve`'s replies.
+    package struct Served: Codable, Hashable, Sendable {
+        package var request: Request
+
+        package init(request: Request) { self.request = request }
+    }
+
+    /// `Answer`'s input.
+    package struct Answer: Codable, Hashable, Sendable {
+        package var request: String
+        package var choice: String?
+
+        package init(request: String, choice: String?) {
+            self.request = request
+            self.choice = choice
+        }
+    }
+}

@@ -94,7 +94,7 @@ let package = Package(
         .target(
             name: "KeyportDaemon",
             dependencies: [
-                "Varlink", "KeyportSystem", "KeyportInterfaces",
+                "Varlink", "KeyportSystem", "KeyportInterfaces", "CredentialExchangeFormat",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -134,7 +134,8 @@ let package = Package(
             dependencies: [
                 "KeyportDaemon", "KeyportInterfaces", "keyportd", "keyport", "Varlink", "KeyportSystem",
                 "KeyportTestSupport",
-            ]
+            ],
+            exclude: ["Peers"]
         ),
         .testTarget(name: "KeyportSystemTests", dependencies: ["KeyportSystem", "KeyportTestSupport"]),
         .testTarget(

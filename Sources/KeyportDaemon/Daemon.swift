@@ -33,6 +33,12 @@ package struct KeyportDaemon: Service {
     /// The environment manifests are found by (the XDG data directories).
     package let environment: [String: String]
 
+    /// How long an importer keyportd started has to redeem its token: `KEYPORT_TOKEN_LIFETIME`
+    /// seconds, 300 (five minutes) by default.
+    package var tokenLifetime: Duration {
+        .seconds(environment["KEYPORT_TOKEN_LIFETIME"].flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? 300)
+    }
+
     package init(locations: DaemonLocations, listener: Listener, environment: [String: String], logger: Logger) {
         self.locations = locations
         self.listener = listener
@@ -41,13 +47,13 @@ package struct KeyportDaemon: Service {
     }
 
     package func run() async throws {
-        let providers = ProvidersService(
-            registry: ProviderRegistry(environment: environment),
-            configuration: locations.configuration
-        )
+        let registry = ProviderRegistry(environment: environment)
+        let providers = ProvidersService(registry: registry, configuration: locations.configuration)
+        let agents = AgentHub()
+        let exchange = ExchangeService(registry: registry, agents: agents, tokenLifetime: tokenLifetime, logger: logger)
         let server = VarlinkServer(
             info: Self.info,
-            interfaces: [providers.implementation],
+            interfaces: [providers.implementation, exchange.implementation, agents.implementation],
             maximumMessageSize: DaemonClient.maximumMessageSize
         )
         let logger = logger

@@ -4,6 +4,9 @@ import Varlink
 package enum Exchange {
     /// The environment variable that holds the activity type for an app keyportd starts to import.
     package static let activityTypeVariable = "KEYPORT_ACTIVITY_TYPE"
+    /// Its value: the string of `ASCredentialExchangeActivity` (and `ASCredentialExchangeActivityType`)
+    /// in `AuthenticationServices`. Apple's own value is not public; this is the symbol's name.
+    package static let activityType = "ASCredentialExchangeActivity"
     /// The environment variable that holds the import token (a UUID) for that app.
     package static let importTokenVariable = "KEYPORT_IMPORT_TOKEN"
 

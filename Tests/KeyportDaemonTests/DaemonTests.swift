@@ -179,7 +179,11 @@ struct DaemonTests {
             """
         let ran = try await Program.run(python, ["-c", script, socket], timeout: .seconds(60))
         #expect(ran.status == 0, "\(ran.standardError)")
-        #expect(ran.standardOutput.hasPrefix("keyportd org.keyport.Providers org.varlink.service\n"))
+        #expect(
+            ran.standardOutput.hasPrefix(
+                "keyportd org.keyport.Agent org.keyport.Exchange org.keyport.Providers org.varlink.service\n"
+            )
+        )
         #expect(ran.standardOutput.contains("interface org.varlink.service"))
     }
 }

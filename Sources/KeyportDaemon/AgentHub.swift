@@ -1,0 +1,148 @@
+import Foundation
+import KeyportInterfaces
+import Synchronization
+import Varlink
+
+/// How a question to the person ended.
+private enum Outcome: Sendable {
+    /// The chosen importer's id, or `nil`: declined.
+    case answered(String?)
+    /// No agent was connected to ask.
+    case noAgent
+    /// The app that asked went away first.
+    case withdrawn
+}
+
+/// The agents connected to keyportd (`org.keyport.Agent`), and the questions waiting for the
+/// person's answer.
+///
+/// An agent's `Serve` call stays open; each question goes to every agent connected, and to each
+/// that connects while it waits; the first `Answer` counts. A question asked while no agent is
+/// connected fails at once: nobody would see it.
+package final class AgentHub: Sendable {
+    private struct Waiting {
+        var request: Agent.Request
+        var outcome: CheckedContinuation<Outcome, Never>
+    }
+
+    private struct State {
+        var agents: [Int: AsyncStream<Agent.Request>.Continuation] = [:]
+        var nextAgent = 0
+        var waiting: [String: Waiting] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    package init() {}
+
+    /// Asks the person `request`; returns the chosen importer's id, or `nil` when they declined.
+    /// Cancelling the calling task (the asking app left) withdraws the question.
+    ///
+    /// - Throws: `org.keyport.Exchange.NoAgent` when no agent is connected; `Declined` when the
+    ///   question was withdrawn.
+    package func ask(_ request: Agent.Request) async throws(VarlinkError) -> String? {
+        let id = request.id
+        let outcome: Outcome = await withTaskCancellationHandler {
+            await withCheckedContinuation { (outcome: CheckedContinuation<Outcome, Never>) in
+                let agents = state.withLock { state -> [AsyncStream<Agent.Request>.Continuation]? in
+                    guard !state.agents.isEmpty else { return nil }
+                    if Task.isCancelled { return [] }
+                    state.waiting[id] = Waiting(request: request, outcome: outcome)
+                    return Array(state.agents.values)
+                }
+                switch agents {
+                case nil: outcome.resume(returning: .noAgent)
+                case let agents? where agents.isEmpty: outcome.resume(returning: .withdrawn)
+                case let agents?: for agent in agents { agent.yield(request) }
+                }
+            }
+        } onCancel: {
+            state.withLock { $0.waiting.removeValue(forKey: id) }?.outcome.resume(returning: .withdrawn)
+        }
+        switch outcome {
+        case .answered(let choice): return choice
+        case .noAgent:
+            throw VarlinkError(
+                name: Exchange.Error.noAgent,
+                ["message": "no agent is running to ask you; start one with `keyport agent` and try again"]
+            )
+        case .withdrawn:
+            throw VarlinkError(
+                name: Exchange.Error.declined,
+                ["message": "the request was withdrawn before it was answered"]
+            )
+        }
+    }
+
+    /// `Serve`: sends each question to this agent as it comes, until its connection closes.
+    package func serve(_ call: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
+        guard call.call.more else { throw VarlinkError.expectedMore(call.call.method) }
+        let (questions, continuation) = AsyncStream.makeStream(of: Agent.Request.self)
+        let agent = state.withLock { state in
+            state.nextAgent += 1
+            state.agents[state.nextAgent] = continuation
+            // Questions already waiting are this agent's too.
+            for waiting in state.waiting.values.sorted(by: { $0.request.id < $1.request.id }) {
+                continuation.yield(waiting.request)
+            }
+            return state.nextAgent
+        }
+        defer { state.withLock { _ = $0.agents.removeValue(forKey: agent) } }
+        // The stream ends when the agent's connection closes (its call is cancelled).
+        for await question in questions {
+            do {
+                try await call.send(RawJSON(encoding: Agent.Served(request: question)))
+            } catch let error as VarlinkError {
+                throw error
+            } catch {
+                throw VarlinkError.invalidParameter("request", "the question could not be encoded: \(error)")
+            }
+        }
+        return .emptyObject
+    }
+
+    /// `Answer`: the person's choice for a waiting question.
+    package func answer(_ answer: Agent.Answer) throws(VarlinkError) {
+        let problem: VarlinkError? = state.withLock { state in
+            guard let waiting = state.waiting[answer.request] else {
+                return VarlinkError(
+                    name: "org.keyport.Agent.UnknownRequest",
+                    [
+                        "request": answer.request,
+                        "message": "no question \(answer.request) is waiting (answered already, or withdrawn)",
+                    ]
+                )
+            }
+            if let choice = answer.choice, !waiting.request.importers.contains(where: { $0.id == choice }) {
+                return VarlinkError(
+                    name: "org.keyport.Agent.InvalidChoice",
+                    ["choice": choice, "message": "\(choice) is not one of the apps offered for this question"]
+                )
+            }
+            state.waiting.removeValue(forKey: answer.request)
+            waiting.outcome.resume(returning: .answered(answer.choice))
+            return nil
+        }
+        if let problem { throw problem }
+    }
+
+    /// The interface and its methods, for the server.
+    package var implementation: VarlinkInterfaceImplementation {
+        VarlinkInterfaceImplementation(
+            KeyportInterfaces.agent,
+            methods: [
+                "Serve": { [self] request throws(VarlinkError) in try await self.serve(request) },
+                "Answer": { [self] request throws(VarlinkError) in
+                    let answer: Agent.Answer
+                    do {
+                        answer = try request.call.parameters.decode(Agent.Answer.self)
+                    } catch {
+                        throw VarlinkError.invalidParameter("parameters", "\(error)")
+                    }
+                    try self.answer(answer)
+                    return .emptyObject
+                },
+            ]
+        )
+    }
+}

@@ -1,0 +1,384 @@
+import CredentialExchangeFormat
+import Foundation
+import KeyportInterfaces
+import KeyportSystem
+import Logging
+import Synchronization
+import Varlink
+
+/// `org.keyport.Exchange`: credential exchange between apps, with the person's consent, through
+/// keyportd's memory only.
+///
+/// 1. `RequestExport`: the caller must be a registered app that supports exchange (recognised by
+///    the program it runs, never by what it says), or keyport's own file exporter. The agent shows
+///    the person the risk and the apps that could import (registered, not the exporter, a CXF
+///    version in common); their choice, with the newest common version, is kept under a new export
+///    id bound to the caller's process.
+/// 2. `ExportCredentials`: the data must decode as a CXF document an importer can use (keyportd
+///    refuses only that; findings an importer can live with pass on). keyportd starts the chosen
+///    app with `KEYPORT_ACTIVITY_TYPE` and a new `KEYPORT_IMPORT_TOKEN` in its environment (never
+///    its arguments, which every user can read) and waits.
+/// 3. `ImportCredentials`: the token is single use, expires, and is honoured only for the process
+///    keyportd started or one it started. The data is handed over, the exporter's call returns,
+///    and keyportd's copy is wiped.
+package final class ExchangeService: Sendable {
+    /// How long a started importer has to redeem its token.
+    package let tokenLifetime: Duration
+
+    private let registry: ProviderRegistry
+    private let agents: AgentHub
+    private let logger: Logger
+    /// The keyport executable beside this keyportd: the built-in file exporter.
+    private let builtInExporter: String?
+
+    private struct Export {
+        var exporter: PinnedProcess
+        var exporterName: String
+        var importer: ProviderManifest
+        var formatVersion: String
+    }
+
+    private struct Pending {
+        /// The process started for the token; `nil` until it is pinned, which `ready` announces.
+        var importer: PinnedProcess?
+        var ready: Latch
+        var data: [UInt8]
+        var expires: ContinuousClock.Instant
+        var delivered: CheckedContinuation<Result<Void, VarlinkError>, Never>
+    }
+
+    private struct State {
+        var exports: [String: Export] = [:]
+        var pending: [String: Pending] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    package init(registry: ProviderRegistry, agents: AgentHub, tokenLifetime: Duration, logger: Logger) {
+        self.registry = registry
+        self.agents = agents
+        self.tokenLifetime = tokenLifetime
+        self.logger = logger
+        let own = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let keyport = own.deletingLastPathComponent().appendingPathComponent("keyport").path
+        builtInExporter = FileManager.default.isExecutableFile(atPath: keyport) ? keyport : nil
+    }
+
+    // MARK: - RequestExport
+
+    private func requestExport(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
+        let input: Exchange.RequestExportIn = try Self.decode(request)
+        let caller = try pin(request.peer.pid)
+        let manifests = registry.scan().manifests
+        let (exporterID, exporterName, declared) = try identifyExporter(caller, among: manifests)
+        let offered = input.formatVersions ?? declared
+        let eligible = manifests.filter { manifest in
+            manifest.id != exporterID && manifest.capabilities.SupportsCredentialExchange
+                && Self.newestCommon(offered, manifest.capabilities.SupportedCredentialExchangeVersions) != nil
+        }
+        guard !eligible.isEmpty else {
+            throw VarlinkError(
+                name: Exchange.Error.noImporter,
+                [
+                    "message":
+                        "no other registered app can import credentials in CXF \(offered.joined(separator: ", ")); install one that supports credential exchange"
+                ]
+            )
+        }
+        let question = Agent.Request(
+            id: UUID().uuidString,
+            kind: "export",
+            exporter: exporterName,
+            explanation: """
+                \(exporterName) wants to export your credentials: passwords, passkeys, one-time-code \
+                secrets and the rest of what it holds for you. The app you choose receives all of \
+                them and can use them as its own. Choose an app only if you trust it with your \
+                accounts.
+                """,
+            importers: eligible.map { Agent.Choice(id: $0.id, name: $0.name) }
+        )
+        guard let choice = try await agents.ask(question) else {
+            throw VarlinkError(name: Exchange.Error.declined, ["message": "the export was declined"])
+        }
+        guard let importer = eligible.first(where: { $0.id == choice }),
+            let version = Self.newestCommon(offered, importer.capabilities.SupportedCredentialExchangeVersions)
+        else {
+            throw VarlinkError(
+                name: Exchange.Error.noImporter,
+                ["message": "the chosen app \(choice) is no longer registered"]
+            )
+        }
+        let export = UUID().uuidString
+        state.withLock {
+            $0.exports[export] = Export(
+                exporter: caller,
+                exporterName: exporterName,
+                importer: importer,
+                formatVersion: version
+            )
+        }
+        logger.info(
+            "export approved",
+            metadata: ["exporter": "\(exporterName)", "importer": "\(importer.id)", "version": "\(version)"]
+        )
+        return try Self.encode(Exchange.RequestExportOut(export: export, formatVersion: version))
+    }
+
+    /// Which registered app the caller is, by the program its process runs.
+    private func identifyExporter(
+        _ caller: PinnedProcess,
+        among manifests: [ProviderManifest]
+    ) throws(VarlinkError) -> (id: String?, name: String, versions: [String]) {
+        let executable: String
+        do {
+            executable = try caller.executable
+        } catch {
+            throw VarlinkError(
+                name: Exchange.Error.notAllowed,
+                ["message": "keyportd cannot tell which program is asking: \(error)"]
+            )
+        }
+        if executable == builtInExporter { return (nil, "keyport (a CXF file)", ["1.0"]) }
+        let matching = manifests.filter { manifest in
+            let program = URL(fileURLWithPath: manifest.exec[0]).resolvingSymlinksInPath().path
+            return program == executable && manifest.capabilities.SupportsCredentialExchange
+        }
+        guard let manifest = matching.first else {
+            throw VarlinkError(
+                name: Exchange.Error.notAllowed,
+                [
+                    "message":
+                        "\(executable) is not a registered app that supports credential exchange; its manifest (keyport/providers/*.json) must name it in \"exec\" with SupportsCredentialExchange"
+                ]
+            )
+        }
+        return (manifest.id, manifest.name, manifest.capabilities.SupportedCredentialExchangeVersions)
+    }
+
+    // MARK: - ExportCredentials
+
+    private func exportCredentials(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
+        let exportID: String
+        let document: [UInt8]
+        do {
+            guard let id = try request.call.parameters.member("export"),
+                let data = try request.call.parameters.member("data")
+            else { throw VarlinkError.invalidParameter("parameters", "export and data are required") }
+            var cursor = JSONCursor(id.bytes)
+            exportID = try cursor.string()
+            document = data.bytes
+        } catch let error as VarlinkError {
+            throw error
+        } catch {
+            throw VarlinkError.invalidParameter("parameters", "\(error)")
+        }
+        let caller = try pin(request.peer.pid)
+        let export = state.withLock { state -> Export? in
+            guard let export = state.exports[exportID], export.exporter.pid == caller.pid else { return nil }
+            state.exports.removeValue(forKey: exportID)
+            return export
+        }
+        guard let export else {
+            throw VarlinkError(
+                name: Exchange.Error.unknownExport,
+                ["message": "no export \(exportID) of this app is waiting for its data; call RequestExport first"]
+            )
+        }
+        try check(document)
+        let token = UUID().uuidString
+        var environment = ProcessInfo.processInfo.environment
+        environment[Exchange.activityTypeVariable] = Exchange.activityType
+        environment[Exchange.importTokenVariable] = token
+        let lifetime = tokenLifetime
+        let ready = Latch()
+        let result: Result<Void, VarlinkError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { (delivered: CheckedContinuation<Result<Void, VarlinkError>, Never>) in
+                // The token is known before the importer starts, so however fast it asks, it is
+                // found; it waits on `ready` until its process is pinned.
+                state.withLock {
+                    $0.pending[token] = Pending(
+                        importer: nil,
+                        ready: ready,
+                        data: document,
+                        expires: .now + lifetime,
+                        delivered: delivered
+                    )
+                }
+                let child: ChildProcess
+                do {
+                    child = try ChildProcess(
+                        executable: export.importer.exec[0],
+                        arguments: Array(export.importer.exec.dropFirst()),
+                        environment: environment
+                    )
+                } catch {
+                    ready.open()
+                    let reason = "\(export.importer.name) could not be started (\(export.importer.exec[0])): \(error)"
+                    fail(token, VarlinkError(name: Exchange.Error.importerFailed, ["message": reason]))
+                    return
+                }
+                // A process that has already ended cannot be pinned; it could not redeem the
+                // token either, and the watch below reports how it ended.
+                if let pinned = try? PinnedProcess(pid: child.pid) {
+                    state.withLock { $0.pending[token]?.importer = pinned }
+                }
+                ready.open()
+                logger.info("importer started", metadata: ["importer": "\(export.importer.id)", "pid": "\(child.pid)"])
+                // Whichever comes first ends the wait: the importer takes the data, ends without
+                // taking it, or the token expires.
+                Task {
+                    await withTaskGroup(of: Void.self) { group in
+                        group.addTask { await child.waitForExit() }
+                        group.addTask { try? await Task.sleep(for: lifetime) }
+                        await group.next()
+                        group.cancelAll()
+                    }
+                    let reason =
+                        child.isRunning
+                        ? "\(export.importer.name) did not import within \(lifetime.components.seconds) seconds; the token has expired"
+                        : "\(export.importer.name) ended (\(child.termination.map { "\($0)" } ?? "exited")) without importing"
+                    self.fail(token, VarlinkError(name: Exchange.Error.importerFailed, ["message": reason]))
+                }
+            }
+        } onCancel: {
+            self.fail(token, VarlinkError(name: Exchange.Error.shuttingDown, ["message": "the export was cancelled"]))
+        }
+        try result.get()
+        logger.info("export handed over", metadata: ["importer": "\(export.importer.id)"])
+        return .emptyObject
+    }
+
+    /// Ends a pending hand-over that has not happened, wiping its data.
+    private func fail(_ token: String, _ error: VarlinkError) {
+        guard var pending = state.withLock({ $0.pending.removeValue(forKey: token) }) else { return }
+        Wipe.bytes(&pending.data)
+        pending.delivered.resume(returning: .failure(error))
+    }
+
+    /// Refuses only what an importer cannot use at all: bytes that are not a CXF document, or a
+    /// version it does not read. Other findings pass on with the data.
+    private func check(_ document: [UInt8]) throws(VarlinkError) {
+        let decoded: CXF.DecodedDocument
+        do {
+            decoded = try CXF.Decoder().decode(Data(document))
+        } catch {
+            throw VarlinkError(
+                name: Exchange.Error.invalidData,
+                parameters: Self.invalidData("the data is not a CXF document", problems: ["\(error)"])
+            )
+        }
+        let fatal = CXF.Validator().validate(decoded.document).filter { $0.code == .unsupportedVersion }
+        if !fatal.isEmpty {
+            throw VarlinkError(
+                name: Exchange.Error.invalidData,
+                parameters: Self.invalidData(
+                    "no importer can read this version of CXF",
+                    problems: fatal.map(\.description)
+                )
+            )
+        }
+    }
+
+    private static func invalidData(_ message: String, problems: [String]) -> RawJSON {
+        struct Parameters: Encodable {
+            var message: String
+            var problems: [String]
+        }
+        return (try? RawJSON(encoding: Parameters(message: message, problems: problems))) ?? .emptyObject
+    }
+
+    // MARK: - ImportCredentials
+
+    private func importCredentials(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
+        let token = try Self.decode(request, as: Exchange.ImportIn.self).token
+        let caller = try pin(request.peer.pid)
+        func invalid(_ message: String) -> VarlinkError {
+            VarlinkError(name: Exchange.Error.invalidToken, ["message": message])
+        }
+        guard let ready = state.withLock({ $0.pending[token]?.ready }) else {
+            throw invalid("the token is unknown or was used already; tokens are single use")
+        }
+        await ready.wait()
+        guard let pending = state.withLock({ $0.pending[token] }), let importer = pending.importer else {
+            throw invalid("the token is unknown or was used already; tokens are single use")
+        }
+        guard ContinuousClock.now < pending.expires else {
+            fail(token, VarlinkError(name: Exchange.Error.importerFailed, ["message": "the importer's token expired"]))
+            throw invalid("the token has expired")
+        }
+        // The process keyportd started for this token, or one it started.
+        let authorised = caller.pid == importer.pid || (try? caller.isDescendant(of: importer)) == true
+        guard authorised else {
+            logger.warning(
+                "a process keyportd did not start presented an import token",
+                metadata: ["pid": "\(caller.pid)"]
+            )
+            throw invalid("this token was given to another process; only the app keyportd started for it can redeem it")
+        }
+        guard var taken = state.withLock({ $0.pending.removeValue(forKey: token) }) else {
+            throw invalid("the token is unknown or was used already; tokens are single use")
+        }
+        var reply = Array(#"{"data":"#.utf8)
+        reply.reserveCapacity(reply.count + taken.data.count + 1)
+        reply += taken.data
+        reply.append(UInt8(ascii: "}"))
+        Wipe.bytes(&taken.data)
+        taken.delivered.resume(returning: .success(()))
+        return RawJSON(bytes: reply)
+    }
+
+    // MARK: - Helpers
+
+    /// The interface and its methods, for the server.
+    package var implementation: VarlinkInterfaceImplementation {
+        VarlinkInterfaceImplementation(
+            KeyportInterfaces.exchange,
+            methods: [
+                "RequestExport": { [self] request throws(VarlinkError) in try await self.requestExport(request) },
+                "ExportCredentials": { [self] request throws(VarlinkError) in try await self.exportCredentials(request)
+                },
+                "ImportCredentials": { [self] request throws(VarlinkError) in try await self.importCredentials(request)
+                },
+            ]
+        )
+    }
+
+    private func pin(_ pid: pid_t) throws(VarlinkError) -> PinnedProcess {
+        do {
+            return try PinnedProcess(pid: pid)
+        } catch {
+            throw VarlinkError(
+                name: Exchange.Error.notAllowed,
+                ["message": "keyportd cannot tell which process is asking: \(error)"]
+            )
+        }
+    }
+
+    /// The newest version in both lists ("1.0" < "1.2" < "2.0"), or `nil`.
+    static func newestCommon(_ offered: [String], _ supported: [String]) -> String? {
+        func key(_ version: String) -> (Int, Int) {
+            let parts = version.split(separator: ".").compactMap { Int($0) }
+            return (parts.first ?? 0, parts.dropFirst().first ?? 0)
+        }
+        return Set(offered).intersection(supported).max { key($0) < key($1) }
+    }
+
+    private static func decode<T: Decodable>(
+        _ request: VarlinkRequest,
+        as type: T.Type = T.self
+    ) throws(VarlinkError) -> T {
+        do {
+            return try request.call.parameters.decode(type)
+        } catch {
+            throw VarlinkError.invalidParameter("parameters", "\(error)")
+        }
+    }
+
+    private static func encode(_ value: some Encodable) throws(VarlinkError) -> RawJSON {
+        do {
+            return try RawJSON(encoding: value)
+        } catch {
+            throw VarlinkError.invalidParameter("parameters", "the reply could not be encoded: \(error)")
+        }
+    }
+}

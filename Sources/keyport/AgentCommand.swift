@@ -1,0 +1,106 @@
+import ArgumentParser
+import Foundation
+import KeyportEncoding
+import KeyportInterfaces
+import Varlink
+
+/// `keyport agent`: the system's user interface for keyportd's questions.
+struct AgentCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "agent",
+        abstract: "Answer keyportd's questions (which app may import your credentials) until stopped.",
+        discussion: """
+            Shows each question in this terminal and reads your answer. With --auto it answers by \
+            itself, for automation and tests: accept:ID chooses the app with that id when it is \
+            offered (and declines otherwise), accept-first chooses the first app offered, decline \
+            declines everything. Stop it with Ctrl-C.
+            """
+    )
+
+    @Option(help: "Answer without asking: accept:ID, accept-first or decline.")
+    var auto: String?
+
+    func validate() throws {
+        if let auto, Self.policy(auto) == nil {
+            throw ValidationError("--auto takes accept:ID, accept-first or decline, not '\(auto)'")
+        }
+    }
+
+    enum Policy: Equatable {
+        case accept(String)
+        case acceptFirst
+        case decline
+    }
+
+    static func policy(_ text: String) -> Policy? {
+        switch text {
+        case "accept-first": return .acceptFirst
+        case "decline": return .decline
+        default:
+            guard text.hasPrefix("accept:"), text.count > "accept:".count else { return nil }
+            return .accept(String(text.dropFirst("accept:".count)))
+        }
+    }
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let policy = auto.flatMap(Self.policy)
+        do {
+            try await DaemonClient.withConnection(environment: environment) { connection in
+                try await connection.send(VarlinkCall(method: "org.keyport.Agent.Serve", more: true))
+                FileHandle.write("keyport agent: waiting for keyportd's questions\n", to: .standardError)
+                while true {
+                    let (parameters, _) = try await connection.nextReply()
+                    let request = try parameters.decode(Agent.Served.self).request
+                    let choice = policy.map { Self.decide(request, by: $0) } ?? Self.ask(request)
+                    // On a second connection: replies on the first come in order, after Serve's.
+                    try await DaemonClient.withConnection(environment: environment) { answering in
+                        _ = try await answering.call(
+                            "org.keyport.Agent.Answer",
+                            RawJSON(encoding: Agent.Answer(request: request.id, choice: choice))
+                        )
+                    }
+                    let outcome = choice.map { "chose \($0)" } ?? "declined"
+                    FileHandle.write(
+                        "keyport agent: \(DisplayText.escaping(request.exporter)): \(outcome)\n",
+                        to: .standardError
+                    )
+                }
+            }
+        } catch let error as DaemonError {
+            throw Failure.io(error.description)
+        } catch let error as VarlinkConnectionError {
+            throw Failure.io("keyportd: \(error)")
+        } catch let error as VarlinkError {
+            throw Failure.invalid(error.message ?? error.description)
+        }
+    }
+
+    static func decide(_ request: Agent.Request, by policy: Policy) -> String? {
+        switch policy {
+        case .accept(let id): request.importers.contains { $0.id == id } ? id : nil
+        case .acceptFirst: request.importers.first?.id
+        case .decline: nil
+        }
+    }
+
+    /// Shows the question in the terminal and reads the answer: a number, or 0 (or end of input)
+    /// to decline.
+    static func ask(_ request: Agent.Request) -> String? {
+        var text = "\n\(DisplayText.escaping(request.explanation))\n\n"
+        for (index, importer) in request.importers.enumerated() {
+            text += "  \(index + 1). \(DisplayText.escaping(importer.name)) (\(DisplayText.escaping(importer.id)))\n"
+        }
+        text += "  0. Do not export\nExport to which app? "
+        FileHandle.write(text, to: .standardError)
+        while let line = readLine() {
+            if let number = Int(line.trimmingCharacters(in: .whitespaces)),
+                (0...request.importers.count).contains(number)
+            {
+                return number == 0 ? nil : request.importers[number - 1].id
+            }
+            FileHandle.write("Type a number from 0 to \(request.importers.count): ", to: .standardError)
+        }
+        return nil
+    }
+}

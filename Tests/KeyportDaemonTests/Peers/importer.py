@@ -1,0 +1,39 @@
+"""An importing app, as keyportd starts one: it finds its activity and one-time token in its
+environment and redeems the token over Varlink with PyPI's client (nobody at Keyport wrote it).
+
+usage: importer.py OUTPUT [MODE]
+  MODE "import" (default): import once, write {"activity", "data"} as JSON to OUTPUT.
+  MODE "twice": import, then try the same token again; write {"activity", "data", "second": error}.
+  MODE "wait": write the token to OUTPUT.token, wait until OUTPUT.go exists, then import.
+"""
+import json
+import os
+import sys
+import time
+
+import varlink
+
+output = sys.argv[1]
+mode = sys.argv[2] if len(sys.argv) > 2 else "import"
+token = os.environ["KEYPORT_IMPORT_TOKEN"]
+result = {"activity": os.environ.get("KEYPORT_ACTIVITY_TYPE")}
+
+if mode == "wait":
+    with open(output + ".token", "w") as f:
+        f.write(token)
+    while not os.path.exists(output + ".go"):
+        time.sleep(0.05)
+
+with varlink.Client(address="unix:" + os.environ["KEYPORT_SOCKET"]) as client:
+    with client.open("org.keyport.Exchange", namespaced=False) as exchange:
+        result["data"] = exchange.ImportCredentials(token)["data"]
+        if mode == "twice":
+            try:
+                exchange.ImportCredentials(token)
+                result["second"] = "accepted"
+            except varlink.VarlinkError as error:
+                result["second"] = error.error()
+
+with open(output + ".tmp", "w") as f:
+    json.dump(result, f)
+os.rename(output + ".tmp", output)

@@ -11,6 +11,8 @@ private enum Outcome: Sendable {
     case noAgent
     /// The app that asked went away first.
     case withdrawn
+    /// keyportd is stopping.
+    case stopping
 }
 
 /// The agents connected to keyportd (`org.keyport.Agent`), and the questions waiting for the
@@ -71,6 +73,11 @@ package final class AgentHub: Sendable {
                 name: Exchange.Error.declined,
                 ["message": "the request was withdrawn before it was answered"]
             )
+        case .stopping:
+            throw VarlinkError(
+                name: Exchange.Error.shuttingDown,
+                ["message": "keyportd is stopping; nothing was exported"]
+            )
         }
     }
 
@@ -124,6 +131,20 @@ package final class AgentHub: Sendable {
             return nil
         }
         if let problem { throw problem }
+    }
+
+    /// keyportd is stopping: every waiting question ends with `ShuttingDown`, and every agent's
+    /// `Serve` returns.
+    package func shutDown() {
+        let (waiting, agents) = state.withLock { state in
+            defer {
+                state.waiting = [:]
+                state.agents = [:]
+            }
+            return (Array(state.waiting.values), Array(state.agents.values))
+        }
+        for question in waiting { question.outcome.resume(returning: .stopping) }
+        for agent in agents { agent.finish() }
     }
 
     /// The interface and its methods, for the server.

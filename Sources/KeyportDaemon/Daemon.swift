@@ -57,19 +57,34 @@ package struct KeyportDaemon: Service {
             maximumMessageSize: DaemonClient.maximumMessageSize
         )
         let logger = logger
-        switch listener {
-        case .socketFile:
-            _ = try locations.prepareSocketDirectory(create: true)
-            let path = locations.socket.path
-            try await cancelWhenGracefulShutdown {
-                try await server.serve(path: path) { logger.info("listening", metadata: ["socket": "\(path)"]) }
-            }
-        case .descriptor(let descriptor):
-            try await cancelWhenGracefulShutdown {
-                try await server.serve(listeningDescriptor: descriptor) {
-                    logger.info("listening on the socket systemd passed", metadata: ["descriptor": "\(descriptor)"])
+        let locations = locations
+        let listener = listener
+        if case .socketFile = listener { _ = try locations.prepareSocketDirectory(create: true) }
+        // On SIGTERM or SIGINT: the services end their waiting calls with ShuttingDown, those
+        // replies are written, then the server stops (closing every connection and, for a socket
+        // file keyportd made, removing it).
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                switch listener {
+                case .socketFile:
+                    let path = locations.socket.path
+                    try await server.serve(path: path) { logger.info("listening", metadata: ["socket": "\(path)"]) }
+                case .descriptor(let descriptor):
+                    try await server.serve(listeningDescriptor: descriptor) {
+                        logger.info("listening on the socket systemd passed", metadata: ["descriptor": "\(descriptor)"])
+                    }
                 }
             }
+            group.addTask {
+                // Returns when a graceful shutdown begins; throws when the service is cancelled.
+                try await gracefulShutdown()
+                logger.info("stopping")
+                exchange.shutDown()
+                agents.shutDown()
+                await server.waitUntilIdle(limit: .seconds(5))
+            }
+            try await group.next()
+            group.cancelAll()
         }
         logger.info("stopped")
     }

@@ -50,6 +50,7 @@ package final class ExchangeService: Sendable {
     private struct State {
         var exports: [String: Export] = [:]
         var pending: [String: Pending] = [:]
+        var stopping = false
     }
 
     private let state = Mutex(State())
@@ -67,6 +68,7 @@ package final class ExchangeService: Sendable {
     // MARK: - RequestExport
 
     private func requestExport(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
+        try refuseWhenStopping()
         let input: Exchange.RequestExportIn = try Self.decode(request)
         let caller = try pin(request.peer.pid)
         let manifests = registry.scan().manifests
@@ -158,6 +160,7 @@ package final class ExchangeService: Sendable {
     // MARK: - ExportCredentials
 
     private func exportCredentials(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
+        try refuseWhenStopping()
         let exportID: String
         let document: [UInt8]
         do {
@@ -195,14 +198,25 @@ package final class ExchangeService: Sendable {
             await withCheckedContinuation { (delivered: CheckedContinuation<Result<Void, VarlinkError>, Never>) in
                 // The token is known before the importer starts, so however fast it asks, it is
                 // found; it waits on `ready` until its process is pinned.
-                state.withLock {
-                    $0.pending[token] = Pending(
+                let stopping = state.withLock { state -> Bool in
+                    guard !state.stopping else { return true }
+                    state.pending[token] = Pending(
                         importer: nil,
                         ready: ready,
                         data: document,
                         expires: .now + lifetime,
                         delivered: delivered
                     )
+                    return false
+                }
+                guard !stopping else {
+                    ready.open()
+                    let error = VarlinkError(
+                        name: Exchange.Error.shuttingDown,
+                        ["message": "keyportd is stopping; nothing was handed over"]
+                    )
+                    delivered.resume(returning: .failure(error))
+                    return
                 }
                 let child: ChildProcess
                 do {
@@ -246,6 +260,25 @@ package final class ExchangeService: Sendable {
         try result.get()
         logger.info("export handed over", metadata: ["importer": "\(export.importer.id)"])
         return .emptyObject
+    }
+
+    /// keyportd is stopping: exchanges waiting for their importer end with `ShuttingDown` (their
+    /// data wiped, nothing handed over), and no new one starts.
+    package func shutDown() {
+        let tokens = state.withLock { state in
+            state.stopping = true
+            state.exports = [:]
+            return Array(state.pending.keys)
+        }
+        for token in tokens {
+            fail(
+                token,
+                VarlinkError(
+                    name: Exchange.Error.shuttingDown,
+                    ["message": "keyportd is stopping; nothing was handed over"]
+                )
+            )
+        }
     }
 
     /// Ends a pending hand-over that has not happened, wiping its data.
@@ -341,6 +374,15 @@ package final class ExchangeService: Sendable {
                 },
             ]
         )
+    }
+
+    private func refuseWhenStopping() throws(VarlinkError) {
+        if state.withLock({ $0.stopping }) {
+            throw VarlinkError(
+                name: Exchange.Error.shuttingDown,
+                ["message": "keyportd is stopping; try again once it runs"]
+            )
+        }
     }
 
     private func pin(_ pid: pid_t) throws(VarlinkError) -> PinnedProcess {

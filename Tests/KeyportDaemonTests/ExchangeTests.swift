@@ -197,3 +197,32 @@ struct ExchangeTests {
         #expect(!FileManager.default.fileExists(atPath: sandbox.output))
     }
 }
+
+@Suite("credential exchange when keyportd stops", .serialized)
+struct ExchangeShutdownTests {
+    @Test("SIGTERM during an exchange ends the exporter's call with the reason, and keyportd exits cleanly")
+    func shutdownMidExchange() async throws {
+        let sandbox = try await ExchangeSandbox(mode: "wait")
+        defer { sandbox.directory.remove() }
+        let daemon = try await sandbox.start(keyportd, readyWhen: "listening")
+        defer { daemon.stop() }
+        let agent = try await sandbox.start(keyport, ["agent", "--auto", "accept-first"], readyWhen: "waiting")
+        defer { agent.stop() }
+        let exporting = Task { try await sandbox.export(sample) }
+        let tokenFile = sandbox.output + ".token"
+        try #require(
+            try await FileChanges.waitUntil(within: .seconds(30), changesIn: sandbox.directory.url) {
+                FileManager.default.fileExists(atPath: tokenFile)
+            }
+        )
+        daemon.signal(SIGTERM)
+        let stopped = try await daemon.finish(timeout: .seconds(30))
+        #expect(stopped.status == 0, "\(stopped.standardError)")
+        let exported = try await exporting.value
+        #expect(exported.status != 0)
+        #expect(exported.standardError.contains("keyportd is stopping"), "\(exported.standardError)")
+        // The importer, let go now, finds nobody to import from.
+        #expect(FileManager.default.createFile(atPath: sandbox.output + ".go", contents: Data()))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.output))
+    }
+}

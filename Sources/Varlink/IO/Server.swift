@@ -2,6 +2,7 @@ import Foundation
 import KeyportSystem
 import NIOCore
 import NIOPosix
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -69,6 +70,14 @@ package final class VarlinkServer: Sendable {
     package let info: VarlinkServiceInfo
     package let maximumMessageSize: Int
     private let interfaces: [String: VarlinkInterfaceImplementation]
+    /// Calls being answered, and who waits for there to be none.
+    private let calls = Mutex(Calls())
+
+    private struct Calls {
+        var running = 0
+        var nextWaiter = 0
+        var idle: [Int: CheckedContinuation<Void, Never>] = [:]
+    }
 
     package init(info: VarlinkServiceInfo, interfaces: [VarlinkInterfaceImplementation], maximumMessageSize: Int) {
         self.info = info
@@ -166,6 +175,16 @@ package final class VarlinkServer: Sendable {
             try? await outbound.write(VarlinkReply(error: .methodNotImplemented(call.method)).message)
             return false
         }
+        calls.withLock { $0.running += 1 }
+        defer {
+            let idle = calls.withLock { calls -> [CheckedContinuation<Void, Never>] in
+                calls.running -= 1
+                guard calls.running == 0 else { return [] }
+                defer { calls.idle = [:] }
+                return Array(calls.idle.values)
+            }
+            for waiter in idle { waiter.resume() }
+        }
         let request = VarlinkRequest(call: call, connection: connection, peer: peer, outbound: outbound)
         let reply: VarlinkReply
         do {
@@ -175,6 +194,35 @@ package final class VarlinkServer: Sendable {
         }
         if !call.oneway { try? await outbound.write(reply.message) }
         return true
+    }
+
+    /// Returns once no call is being answered (its reply written), or after `limit`. A service
+    /// that is stopping first ends its long calls with an error, then waits here so those replies
+    /// reach their clients before the connections close.
+    package func waitUntilIdle(limit: Duration) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                let id = self.calls.withLock { calls in
+                    calls.nextWaiter += 1
+                    return calls.nextWaiter
+                }
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { (idle: CheckedContinuation<Void, Never>) in
+                        let now = self.calls.withLock { calls -> Bool in
+                            if calls.running == 0 || Task.isCancelled { return true }
+                            calls.idle[id] = idle
+                            return false
+                        }
+                        if now { idle.resume() }
+                    }
+                } onCancel: {
+                    self.calls.withLock { $0.idle.removeValue(forKey: id) }?.resume()
+                }
+            }
+            group.addTask { try? await Task.sleep(for: limit) }
+            await group.next()
+            group.cancelAll()
+        }
     }
 
     private func run(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {

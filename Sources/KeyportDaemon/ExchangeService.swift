@@ -188,7 +188,8 @@ package final class ExchangeService: Sendable {
             )
         }
         try check(document)
-        let token = UUID().uuidString
+        // Lowercase, as UUIDs are written in text (RFC 9562); tokens are compared as UUIDs.
+        let token = UUID().uuidString.lowercased()
         var environment = ProcessInfo.processInfo.environment
         environment[Exchange.activityTypeVariable] = Exchange.activityType
         environment[Exchange.importTokenVariable] = token
@@ -323,7 +324,9 @@ package final class ExchangeService: Sendable {
     // MARK: - ImportCredentials
 
     private func importCredentials(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
-        let token = try Self.decode(request, as: Exchange.ImportIn.self).token
+        let given = try Self.decode(request, as: Exchange.ImportIn.self).token
+        // A token is a UUID: compared as one, whatever the case of its letters.
+        let token = UUID(uuidString: given)?.uuidString.lowercased() ?? given
         let caller = try pin(request.peer.pid)
         func invalid(_ message: String) -> VarlinkError {
             VarlinkError(name: Exchange.Error.invalidToken, ["message": message])

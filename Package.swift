@@ -50,10 +50,11 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
+        // NSUserActivity.launchActivity reads the variables keyportd sets (KeyportInterfaces).
         .target(
             name: "AuthenticationServices",
             dependencies: [
-                "CredentialExchangeFormat", "KeyportEncoding", "WebAuthentication",
+                "CredentialExchangeFormat", "KeyportEncoding", "WebAuthentication", "KeyportInterfaces",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -50,11 +50,12 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
-        // NSUserActivity.launchActivity reads the variables keyportd sets (KeyportInterfaces).
+        // The import and export managers are keyportd's clients (KeyportInterfaces, over Varlink), and
+        // NSUserActivity.launchActivity reads the variables keyportd sets.
         .target(
             name: "AuthenticationServices",
             dependencies: [
-                "CredentialExchangeFormat", "KeyportEncoding", "WebAuthentication", "KeyportInterfaces",
+                "CredentialExchangeFormat", "KeyportEncoding", "WebAuthentication", "KeyportInterfaces", "Varlink",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -168,6 +169,7 @@ let package = Package(
             name: "AuthenticationServicesTests",
             dependencies: [
                 "AuthenticationServices", "CredentialExchangeFormat", "WebAuthentication", "KeyportTestSupport",
+                "KeyportInterfaces", "Varlink",
             ]
         ),
         .testTarget(

@@ -118,6 +118,18 @@ let package = Package(
             ],
             path: "Benchmarks/KeyportBench"
         ),
+        // Two apps that exchange credentials through keyportd with Apple's API only, as the
+        // documentation's snippets do (Examples/README.md); not products.
+        .executableTarget(
+            name: "ExampleExporter",
+            dependencies: ["AuthenticationServices"],
+            path: "Examples/ExampleExporter"
+        ),
+        .executableTarget(
+            name: "ExampleImporter",
+            dependencies: ["AuthenticationServices"],
+            path: "Examples/ExampleImporter"
+        ),
         // How tests run programs (on KeyportSystem's ChildProcess, with time limits) and start
         // their peers (oathtool, pyotp, the Authlib server, the Selenium browser).
         .target(name: "KeyportTestSupport", dependencies: ["KeyportSystem"], path: "Tests/KeyportTestSupport"),

@@ -40,14 +40,39 @@ struct CredentialExchangeManagerTests {
         #expect(error.failureReason?.contains(name) == true)
     }
 
-    @Test("an error without a message still carries its name and parameters")
-    func mappingWithoutMessage() {
+    @Test("InvalidData's problems follow its message in the reason, the first ten of them")
+    func invalidDataProblems() throws {
+        struct InvalidData: Encodable {
+            var message: String
+            var problems: [String]
+        }
+        let parameters = try RawJSON(
+            encoding: InvalidData(
+                message: "the data is not CXF",
+                problems: (1...12).map { "/accounts/0/items/\($0): a problem" }
+            )
+        )
         let error = KeyportdExchange.mapped(
-            VarlinkError(name: Exchange.Error.invalidData, parameters: RawJSON(bytes: #"{"problems":[]}"#.utf8)),
+            VarlinkError(name: Exchange.Error.invalidData, parameters: parameters),
             side: .exporting
         )
         #expect(error.code == .credentialExport)
-        #expect(error.failureReason == #"org.keyport.Exchange.InvalidData {"problems":[]}"#)
+        let reason = try #require(error.failureReason)
+        #expect(
+            reason.hasPrefix("the data is not CXF (org.keyport.Exchange.InvalidData): /accounts/0/items/1: a problem; ")
+        )
+        #expect(reason.contains("/accounts/0/items/10: a problem; and 2 more"))
+        #expect(!reason.contains("/accounts/0/items/11"))
+    }
+
+    @Test("an error without a message still carries its name and parameters")
+    func mappingWithoutMessage() {
+        let error = KeyportdExchange.mapped(
+            VarlinkError(name: Exchange.Error.unknownExport, parameters: RawJSON(bytes: #"{"export":"e"}"#.utf8)),
+            side: .exporting
+        )
+        #expect(error.code == .credentialExport)
+        #expect(error.failureReason == #"org.keyport.Exchange.UnknownExport {"export":"e"}"#)
     }
 
     @Test("keyportd out of reach is .failed; a cancelled task is .canceled, whatever the connection said")

@@ -15,7 +15,8 @@ public let ASAuthorizationErrorDomain = "com.apple.AuthenticationServices.Author
 /// ## How keyportd's answers map to codes
 ///
 /// The managers talk to keyportd (the `org.keyport.Exchange` Varlink interface). keyportd's
-/// message is always the reason in ``userInfo``. The codes:
+/// message is always the reason in ``userInfo``, followed, when the data is not a CXF document an
+/// importer could use, by the first ten problems keyportd found. The codes:
 ///
 /// | What happened | Code |
 /// |---|---|

@@ -104,9 +104,16 @@ struct KeyportdExchange: Sendable {
         }
     }
 
-    /// What keyportd's error reply is to the app; keyportd's message is the reason.
+    /// What keyportd's error reply is to the app; keyportd's message is the reason, with the
+    /// problems `InvalidData` lists.
     static func mapped(_ error: VarlinkError, side: Side) -> ASAuthorizationError {
-        let reason = error.message.map { "\($0) (\(error.name))" } ?? error.description
+        var reason = error.message.map { "\($0) (\(error.name))" } ?? error.description
+        let problems = Self.problems(of: error)
+        if !problems.isEmpty {
+            let shown = problems.prefix(Self.problemsShown).joined(separator: "; ")
+            let more = problems.count > Self.problemsShown ? "; and \(problems.count - Self.problemsShown) more" : ""
+            reason += ": \(shown)\(more)"
+        }
         switch error.name {
         case Exchange.Error.declined:
             return ASAuthorizationError(.canceled, reason: reason)
@@ -118,6 +125,18 @@ struct KeyportdExchange: Sendable {
             // (org.varlink.service.MethodNotFound, …): the exchange failed.
             return ASAuthorizationError(side.code, reason: reason)
         }
+    }
+
+    /// How many of `InvalidData`'s problems a reason lists: enough to act on, short enough to read.
+    static let problemsShown = 10
+
+    /// The strings of the error's `problems` parameter; none when it has no such array.
+    private static func problems(of error: VarlinkError) -> [String] {
+        guard let value = try? error.parameters.member("problems") else { return [] }
+        var cursor = JSONCursor(value.bytes)
+        var problems: [String] = []
+        try? cursor.forEachElement { cursor in problems.append(try cursor.string()) }
+        return problems
     }
 
     private static func invalidReply(_ method: String, _ problem: String) -> ASAuthorizationError {

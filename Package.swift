@@ -50,10 +50,12 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
+        // The import and export managers are keyportd's clients (KeyportInterfaces, over Varlink), and
+        // NSUserActivity.launchActivity reads the variables keyportd sets.
         .target(
             name: "AuthenticationServices",
             dependencies: [
-                "CredentialExchangeFormat", "KeyportEncoding", "WebAuthentication",
+                "CredentialExchangeFormat", "KeyportEncoding", "WebAuthentication", "KeyportInterfaces", "Varlink",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -116,6 +118,18 @@ let package = Package(
             ],
             path: "Benchmarks/KeyportBench"
         ),
+        // Two apps that exchange credentials through keyportd with Apple's API only, as the
+        // documentation's snippets do (Examples/README.md); not products.
+        .executableTarget(
+            name: "ExampleExporter",
+            dependencies: ["AuthenticationServices"],
+            path: "Examples/ExampleExporter"
+        ),
+        .executableTarget(
+            name: "ExampleImporter",
+            dependencies: ["AuthenticationServices"],
+            path: "Examples/ExampleImporter"
+        ),
         // How tests run programs (on KeyportSystem's ChildProcess, with time limits) and start
         // their peers (oathtool, pyotp, the Authlib server, the Selenium browser).
         .target(name: "KeyportTestSupport", dependencies: ["KeyportSystem"], path: "Tests/KeyportTestSupport"),
@@ -168,6 +182,7 @@ let package = Package(
             name: "AuthenticationServicesTests",
             dependencies: [
                 "AuthenticationServices", "CredentialExchangeFormat", "WebAuthentication", "KeyportTestSupport",
+                "KeyportInterfaces", "Varlink",
             ]
         ),
         .testTarget(

@@ -1,0 +1,154 @@
+import Foundation
+import KeyportInterfaces
+import Varlink
+
+/// The calls the import and export managers make to keyportd (`org.keyport.Exchange`,
+/// Interfaces/org.keyport.Exchange.varlink in KeyportInterfaces), and how their failures become
+/// ``ASAuthorizationError``s. One connection per call: the interface names an export by the id
+/// `RequestExport` returns, not by the connection.
+struct KeyportdExchange: Sendable {
+    /// Where keyportd is found (`KEYPORT_SOCKET`, `XDG_RUNTIME_DIR`, …).
+    var environment: [String: String]
+
+    /// Which side of the exchange a call is on: it decides the code of the exchange's own failures.
+    enum Side: Sendable {
+        case exporting, importing
+
+        var code: ASAuthorizationError.Code {
+            switch self {
+            case .exporting: .credentialExport
+            case .importing: .credentialImport
+            }
+        }
+    }
+
+    static let requestExport = "org.keyport.Exchange.RequestExport"
+    static let exportCredentials = "org.keyport.Exchange.ExportCredentials"
+    static let importCredentials = "org.keyport.Exchange.ImportCredentials"
+
+    /// `RequestExport` with the versions of the exporter's manifest (`formatVersions` left out: the
+    /// manifest is where an app declares them, as Info.plist is on Apple platforms).
+    func requestExport() async throws(ASAuthorizationError) -> Exchange.RequestExportOut {
+        let reply = try await call(Self.requestExport, RawJSON(encoding: Exchange.RequestExportIn()), .exporting)
+        do {
+            return try reply.decode(Exchange.RequestExportOut.self)
+        } catch {
+            throw Self.invalidReply(Self.requestExport, "it has no string \"export\" and \"formatVersion\"")
+        }
+    }
+
+    /// `ExportCredentials` with `document`, the CXF JSON of the export.
+    func exportCredentials(export: String, document: Data) async throws(ASAuthorizationError) {
+        let parameters = Exchange.exportCredentialsParameters(export: export, document: Array(document))
+        // keyportd closes a connection whose message is over the limit without a word; saying so
+        // here tells the app why.
+        let size = Self.messageSize(Self.exportCredentials, parameters)
+        guard size <= DaemonClient.maximumMessageSize else {
+            throw ASAuthorizationError(
+                .credentialExport,
+                reason:
+                    "the export is \(size) bytes as a message to keyportd, which takes at most \(DaemonClient.maximumMessageSize); export fewer credentials at a time"
+            )
+        }
+        _ = try await call(Self.exportCredentials, parameters, .exporting)
+    }
+
+    /// `ImportCredentials` with `token`; returns the CXF document's bytes.
+    func importCredentials(token: UUID) async throws(ASAuthorizationError) -> [UInt8] {
+        // RFC 9562 writes UUIDs in lowercase; keyportd reads them either way.
+        let reply = try await call(
+            Self.importCredentials,
+            RawJSON(encoding: Exchange.ImportIn(token: token.uuidString.lowercased())),
+            .importing
+        )
+        guard let data = try? reply.member("data") else {
+            throw Self.invalidReply(Self.importCredentials, "it has no \"data\"")
+        }
+        return data.bytes
+    }
+
+    /// Connects to keyportd, calls `method`, and returns its reply, every failure mapped.
+    private func call(
+        _ method: String,
+        _ parameters: @autoclosure () throws -> RawJSON,
+        _ side: Side
+    ) async throws(ASAuthorizationError) -> RawJSON {
+        do {
+            let parameters = try parameters()
+            return try await DaemonClient.withConnection(environment: environment) { connection in
+                try await connection.call(method, parameters)
+            }
+        } catch {
+            throw Self.mapped(error, side: side, cancelled: Task.isCancelled)
+        }
+    }
+
+    /// What a failure of a call on `side` is to the app. `cancelled`: the awaiting task was
+    /// cancelled (the connection then ends with whatever error that made).
+    static func mapped(_ error: any Error, side: Side, cancelled: Bool) -> ASAuthorizationError {
+        if cancelled {
+            return ASAuthorizationError(.canceled, reason: "the task waiting for keyportd was cancelled")
+        }
+        switch error {
+        case let error as VarlinkError:
+            return mapped(error, side: side)
+        case let error as DaemonError:
+            return ASAuthorizationError(.failed, reason: error.description)
+        case let error as VarlinkConnectionError:
+            return ASAuthorizationError(
+                .failed,
+                reason: "the connection to keyportd broke (\(error.description)); check that keyportd is still running"
+            )
+        default:
+            return ASAuthorizationError(.failed, reason: "keyportd could not be asked: \(error)")
+        }
+    }
+
+    /// What keyportd's error reply is to the app; keyportd's message is the reason, with the
+    /// problems `InvalidData` lists.
+    static func mapped(_ error: VarlinkError, side: Side) -> ASAuthorizationError {
+        var reason = error.message.map { "\($0) (\(error.name))" } ?? error.description
+        let problems = Self.problems(of: error)
+        if !problems.isEmpty {
+            let shown = problems.prefix(Self.problemsShown).joined(separator: "; ")
+            let more = problems.count > Self.problemsShown ? "; and \(problems.count - Self.problemsShown) more" : ""
+            reason += ": \(shown)\(more)"
+        }
+        switch error.name {
+        case Exchange.Error.declined:
+            return ASAuthorizationError(.canceled, reason: reason)
+        case Exchange.Error.noAgent:
+            return ASAuthorizationError(.notInteractive, reason: reason)
+        default:
+            // NotAllowed, NoImporter, UnknownExport, InvalidData, ImporterFailed, InvalidToken,
+            // ShuttingDown, and what a keyportd of another version may answer
+            // (org.varlink.service.MethodNotFound, …): the exchange failed.
+            return ASAuthorizationError(side.code, reason: reason)
+        }
+    }
+
+    /// How many of `InvalidData`'s problems a reason lists: enough to act on, short enough to read.
+    static let problemsShown = 10
+
+    /// The strings of the error's `problems` parameter; none when it has no such array.
+    private static func problems(of error: VarlinkError) -> [String] {
+        guard let value = try? error.parameters.member("problems") else { return [] }
+        var cursor = JSONCursor(value.bytes)
+        var problems: [String] = []
+        try? cursor.forEachElement { cursor in problems.append(try cursor.string()) }
+        return problems
+    }
+
+    private static func invalidReply(_ method: String, _ problem: String) -> ASAuthorizationError {
+        ASAuthorizationError(
+            .invalidResponse,
+            reason: "keyportd's reply to \(method) is not what org.keyport.Exchange defines: \(problem)"
+        )
+    }
+
+    /// The length of the call's message without its NUL: `{"method":…,"parameters":…}`.
+    private static func messageSize(_ method: String, _ parameters: RawJSON) -> Int {
+        // The envelope's length around a one-byte placeholder, so the document is not copied again.
+        VarlinkCall(method: method, parameters: RawJSON(bytes: "0".utf8)).message.count - 1 + parameters.bytes.count
+    }
+}

@@ -147,7 +147,7 @@ let package = Package(
             name: "KeyportDaemonTests",
             dependencies: [
                 "KeyportDaemon", "KeyportInterfaces", "keyportd", "keyport", "Varlink", "KeyportSystem",
-                "KeyportTestSupport",
+                "KeyportTestSupport", "ExampleExporter", "ExampleImporter",
             ],
             exclude: ["Peers"]
         ),

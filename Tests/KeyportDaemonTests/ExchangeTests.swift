@@ -140,7 +140,7 @@ struct ExchangeTests {
             }
         }
         #expect(stolen?.name == Exchange.Error.invalidToken)
-        #expect(stolen?.message?.contains("given to another process") == true)
+        #expect(stolen?.message?.contains("given to another process") == true, "\(stolen.map { "\($0)" } ?? "")")
         #expect(FileManager.default.createFile(atPath: sandbox.output + ".go", contents: Data()))
         #expect(try await exporting.value.status == 0)
         #expect((try await sandbox.imported()["data"] as? NSDictionary) == (try sampleObject()))
@@ -224,5 +224,48 @@ struct ExchangeShutdownTests {
         // The importer, let go now, finds nobody to import from.
         #expect(FileManager.default.createFile(atPath: sandbox.output + ".go", contents: Data()))
         #expect(!FileManager.default.fileExists(atPath: sandbox.output))
+    }
+}
+
+@Suite("the example apps exchange through keyportd", .serialized)
+struct ExampleAppsTests {
+    @Test("ExampleExporter → keyportd → ExampleImporter, with Apple's API on both sides; refusals map to Apple's codes")
+    func exampleApps() async throws {
+        let exporter = buildDirectory.appendingPathComponent("ExampleExporter").path
+        let importer = buildDirectory.appendingPathComponent("ExampleImporter").path
+        let sandbox = try await ExchangeSandbox(importer: [importer])
+        defer { sandbox.directory.remove() }
+        // The exporter is a registered app too: keyportd knows it by its executable.
+        let providers = sandbox.directory.url.appendingPathComponent("data/keyport/providers")
+        let manifest: [String: Any] = [
+            "id": "org.keyport.example.exporter", "name": "Example Exporter", "exec": [exporter],
+            "capabilities": ["SupportsCredentialExchange": true],
+        ]
+        try JSONSerialization.data(withJSONObject: manifest).write(
+            to: providers.appendingPathComponent("exporter.json")
+        )
+        var environment = sandbox.environment
+        environment["KEYPORT_EXAMPLE_OUTPUT"] = sandbox.output
+        let daemon = try Program(keyportd, environment: environment)
+        _ = try await daemon.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
+        defer { daemon.stop() }
+
+        // No agent yet: Apple's notInteractive, with the reason.
+        let lonely = try await Program.run(exporter, [sample], environment: environment, timeout: .seconds(60))
+        #expect(lonely.status == 1)
+        #expect(lonely.standardError.contains("1005"), "\(lonely.standardError)")
+
+        let agent = try await sandbox.start(
+            keyport,
+            ["agent", "--auto", "accept:org.example.importer"],
+            readyWhen: "waiting"
+        )
+        defer { agent.stop() }
+        let exported = try await Program.run(exporter, [sample], environment: environment, timeout: .seconds(60))
+        #expect(exported.status == 0, "\(exported.standardError)")
+        let summary = try await sandbox.imported()
+        #expect(summary["error"] == nil, "\(summary)")
+        #expect(summary["formatVersion"] as? String == "1.0")
+        #expect((summary["credentials"] as? Int ?? 0) > 0)
     }
 }

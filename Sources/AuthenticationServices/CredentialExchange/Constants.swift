@@ -1,3 +1,5 @@
+import KeyportInterfaces
+
 /// The activity type of the user activity that launches an app to import credentials.
 ///
 /// On Apple platforms the system starts the importing app with an `NSUserActivity` of this type; its
@@ -7,7 +9,7 @@
 ///
 /// Apple does not document the string's value; this implementation uses the symbol's name, which is
 /// what apps that support older systems fall back to.
-public let ASCredentialExchangeActivity: String = "ASCredentialExchangeActivity"
+public let ASCredentialExchangeActivity: String = Exchange.activityType
 
 /// ``ASCredentialExchangeActivity`` under the name Apple's sample code uses
 /// (`onContinueUserActivity(ASCredentialExchangeActivityType)`, `NSUserActivityTypes`); the same

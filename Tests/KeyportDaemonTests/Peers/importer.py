@@ -19,8 +19,10 @@ token = os.environ["KEYPORT_IMPORT_TOKEN"]
 result = {"activity": os.environ.get("KEYPORT_ACTIVITY_TYPE")}
 
 if mode == "wait":
-    with open(output + ".token", "w") as f:
+    # Written whole, then renamed: the test reads it as soon as the name appears.
+    with open(output + ".token.tmp", "w") as f:
         f.write(token)
+    os.rename(output + ".token.tmp", output + ".token")
     while not os.path.exists(output + ".go"):
         time.sleep(0.05)
 

@@ -113,7 +113,7 @@ let package = Package(
             name: "KeyportBench",
             dependencies: [
                 "CredentialExchangeFormat", "KeyportEncoding", "OneTimeCodes", "AuthenticationServices",
-                "WebAuthentication",
+                "WebAuthentication", "KeyportInterfaces", "KeyportSystem", "Varlink",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Benchmarks/KeyportBench"

@@ -6,6 +6,7 @@ import Foundation
 //   swift run -c release KeyportBench cxf-document [items] > doc.json   (the benchmark's document, to measure memory)
 //   swift run -c release KeyportBench otp [codes]
 //   swift run -c release KeyportBench webauth [sessions]
+//   swift build -c release && .build/release/KeyportBench exchange [items]   (keyportd and keyport from the same build)
 
 /// The best time of `runs` calls of `body`, and its last result. The previous run's result is
 /// freed before the clock starts, so no run pays for freeing another's output.
@@ -96,9 +97,15 @@ case "otp":
     let codes = arguments.dropFirst().first.flatMap { Int($0) } ?? 2_000_000
     try otpBenchmark(codes: codes)
     otpPeers(codes: codes)
+case "exchange":
+    try await exchangeBenchmark(items: arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000, rounds: 5)
+case "exchange-importer":
+    try await exchangeImporter()
 case "webauth":
     try await webAuthBenchmark(rounds: arguments.dropFirst().first.flatMap { Int($0) } ?? 200)
 default:
-    print("usage: KeyportBench cxf [items] | cxf-profile decode|validate|encode | otp [codes] | webauth [sessions]")
+    print(
+        "usage: KeyportBench cxf [items] | cxf-profile decode|validate|encode | otp [codes] | webauth [sessions] | exchange [items]"
+    )
     exit(2)
 }

@@ -1,0 +1,159 @@
+import CredentialExchangeFormat
+import Foundation
+import KeyportInterfaces
+import KeyportSystem
+import Varlink
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+// A credential exchange end to end: this program is the exporter (registered by a manifest that
+// names it), keyportd and `keyport agent --auto` run from the same build directory, and this
+// program again, started by keyportd, is the importer. Measured: from the export call until the
+// importer holds the decoded document, beside the raw CXF decode and encode of the same document
+// in the same run; and keyportd's resident memory idle and at its peak.
+
+/// Monotonic nanoseconds, comparable between processes on one machine.
+private func monotonicNanoseconds() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+}
+
+/// `VmRSS` and `VmHWM` of a process, in bytes.
+private func memory(of pid: pid_t) -> (resident: Int, peak: Int) {
+    let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+    func value(_ key: String) -> Int {
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(key + ":") }) else { return 0 }
+        return (Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) * 1024
+    }
+    return (value("VmRSS"), value("VmHWM"))
+}
+
+/// The importer's side, when keyportd starts this program: redeem, decode, write the time.
+func exchangeImporter() async throws {
+    let environment = ProcessInfo.processInfo.environment
+    guard let token = environment[Exchange.importTokenVariable], let marker = environment["KEYPORT_BENCH_MARKER"] else {
+        print("exchange-importer is started by keyportd")
+        exit(2)
+    }
+    let reply = try await DaemonClient.withConnection(environment: environment) { connection in
+        try await connection.call(
+            "org.keyport.Exchange.ImportCredentials",
+            RawJSON(encoding: Exchange.ImportIn(token: token))
+        )
+    }
+    guard let data = try reply.member("data") else { exit(1) }
+    let decoded = try CXF.Decoder().decode(data.bytes)
+    let done = monotonicNanoseconds()
+    let items = decoded.document.accounts.reduce(0) { $0 + $1.items.count }
+    try "\(done) \(items)".write(toFile: marker, atomically: true, encoding: .utf8)
+}
+
+/// Runs `rounds` exchanges of a document of `items` items and prints the times.
+func exchangeBenchmark(items: Int, rounds: Int) async throws {
+    let build = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+    let keyportd = build.appendingPathComponent("keyportd").path
+    let keyport = build.appendingPathComponent("keyport").path
+    let bench = build.appendingPathComponent("KeyportBench").path
+    for program in [keyportd, keyport] where !FileManager.default.isExecutableFile(atPath: program) {
+        print("\(program) is missing: swift build -c release --product keyportd --product keyport first")
+        exit(2)
+    }
+    let document = Generator.document(items: items)
+    let bytes = CXF.Encoder().encode(document)
+    print("exchange: \(items) items, \(bytes.count) bytes, \(rounds) rounds")
+
+    // A private sandbox: sockets, manifests, settings.
+    var template = Array((FileManager.default.temporaryDirectory.path + "/kp-bench-XXXXXX").utf8CString)
+    guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else { exit(2) }
+    let root = URL(fileURLWithPath: String(cString: made))
+    defer { try? FileManager.default.removeItem(at: root) }
+    let providers = root.appendingPathComponent("data/keyport/providers")
+    try FileManager.default.createDirectory(at: providers, withIntermediateDirectories: true)
+    let marker = root.appendingPathComponent("imported").path
+    for (id, exec) in [
+        ("org.keyport.bench.exporter", [bench]), ("org.keyport.bench.importer", [bench, "exchange-importer"]),
+    ] {
+        let manifest: [String: Any] = [
+            "id": id, "name": id, "exec": exec, "capabilities": ["SupportsCredentialExchange": true],
+        ]
+        try JSONSerialization.data(withJSONObject: manifest).write(to: providers.appendingPathComponent("\(id).json"))
+    }
+    var environment = ProcessInfo.processInfo.environment
+    environment["KEYPORT_SOCKET"] = root.appendingPathComponent("d.sock").path
+    environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
+    environment["XDG_DATA_DIRS"] = root.appendingPathComponent("none").path
+    environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
+    environment["KEYPORT_BENCH_MARKER"] = marker
+    environment["KEYPORT_LOG"] = "warning"
+    for (name, value) in environment { setenv(name, value, 1) }
+
+    let daemon = try ChildProcess(executable: keyportd, arguments: [], environment: environment)
+    defer { daemon.signalGroup(SIGTERM) }
+    // keyportd listens once its socket exists; then the agent can connect.
+    while !FileManager.default.fileExists(atPath: environment["KEYPORT_SOCKET"]!) { usleep(10_000) }
+    let agent = try ChildProcess(
+        executable: keyport,
+        arguments: ["agent", "--auto", "accept:org.keyport.bench.importer"],
+        environment: environment
+    )
+    defer { agent.signalGroup(SIGTERM) }
+    try await Task.sleep(for: .milliseconds(500))
+    let idle = memory(of: daemon.pid)
+
+    var exchanges: [Double] = []
+    var raw: [Double] = []
+    for _ in 0..<rounds {
+        try? FileManager.default.removeItem(atPath: marker)
+        let start = monotonicNanoseconds()
+        try await DaemonClient.withConnection(environment: environment) { connection in
+            let requested = try await connection.call("org.keyport.Exchange.RequestExport")
+            let options = try requested.decode(Exchange.RequestExportOut.self)
+            let encoded = CXF.Encoder().encode(document)
+            _ = try await connection.call(
+                "org.keyport.Exchange.ExportCredentials",
+                Exchange.exportCredentialsParameters(export: options.export, document: encoded)
+            )
+        }
+        while !FileManager.default.fileExists(atPath: marker) { usleep(1_000) }
+        let parts = try String(contentsOfFile: marker, encoding: .utf8).split(separator: " ")
+        guard let done = UInt64(parts[0]), Int(parts[1]) == items else {
+            fatalError("the importer did not get every item")
+        }
+        exchanges.append(Double(done - start) / 1e9)
+        // The raw codec on the same document, moments apart.
+        let (encode, encoded) = measure(1) { CXF.Encoder().encode(document) }
+        let (decode, _) = try measure(1) { try CXF.Decoder().decode(encoded) }
+        raw.append(encode + decode)
+    }
+    let peak = memory(of: daemon.pid)
+    func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+    let ratios = zip(exchanges, raw).map { $0 / $1 }
+    print(
+        String(
+            format: "exchange (export call → importer holds the decoded document): median %.1f ms, best %.1f ms",
+            median(exchanges) * 1000,
+            exchanges.min()! * 1000
+        )
+    )
+    print(
+        String(
+            format: "raw CXF encode + decode of the same document:                 median %.1f ms, best %.1f ms",
+            median(raw) * 1000,
+            raw.min()! * 1000
+        )
+    )
+    print(String(format: "median ratio per round: %.2fx the raw codec", median(ratios)))
+    print(
+        String(
+            format: "keyportd resident memory: idle %.1f MB; peak %.1f MB (%.1fx the document)",
+            Double(idle.resident) / 1e6,
+            Double(peak.peak) / 1e6,
+            Double(peak.peak - idle.resident) / Double(bytes.count)
+        )
+    )
+}

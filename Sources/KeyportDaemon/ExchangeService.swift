@@ -36,6 +36,8 @@ package final class ExchangeService: Sendable {
         var exporterName: String
         var importer: ProviderManifest
         var formatVersion: String
+        /// An export whose data does not come within the token lifetime is dropped.
+        var expires: ContinuousClock.Instant
     }
 
     private struct Pending {
@@ -111,12 +113,16 @@ package final class ExchangeService: Sendable {
             )
         }
         let export = UUID().uuidString
-        state.withLock {
-            $0.exports[export] = Export(
+        let expires = ContinuousClock.now + tokenLifetime
+        state.withLock { state in
+            // Exports whose data never came (the exporter gave up) go, so the table stays small.
+            state.exports = state.exports.filter { $0.value.expires > .now && $0.value.exporter.isAlive }
+            state.exports[export] = Export(
                 exporter: caller,
                 exporterName: exporterName,
                 importer: importer,
-                formatVersion: version
+                formatVersion: version,
+                expires: expires
             )
         }
         logger.info(
@@ -177,7 +183,11 @@ package final class ExchangeService: Sendable {
         }
         let caller = try pin(request.peer.pid)
         let export = state.withLock { state -> Export? in
-            guard let export = state.exports[exportID], export.exporter.pid == caller.pid else { return nil }
+            guard let export = state.exports[exportID], export.exporter.pid == caller.pid, export.exporter.isAlive,
+                export.expires > .now
+            else {
+                return nil
+            }
             state.exports.removeValue(forKey: exportID)
             return export
         }

@@ -157,3 +157,26 @@ func exchangeBenchmark(items: Int, rounds: Int) async throws {
         )
     )
 }
+
+/// Where an exchange's time goes, piece by piece (a profiling aid).
+func exchangeParts(items: Int) throws {
+    let document = Generator.document(items: items)
+    let bytes = CXF.Encoder().encode(document)
+    let parameters = Exchange.exportCredentialsParameters(export: "x", document: bytes)
+    let message = VarlinkCall(method: "org.keyport.Exchange.ExportCredentials", parameters: parameters).message
+    func time(_ name: String, _ body: () throws -> Void) rethrows {
+        let (seconds, _) = try measure(3) { try body() }
+        print(String(format: "%-40@ %8.1f ms", name as NSString, seconds * 1000))
+    }
+    try time("VarlinkCall(message:)") { _ = try VarlinkCall(message: message) }
+    time("interface check") {
+        _ = KeyportInterfaces.exchange.check(
+            parameters,
+            against: KeyportInterfaces.exchange.methods["ExportCredentials"]!.input
+        )
+    }
+    try time("member(\"data\")") { _ = try parameters.member("data") }
+    try time("CXF decode") { _ = try CXF.Decoder().decode(bytes) }
+    time("CXF encode") { _ = CXF.Encoder().encode(document) }
+    time("VarlinkCall.message") { _ = VarlinkCall(method: "a.b.C", parameters: parameters).message }
+}

@@ -99,6 +99,8 @@ case "otp":
     otpPeers(codes: codes)
 case "exchange":
     try await exchangeBenchmark(items: arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000, rounds: 5)
+case "exchange-parts":
+    try exchangeParts(items: arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000)
 case "exchange-importer":
     try await exchangeImporter()
 case "webauth":

@@ -167,17 +167,18 @@ package final class ExchangeService: Sendable {
 
     private func exportCredentials(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
         try refuseWhenStopping()
-        let exportID: String
-        let document: [UInt8]
+        // One pass over the parameters (the data can be 50 MB): the export id, and the data's bytes.
+        var exportID = ""
+        var document: [UInt8] = []
         do {
-            guard let id = try request.call.parameters.member("export"),
-                let data = try request.call.parameters.member("data")
-            else { throw VarlinkError.invalidParameter("parameters", "export and data are required") }
-            var cursor = JSONCursor(id.bytes)
-            exportID = try cursor.string()
-            document = data.bytes
-        } catch let error as VarlinkError {
-            throw error
+            var cursor = JSONCursor(request.call.parameters.bytes)
+            try cursor.forEachMember { cursor, key in
+                switch key {
+                case "export": exportID = try cursor.string()
+                case "data": document = Array(try cursor.rawValue())
+                default: try cursor.skipValue()
+                }
+            }
         } catch {
             throw VarlinkError.invalidParameter("parameters", "\(error)")
         }
@@ -304,7 +305,7 @@ package final class ExchangeService: Sendable {
     private func check(_ document: [UInt8]) throws(VarlinkError) {
         let decoded: CXF.DecodedDocument
         do {
-            decoded = try CXF.Decoder().decode(Data(document))
+            decoded = try CXF.Decoder().decode(document)
         } catch {
             throw VarlinkError(
                 name: Exchange.Error.invalidData,

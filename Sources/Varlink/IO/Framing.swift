@@ -1,5 +1,11 @@
 import NIOCore
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Varlink's framing on a stream socket: each message is one JSON text followed by a NUL byte.
 ///
 /// A message longer than `maximumMessageSize` (not counting its NUL) is refused as soon as that
@@ -25,14 +31,19 @@ final class NULFramer: ByteToMessageDecoder, MessageToByteEncoder {
     }
 
     func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        let view = buffer.readableBytesView
-        let start = view.startIndex + searched
-        guard let end = view[start...].firstIndex(of: 0) else {
-            searched = view.count
-            if view.count > maximumMessageSize { throw MessageTooLarge(limit: maximumMessageSize) }
+        // memchr: a message can be 50 MB, searched as it arrives, never twice over.
+        let readable = buffer.readableBytes
+        let found = buffer.withUnsafeReadableBytes { bytes -> Int? in
+            guard let base = bytes.baseAddress, searched < readable,
+                let hit = memchr(base + searched, 0, readable - searched)
+            else { return nil }
+            return base.distance(to: UnsafeRawPointer(hit))
+        }
+        guard let length = found else {
+            searched = readable
+            if readable > maximumMessageSize { throw MessageTooLarge(limit: maximumMessageSize) }
             return .needMoreData
         }
-        let length = end - view.startIndex
         if length > maximumMessageSize { throw MessageTooLarge(limit: maximumMessageSize) }
         let message = buffer.readBytes(length: length) ?? []
         buffer.moveReaderIndex(forwardBy: 1)

@@ -77,30 +77,23 @@ package struct JSONCursor {
         try skipValue(depth: 0)
     }
 
+    /// Checks and passes over one value without building anything: one pass over the bytes, a
+    /// stack of open containers (bounded by `maximumDepth`), no allocation per value. This is what
+    /// carries a 50 MB payload through the envelope, so it must run near memory speed.
     private mutating func skipValue(depth: Int) throws(JSONSyntaxError) {
-        do { try skipNested(depth: depth) } catch let error as JSONSyntaxError { throw error } catch {
-            preconditionFailure("skipping throws only syntax errors")
+        skipWhitespace()
+        let start = offset
+        let limit = maximumDepth - depth
+        let outcome = bytes.withUnsafeBufferPointer { buffer -> (Int, String?) in
+            var skipper = Skipper(buffer: buffer, position: start, limit: limit)
+            let message = skipper.value()
+            return (skipper.position, message)
         }
-    }
-
-    private mutating func skipNested(depth: Int) throws {
-        switch try peekKind() {
-        case .object:
-            guard depth < maximumDepth else {
-                throw error("objects and arrays nest deeper than \(maximumDepth) levels")
-            }
-            try forEachMember { cursor, _ in try cursor.skipNested(depth: depth + 1) }
-        case .array:
-            guard depth < maximumDepth else {
-                throw error("objects and arrays nest deeper than \(maximumDepth) levels")
-            }
-            try forEachElement { (cursor: inout JSONCursor) throws(JSONSyntaxError) in
-                try cursor.skipValue(depth: depth + 1)
-            }
-        case .string: try skipString()
-        case .number: _ = try numberRange()
-        case .bool: _ = try bool()
-        case .null: try null()
+        offset = outcome.0
+        if let message = outcome.1 {
+            throw error(
+                message == Skipper.tooDeep ? "objects and arrays nest deeper than \(maximumDepth) levels" : message
+            )
         }
     }
 
@@ -155,37 +148,20 @@ package struct JSONCursor {
         }
     }
 
-    /// Passes over a string, checking its escapes, without building it.
-    private mutating func skipString() throws(JSONSyntaxError) {
-        try expect(UInt8(ascii: "\""), "a string")
-        while offset < bytes.count {
-            let byte = bytes[offset]
-            offset += 1
-            if byte == UInt8(ascii: "\"") { return }
-            if byte < 0x20 {
-                offset -= 1
-                throw error("a control character must be escaped in a string")
-            }
-            guard byte == UInt8(ascii: "\\") else { continue }
-            guard offset < bytes.count else { break }
-            let escaped = bytes[offset]
-            offset += 1
-            switch escaped {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
-                UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
-                continue
-            case UInt8(ascii: "u"): _ = try hex4()
-            default:
-                offset -= 1
-                throw error("'\\\(Self.show(escaped))' is not a JSON escape")
-            }
-        }
-        throw error("the string is not closed")
-    }
-
     package mutating func string() throws(JSONSyntaxError) -> String {
         skipWhitespace()
         try expect(UInt8(ascii: "\""), "a string")
+        // Most strings have no escape: one scan, one String from the bytes.
+        var scan = offset
+        while scan < bytes.count, bytes[scan] != UInt8(ascii: "\""), bytes[scan] != UInt8(ascii: "\\"),
+            bytes[scan] >= 0x20
+        {
+            scan += 1
+        }
+        if scan < bytes.count, bytes[scan] == UInt8(ascii: "\"") {
+            defer { offset = scan + 1 }
+            return String(decoding: bytes[offset..<scan], as: UTF8.self)
+        }
         var scalars = String.UnicodeScalarView()
         var runStart = offset
         func flush(_ end: Int) {
@@ -340,5 +316,174 @@ package struct JSONCursor {
     /// A byte as text for a message: printable ASCII as itself, anything else as its hex value.
     private static func show(_ byte: UInt8) -> String {
         (0x21..<0x7F).contains(byte) ? String(UnicodeScalar(byte)) : String(format: "0x%02X", byte)
+    }
+}
+
+/// The loop under ``JSONCursor/skipValue()``: a struct over the bytes so that the position lives in
+/// a register, not in a box shared by closures.
+private struct Skipper {
+    static let tooDeep = "too deep"
+
+    let buffer: UnsafeBufferPointer<UInt8>
+    var position: Int
+    let limit: Int
+
+    /// Passes over one value; the reason when it is not valid JSON, else `nil`.
+    mutating func value() -> String? {
+        var open: [Bool] = []  // per open container: true for an object, false for an array
+        open.reserveCapacity(16)
+        var expectingValue = true
+        while true {
+            whitespace()
+            if expectingValue {
+                guard position < buffer.count else { return "a value was expected, the message ended" }
+                let byte = buffer[position]
+                if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
+                    guard open.count < limit else { return Self.tooDeep }
+                    let isObject = byte == UInt8(ascii: "{")
+                    position += 1
+                    open.append(isObject)
+                    whitespace()
+                    if position < buffer.count, buffer[position] == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                        position += 1
+                        open.removeLast()
+                        expectingValue = false
+                        if open.isEmpty { return nil }
+                        continue
+                    }
+                    if isObject, let problem = key() { return problem }
+                    continue
+                }
+                if let problem = scalar() { return problem }
+                expectingValue = false
+                if open.isEmpty { return nil }
+                continue
+            }
+            guard position < buffer.count else { return "the message ended inside an object or array" }
+            let byte = buffer[position]
+            let inObject = open[open.count - 1]
+            if byte == UInt8(ascii: ",") {
+                position += 1
+                if inObject {
+                    whitespace()
+                    if let problem = key() { return problem }
+                }
+                expectingValue = true
+            } else if byte == (inObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                position += 1
+                open.removeLast()
+                if open.isEmpty { return nil }
+            } else {
+                return inObject ? "',' or '}' was expected in an object" : "',' or ']' was expected in an array"
+            }
+        }
+    }
+
+    private mutating func whitespace() {
+        while position < buffer.count {
+            switch buffer[position] {
+            case 0x20, 0x09, 0x0A, 0x0D: position += 1
+            default: return
+            }
+        }
+    }
+
+    /// A member's name and its colon.
+    private mutating func key() -> String? {
+        guard position < buffer.count, buffer[position] == UInt8(ascii: "\"") else {
+            return "a member name in quotes was expected"
+        }
+        if let problem = string() { return problem }
+        whitespace()
+        guard position < buffer.count, buffer[position] == UInt8(ascii: ":") else {
+            return "':' after a member name was expected"
+        }
+        position += 1
+        return nil
+    }
+
+    private mutating func scalar() -> String? {
+        switch buffer[position] {
+        case UInt8(ascii: "\""): return string()
+        case UInt8(ascii: "t"): return word("true")
+        case UInt8(ascii: "f"): return word("false")
+        case UInt8(ascii: "n"): return word("null")
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return number()
+        default: return "a value was expected"
+        }
+    }
+
+    private mutating func word(_ text: StaticString) -> String? {
+        let count = text.utf8CodeUnitCount
+        guard position + count <= buffer.count else { return "true, false or null was expected" }
+        let matches = text.withUTF8Buffer { word in (0..<count).allSatisfy { buffer[position + $0] == word[$0] } }
+        guard matches else { return "true, false or null was expected" }
+        position += count
+        return nil
+    }
+
+    private mutating func digits() -> String? {
+        let start = position
+        while position < buffer.count, buffer[position] &- UInt8(ascii: "0") < 10 { position += 1 }
+        return position > start ? nil : "a digit was expected"
+    }
+
+    private mutating func number() -> String? {
+        if buffer[position] == UInt8(ascii: "-") { position += 1 }
+        if position < buffer.count, buffer[position] == UInt8(ascii: "0") {
+            position += 1
+        } else if let problem = digits() {
+            return problem
+        }
+        if position < buffer.count, buffer[position] == UInt8(ascii: ".") {
+            position += 1
+            if let problem = digits() { return problem }
+        }
+        if position < buffer.count, buffer[position] | 0x20 == UInt8(ascii: "e") {
+            position += 1
+            if position < buffer.count, buffer[position] == UInt8(ascii: "+") || buffer[position] == UInt8(ascii: "-") {
+                position += 1
+            }
+            if let problem = digits() { return problem }
+        }
+        return nil
+    }
+
+    private mutating func string() -> String? {
+        position += 1  // the opening quote
+        while position < buffer.count {
+            let byte = buffer[position]
+            position += 1
+            if byte == UInt8(ascii: "\"") { return nil }
+            if byte < 0x20 {
+                position -= 1
+                return "a control character must be escaped in a string"
+            }
+            guard byte == UInt8(ascii: "\\") else { continue }
+            guard position < buffer.count else { break }
+            switch buffer[position] {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                UInt8(ascii: "n"),
+                UInt8(ascii: "r"), UInt8(ascii: "t"):
+                position += 1
+            case UInt8(ascii: "u"):
+                guard position + 4 < buffer.count, (1...4).allSatisfy({ Self.isHexDigit(buffer[position + $0]) }) else {
+                    return "\\u needs four hex digits"
+                }
+                position += 5
+            default:
+                return "not a JSON escape"
+            }
+        }
+        return "the string is not closed"
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
+            UInt8(ascii: "A")...UInt8(ascii: "F"):
+            true
+        default: false
+        }
     }
 }

@@ -97,13 +97,7 @@ package final class AgentHub: Sendable {
         defer { state.withLock { _ = $0.agents.removeValue(forKey: agent) } }
         // The stream ends when the agent's connection closes (its call is cancelled).
         for await question in questions {
-            do {
-                try await call.send(RawJSON(encoding: Agent.Served(request: question)))
-            } catch let error as VarlinkError {
-                throw error
-            } catch {
-                throw VarlinkError.invalidParameter("request", "the question could not be encoded: \(error)")
-            }
+            try await call.send(RawJSON.reply(Agent.Served(request: question)))
         }
         return .emptyObject
     }
@@ -154,12 +148,7 @@ package final class AgentHub: Sendable {
             methods: [
                 "Serve": { [self] request throws(VarlinkError) in try await self.serve(request) },
                 "Answer": { [self] request throws(VarlinkError) in
-                    let answer: Agent.Answer
-                    do {
-                        answer = try request.call.parameters.decode(Agent.Answer.self)
-                    } catch {
-                        throw VarlinkError.invalidParameter("parameters", "\(error)")
-                    }
+                    let answer = try request.parameters(as: Agent.Answer.self)
                     try self.answer(answer)
                     return .emptyObject
                 },

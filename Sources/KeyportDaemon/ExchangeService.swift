@@ -71,7 +71,7 @@ package final class ExchangeService: Sendable {
 
     private func requestExport(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
         try refuseWhenStopping()
-        let input: Exchange.RequestExportIn = try Self.decode(request)
+        let input = try request.parameters(as: Exchange.RequestExportIn.self)
         let caller = try pin(request.peer.pid)
         let manifests = registry.scan().manifests
         let (exporterID, exporterName, declared) = try identifyExporter(caller, among: manifests)
@@ -129,7 +129,7 @@ package final class ExchangeService: Sendable {
             "export approved",
             metadata: ["exporter": "\(exporterName)", "importer": "\(importer.id)", "version": "\(version)"]
         )
-        return try Self.encode(Exchange.RequestExportOut(export: export, formatVersion: version))
+        return try RawJSON.reply(Exchange.RequestExportOut(export: export, formatVersion: version))
     }
 
     /// Which registered app the caller is, by the program its process runs.
@@ -335,7 +335,7 @@ package final class ExchangeService: Sendable {
     // MARK: - ImportCredentials
 
     private func importCredentials(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
-        let given = try Self.decode(request, as: Exchange.ImportIn.self).token
+        let given = try request.parameters(as: Exchange.ImportIn.self).token
         // A token is a UUID: compared as one, whatever the case of its letters.
         let token = UUID(uuidString: given)?.uuidString.lowercased() ?? given
         let caller = try pin(request.peer.pid)
@@ -417,24 +417,5 @@ package final class ExchangeService: Sendable {
             return (parts.first ?? 0, parts.dropFirst().first ?? 0)
         }
         return Set(offered).intersection(supported).max { key($0) < key($1) }
-    }
-
-    private static func decode<T: Decodable>(
-        _ request: VarlinkRequest,
-        as type: T.Type = T.self
-    ) throws(VarlinkError) -> T {
-        do {
-            return try request.call.parameters.decode(type)
-        } catch {
-            throw VarlinkError.invalidParameter("parameters", "\(error)")
-        }
-    }
-
-    private static func encode(_ value: some Encodable) throws(VarlinkError) -> RawJSON {
-        do {
-            return try RawJSON(encoding: value)
-        } catch {
-            throw VarlinkError.invalidParameter("parameters", "the reply could not be encoded: \(error)")
-        }
     }
 }

@@ -101,19 +101,19 @@ package final class ProvidersService: Sendable {
         VarlinkInterfaceImplementation(
             KeyportInterfaces.providers,
             methods: [
-                "List": { [self] _ throws(VarlinkError) in try Self.encode(self.list()) },
+                "List": { [self] _ throws(VarlinkError) in try RawJSON.reply(self.list()) },
                 "Enable": { [self] request throws(VarlinkError) in
-                    let id = try Self.decode(Providers.ID.self, request).id
+                    let id = try request.parameters(as: Providers.ID.self).id
                     try self.change([id]) { enabled, _ in if !enabled.contains(id) { enabled.append(id) } }
                     return .emptyObject
                 },
                 "Disable": { [self] request throws(VarlinkError) in
-                    let id = try Self.decode(Providers.ID.self, request).id
+                    let id = try request.parameters(as: Providers.ID.self).id
                     try self.change([id]) { enabled, _ in enabled.removeAll { $0 == id } }
                     return .emptyObject
                 },
                 "Order": { [self] request throws(VarlinkError) in
-                    let ids = try Self.decode(Providers.IDs.self, request).ids
+                    let ids = try request.parameters(as: Providers.IDs.self).ids
                     var seen = Set<String>()
                     for id in ids where !seen.insert(id).inserted {
                         throw VarlinkError(
@@ -159,24 +159,6 @@ package final class ProvidersService: Sendable {
         }
         if let failure {
             throw VarlinkError(name: "org.keyport.Providers.SettingsUnavailable", ["message": failure.message])
-        }
-    }
-
-    private static func decode<T: Decodable>(_ type: T.Type, _ request: VarlinkRequest) throws(VarlinkError) -> T {
-        do {
-            return try request.call.parameters.decode(type)
-        } catch {
-            // The parameters were checked against the interface already; this is a mismatch between
-            // the definition and this type, reported rather than trapped.
-            throw VarlinkError.invalidParameter("parameters", "\(error)")
-        }
-    }
-
-    private static func encode(_ value: some Encodable) throws(VarlinkError) -> RawJSON {
-        do {
-            return try RawJSON(encoding: value)
-        } catch {
-            throw VarlinkError.invalidParameter("parameters", "the reply could not be encoded: \(error)")
         }
     }
 }

@@ -250,22 +250,7 @@ private final class Listener {
     init() throws {
         directory = try TemporaryDirectory("kp-peer")
         path = directory.path + "/s"
-        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            for (index, byte) in path.utf8.enumerated() { buffer[index] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard descriptor >= 0, bound == 0, listen(descriptor, 8) == 0,
-            fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK) == 0
-        else {
-            throw SupportFailure(description: "cannot listen on \(path): \(String(cString: strerror(errno)))")
-        }
+        descriptor = try RawUnixSocket.bound(to: path, listening: true)
     }
 
     deinit {

@@ -1,5 +1,6 @@
 import Foundation
 import KeyportSystem
+import KeyportTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -114,19 +115,8 @@ struct PrivateDirectoryTests {
         #expect(FileManager.default.createFile(atPath: file.path, contents: Data()))
         #expect(!UnixSocketPath.isOwnSocket(file.path))
         let path = root.appendingPathComponent("s.sock").path
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = try RawUnixSocket.bound(to: path, listening: false)
         defer { close(descriptor) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            for (index, byte) in path.utf8.enumerated() { buffer[index] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        #expect(bound == 0)
         #expect(UnixSocketPath.isOwnSocket(path))
     }
 }

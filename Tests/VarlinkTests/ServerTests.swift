@@ -129,44 +129,8 @@ private func withServer<T>(
 
 /// Sends raw bytes on a new connection and returns what comes back until the server closes it,
 /// or until a whole reply (ended by NUL) has come when `oneReply`.
-private func rawExchange(
-    _ path: String,
-    _ bytes: [UInt8],
-    oneReply: Bool = false,
-    limit: Duration = .seconds(10)
-) throws -> [UInt8]? {
-    let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(descriptor) }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-        for (index, byte) in path.utf8.enumerated() { buffer[index] = byte }
-    }
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-        }
-    }
-    guard connected == 0 else { return nil }
-    _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-    var timeout = timeval(tv_sec: Int(limit.components.seconds), tv_usec: 0)
-    setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    var received: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let count = recv(descriptor, &buffer, buffer.count, 0)
-        if count > 0 {
-            received += buffer[..<count]
-            if oneReply, received.last == 0 { return received }
-        } else if count == 0 {
-            return received  // closed by the server
-        } else {
-            throw SupportFailure(
-                description:
-                    "the server neither answered nor closed within \(limit): \(String(cString: strerror(errno)))"
-            )
-        }
-    }
+private func rawExchange(_ path: String, _ bytes: [UInt8], oneReply: Bool = false) throws -> [UInt8]? {
+    try RawUnixSocket.exchange(bytes, with: path) { oneReply && $0.last == 0 }
 }
 
 @Suite("Varlink service")

@@ -31,72 +31,21 @@ func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async 
     }
 }
 
-struct SocketTestError: Error, CustomStringConvertible {
-    var description: String
-}
-
 /// A plain blocking Unix-socket client, written from docs/protocol.md rather than with the
 /// module's own client: sends `bytes`, returns everything the listener answers until it closes.
 /// Throws when the listener neither answers nor closes within `seconds`, so a listener that
 /// leaves the connection open is not mistaken for one that closed it.
 func rawExchange(_ bytes: [UInt8], with path: String, receiveTimeout seconds: Int = 10) async throws -> String {
     try await onOwnThread {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw SocketTestError(description: "socket failed: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard connected == 0 else {
-            throw SocketTestError(description: "connect failed: \(String(cString: strerror(errno)))")
-        }
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if written <= 0 { break }  // the listener may close early (too long)
-            offset += written
-        }
-        var reply: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 512)
-        while true {
-            let count = recv(fd, &buffer, buffer.count, 0)
-            if count < 0 && errno == EINTR { continue }
-            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                throw SocketTestError(
-                    description: "the listener neither answered nor closed the connection within \(seconds) s"
-                )
-            }
-            if count <= 0 { break }
-            reply += buffer[0..<count]
-        }
-        return String(decoding: reply, as: UTF8.self)
+        String(decoding: try RawUnixSocket.exchange(bytes, with: path, timeout: seconds), as: UTF8.self)
     }
 }
 
 /// Leaves a socket file nobody listens on, as a crashed process would.
 func makeStaleSocket(at path: String) throws {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    try #require(fd >= 0)
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-        for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-    }
-    let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
-    try #require(bound == 0)
+    let descriptor = try RawUnixSocket.bound(to: path, listening: false)
     chmod(path, 0o600)
-    close(fd)
+    close(descriptor)
 }
 
 func query(_ url: URL) -> [String: String] {

@@ -29,6 +29,29 @@ package struct VarlinkRequest: Sendable {
     }
 }
 
+extension VarlinkRequest {
+    /// The call's parameters as `T`. They were checked against the method's definition already, so a
+    /// failure here is a mismatch between the definition and `T`: reported, not trapped.
+    package func parameters<T: Decodable>(as type: T.Type) throws(VarlinkError) -> T {
+        do {
+            return try call.parameters.decode(type)
+        } catch {
+            throw VarlinkError.invalidParameter("parameters", "\(error)")
+        }
+    }
+}
+
+extension RawJSON {
+    /// `value` as a reply's parameters; an encoding failure becomes an error reply.
+    package static func reply(_ value: some Encodable) throws(VarlinkError) -> RawJSON {
+        do {
+            return try RawJSON(encoding: value)
+        } catch {
+            throw VarlinkError.invalidParameter("parameters", "the reply could not be encoded: \(error)")
+        }
+    }
+}
+
 /// What a method does with a call: the last (often the only) reply's parameters, or an error of
 /// the method's interface.
 package typealias VarlinkMethodImplementation = @Sendable (VarlinkRequest) async throws(VarlinkError) -> RawJSON

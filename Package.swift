@@ -147,7 +147,7 @@ let package = Package(
             name: "KeyportDaemonTests",
             dependencies: [
                 "KeyportDaemon", "KeyportInterfaces", "keyportd", "keyport", "Varlink", "KeyportSystem",
-                "KeyportTestSupport", "ExampleExporter", "ExampleImporter",
+                "KeyportTestSupport", "ExampleExporter", "ExampleImporter", "CredentialExchangeFormat",
             ],
             exclude: ["Peers"]
         ),

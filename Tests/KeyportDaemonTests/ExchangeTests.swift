@@ -1,3 +1,4 @@
+import CredentialExchangeFormat
 import Foundation
 import KeyportInterfaces
 import KeyportTestSupport
@@ -267,5 +268,113 @@ struct ExampleAppsTests {
         #expect(summary["error"] == nil, "\(summary)")
         #expect(summary["formatVersion"] as? String == "1.0")
         #expect((summary["credentials"] as? Int ?? 0) > 0)
+    }
+}
+
+/// A CXF document of `items` sign-ins, as JSON text.
+private func largeDocument(items: Int, tag: String) -> String {
+    let entries = (0..<items).map { index in
+        let id = Data("item-\(tag)-\(index)".utf8).base64EncodedString()
+            .replacingOccurrences(of: "=", with: "").replacingOccurrences(of: "+", with: "-").replacingOccurrences(
+                of: "/",
+                with: "_"
+            )
+        return """
+            {"id":"\(id)","title":"Site \(index)","scope":{"urls":["https://site\(index).example"]},\
+            "credentials":[{"type":"basic-auth","username":{"fieldType":"string","value":"user\(index)"},\
+            "password":{"fieldType":"concealed-string","value":"secret-\(tag)-\(index)"}}]}
+            """
+    }
+    return """
+        {"version":{"major":1,"minor":0},"exporterRpId":"keyport.example","exporterDisplayName":"Test",\
+        "timestamp":1700000000,"accounts":[{"id":"YWNjb3VudA","username":"person","email":"person@example.com",\
+        "items":[\(entries.joined(separator: ","))]}]}
+        """
+}
+
+@Suite("large and concurrent exchanges", .serialized)
+struct LargeExchangeTests {
+    @Test(
+        "two 10 000-item exchanges at once each arrive whole, equal in canonical CXF; keyportd writes no file meanwhile"
+    )
+    func twoLargeAtOnce() async throws {
+        let strace = try Peers.require("/usr/bin/strace", "strace")
+        let sandbox = try await ExchangeSandbox(mode: "unique")
+        defer { sandbox.directory.remove() }
+        let daemon = try await sandbox.start(keyportd, readyWhen: "listening")
+        defer { daemon.stop() }
+        let agent = try await sandbox.start(keyport, ["agent", "--auto", "accept-first"], readyWhen: "waiting")
+        defer { agent.stop() }
+
+        // Every call that could write a file, from keyportd, while the exchanges run.
+        let log = sandbox.directory.url.appendingPathComponent("strace.log").path
+        let tracer = try Program(
+            strace,
+            [
+                "-f", "-p", "\(daemon.pid)", "-o", log, "-e",
+                "trace=open,openat,creat,truncate,ftruncate,rename,renameat,renameat2,mkdir,mkdirat,unlink,unlinkat,link,linkat,symlink,symlinkat",
+            ]
+        )
+        _ = try await tracer.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("attached") }
+
+        let documents = try ["a", "b"].map { tag in
+            let file = sandbox.directory.url.appendingPathComponent("export-\(tag).json").path
+            try largeDocument(items: 10_000, tag: tag).write(toFile: file, atomically: true, encoding: .utf8)
+            return file
+        }
+        async let first = sandbox.export(documents[0])
+        async let second = sandbox.export(documents[1])
+        let results = try await [first, second]
+        for result in results { #expect(result.status == 0, "\(result.standardError)") }
+
+        // keyportd's own threads: strace -f also follows the importers keyportd starts, whose
+        // files are theirs to write.
+        let threads = Set(try FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.pid)/task"))
+        tracer.signal(SIGINT)
+        _ = await tracer.waitForExit(timeout: .seconds(30))
+        let calls = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").filter { call in
+            call.split(separator: " ").first.map { threads.contains(String($0)) } == true
+        }
+        #expect(!calls.isEmpty, "strace saw nothing of keyportd")
+        let writes = calls.filter { call in
+            ["O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "rename", "mkdir", "unlink", "link(", "symlink", "truncate"]
+                .contains {
+                    call.contains($0)
+                }
+        }
+        #expect(writes.isEmpty, "keyportd touched files during the exchange: \(writes.prefix(5))")
+
+        // Each document arrived whole (files named by token: order unknown), equal in canonical CXF.
+        // The importers write after they have the data, which is when the exports return.
+        func outputs() -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: sandbox.directory.path)) ?? [])
+                .filter { $0.hasPrefix("imported.json-") && !$0.hasSuffix(".tmp") }
+        }
+        try #require(
+            try await FileChanges.waitUntil(within: .seconds(60), changesIn: sandbox.directory.url) {
+                outputs().count == 2
+            }
+        )
+        var received: Set<[UInt8]> = []
+        for name in outputs() {
+            let object = try #require(
+                try JSONSerialization.jsonObject(
+                    with: Data(contentsOf: sandbox.directory.url.appendingPathComponent(name))
+                ) as? [String: Any]
+            )
+            let data = try JSONSerialization.data(withJSONObject: try #require(object["data"]))
+            received.insert(CXF.Encoder().encode(try CXF.Decoder().decode(data).document))
+        }
+        let sent = Set(
+            try documents.map {
+                CXF.Encoder().encode(try CXF.Decoder().decode(Data(contentsOf: URL(fileURLWithPath: $0))).document)
+            }
+        )
+        // Compared without printing 4 MB of bytes on a failure.
+        let equal = received == sent
+        #expect(
+            equal,
+            "the documents received differ from those sent (\(received.map(\.count)) bytes against \(sent.map(\.count)))"
+        )
     }
 }

@@ -34,6 +34,8 @@ package final class Program: Sendable {
 
     /// The program and its arguments, for messages.
     package let command: [String]
+    /// Its process id (a tracer attaches by it).
+    package var pid: pid_t { child.pid }
     private let child: ChildProcess
     private let output: ChildProcess.Output
 

@@ -3,6 +3,7 @@ environment and redeems the token over Varlink with PyPI's client (nobody at Key
 
 usage: importer.py OUTPUT [MODE]
   MODE "import" (default): import once, write {"activity", "data"} as JSON to OUTPUT.
+  MODE "unique": the same, to OUTPUT-TOKEN (several exchanges at once).
   MODE "twice": import, then try the same token again; write {"activity", "data", "second": error}.
   MODE "wait": write the token to OUTPUT.token, wait until OUTPUT.go exists, then import.
 """
@@ -16,6 +17,8 @@ import varlink
 output = sys.argv[1]
 mode = sys.argv[2] if len(sys.argv) > 2 else "import"
 token = os.environ["KEYPORT_IMPORT_TOKEN"]
+if mode == "unique":
+    output = output + "-" + token
 result = {"activity": os.environ.get("KEYPORT_ACTIVITY_TYPE")}
 
 if mode == "wait":

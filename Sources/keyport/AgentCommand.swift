@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import KeyportEncoding
 import KeyportInterfaces
+import KeyportSystem
 import Varlink
 
 /// `keyport agent`: the system's user interface for keyportd's questions.
@@ -10,7 +11,8 @@ struct AgentCommand: AsyncParsableCommand {
         commandName: "agent",
         abstract: "Answer keyportd's questions (which app may import your credentials) until stopped.",
         discussion: """
-            Shows each question in this terminal and reads your answer. With --auto it answers by \
+            Shows each question in a dialog (zenity) when there is a display and zenity is installed, \
+            else in this terminal, and reads your answer. With --auto it answers by \
             itself, for automation and tests: accept:ID chooses the app with that id when it is \
             offered (and declines otherwise), accept-first chooses the first app offered, decline \
             declines everything. Stop it with Ctrl-C.
@@ -52,7 +54,13 @@ struct AgentCommand: AsyncParsableCommand {
                 while true {
                     let (parameters, _) = try await connection.nextReply()
                     let request = try parameters.decode(Agent.Served.self).request
-                    let choice = policy.map { Self.decide(request, by: $0) } ?? Self.ask(request)
+                    let choice =
+                        if let policy { Self.decide(request, by: policy) } else if let zenity = Self.dialog(environment)
+                        {
+                            Self.askInDialog(request, zenity: zenity, environment: environment)
+                        } else {
+                            Self.ask(request)
+                        }
                     // On a second connection: replies on the first come in order, after Serve's.
                     try await DaemonClient.withConnection(environment: environment) { answering in
                         _ = try await answering.call(
@@ -82,6 +90,29 @@ struct AgentCommand: AsyncParsableCommand {
         case .acceptFirst: request.importers.first?.id
         case .decline: nil
         }
+    }
+
+    /// zenity's path when a dialog can be shown: a display, and zenity on `PATH`.
+    static func dialog(_ environment: [String: String]) -> String? {
+        let display = !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
+        return display ? Executable.find("zenity", path: environment["PATH"]) : nil
+    }
+
+    /// Asks in a zenity list dialog: the explanation, one row per app. Cancelling, closing the
+    /// dialog or choosing nothing declines.
+    static func askInDialog(_ request: Agent.Request, zenity: String, environment: [String: String]) -> String? {
+        var arguments = [
+            "--list", "--title=Export credentials", "--text=\(request.explanation)", "--column=App", "--column=Id",
+            "--print-column=2", "--hide-column=2", "--ok-label=Export", "--cancel-label=Do not export", "--width=560",
+            "--height=360",
+        ]
+        for importer in request.importers { arguments += [importer.name, importer.id] }
+        guard let ran = try? ChildProcess.run(executable: zenity, arguments: arguments, environment: environment),
+            ran.termination == .exited(0)
+        else { return nil }
+        let chosen = String(decoding: ran.standardOutput, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        // Only an app that was offered: anything else zenity printed declines.
+        return request.importers.first { $0.id == chosen }?.id
     }
 
     /// Shows the question in the terminal and reads the answer: a number, or 0 (or end of input)

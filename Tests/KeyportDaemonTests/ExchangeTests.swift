@@ -378,3 +378,55 @@ struct LargeExchangeTests {
         )
     }
 }
+
+@Suite("the desktop agent", .serialized)
+struct DesktopAgentTests {
+    /// A stand-in for the person at zenity's dialog: it records what it was asked, then either
+    /// picks the last row's id (`choose`) or presses cancel.
+    private func dialog(in directory: URL, choose: Bool) throws -> URL {
+        let bin = directory.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        let script = bin.appendingPathComponent("zenity")
+        try """
+        #!/bin/sh
+        printf '%s\\n' "$@" > '\(directory.path)/zenity-arguments'
+        \(choose ? "for last; do :; done; echo \"$last\"" : "exit 1")
+        """.write(to: script, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
+        return bin
+    }
+
+    @Test(
+        "with a display, the question goes to a zenity dialog; choosing exports, cancelling declines",
+        arguments: [true, false]
+    )
+    func zenity(choose: Bool) async throws {
+        let sandbox = try await ExchangeSandbox()
+        defer { sandbox.directory.remove() }
+        let bin = try dialog(in: sandbox.directory.url, choose: choose)
+        let daemon = try await sandbox.start(keyportd, readyWhen: "listening")
+        defer { daemon.stop() }
+        var environment = sandbox.environment
+        environment["DISPLAY"] = ":99"
+        environment["PATH"] = bin.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        let agent = try Program(keyport, ["agent"], environment: environment)
+        _ = try await agent.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("waiting") }
+        defer { agent.stop() }
+
+        let exported = try await sandbox.export(sample)
+        let asked = try String(
+            contentsOfFile: sandbox.directory.url.appendingPathComponent("zenity-arguments").path,
+            encoding: .utf8
+        )
+        #expect(asked.contains("--list"))
+        #expect(asked.contains("wants to export your credentials"))
+        #expect(asked.contains("Example Importer\norg.example.importer"))
+        if choose {
+            #expect(exported.status == 0, "\(exported.standardError)")
+            #expect((try await sandbox.imported()["data"] as? NSDictionary) == (try sampleObject()))
+        } else {
+            #expect(exported.status == 1)
+            #expect(exported.standardError.contains("the export was declined"))
+        }
+    }
+}

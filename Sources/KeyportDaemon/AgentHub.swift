@@ -94,7 +94,16 @@ package final class AgentHub: Sendable {
             }
             return state.nextAgent
         }
-        defer { state.withLock { _ = $0.agents.removeValue(forKey: agent) } }
+        defer {
+            // The last agent gone: nobody can answer the questions still waiting.
+            let orphaned = state.withLock { state -> [Waiting] in
+                state.agents.removeValue(forKey: agent)
+                guard state.agents.isEmpty else { return [] }
+                defer { state.waiting = [:] }
+                return Array(state.waiting.values)
+            }
+            for question in orphaned { question.outcome.resume(returning: .noAgent) }
+        }
         // The stream ends when the agent's connection closes (its call is cancelled).
         for await question in questions {
             try await call.send(RawJSON.reply(Agent.Served(request: question)))

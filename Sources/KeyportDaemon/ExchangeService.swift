@@ -221,6 +221,9 @@ package final class ExchangeService: Sendable {
                     )
                     return false
                 }
+                // The pending hand-over now holds the only reference to the document's bytes, so
+                // wiping them there reaches the buffer itself, not a copy made on write.
+                document = []
                 guard !stopping else {
                     ready.open()
                     let error = VarlinkError(

@@ -55,8 +55,12 @@ struct AgentCommand: AsyncParsableCommand {
                     let (parameters, _) = try await connection.nextReply()
                     let request = try parameters.decode(Agent.Served.self).request
                     let choice =
-                        if let policy { Self.decide(request, by: policy) } else if let zenity = Self.dialog(environment)
-                        {
+                        if request.kind != "export" {
+                            // A kind of question this agent does not know how to show: declined.
+                            String?.none
+                        } else if let policy {
+                            Self.decide(request, by: policy)
+                        } else if let zenity = Self.dialog(environment) {
                             Self.askInDialog(request, zenity: zenity, environment: environment)
                         } else {
                             Self.ask(request)

@@ -176,6 +176,10 @@ struct DaemonTests {
                 info = service.GetInfo()
                 print(info["product"], " ".join(info["interfaces"]))
                 print(service.GetInterfaceDescription("org.varlink.service")["description"].splitlines()[2])
+                # Its own parser reads every definition keyportd serves.
+                for name in info["interfaces"]:
+                    with client.open(name, namespaced=False):
+                        print("read", name)
             """
         let ran = try await Program.run(python, ["-c", script, socket], timeout: .seconds(60))
         #expect(ran.status == 0, "\(ran.standardError)")
@@ -185,6 +189,9 @@ struct DaemonTests {
             )
         )
         #expect(ran.standardOutput.contains("interface org.varlink.service"))
+        for name in ["org.keyport.Agent", "org.keyport.Exchange", "org.keyport.Providers", "org.varlink.service"] {
+            #expect(ran.standardOutput.contains("read \(name)\n"), "PyPI's varlink could not read \(name)")
+        }
     }
 }
 

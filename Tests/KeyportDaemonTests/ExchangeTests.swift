@@ -430,3 +430,30 @@ struct DesktopAgentTests {
         }
     }
 }
+
+@Suite("agents that go away", .serialized)
+struct AgentGoneTests {
+    @Test("the only agent leaving while its question waits ends the export with NoAgent")
+    func agentLeaves() async throws {
+        let python = try await Peers.python(importing: ["varlink"])
+        let sandbox = try await ExchangeSandbox()
+        defer { sandbox.directory.remove() }
+        let daemon = try await sandbox.start(keyportd, readyWhen: "listening")
+        defer { daemon.stop() }
+        // An agent (PyPI's client) that reads one question and leaves without answering.
+        let script = """
+            import os, sys, varlink
+            with varlink.Client(address="unix:" + os.environ["KEYPORT_SOCKET"]) as client, client.open("org.keyport.Agent", namespaced=False) as agent:
+                print("serving", file=sys.stderr, flush=True)
+                for question in agent.Serve(_more=True):
+                    print("asked", question["request"]["exporter"], flush=True)
+                    break
+            """
+        let agent = try Program(python, ["-c", script], environment: sandbox.environment)
+        _ = try await agent.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("serving") }
+        let exported = try await sandbox.export(sample)
+        #expect(exported.status == 1)
+        #expect(exported.standardError.contains("no agent is running"), "\(exported.standardError)")
+        #expect(agent.standardOutput.hasPrefix("asked keyport"))
+    }
+}

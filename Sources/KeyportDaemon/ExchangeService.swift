@@ -199,6 +199,7 @@ package final class ExchangeService: Sendable {
             )
         }
         try check(document)
+        review(document, from: export.exporterName)
         // Lowercase, as UUIDs are written in text (RFC 9562); tokens are compared as UUIDs.
         let token = UUID().uuidString.lowercased()
         var environment = ProcessInfo.processInfo.environment
@@ -306,23 +307,80 @@ package final class ExchangeService: Sendable {
     /// Refuses only what an importer cannot use at all: bytes that are not a CXF document, or a
     /// version it does not read. Other findings pass on with the data.
     private func check(_ document: [UInt8]) throws(VarlinkError) {
-        let decoded: CXF.DecodedDocument
+        // What no importer can use: not a CXF document's header (the JSON itself was checked as
+        // the message was read), or a major version other than 1. One pass over the top level,
+        // skipping the accounts: the full decode would cost an importer's decode again, on the
+        // critical path, to find problems keyportd passes on anyway.
+        var major: Int?
+        var hasAccounts = false
+        var cursor = JSONCursor(document)
         do {
-            decoded = try CXF.Decoder().decode(document)
+            guard try cursor.peekKind() == .object else { throw InvalidDocument("the data is not a JSON object") }
+            try cursor.forEachMember { cursor, key in
+                switch key {
+                case "version":
+                    guard try cursor.peekKind() == .object else {
+                        throw InvalidDocument("\"version\" is not an object")
+                    }
+                    try cursor.forEachMember { cursor, key in
+                        if key == "major", try cursor.peekKind() == .number {
+                            let number = try cursor.number()
+                            major = number.isInteger ? Int(number.text) : nil
+                        } else {
+                            try cursor.skipValue()
+                        }
+                    }
+                case "accounts":
+                    guard try cursor.peekKind() == .array else { throw InvalidDocument("\"accounts\" is not an array") }
+                    hasAccounts = true
+                    try cursor.skipValue()
+                default: try cursor.skipValue()
+                }
+            }
         } catch {
             throw VarlinkError(
                 name: Exchange.Error.invalidData,
                 parameters: Self.invalidData("the data is not a CXF document", problems: ["\(error)"])
             )
         }
-        let fatal = CXF.Validator().validate(decoded.document).filter { $0.code == .unsupportedVersion }
-        if !fatal.isEmpty {
+        guard hasAccounts, let major else {
             throw VarlinkError(
                 name: Exchange.Error.invalidData,
                 parameters: Self.invalidData(
-                    "no importer can read this version of CXF",
-                    problems: fatal.map(\.description)
+                    "the data is not a CXF document's header",
+                    problems: [hasAccounts ? "it has no version with a major number" : "it has no \"accounts\""]
                 )
+            )
+        }
+        guard major == 1 else {
+            throw VarlinkError(
+                name: Exchange.Error.invalidData,
+                parameters: Self.invalidData(
+                    "no importer can read CXF \(major).x",
+                    problems: ["version \(major) is not 1"]
+                )
+            )
+        }
+    }
+
+    /// The CXF validator's verdict on an export, for the log: counted while the importer reads it,
+    /// never holding the hand-over up (what an importer can live with passes on as it came).
+    private func review(_ document: [UInt8], from exporter: String) {
+        let logger = logger
+        // A copy of its own (new storage), owned by one lock and wiped there when done, so no
+        // buffer is shared with the copy held for the importer, and each wipe reaches its buffer.
+        let copy = Mutex(document.withUnsafeBufferPointer { Array($0) })
+        Task.detached(priority: .background) {
+            let decoded = copy.withLock { bytes in
+                defer { Wipe.bytes(&bytes) }
+                return try? CXF.Decoder().decode(bytes)
+            }
+            guard let decoded else { return }
+            let findings = decoded.diagnostics + CXF.Validator().validate(decoded.document)
+            let errors = findings.filter { $0.severity == .error }.count
+            logger.info(
+                "export reviewed",
+                metadata: ["exporter": "\(exporter)", "errors": "\(errors)", "warnings": "\(findings.count - errors)"]
             )
         }
     }
@@ -420,5 +478,14 @@ package final class ExchangeService: Sendable {
             return (parts.first ?? 0, parts.dropFirst().first ?? 0)
         }
         return Set(offered).intersection(supported).max { key($0) < key($1) }
+    }
+}
+
+/// Why the data is not a CXF header, found by ``ExchangeService``'s quick check.
+private struct InvalidDocument: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) {
+        self.description = description
     }
 }

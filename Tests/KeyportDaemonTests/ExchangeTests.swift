@@ -149,7 +149,7 @@ struct ExchangeTests {
 
     @Test(
         "every failure reaches the exporter with what happened",
-        arguments: ["declined", "no agent", "no importer", "importer ends", "not CXF"]
+        arguments: ["declined", "no agent", "no importer", "importer ends", "not CXF", "version 2"]
     )
     func failures(kind: String) async throws {
         let importer: [String]? =
@@ -176,6 +176,13 @@ struct ExchangeTests {
         }
         defer { agent?.stop() }
         var file = sample
+        if kind == "version 2" {
+            file = sandbox.directory.url.appendingPathComponent("v2.json").path
+            let text = try String(contentsOfFile: sample, encoding: .utf8)
+            let v2 = text.replacingOccurrences(of: #""major": 1"#, with: #""major": 2"#)
+            #expect(v2 != text, "the sample's version is written as expected")
+            try v2.write(toFile: file, atomically: true, encoding: .utf8)
+        }
         if kind == "not CXF" {
             file = sandbox.directory.url.appendingPathComponent("account.json").path
             try #"{"id":"YQ","username":"a","email":"a@example.com","items":[]}"#.write(
@@ -191,6 +198,7 @@ struct ExchangeTests {
             case "no agent": (1, "no agent is running")
             case "no importer": (1, "no other registered app can import")
             case "importer ends": (1, "Example Importer ended (exited with status 0) without importing")
+            case "version 2": (1, "no importer can read CXF 2.x")
             default: (1, "a single account without the document's header")
             }
         #expect(ran.status == expected.0, "\(ran.standardError)")

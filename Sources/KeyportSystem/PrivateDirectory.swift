@@ -110,6 +110,12 @@ package enum UnixSocketPath {
     /// The longest path a socket address holds (`sun_path` is 108 bytes with its NUL).
     package static let maximumLength = 107
 
+    /// Whether `path` is a socket (a stale one from an earlier run, say), not following links.
+    package static func isSocket(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK
+    }
+
     /// Whether `path` is a socket that belongs to this user: only such a socket is handed a secret.
     package static func isOwnSocket(_ path: String) -> Bool {
         var info = stat()

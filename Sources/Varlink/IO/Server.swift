@@ -116,7 +116,7 @@ package final class VarlinkServer: Sendable {
     ///
     /// - Parameter ready: called once the socket accepts connections.
     package func serve(path: String, ready: @Sendable () -> Void = {}) async throws {
-        if UnixSocketFile.isSocket(path) { unlink(path) }
+        if UnixSocketPath.isSocket(path) { unlink(path) }
         let maximum = maximumMessageSize
         let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .bind(unixDomainSocketPath: path) { channel in channel.acceptVarlinkPeer(maximumMessageSize: maximum) }
@@ -300,15 +300,6 @@ package final class VarlinkServer: Sendable {
         } catch {
             preconditionFailure("plain strings always encode: \(error)")
         }
-    }
-}
-
-/// What is at a socket path.
-enum UnixSocketFile {
-    /// Whether `path` is a socket (a stale one from an earlier run, say), not following links.
-    static func isSocket(_ path: String) -> Bool {
-        var info = stat()
-        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK
     }
 }
 

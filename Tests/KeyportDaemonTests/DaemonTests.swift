@@ -225,3 +225,47 @@ struct InterfaceDefinitionTests {
         }
     }
 }
+
+@Suite("keyportd and other users")
+struct DaemonOtherUserTests {
+    @Test(
+        "another user can neither reach keyportd's socket nor, were it reachable, talk to keyportd",
+        .enabled(if: geteuid() == 0, "needs root to run a client as another user")
+    )
+    func otherUser() async throws {
+        let setpriv = try Peers.require("/usr/bin/setpriv", "setpriv (package util-linux)")
+        let directory = try TemporaryDirectory("kp-daemon")
+        defer { directory.remove() }
+        let socket = directory.url.appendingPathComponent("d.sock").path
+        let daemon = try await startDaemon(environment(["KEYPORT_SOCKET": socket]))
+        defer { daemon.stop() }
+        let script = """
+            import socket, sys
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                s.connect(sys.argv[1])
+            except PermissionError:
+                print("unreachable"); sys.exit(0)
+            try:
+                s.sendall(b'{"method":"org.varlink.service.GetInfo"}\\0')
+                print("closed" if s.recv(65536) == b"" else "answered")
+            except (ConnectionResetError, BrokenPipeError):
+                print("closed")
+            """
+        func attempt() async throws -> String {
+            let ran = try await Program.run(
+                setpriv,
+                ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script, socket],
+                timeout: .seconds(20)
+            )
+            #expect(ran.status == 0, "\(ran.standardError)")
+            return ran.standardOutput
+        }
+        // As keyportd made it: the private directory keeps the other user out.
+        #expect(try await attempt() == "unreachable\n")
+        // Opened up by hand: keyportd itself still refuses the other user.
+        #expect(chmod(directory.path, 0o755) == 0 && chmod(socket, 0o666) == 0)
+        #expect(try await attempt() == "closed\n")
+        #expect(try await getInfo(socket).product == "keyportd")
+    }
+}

@@ -104,6 +104,25 @@ struct ExchangeTests {
         #expect((imported["data"] as? NSDictionary) == (try sampleObject()))
     }
 
+    @Test(
+        "exports as real password managers write them get through: deviations, a later minor version, every credential type",
+        arguments: ["real-export-deviations.json", "version-1-7.json", "full.json"]
+    )
+    func realExports(fixture: String) async throws {
+        let file = Peers.file("Tests/CredentialExchangeFormatTests/Fixtures/\(fixture)")
+        let sandbox = try await ExchangeSandbox()
+        defer { sandbox.directory.remove() }
+        let daemon = try await sandbox.start(keyportd, readyWhen: "listening")
+        defer { daemon.stop() }
+        let agent = try await sandbox.start(keyport, ["agent", "--auto", "accept-first"], readyWhen: "waiting")
+        defer { agent.stop() }
+        let exported = try await sandbox.export(file)
+        #expect(exported.status == 0, "\(exported.standardError)")
+        // Handed over as written: the same JSON the exporter sent.
+        let sent = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? NSDictionary
+        #expect((try await sandbox.imported()["data"] as? NSDictionary) == sent)
+    }
+
     @Test("a token is single use: the second redemption is InvalidToken")
     func singleUse() async throws {
         let sandbox = try await ExchangeSandbox(mode: "twice")

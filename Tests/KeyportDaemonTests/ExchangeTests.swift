@@ -53,6 +53,24 @@ private struct ExchangeSandbox {
         return started
     }
 
+    /// keyportd, and an agent answering with `policy` (`keyport agent --auto`), both ready.
+    func startSystem(agent policy: String = "accept-first") async throws -> (daemon: Program, agent: Program) {
+        let daemon = try await start(keyportd, readyWhen: "listening")
+        let agent = try await start(keyport, ["agent", "--auto", policy], readyWhen: "waiting")
+        return (daemon, agent)
+    }
+
+    /// The token the importer (started in "wait" mode) was given, once it has written it.
+    func waitForToken() async throws -> String {
+        let tokenFile = output + ".token"
+        try #require(
+            try await FileChanges.waitUntil(within: .seconds(30), changesIn: directory.url) {
+                FileManager.default.fileExists(atPath: tokenFile)
+            }
+        )
+        return try String(contentsOfFile: tokenFile, encoding: .utf8)
+    }
+
     func export(_ file: String) async throws -> Program.Ran {
         try await Program.run(keyport, ["exchange", "export", file], environment: environment, timeout: .seconds(60))
     }
@@ -112,10 +130,11 @@ struct ExchangeTests {
         let file = Peers.file("Tests/CredentialExchangeFormatTests/Fixtures/\(fixture)")
         let sandbox = try await ExchangeSandbox()
         defer { sandbox.directory.remove() }
-        let daemon = try await sandbox.start(keyportd, readyWhen: "listening")
-        defer { daemon.stop() }
-        let agent = try await sandbox.start(keyport, ["agent", "--auto", "accept-first"], readyWhen: "waiting")
-        defer { agent.stop() }
+        let (daemon, agent) = try await sandbox.startSystem()
+        defer {
+            agent.stop()
+            daemon.stop()
+        }
         let exported = try await sandbox.export(file)
         #expect(exported.status == 0, "\(exported.standardError)")
         // Handed over as written: the same JSON the exporter sent.
@@ -127,10 +146,11 @@ struct ExchangeTests {
     func singleUse() async throws {
         let sandbox = try await ExchangeSandbox(mode: "twice")
         defer { sandbox.directory.remove() }
-        let daemon = try await sandbox.start(keyportd, readyWhen: "listening")
-        defer { daemon.stop() }
-        let agent = try await sandbox.start(keyport, ["agent", "--auto", "accept-first"], readyWhen: "waiting")
-        defer { agent.stop() }
+        let (daemon, agent) = try await sandbox.startSystem()
+        defer {
+            agent.stop()
+            daemon.stop()
+        }
         #expect(try await sandbox.export(sample).status == 0)
         #expect(try await sandbox.imported()["second"] as? String == "org.keyport.Exchange.InvalidToken")
     }
@@ -139,18 +159,13 @@ struct ExchangeTests {
     func otherProcess() async throws {
         let sandbox = try await ExchangeSandbox(mode: "wait")
         defer { sandbox.directory.remove() }
-        let daemon = try await sandbox.start(keyportd, readyWhen: "listening")
-        defer { daemon.stop() }
-        let agent = try await sandbox.start(keyport, ["agent", "--auto", "accept-first"], readyWhen: "waiting")
-        defer { agent.stop() }
+        let (daemon, agent) = try await sandbox.startSystem()
+        defer {
+            agent.stop()
+            daemon.stop()
+        }
         let exporting = Task { try await sandbox.export(sample) }
-        let tokenFile = sandbox.output + ".token"
-        try #require(
-            try await FileChanges.waitUntil(within: .seconds(30), changesIn: sandbox.directory.url) {
-                FileManager.default.fileExists(atPath: tokenFile)
-            }
-        )
-        let token = try String(contentsOfFile: tokenFile, encoding: .utf8)
+        let token = try await sandbox.waitForToken()
         let stolen = await #expect(throws: VarlinkError.self) {
             try await DaemonClient.withConnection(environment: sandbox.environment) {
                 try await $0.call(
@@ -232,17 +247,13 @@ struct ExchangeShutdownTests {
     func shutdownMidExchange() async throws {
         let sandbox = try await ExchangeSandbox(mode: "wait")
         defer { sandbox.directory.remove() }
-        let daemon = try await sandbox.start(keyportd, readyWhen: "listening")
-        defer { daemon.stop() }
-        let agent = try await sandbox.start(keyport, ["agent", "--auto", "accept-first"], readyWhen: "waiting")
-        defer { agent.stop() }
+        let (daemon, agent) = try await sandbox.startSystem()
+        defer {
+            agent.stop()
+            daemon.stop()
+        }
         let exporting = Task { try await sandbox.export(sample) }
-        let tokenFile = sandbox.output + ".token"
-        try #require(
-            try await FileChanges.waitUntil(within: .seconds(30), changesIn: sandbox.directory.url) {
-                FileManager.default.fileExists(atPath: tokenFile)
-            }
-        )
+        _ = try await sandbox.waitForToken()
         daemon.signal(SIGTERM)
         let stopped = try await daemon.finish(timeout: .seconds(30))
         #expect(stopped.status == 0, "\(stopped.standardError)")
@@ -328,10 +339,11 @@ struct LargeExchangeTests {
         let strace = try Peers.require("/usr/bin/strace", "strace")
         let sandbox = try await ExchangeSandbox(mode: "unique")
         defer { sandbox.directory.remove() }
-        let daemon = try await sandbox.start(keyportd, readyWhen: "listening")
-        defer { daemon.stop() }
-        let agent = try await sandbox.start(keyport, ["agent", "--auto", "accept-first"], readyWhen: "waiting")
-        defer { agent.stop() }
+        let (daemon, agent) = try await sandbox.startSystem()
+        defer {
+            agent.stop()
+            daemon.stop()
+        }
 
         // Every call that could write a file, from keyportd, while the exchanges run.
         let log = sandbox.directory.url.appendingPathComponent("strace.log").path

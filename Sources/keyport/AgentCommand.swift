@@ -47,44 +47,41 @@ struct AgentCommand: AsyncParsableCommand {
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let policy = auto.flatMap(Self.policy)
-        do {
-            try await DaemonClient.withConnection(environment: environment) { connection in
-                try await connection.send(VarlinkCall(method: "org.keyport.Agent.Serve", more: true))
-                FileHandle.write("keyport agent: waiting for keyportd's questions\n", to: .standardError)
-                while true {
-                    let (parameters, _) = try await connection.nextReply()
-                    let request = try parameters.decode(Agent.Served.self).request
-                    let choice =
-                        if request.kind != "export" {
-                            // A kind of question this agent does not know how to show: declined.
-                            String?.none
-                        } else if let policy {
-                            Self.decide(request, by: policy)
-                        } else if let zenity = Self.dialog(environment) {
-                            Self.askInDialog(request, zenity: zenity, environment: environment)
-                        } else {
-                            Self.ask(request)
-                        }
-                    // On a second connection: replies on the first come in order, after Serve's.
+        try await withKeyportd(environment: environment) { connection in
+            try await connection.send(VarlinkCall(method: "org.keyport.Agent.Serve", more: true))
+            FileHandle.write("keyport agent: waiting for keyportd's questions\n", to: .standardError)
+            while true {
+                let (parameters, _) = try await connection.nextReply()
+                let request = try parameters.decode(Agent.Served.self).request
+                let choice =
+                    if request.kind != "export" {
+                        // A kind of question this agent does not know how to show: declined.
+                        String?.none
+                    } else if let policy {
+                        Self.decide(request, by: policy)
+                    } else if let zenity = Self.dialog(environment) {
+                        Self.askInDialog(request, zenity: zenity, environment: environment)
+                    } else {
+                        Self.ask(request)
+                    }
+                // On a second connection: replies on the first come in order, after Serve's.
+                var outcome = choice.map { "chose \(DisplayText.escaping($0))" } ?? "declined"
+                do {
                     try await DaemonClient.withConnection(environment: environment) { answering in
                         _ = try await answering.call(
                             "org.keyport.Agent.Answer",
                             RawJSON(encoding: Agent.Answer(request: request.id, choice: choice))
                         )
                     }
-                    let outcome = choice.map { "chose \($0)" } ?? "declined"
-                    FileHandle.write(
-                        "keyport agent: \(DisplayText.escaping(request.exporter)): \(outcome)\n",
-                        to: .standardError
-                    )
+                } catch let error as VarlinkError where error.name == "org.keyport.Agent.UnknownRequest" {
+                    // Another agent answered first, or the app that asked has gone: nothing to do.
+                    outcome = "answered elsewhere or withdrawn"
                 }
+                FileHandle.write(
+                    "keyport agent: \(DisplayText.escaping(request.exporter)): \(outcome)\n",
+                    to: .standardError
+                )
             }
-        } catch let error as DaemonError {
-            throw Failure.io(error.description)
-        } catch let error as VarlinkConnectionError {
-            throw Failure.io("keyportd: \(error)")
-        } catch let error as VarlinkError {
-            throw Failure.invalid(error.message ?? error.description)
         }
     }
 

@@ -34,24 +34,16 @@ struct ExchangeCommand: AsyncParsableCommand {
             }
             // The bytes go to keyportd as they are: the importer gets the document as written.
             let bytes = try readInput(input.file, limit: input.maxSize, limitOption: "--max-size")
-            do {
-                try await DaemonClient.withConnection(environment: ProcessInfo.processInfo.environment) { connection in
-                    let requested = try await connection.call(
-                        "org.keyport.Exchange.RequestExport",
-                        RawJSON(encoding: Exchange.RequestExportIn(formatVersions: ["1.0"]))
-                    )
-                    let options = try requested.decode(Exchange.RequestExportOut.self)
-                    _ = try await connection.call(
-                        "org.keyport.Exchange.ExportCredentials",
-                        Exchange.exportCredentialsParameters(export: options.export, document: bytes)
-                    )
-                }
-            } catch let error as VarlinkError {
-                throw Failure.invalid("the export did not happen: \(error.message ?? error.description)")
-            } catch let error as DaemonError {
-                throw Failure.io(error.description)
-            } catch let error as VarlinkConnectionError {
-                throw Failure.io("keyportd: \(error)")
+            try await withKeyportd(refusal: "the export did not happen: ") { connection in
+                let requested = try await connection.call(
+                    "org.keyport.Exchange.RequestExport",
+                    RawJSON(encoding: Exchange.RequestExportIn(formatVersions: ["1.0"]))
+                )
+                let options = try requested.decode(Exchange.RequestExportOut.self)
+                _ = try await connection.call(
+                    "org.keyport.Exchange.ExportCredentials",
+                    Exchange.exportCredentialsParameters(export: options.export, document: bytes)
+                )
             }
             FileHandle.write("The chosen app has the credentials.\n", to: .standardOutput)
         }

@@ -96,16 +96,8 @@ private func call(
     _ method: String,
     _ parameters: (some Encodable)? = Optional<Providers.ID>.none
 ) async throws -> RawJSON {
-    do {
-        let encoded = try parameters.map { try RawJSON(encoding: $0) } ?? .emptyObject
-        return try await DaemonClient.withConnection(environment: ProcessInfo.processInfo.environment) { connection in
-            try await connection.call("org.keyport.Providers.\(method)", encoded)
-        }
-    } catch let error as VarlinkError {
-        throw Failure.invalid(error.message ?? error.description)
-    } catch let error as DaemonError {
-        throw Failure.io(error.description)
-    } catch let error as VarlinkConnectionError {
-        throw Failure.io("keyportd: \(error)")
+    let encoded = try parameters.map { try RawJSON(encoding: $0) } ?? .emptyObject
+    return try await withKeyportd { connection in
+        try await connection.call("org.keyport.Providers.\(method)", encoded)
     }
 }

@@ -1,0 +1,28 @@
+import Foundation
+import KeyportInterfaces
+import Varlink
+
+/// Runs `body` on a connection to keyportd, its failures made the command line's: what keyportd
+/// refused is exit 1 with keyportd's message (after `refusal`, when given); keyportd not running or
+/// unreachable is exit 2 saying how to start it; a reply this keyport cannot read is exit 2 too.
+func withKeyportd<T>(
+    refusal: String = "",
+    environment: [String: String] = ProcessInfo.processInfo.environment,
+    _ body: (VarlinkConnection) async throws -> T
+) async throws -> T {
+    do {
+        return try await DaemonClient.withConnection(environment: environment, body)
+    } catch let error as VarlinkError {
+        throw Failure.invalid(refusal + (error.message ?? error.description))
+    } catch let error as DaemonError {
+        throw Failure.io(error.description)
+    } catch let error as VarlinkConnectionError {
+        throw Failure.io("keyportd: \(error)")
+    } catch let error as Failure {
+        throw error
+    } catch {
+        throw Failure.io(
+            "keyportd's reply is not what this keyport understands (\(error)); keyport and keyportd may come from different builds"
+        )
+    }
+}

@@ -12,10 +12,6 @@ import Glibc
 import Musl
 #endif
 
-/// The real `keyportd`, built beside this test bundle.
-private let keyportd = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    .deletingLastPathComponent().appendingPathComponent("keyportd").path
-
 /// An environment of this process's with `changes` applied (`nil` removes a variable).
 private func environment(_ changes: [String: String?]) -> [String: String] {
     var environment = ProcessInfo.processInfo.environment

@@ -11,11 +11,6 @@ import Glibc
 import Musl
 #endif
 
-private let buildDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    .deletingLastPathComponent()
-private let keyport = buildDirectory.appendingPathComponent("keyport").path
-private let keyportd = buildDirectory.appendingPathComponent("keyportd").path
-
 /// keyportd, an agent and a registered importer (a Python app using PyPI's varlink), each a real
 /// process, in a sandbox of XDG directories.
 private struct ExchangeSandbox {
@@ -37,12 +32,7 @@ private struct ExchangeSandbox {
         try JSONSerialization.data(withJSONObject: manifest).write(
             to: providers.appendingPathComponent("importer.json")
         )
-        var environment = ProcessInfo.processInfo.environment
-        environment["KEYPORT_SOCKET"] = directory.url.appendingPathComponent("d.sock").path
-        environment["XDG_DATA_HOME"] = directory.url.appendingPathComponent("data").path
-        environment["XDG_DATA_DIRS"] = directory.url.appendingPathComponent("none").path
-        environment["XDG_CONFIG_HOME"] = directory.url.appendingPathComponent("config").path
-        environment["XDG_STATE_HOME"] = directory.url.appendingPathComponent("state").path
+        var environment = sandboxEnvironment(in: directory.url)
         environment["KEYPORT_TOKEN_LIFETIME"] = "20"
         self.environment = environment
     }
@@ -270,8 +260,8 @@ struct ExchangeShutdownTests {
 struct ExampleAppsTests {
     @Test("ExampleExporter → keyportd → ExampleImporter, with Apple's API on both sides; refusals map to Apple's codes")
     func exampleApps() async throws {
-        let exporter = buildDirectory.appendingPathComponent("ExampleExporter").path
-        let importer = buildDirectory.appendingPathComponent("ExampleImporter").path
+        let exporter = builtProgram("ExampleExporter")
+        let importer = builtProgram("ExampleImporter")
         let sandbox = try await ExchangeSandbox(importer: [importer])
         defer { sandbox.directory.remove() }
         // The exporter is a registered app too: keyportd knows it by its executable.

@@ -11,9 +11,6 @@ import Glibc
 import Musl
 #endif
 
-private let buildDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    .deletingLastPathComponent()
-
 private func manifest(_ id: String, _ name: String, exchange: Bool = false, extra: String = "") -> String {
     """
     {"id": "\(id)", "name": "\(name)", "exec": ["/usr/bin/true", "--import"],
@@ -134,24 +131,19 @@ struct ProvidersCommandTests {
                 encoding: .utf8
             )
             try #"{"id": 5}"#.write(to: providers.appendingPathComponent("bad.json"), atomically: true, encoding: .utf8)
-            var environment = ProcessInfo.processInfo.environment
-            environment["KEYPORT_SOCKET"] = directory.url.appendingPathComponent("d.sock").path
-            environment["XDG_DATA_HOME"] = directory.url.appendingPathComponent("data").path
-            environment["XDG_DATA_DIRS"] = directory.url.appendingPathComponent("none").path
-            environment["XDG_CONFIG_HOME"] = directory.url.appendingPathComponent("config").path
-            environment["XDG_STATE_HOME"] = directory.url.appendingPathComponent("state").path
+            let environment = sandboxEnvironment(in: directory.url)
             self.environment = environment
         }
 
         func startDaemon() async throws -> Program {
-            let daemon = try Program(buildDirectory.appendingPathComponent("keyportd").path, environment: environment)
+            let daemon = try Program(keyportd, environment: environment)
             _ = try await daemon.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
             return daemon
         }
 
         func keyport(_ arguments: [String]) async throws -> Program.Ran {
             try await Program.run(
-                buildDirectory.appendingPathComponent("keyport").path,
+                builtProgram("keyport"),
                 arguments,
                 environment: environment,
                 timeout: .seconds(60)

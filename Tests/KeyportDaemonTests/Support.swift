@@ -1,0 +1,24 @@
+import Foundation
+
+/// Where the package's programs were built: beside this test bundle.
+let buildDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+
+/// The built program `name` (`keyportd`, `keyport`, an example app).
+func builtProgram(_ name: String) -> String {
+    buildDirectory.appendingPathComponent(name).path
+}
+
+let keyportd = builtProgram("keyportd")
+let keyport = builtProgram("keyport")
+
+/// This process's environment with keyportd's socket and every XDG directory it reads moved into
+/// `directory`, so a test's keyportd, agent and apps see only the test's manifests and Settings.
+func sandboxEnvironment(in directory: URL) -> [String: String] {
+    var environment = ProcessInfo.processInfo.environment
+    environment["KEYPORT_SOCKET"] = directory.appendingPathComponent("d.sock").path
+    environment["XDG_DATA_HOME"] = directory.appendingPathComponent("data").path
+    environment["XDG_DATA_DIRS"] = directory.appendingPathComponent("none").path
+    environment["XDG_CONFIG_HOME"] = directory.appendingPathComponent("config").path
+    environment["XDG_STATE_HOME"] = directory.appendingPathComponent("state").path
+    return environment
+}

@@ -155,7 +155,7 @@ let package = Package(
         .testTarget(
             name: "WebAuthenticationTests",
             dependencies: [
-                "WebAuthentication", "KeyportTestSupport",
+                "WebAuthentication", "KeyportTestSupport", "KeyportSystem",
                 // A small HTTP server for the OAuth client's redirect and discovery tests, and
                 // in-memory channels for the loopback receiver's pipeline.
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 
+import class KeyportSystem.PinnedProcess
 // Only these: this file has an httpGet of its own, which also returns the body.
 import class KeyportTestSupport.Program
 import struct KeyportTestSupport.TemporaryDirectory
@@ -344,6 +345,7 @@ struct AuthenticationFlowTests {
             printf '%s\\n' "$@" > '\(sandbox.path)/args'
             echo $$ > '\(sandbox.path)/pid'
             if [ -d "$1" ] && [ "$(stat -c %a "$1")" = 700 ] && [ -z "$(ls -A "$1")" ]; then echo ok; else echo "bad: $(stat -c %a "$1" 2>&1)"; fi > '\(sandbox.path)/profile-check'
+            while [ ! -e '\(sandbox.path)/pinned' ]; do sleep 0.05; done
             \(fetch("$2"))
             sleep 30 &
             wait
@@ -352,13 +354,19 @@ struct AuthenticationFlowTests {
         let receiver = try await LoopbackReceiver.start()
         let url = URL(string: receiver.redirectURI.absoluteString + "?code=c0de&state=s1")!
         let presented = Presented()
-        let result = await runFlow(
-            url: url,
-            receiver: receiver,
-            browser: .ephemeral(try EphemeralBrowser(command: [script, "%p", "%s"])),
-            timeout: .seconds(10),
-            presented: presented
-        )
+        let browser = try EphemeralBrowser(command: [script, "%p", "%s"])
+        let flow = Task {
+            await runFlow(
+                url: url,
+                receiver: receiver,
+                browser: .ephemeral(browser),
+                timeout: .seconds(10),
+                presented: presented
+            )
+        }
+        let process = try await sandbox.pin("pid")
+        try sandbox.mark("pinned")
+        let result = await flow.value
         #expect(result == .success(url))
         #expect(presented.calls.isEmpty)
 
@@ -371,8 +379,7 @@ struct AuthenticationFlowTests {
         #expect(sandbox.read("profile-check") == "ok\n")
         #expect(!FileManager.default.fileExists(atPath: profile.path))
         // The browser is asked to quit (SIGTERM, not a kill after the grace time) once the callback is in.
-        let pid = try #require(sandbox.pid("pid"))
-        #expect(!isAlive(pid))
+        #expect(!process.isAlive)
         #expect(sandbox.read("terminated") == "TERM\n")
         #expect(await receiverIsClosed(receiver))
     }
@@ -402,21 +409,26 @@ struct AuthenticationFlowTests {
         defer { sandbox.remove() }
         let script = try sandbox.script("browser", sleepingBrowser(in: sandbox))
         let receiver = try await LoopbackReceiver.start()
+        let browser = try EphemeralBrowser(command: [script, "%p", "%s"])
         let started = ContinuousClock.now
-        let result = await runFlow(
-            url: receiver.redirectURI,
-            receiver: receiver,
-            browser: .ephemeral(try EphemeralBrowser(command: [script, "%p", "%s"])),
-            timeout: .seconds(1)
-        )
+        // Long enough to pin the browser and its child while they surely live.
+        let flow = Task {
+            await runFlow(
+                url: receiver.redirectURI,
+                receiver: receiver,
+                browser: .ephemeral(browser),
+                timeout: .seconds(3)
+            )
+        }
+        let process = try await sandbox.pin("pid")
+        let child = try await sandbox.pin("child")
+        let result = await flow.value
         let elapsed = ContinuousClock.now - started
-        #expect(result == .failure(.timedOut(.seconds(1))))
-        #expect(elapsed >= .seconds(1))  // not before the timeout
+        #expect(result == .failure(.timedOut(.seconds(3))))
+        #expect(elapsed >= .seconds(3))  // not before the timeout
         #expect(sandbox.read("terminated") == "TERM\n")
-        let pid = try #require(sandbox.pid("pid"))
-        let child = try #require(sandbox.pid("child"))
-        #expect(!isAlive(pid))  // terminate() waits for the browser itself
-        #expect(await eventually { !isAlive(child) })  // its process group got the signal too
+        #expect(!process.isAlive)  // terminate() waits for the browser itself
+        #expect(await eventually { !child.isAlive })  // its process group got the signal too
         let profile = try #require(sandbox.read("args")?.split(separator: "\n").first.map(String.init))
         #expect(!FileManager.default.fileExists(atPath: profile))
         #expect(await receiverIsClosed(receiver))
@@ -432,14 +444,13 @@ struct AuthenticationFlowTests {
         let flow = Task {
             await runFlow(url: receiver.redirectURI, receiver: receiver, browser: .ephemeral(browser), timeout: nil)
         }
-        try #require(await eventually { sandbox.pid("child") != nil })
+        let process = try await sandbox.pin("pid")
+        let child = try await sandbox.pin("child")
         flow.cancel()
         let result = await flow.value
         #expect(result == .failure(.cancelled))
         #expect(sandbox.read("terminated") == "TERM\n")
-        let pid = try #require(sandbox.pid("pid"))
-        let child = try #require(sandbox.pid("child"))
-        #expect(await eventually { !isAlive(pid) && !isAlive(child) })
+        #expect(await eventually { !process.isAlive && !child.isAlive })
         let profile = try #require(sandbox.read("args")?.split(separator: "\n").first.map(String.init))
         #expect(await eventually { !FileManager.default.fileExists(atPath: profile) })
         #expect(await receiverIsClosed(receiver))
@@ -673,8 +684,18 @@ private struct Sandbox {
 
     func read(_ name: String) -> String? { try? String(contentsOfFile: "\(path)/\(name)", encoding: .utf8) }
 
-    func pid(_ name: String) -> pid_t? {
-        read(name).flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    /// Creates the empty file `name`: a signal a script waits for.
+    func mark(_ name: String) throws {
+        try Data().write(to: URL(fileURLWithPath: "\(path)/\(name)"))
+    }
+
+    /// Waits for a script to write a pid to `name`, and holds that process by a pidfd while it
+    /// still runs. Checked by the pidfd, not the number: another test hands out recycled pid
+    /// numbers on purpose (`ns_last_pid`), and any busy machine may reuse one.
+    func pin(_ name: String) async throws -> PinnedProcess {
+        try #require(await eventually(within: .seconds(20)) { read(name)?.hasSuffix("\n") == true })
+        let pid = try #require(read(name).flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
+        return try PinnedProcess(pid: pid)
     }
 }
 
@@ -683,18 +704,6 @@ private var profileBase: String {
     let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? ""
     return URL(fileURLWithPath: runtime.isEmpty ? FileManager.default.temporaryDirectory.path : runtime)
         .standardizedFileURL.path
-}
-
-/// Whether `pid` is a live process (`kill -0`); a zombie, dead but not yet reaped by whichever
-/// process inherited it, counts as gone.
-private func isAlive(_ pid: pid_t) -> Bool {
-    guard kill(pid, 0) == 0 else { return false }
-    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-        let end = stat.lastIndex(of: ")")
-    else {
-        return true
-    }
-    return stat[end...].dropFirst(2).first != "Z"
 }
 
 /// Polls `condition` until it holds or `limit` passes.

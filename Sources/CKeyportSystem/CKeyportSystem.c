@@ -40,6 +40,10 @@ int ckp_peer_pidfd(int socket) {
     return pidfd;
 }
 
+int ckp_peer_pidfd_option(void) {
+    return SO_PEERPIDFD;
+}
+
 int ckp_pidfd_open(int pid) {
     // The system call itself rather than glibc's wrapper, which only glibc 2.36 and later declare.
     return (int)syscall(SYS_pidfd_open, pid, 0);

@@ -72,7 +72,7 @@ package final class ExchangeService: Sendable {
     private func requestExport(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
         try refuseWhenStopping()
         let input = try request.parameters(as: Exchange.RequestExportIn.self)
-        let caller = try pin(request.peer.pid)
+        let caller = request.peer.process
         let manifests = registry.scan().manifests
         let (exporterID, exporterName, declared) = try identifyExporter(caller, among: manifests)
         let offered = input.formatVersions ?? declared
@@ -132,35 +132,44 @@ package final class ExchangeService: Sendable {
         return try RawJSON.reply(Exchange.RequestExportOut(export: export, formatVersion: version))
     }
 
-    /// Which registered app the caller is, by the program its process runs.
+    /// Which registered app that supports exchange the caller is (``AppResolver``), or keyport's
+    /// own file exporter.
     private func identifyExporter(
         _ caller: PinnedProcess,
         among manifests: [ProviderManifest]
     ) throws(VarlinkError) -> (id: String?, name: String, versions: [String]) {
-        let executable: String
+        let identity: AppResolver.Identity
         do {
-            executable = try caller.executable
+            identity = try AppResolver.identify(caller, among: manifests)
         } catch {
             throw VarlinkError(
                 name: Exchange.Error.notAllowed,
-                ["message": "keyportd cannot tell which program is asking: \(error)"]
+                ["message": "keyportd cannot tell which app is asking: \(error)"]
             )
         }
-        if executable == builtInExporter { return (nil, "keyport (a CXF file)", ["1.0"]) }
-        let matching = manifests.filter { manifest in
-            let program = URL(fileURLWithPath: manifest.exec[0]).resolvingSymlinksInPath().path
-            return program == executable && manifest.capabilities.SupportsCredentialExchange
-        }
-        guard let manifest = matching.first else {
+        switch identity {
+        case .app(let manifest, let recognisedBy):
+            guard manifest.capabilities.SupportsCredentialExchange else {
+                throw VarlinkError(
+                    name: Exchange.Error.notAllowed,
+                    [
+                        "message":
+                            "\(manifest.name) (\(manifest.id), recognised by \(recognisedBy)) does not declare SupportsCredentialExchange in its manifest"
+                    ]
+                )
+            }
+            return (manifest.id, manifest.name, manifest.capabilities.SupportedCredentialExchangeVersions)
+        case .unregistered(let program, _) where program != nil && program == builtInExporter:
+            return (nil, "keyport (a CXF file)", ["1.0"])
+        case .unregistered(_, let description):
             throw VarlinkError(
                 name: Exchange.Error.notAllowed,
                 [
                     "message":
-                        "\(executable) is not a registered app that supports credential exchange; its manifest (keyport/providers/*.json) must name it in \"exec\" with SupportsCredentialExchange"
+                        "the caller is not a registered app: it is \(description); an app that exports needs a manifest (keyport/providers/*.json) with SupportsCredentialExchange"
                 ]
             )
         }
-        return (manifest.id, manifest.name, manifest.capabilities.SupportedCredentialExchangeVersions)
     }
 
     // MARK: - ExportCredentials
@@ -182,7 +191,7 @@ package final class ExchangeService: Sendable {
         } catch {
             throw VarlinkError.invalidParameter("parameters", "\(error)")
         }
-        let caller = try pin(request.peer.pid)
+        let caller = request.peer.process
         let export = state.withLock { state -> Export? in
             guard let export = state.exports[exportID], export.exporter.pid == caller.pid, export.exporter.isAlive,
                 export.expires > .now
@@ -399,7 +408,7 @@ package final class ExchangeService: Sendable {
         let given = try request.parameters(as: Exchange.ImportIn.self).token
         // A token is a UUID: compared as one, whatever the case of its letters.
         let token = UUID(uuidString: given)?.uuidString.lowercased() ?? given
-        let caller = try pin(request.peer.pid)
+        let caller = request.peer.process
         func invalid(_ message: String) -> VarlinkError {
             VarlinkError(name: Exchange.Error.invalidToken, ["message": message])
         }
@@ -456,17 +465,6 @@ package final class ExchangeService: Sendable {
             throw VarlinkError(
                 name: Exchange.Error.shuttingDown,
                 ["message": "keyportd is stopping; try again once it runs"]
-            )
-        }
-    }
-
-    private func pin(_ pid: pid_t) throws(VarlinkError) -> PinnedProcess {
-        do {
-            return try PinnedProcess(pid: pid)
-        } catch {
-            throw VarlinkError(
-                name: Exchange.Error.notAllowed,
-                ["message": "keyportd cannot tell which process is asking: \(error)"]
             )
         }
     }

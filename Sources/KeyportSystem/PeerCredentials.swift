@@ -103,38 +103,54 @@ package final class PinnedProcess: Sendable {
 
     /// Pins the peer of the connected Unix socket `descriptor`: by `SO_PEERPIDFD`, or on a kernel
     /// before 6.5 by opening the pid `SO_PEERCRED` reports (``Pinning/pidNumber``).
-    ///
-    /// keyportd calls this with the descriptor of a connection it has just accepted, before the
-    /// connection becomes a swift-nio channel (`ClientBootstrap.withConnectedSocket(_:)` adopts
-    /// it): a channel that `ServerBootstrap` accepted does not show its descriptor.
-    package init(peerOf descriptor: Int32) throws(ProcessIdentityError) {
+    package convenience init(peerOf descriptor: Int32) throws(ProcessIdentityError) {
         let credentials = try PeerCredentials(socket: descriptor)
-        guard credentials.pid > 0 else {
-            throw ProcessIdentityError(
-                reason: .noPeer,
-                message:
-                    "the kernel reports no process for the peer of descriptor \(descriptor): the peer runs in a pid namespace this process cannot see, or the descriptor is not a Unix socket"
-            )
-        }
+        guard credentials.pid > 0 else { throw Self.noProcess(credentials) }
         let pidfd = ckp_peer_pidfd(descriptor)
-        if pidfd >= 0 {
-            self.pid = credentials.pid
-            self.pinning = .socketPeer
-            self.pidfd = pidfd
-        } else if errno == ENOPROTOOPT {
-            self.pid = credentials.pid
-            self.pinning = .pidNumber
-            self.pidfd = try Self.openPIDFD(credentials.pid)
-        } else if errno == ESRCH {
-            // The peer has ended and been reaped; its number must not be opened, another process
-            // may have it.
-            throw Self.ended(credentials.pid, "before it could be pinned")
-        } else {
+        if pidfd < 0 && errno != ENOPROTOOPT {
+            let code = errno
+            // ESRCH: the peer has ended and been reaped; its number must not be opened, another
+            // process may have it.
+            if code == ESRCH { throw Self.ended(credentials.pid, "before it could be pinned") }
             throw ProcessIdentityError(
                 reason: .pidfdUnavailable,
-                message: "cannot pin the peer of descriptor \(descriptor) (process \(credentials.pid)): \(errorText())"
+                message:
+                    "cannot pin the peer of descriptor \(descriptor) (process \(credentials.pid)): \(errorText(code))"
             )
         }
+        try self.init(peer: credentials, pidfd: pidfd >= 0 ? pidfd : nil)
+    }
+
+    /// The number of the `SO_PEERPIDFD` socket option, for code that reads a socket's options its
+    /// own way: a swift-nio channel does not show its descriptor, but reads options for it.
+    package static let peerPIDFDOption = ckp_peer_pidfd_option()
+
+    /// Pins a socket's peer from what the socket said about it: its `SO_PEERCRED` `credentials`,
+    /// and the pidfd `SO_PEERPIDFD` gave (this object takes it over; closed when released), or
+    /// `nil` on a kernel before 6.5 that has no such option, when the pid is opened instead
+    /// (``Pinning/pidNumber``). A caller whose `SO_PEERPIDFD` failed with `ESRCH` must not come
+    /// here: the peer has ended, and its number may be another process's already.
+    package init(peer credentials: PeerCredentials, pidfd: Int32?) throws(ProcessIdentityError) {
+        guard credentials.pid > 0 else {
+            if let pidfd { close(pidfd) }
+            throw Self.noProcess(credentials)
+        }
+        self.pid = credentials.pid
+        if let pidfd {
+            self.pinning = .socketPeer
+            self.pidfd = pidfd
+        } else {
+            self.pinning = .pidNumber
+            self.pidfd = try Self.openPIDFD(credentials.pid)
+        }
+    }
+
+    private static func noProcess(_ credentials: PeerCredentials) -> ProcessIdentityError {
+        ProcessIdentityError(
+            reason: .noPeer,
+            message:
+                "the kernel reports no process for the socket's peer: the peer runs in a pid namespace this process cannot see, or the socket is not a Unix socket"
+        )
     }
 
     /// Pins the process `pid` by opening its number (``Pinning/pidNumber``). Safe when the number

@@ -24,11 +24,7 @@ struct PeerCredentialsTests {
 
     /// How this kernel pins a socket's peer: by `SO_PEERPIDFD` from Linux 6.5 on.
     static var expectedPinning: PinnedProcess.Pinning {
-        var name = utsname()
-        uname(&name)
-        let release = withUnsafeBytes(of: &name.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        let numbers = release.split(separator: ".").prefix(2).map { Int($0.prefix { $0.isNumber }) ?? 0 }
-        return numbers.lexicographicallyPrecedes([6, 5]) ? .pidNumber : .socketPeer
+        Kernel.isAtLeast(6, 5) ? .socketPeer : .pidNumber
     }
 
     /// Starts a shell that prints `READY PID` and becomes `sleep`; returns it and its pid.

@@ -23,6 +23,10 @@ private let testInterface = """
     # Replies 1, 2, … up to `to`; call it with "more".
     method Count(to: int) -> (n: int)
 
+    # Who is calling, as the server pinned it: its pid, whether the socket gave the pidfd
+    # (SO_PEERPIDFD) and the program it runs.
+    method Caller() -> (pid: int, bySocket: bool, program: string)
+
     # Does not reply until the connection closes.
     method Wait() -> ()
 
@@ -78,6 +82,11 @@ private func makeServer(_ observations: Observations, maximumMessageSize: Int = 
     struct EchoOut: Encodable { var echoed: Echoed }
     struct CountIn: Decodable { var to: Int }
     struct CountOut: Encodable { var n: Int }
+    struct CallerOut: Encodable {
+        var pid: Int32
+        var bySocket: Bool
+        var program: String
+    }
     let methods: [String: VarlinkMethodImplementation] = [
         "Echo": { request throws(VarlinkError) in
             let input = try! request.call.parameters.decode(EchoIn.self)  // checked against the IDL already
@@ -91,6 +100,17 @@ private func makeServer(_ observations: Observations, maximumMessageSize: Int = 
             guard request.call.more else { throw VarlinkError.expectedMore(request.call.method) }
             for n in 1..<max(to, 1) { try await request.send(try! RawJSON(encoding: CountOut(n: n))) }
             return try! RawJSON(encoding: CountOut(n: max(to, 1)))
+        },
+        "Caller": { request throws(VarlinkError) in
+            let process = request.peer.process
+            #expect(request.peer.credentials.pid == process.pid)
+            return try! RawJSON(
+                encoding: CallerOut(
+                    pid: process.pid,
+                    bySocket: process.pinning == .socketPeer,
+                    program: (try? process.executable) ?? "unreadable"
+                )
+            )
         },
         "Wait": { _ throws(VarlinkError) in
             observations.start.yield()
@@ -317,6 +337,13 @@ struct ForeignClientTests {
             let echo = (steps["echo"] as? [String: Any])?["echoed"] as? [String: Any]
             #expect(echo?["text"] as? String == "ababab")
             #expect(steps["count"] as? [Int] == [1, 2, 3, 4])
+            // The server pinned the client process itself, by the socket's pidfd where the kernel
+            // has SO_PEERPIDFD (6.5).
+            let caller = try #require(steps["caller"] as? [String: Any])
+            let reported = try #require(caller["reported"] as? [String: Any])
+            #expect(reported["pid"] as? Int == caller["pid"] as? Int)
+            #expect(reported["program"] as? String == caller["program"] as? String)
+            #expect(reported["bySocket"] as? Bool == Kernel.isAtLeast(6, 5))
             let fail = steps["fail"] as? [String: Any]
             #expect(fail?["error"] as? String == "org.keyport.test.Failed")
             #expect((fail?["parameters"] as? [String: Any])?["message"] as? String == "it always fails")

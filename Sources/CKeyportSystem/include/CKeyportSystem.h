@@ -17,6 +17,9 @@ int ckp_peer_credentials(int socket, int *pid, unsigned int *uid, unsigned int *
 /// later; ENOPROTOOPT before). Close-on-exec.
 int ckp_peer_pidfd(int socket);
 
+// The number of the SO_PEERPIDFD socket option, for code that reads socket options its own way.
+int ckp_peer_pidfd_option(void);
+
 /// A pidfd for the process `pid` (pidfd_open, Linux 5.3 and later; ENOSYS before). Close-on-exec.
 int ckp_pidfd_open(int pid);
 

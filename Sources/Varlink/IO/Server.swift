@@ -17,8 +17,8 @@ package struct VarlinkRequest: Sendable {
     /// Which connection it came on (numbered from 1 in the order accepted), for logs and for
     /// state a service keeps per connection.
     package let connection: Int
-    /// Who connected (`SO_PEERCRED`, read as the connection was accepted): always this user.
-    package let peer: PeerCredentials
+    /// Who connected, read as the connection was accepted: always this user.
+    package let peer: VarlinkPeer
     fileprivate let outbound: NIOAsyncChannelOutboundWriter<[UInt8]>
 
     /// Sends a reply that another will follow (`continues: true`). Only for a call with `more`;
@@ -27,6 +27,15 @@ package struct VarlinkRequest: Sendable {
         guard call.more else { throw VarlinkError.expectedMore(call.method) }
         try? await outbound.write(VarlinkReply(parameters: parameters, continues: true).message)
     }
+}
+
+/// The other end of a connection, as the kernel reported it when the connection was accepted.
+package struct VarlinkPeer: Sendable {
+    /// `SO_PEERCRED`: the process, its user (always this one) and group.
+    package let credentials: PeerCredentials
+    /// The process held by a pidfd: what keyportd reads about it (its program, its app id) is
+    /// known to be this process's, whatever happened to its pid number since.
+    package let process: PinnedProcess
 }
 
 extension VarlinkRequest {
@@ -162,7 +171,7 @@ package final class VarlinkServer: Sendable {
     }
 
     /// Serves one connection until it closes. Errors end this connection only.
-    private func handle(_ connection: NIOAsyncChannel<[UInt8], [UInt8]>, peer: PeerCredentials, id: Int) async {
+    private func handle(_ connection: NIOAsyncChannel<[UInt8], [UInt8]>, peer: VarlinkPeer, id: Int) async {
         try? await connection.executeThenClose { inbound, outbound in
             // Messages are read by one task and answered by another, so that a client closing its
             // end is seen while a call is still running, and that call is cancelled.
@@ -189,7 +198,7 @@ package final class VarlinkServer: Sendable {
     private func answer(
         _ message: [UInt8],
         connection: Int,
-        peer: PeerCredentials,
+        peer: VarlinkPeer,
         outbound: NIOAsyncChannelOutboundWriter<[UInt8]>
     ) async -> Bool {
         guard let call = try? VarlinkCall(message: message) else { return false }
@@ -306,7 +315,7 @@ package final class VarlinkServer: Sendable {
 /// An accepted connection whose peer is this user, ready for Varlink.
 struct AcceptedConnection: Sendable {
     var channel: NIOAsyncChannel<[UInt8], [UInt8]>
-    var peer: PeerCredentials
+    var peer: VarlinkPeer
 }
 
 /// `struct ucred`, which `SO_PEERCRED` fills (Swift's Glibc module does not export the type).
@@ -316,32 +325,48 @@ private struct SocketPeerCredentials: Sendable {
     var gid: UInt32 = 0
 }
 
-/// The peer is another user: the connection is closed before a byte is read.
-struct OtherUserRefused: Error {}
+/// The peer is another user, or a process that cannot be pinned (it has already ended, or runs
+/// where this process cannot see it): the connection is closed before a byte is read.
+struct PeerRefused: Error {}
 
 extension Channel {
     /// Reads who connected and refuses every user but this one, whatever the socket's mode and
-    /// directory allow (a misconfigured mode, a socket handed over by a service manager); then sets
-    /// up Varlink on the connection.
+    /// directory allow (a misconfigured mode, a socket handed over by a service manager); pins the
+    /// peer's process by the pidfd the socket gives (`SO_PEERPIDFD`; on kernels before 6.5 by its
+    /// number, at once); then sets up Varlink on the connection.
     func acceptVarlinkPeer(maximumMessageSize: Int) -> EventLoopFuture<AcceptedConnection> {
         guard let provider = self as? SocketOptionProvider else {
             close(promise: nil)
-            return eventLoop.makeFailedFuture(OtherUserRefused())
+            return eventLoop.makeFailedFuture(PeerRefused())
         }
-        let future: EventLoopFuture<SocketPeerCredentials> = provider.unsafeGetSocketOption(
+        let credentials: EventLoopFuture<SocketPeerCredentials> = provider.unsafeGetSocketOption(
             level: SocketOptionLevel(SOL_SOCKET),
             name: SocketOptionName(SO_PEERCRED)
         )
-        return future.flatMap { credentials in
-            guard credentials.uid == geteuid() else {
-                // A failed initializer leaves the connection open in swift-nio's async server; close it.
-                self.close(promise: nil)
-                return self.eventLoop.makeFailedFuture(OtherUserRefused())
-            }
+        let accepted = credentials.flatMap { credentials -> EventLoopFuture<VarlinkPeer> in
+            guard credentials.uid == geteuid() else { return self.eventLoop.makeFailedFuture(PeerRefused()) }
             let peer = PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
-            return self.varlinkAsyncChannel(maximumMessageSize: maximumMessageSize).map {
+            let pidfd: EventLoopFuture<Int32> = provider.unsafeGetSocketOption(
+                level: SocketOptionLevel(SOL_SOCKET),
+                name: SocketOptionName(PinnedProcess.peerPIDFDOption)
+            )
+            return pidfd.map(Optional.some).flatMapErrorThrowing { error -> Int32? in
+                // Only a kernel without the option falls back to the number; ESRCH (the peer is
+                // gone, its number may be another's) and the rest refuse.
+                guard (error as? IOError)?.errnoCode == ENOPROTOOPT else { throw error }
+                return nil
+            }.flatMapThrowing { pidfd in
+                VarlinkPeer(credentials: peer, process: try PinnedProcess(peer: peer, pidfd: pidfd))
+            }
+        }
+        return accepted.flatMap { peer in
+            self.varlinkAsyncChannel(maximumMessageSize: maximumMessageSize).map {
                 AcceptedConnection(channel: $0, peer: peer)
             }
+        }.flatMapError { _ in
+            // A failed initializer leaves the connection open in swift-nio's async server; close it.
+            self.close(promise: nil)
+            return self.eventLoop.makeFailedFuture(PeerRefused())
         }
     }
 }

@@ -2,6 +2,7 @@
 service: it reads the interface through GetInterfaceDescription, calls methods, streams with
 "more", and reports what came back, one JSON line per step, for the Swift test to check."""
 import json
+import os
 import sys
 
 import varlink
@@ -19,6 +20,7 @@ with varlink.Client(address=address) as client:
     with client.open("org.keyport.test", namespaced=False) as test:
         step("echo", test.Echo("ab", 3))
         step("count", [reply["n"] for reply in test.Count(4, _more=True)])
+        step("caller", {"reported": test.Caller(), "pid": os.getpid(), "program": os.readlink("/proc/self/exe")})
         try:
             test.Fail()
             step("fail", "no error")

@@ -1,0 +1,72 @@
+import Foundation
+import KeyportSystem
+
+/// Which registered app a calling process is, by what the platform says about the process and
+/// never by what the process says about itself.
+///
+/// The rules, in order (docs/protocol.md, "Who is calling"):
+/// 1. A process in a Flatpak sandbox is the app its `/.flatpak-info` names, and nothing else:
+///    inside a sandbox the program path is the sandbox's own, so it cannot be matched against a
+///    host manifest. A Flatpak app with no manifest of its id is not registered.
+/// 2. A process in a systemd unit a desktop started an app in (`app-…-APPID-RANDOM.scope`, read as
+///    xdg-desktop-portal reads it) is that app when a manifest has that id. This is how an app
+///    whose program is an interpreter (Python, Java) is found.
+/// 3. Otherwise the program the process runs, matched against each manifest's `exec[0]` with its
+///    links resolved. Two manifests naming the same program make it ambiguous, not the first.
+///
+/// A unit's app id that no manifest has does not stop rule 3: a desktop starts a terminal in a
+/// unit of its own, and everything run from that terminal shares it.
+package enum AppResolver {
+    /// What a process turned out to be.
+    package enum Identity: Sendable, Equatable {
+        /// A registered app, and how it was recognised (for logs and messages).
+        case app(ProviderManifest, recognisedBy: String)
+        /// No registered app; `description` says what the process is instead, for a message.
+        case unregistered(program: String?, description: String)
+    }
+
+    /// Identifies `process` among `manifests`.
+    ///
+    /// - Throws: ``ProcessIdentityError`` when what identifies it cannot be read (it ended, its
+    ///   `.flatpak-info` names no app).
+    package static func identify(
+        _ process: PinnedProcess,
+        among manifests: [ProviderManifest]
+    ) throws(ProcessIdentityError) -> Identity {
+        if let flatpak = try process.flatpakAppID {
+            if let manifest = manifests.first(where: { $0.id == flatpak }) {
+                return .app(manifest, recognisedBy: "its Flatpak app id \(flatpak)")
+            }
+            return .unregistered(
+                program: nil,
+                description: "the Flatpak app \(flatpak), which has no manifest with that id"
+            )
+        }
+        let unit = try process.cgroupUnit
+        if let unit, let appID = AppIdentity.appID(fromUnitName: unit),
+            let manifest = manifests.first(where: { $0.id == appID })
+        {
+            return .app(manifest, recognisedBy: "the app id \(appID) of its systemd unit \(unit)")
+        }
+        let executable = try process.executable
+        let matching = manifests.filter { Self.program(of: $0) == executable }
+        switch matching.count {
+        case 0:
+            return .unregistered(program: executable, description: "\(executable), which no manifest names in \"exec\"")
+        case 1:
+            return .app(matching[0], recognisedBy: "its program \(executable)")
+        default:
+            let ids = matching.map(\.id).sorted().joined(separator: ", ")
+            return .unregistered(
+                program: executable,
+                description:
+                    "\(executable), which several manifests name (\(ids)); an app that shares its program with another is recognised only by the app id of its Flatpak or systemd unit"
+            )
+        }
+    }
+
+    /// The path a manifest's program runs as, links resolved, as `/proc/PID/exe` shows it.
+    private static func program(of manifest: ProviderManifest) -> String {
+        URL(fileURLWithPath: manifest.exec[0]).resolvingSymlinksInPath().path
+    }
+}

@@ -62,7 +62,7 @@ let package = Package(
         .target(
             name: "WebAuthentication",
             dependencies: [
-                "KeyportEncoding", "KeyportSystem",
+                "KeyportEncoding", "KeyportSystem", "Varlink", "KeyportInterfaces",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -96,7 +96,7 @@ let package = Package(
         .target(
             name: "KeyportDaemon",
             dependencies: [
-                "Varlink", "KeyportSystem", "KeyportInterfaces", "CredentialExchangeFormat",
+                "Varlink", "KeyportSystem", "KeyportInterfaces", "CredentialExchangeFormat", "WebAuthentication",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -148,6 +148,7 @@ let package = Package(
             dependencies: [
                 "KeyportDaemon", "KeyportInterfaces", "keyportd", "keyport", "Varlink", "KeyportSystem",
                 "KeyportTestSupport", "ExampleExporter", "ExampleImporter", "CredentialExchangeFormat",
+                "WebAuthentication",
             ],
             exclude: ["Peers"]
         ),

@@ -51,9 +51,12 @@ package struct KeyportDaemon: Service {
         let providers = ProvidersService(registry: registry, configuration: locations.configuration)
         let agents = AgentHub()
         let exchange = ExchangeService(registry: registry, agents: agents, tokenLifetime: tokenLifetime, logger: logger)
+        let callbacks = CallbacksService(environment: environment, logger: logger)
         let server = VarlinkServer(
             info: Self.info,
-            interfaces: [providers.implementation, exchange.implementation, agents.implementation],
+            interfaces: [
+                providers.implementation, exchange.implementation, agents.implementation, callbacks.implementation,
+            ],
             maximumMessageSize: DaemonClient.maximumMessageSize
         )
         let logger = logger
@@ -81,6 +84,7 @@ package struct KeyportDaemon: Service {
                 logger.info("stopping")
                 exchange.shutDown()
                 agents.shutDown()
+                callbacks.shutDown()
                 await server.waitUntilIdle(limit: .seconds(5))
             }
             try await group.next()

@@ -13,6 +13,9 @@ package enum KeyportInterfaces {
     /// `org.keyport.Agent`: the system's user interface.
     package static let agent = load("org.keyport.Agent")
 
+    /// `org.keyport.Callbacks`: custom-scheme sign-in callbacks routed to waiting sessions.
+    package static let callbacks = load("org.keyport.Callbacks")
+
     /// Reads and parses `Interfaces/NAME.varlink`. A definition that does not parse is a bug in
     /// the package, not something a user can meet, so it stops the program with the reason.
     private static func load(_ name: String) -> VarlinkInterface {

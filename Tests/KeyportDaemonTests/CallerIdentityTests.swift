@@ -203,9 +203,8 @@ struct CallerIdentityTests {
             try JSONSerialization.data(withJSONObject: manifest).write(to: providers.appendingPathComponent(file))
         }
         let environment = sandboxEnvironment(in: directory.url)
-        let daemon = try Program(keyportd, environment: environment)
+        let daemon = try await startKeyportd(environment)
         defer { daemon.stop() }
-        _ = try await daemon.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
         let agent = try Program(keyport, ["agent", "--auto", "decline"], environment: environment)
         defer { agent.stop() }
         _ = try await agent.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("waiting") }

@@ -19,13 +19,6 @@ private func environment(_ changes: [String: String?]) -> [String: String] {
     return environment
 }
 
-/// Starts keyportd with `environment` and waits until it listens.
-private func startDaemon(_ environment: [String: String]) async throws -> Program {
-    let daemon = try Program(keyportd, environment: environment)
-    _ = try await daemon.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
-    return daemon
-}
-
 private func getInfo(_ path: String) async throws -> (product: String, interfaces: [String]) {
     struct Info: Decodable {
         var product: String
@@ -47,7 +40,7 @@ struct DaemonTests {
         let directory = try TemporaryDirectory("kp-daemon")
         defer { directory.remove() }
         let socket = directory.url.appendingPathComponent("d.sock").path
-        let daemon = try await startDaemon(environment(["KEYPORT_SOCKET": socket]))
+        let daemon = try await startKeyportd(environment(["KEYPORT_SOCKET": socket]))
         var info = stat()
         #expect(lstat(socket, &info) == 0 && info.st_mode & 0o777 == 0o600)
         let answer = try await getInfo(socket)
@@ -65,7 +58,7 @@ struct DaemonTests {
         let directory = try TemporaryDirectory("kp-daemon")
         defer { directory.remove() }
         let runtime = try directory.subdirectory("run")
-        let daemon = try await startDaemon(environment(["KEYPORT_SOCKET": nil, "XDG_RUNTIME_DIR": runtime.path]))
+        let daemon = try await startKeyportd(environment(["KEYPORT_SOCKET": nil, "XDG_RUNTIME_DIR": runtime.path]))
         defer { daemon.stop() }
         let socket = runtime.appendingPathComponent("keyport/keyportd.sock").path
         #expect(try await getInfo(socket).product == "keyportd")
@@ -164,7 +157,7 @@ struct DaemonTests {
         let directory = try TemporaryDirectory("kp-daemon")
         defer { directory.remove() }
         let socket = directory.url.appendingPathComponent("d.sock").path
-        let daemon = try await startDaemon(environment(["KEYPORT_SOCKET": socket]))
+        let daemon = try await startKeyportd(environment(["KEYPORT_SOCKET": socket]))
         defer { daemon.stop() }
         let script = """
             import sys, varlink
@@ -181,11 +174,14 @@ struct DaemonTests {
         #expect(ran.status == 0, "\(ran.standardError)")
         #expect(
             ran.standardOutput.hasPrefix(
-                "keyportd org.keyport.Agent org.keyport.Exchange org.keyport.Providers org.varlink.service\n"
+                "keyportd org.keyport.Agent org.keyport.Callbacks org.keyport.Exchange org.keyport.Providers org.varlink.service\n"
             )
         )
         #expect(ran.standardOutput.contains("interface org.varlink.service"))
-        for name in ["org.keyport.Agent", "org.keyport.Exchange", "org.keyport.Providers", "org.varlink.service"] {
+        for name in [
+            "org.keyport.Agent", "org.keyport.Callbacks", "org.keyport.Exchange", "org.keyport.Providers",
+            "org.varlink.service",
+        ] {
             #expect(ran.standardOutput.contains("read \(name)\n"), "PyPI's varlink could not read \(name)")
         }
     }
@@ -213,8 +209,13 @@ struct InterfaceDefinitionTests {
             ]
         )
         #expect(Set(KeyportInterfaces.agent.methods.keys) == ["Serve", "Answer"])
+        #expect(Set(KeyportInterfaces.callbacks.methods.keys) == ["Listen", "Deliver"])
+        #expect(KeyportInterfaces.callbacks.errors.keys.sorted() == ["InvalidCallback", "NoSession"])
         // Every error gives a person something to read.
-        for interface in [KeyportInterfaces.providers, KeyportInterfaces.exchange, KeyportInterfaces.agent] {
+        for interface in [
+            KeyportInterfaces.providers, KeyportInterfaces.exchange, KeyportInterfaces.agent,
+            KeyportInterfaces.callbacks,
+        ] {
             for (name, fields) in interface.errors {
                 #expect(fields.contains(VarlinkField(name: "message", type: .string)), "\(interface.name).\(name)")
             }
@@ -233,7 +234,7 @@ struct DaemonOtherUserTests {
         let directory = try TemporaryDirectory("kp-daemon")
         defer { directory.remove() }
         let socket = directory.url.appendingPathComponent("d.sock").path
-        let daemon = try await startDaemon(environment(["KEYPORT_SOCKET": socket]))
+        let daemon = try await startKeyportd(environment(["KEYPORT_SOCKET": socket]))
         defer { daemon.stop() }
         let script = """
             import socket, sys

@@ -1,4 +1,5 @@
 import Foundation
+import KeyportTestSupport
 
 /// Where the package's programs were built: beside this test bundle.
 let buildDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
@@ -21,4 +22,11 @@ func sandboxEnvironment(in directory: URL) -> [String: String] {
     environment["XDG_CONFIG_HOME"] = directory.appendingPathComponent("config").path
     environment["XDG_STATE_HOME"] = directory.appendingPathComponent("state").path
     return environment
+}
+
+/// Starts keyportd with `environment` and waits until it listens.
+func startKeyportd(_ environment: [String: String]) async throws -> Program {
+    let daemon = try Program(keyportd, environment: environment)
+    _ = try await daemon.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
+    return daemon
 }

@@ -177,17 +177,3 @@ package struct SupportFailure: Error, CustomStringConvertible {
         self.description = description
     }
 }
-
-/// What `body` returns, or `nil` when `timeout` passes first; `body` is cancelled then and must end
-/// when it is (as every wait of ``Program`` and `ChildProcess` does).
-func within<Value: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async -> Value?) async -> Value? {
-    await withTaskGroup(of: Value?.self) { group in
-        group.addTask { await body() }
-        group.addTask {
-            try? await Task.sleep(for: timeout)
-            return nil
-        }
-        defer { group.cancelAll() }
-        return await group.next() ?? nil
-    }
-}

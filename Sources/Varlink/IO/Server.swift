@@ -20,6 +20,13 @@ package struct VarlinkRequest: Sendable {
     /// Who connected, read as the connection was accepted: always this user.
     package let peer: VarlinkPeer
     fileprivate let outbound: NIOAsyncChannelOutboundWriter<[UInt8]>
+    fileprivate let afterwards = AfterReply()
+
+    /// Runs `action` once the call's last reply has been written (or could not be: the client
+    /// left), so that what the reply announces happens only once the client has heard it.
+    package func afterReply(_ action: @escaping @Sendable () -> Void) {
+        afterwards.actions.withLock { $0.append(action) }
+    }
 
     /// Sends a reply that another will follow (`continues: true`). Only for a call with `more`;
     /// the implementation's return value is the last reply.
@@ -36,6 +43,15 @@ package struct VarlinkPeer: Sendable {
     /// The process held by a pidfd: what keyportd reads about it (its program, its app id) is
     /// known to be this process's, whatever happened to its pid number since.
     package let process: PinnedProcess
+}
+
+/// What a call's implementation asked to run after its reply.
+final class AfterReply: Sendable {
+    let actions = Mutex<[@Sendable () -> Void]>([])
+
+    func run() {
+        for action in actions.withLock({ $0 }) { action() }
+    }
 }
 
 extension VarlinkRequest {
@@ -225,6 +241,7 @@ package final class VarlinkServer: Sendable {
             reply = VarlinkReply(error: error)
         }
         if !call.oneway { try? await outbound.write(reply.message) }
+        request.afterwards.run()
         return true
     }
 

@@ -1,8 +1,10 @@
 import Foundation
+import KeyportInterfaces
 import KeyportSystem
 import NIOCore
 import NIOPosix
 import Synchronization
+import Varlink
 
 #if canImport(Glibc)
 import Glibc
@@ -14,17 +16,19 @@ import Musl
 /// §7.1) that the desktop hands to Keyport's URL handler.
 ///
 /// When the browser follows such a redirect, the desktop starts the program registered for the
-/// scheme (``SchemeRegistration``; `keyport url-scheme open URL`) as a new process. That process
-/// hands the URL to the waiting session through a Unix-domain socket with
-/// ``SchemeCallbackDelivery/deliver(_:directory:)``; the wire protocol is in `docs/protocol.md`,
-/// "Custom-scheme callback hand-off".
+/// scheme (``SchemeRegistration``; `keyport url-scheme open URL`) as a new process, which hands
+/// the URL over with ``SchemeCallbackDelivery/deliver(_:directory:)``. Everything travels by
+/// Varlink (docs/protocol.md, "Custom-scheme callback hand-off"):
 ///
-/// Each listener binds its own socket, `<128 random bits in hex>.sock` (mode 0600), in a directory
-/// only this user can enter: `$XDG_RUNTIME_DIR/keyport/callbacks`, or without XDG_RUNTIME_DIR
-/// `$XDG_CACHE_HOME/keyport/run/callbacks` (`~/.cache/keyport/run/callbacks`). So any number of sessions in any number of processes can wait at once
-/// with no daemon: the handler offers the URL to each socket until one accepts it. (Once keyportd
-/// exists it will own a single socket and route URLs to its sessions itself; this directory of
-/// per-session sockets is the daemon-less form of the same hand-off.)
+/// - Each listener serves `org.keyport.CallbackSession` on a socket of its own,
+///   `<128 random bits in hex>.sock` (mode 0600), in a directory only this user can enter:
+///   `$XDG_RUNTIME_DIR/keyport/callbacks`, or without XDG_RUNTIME_DIR
+///   `$XDG_CACHE_HOME/keyport/run/callbacks` (`~/.cache/keyport/run/callbacks`). Its one method,
+///   `Offer(url)`, answers whether the session took the URL.
+/// - In the default directory, the listener also registers its socket and scheme with keyportd
+///   (`org.keyport.Callbacks.Listen`), which routes each delivered URL to the sessions waiting
+///   for its scheme. When keyportd is not running, the handler offers the URL to each socket in
+///   the directory itself: any number of sessions in any number of processes wait at once either way.
 ///
 /// A URL is accepted only when its scheme is the listener's (case-insensitive, as
 /// ``CallbackMatcher/customScheme(_:)``) and `accept` agrees — the session uses `accept` to check
@@ -39,7 +43,6 @@ public final class SchemeCallbackListener: CallbackReceiver {
     /// The matcher for this listener's callbacks.
     public var matcher: CallbackMatcher { .customScheme(scheme) }
 
-    private let channel: any Channel
     private let outcome: ListenerOutcome
 
     /// Where listeners bind and the handler looks when no directory is given:
@@ -55,10 +58,13 @@ public final class SchemeCallbackListener: CallbackReceiver {
     /// - Parameters:
     ///   - scheme: the private-use scheme, such as `com.example.app` (checked as
     ///     ``SchemeRegistration/validate(scheme:)`` does).
-    ///   - directory: where to bind; `nil` for ``defaultDirectory(environment:)``. Missing
-    ///     directories are created with mode 0700.
+    ///   - directory: where to bind; `nil` for ``defaultDirectory(environment:)``, where the
+    ///     listener also registers with keyportd when it runs. A directory given here is a private
+    ///     hand-off between this listener and a ``SchemeCallbackDelivery/deliver(_:directory:)``
+    ///     given the same directory; keyportd is not involved. Missing directories are created
+    ///     with mode 0700.
     ///   - accept: whether a URL of the right scheme is the one awaited (say, its `state` is this
-    ///     session's); the default accepts the first. Called on a NIO event loop: keep it quick.
+    ///     session's); the default accepts the first. Keep it quick: the handler waits for it.
     /// - Throws: ``SchemeCallbackError`` — `.invalidScheme`; `.unsafeDirectory` when the directory
     ///   (or the directory Keyport owns above the default one) belongs to another user or is open to
     ///   group or others; `.directoryUnavailable`; `.listenFailed` when the socket cannot be bound.
@@ -75,53 +81,62 @@ public final class SchemeCallbackListener: CallbackReceiver {
         )
     }
 
-    /// ``start(scheme:directory:accept:)`` with the default directory taken from `environment`.
-    static func start(
+    /// ``start(scheme:directory:accept:)`` with the default directory and keyportd's socket taken
+    /// from `environment`.
+    package static func start(
         scheme: String,
         directory: URL?,
         environment: [String: String],
         accept: @escaping @Sendable (URL) -> Bool
     ) async throws -> SchemeCallbackListener {
         _ = try SchemeRegistration.validate(scheme: scheme)
-        guard let directory = try CallbackSocketDirectory.prepare(directory, environment: environment, create: true)
+        guard
+            let socketDirectory = try CallbackSocketDirectory.prepare(directory, environment: environment, create: true)
         else {
             throw SchemeCallbackError(.directoryUnavailable, "the callback socket directory could not be created")
         }
-        let path = try CallbackSocketDirectory.newSocketPath(in: directory)
-        let group = MultiThreadedEventLoopGroup.singleton
-        let outcome = ListenerOutcome(promise: group.any().makePromise(of: URL.self))
+        let path = try CallbackSocketDirectory.newSocketPath(in: socketDirectory)
+        let outcome = ListenerOutcome(promise: MultiThreadedEventLoopGroup.singleton.any().makePromise(of: URL.self))
         let matcher = CallbackMatcher.customScheme(scheme)
-        let bootstrap = ServerBootstrap(group: group)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(
-                        HandOffServerHandler(matcher: matcher, accept: accept, outcome: outcome)
-                    )
-                }
-            }
-        let channel: any Channel
-        do {
-            channel = try await bootstrap.bind(unixDomainSocketPath: path).get()
-        } catch {
-            outcome.finish(.failure(CancellationError()))
-            throw SchemeCallbackError(.listenFailed, "cannot listen on \(path): \(error)")
+        let server = HandOffProtocol.sessionServer { url in
+            matcher.matches(url) && accept(url) && outcome.claim()
+        } accepted: { url in
+            outcome.promise.succeed(url)
         }
-        // Only this user can enter the directory already; the mode keeps the socket private even if
-        // the directory is ever loosened.
-        chmod(path, 0o600)
-        // Whatever ends the wait removes the socket file first (so no new handler finds it) and
-        // closes the socket. Registered before any waiter, so it runs before a waiter resumes.
+        let (ready, readiness) = AsyncStream.makeStream(of: Void.self)
+        let serving = Task {
+            defer { readiness.finish() }
+            do {
+                try await server.serve(path: path) { readiness.yield() }
+                outcome.finish(.failure(CancellationError()))
+            } catch {
+                outcome.finish(.failure(SchemeCallbackError(.listenFailed, "cannot listen on \(path): \(error)")))
+            }
+        }
+        // Whatever ends the wait stops serving, which removes the socket file and closes it.
+        // Registered before any waiter, so it runs before a waiter resumes.
         outcome.promise.futureResult.whenComplete { _ in
             unlink(path)
-            channel.close(promise: nil)
+            serving.cancel()
         }
-        return SchemeCallbackListener(scheme: scheme, socketPath: path, channel: channel, outcome: outcome)
+        var iterator = ready.makeAsyncIterator()
+        guard await iterator.next() != nil else {
+            do {
+                _ = try await outcome.promise.futureResult.get()
+            } catch let error as SchemeCallbackError {
+                throw error
+            }
+            throw SchemeCallbackError(.listenFailed, "cannot listen on \(path)")
+        }
+        if directory == nil {
+            await HandOffProtocol.register(scheme: scheme, socket: path, environment: environment, until: outcome)
+        }
+        return SchemeCallbackListener(scheme: scheme, socketPath: path, outcome: outcome)
     }
 
-    private init(scheme: String, socketPath: String, channel: any Channel, outcome: ListenerOutcome) {
+    private init(scheme: String, socketPath: String, outcome: ListenerOutcome) {
         self.scheme = scheme
         self.socketPath = socketPath
-        self.channel = channel
         self.outcome = outcome
     }
 
@@ -140,7 +155,7 @@ public final class SchemeCallbackListener: CallbackReceiver {
     public func waitForCallback(timeout: Duration? = nil) async throws -> URL {
         let outcome = self.outcome
         let timer = timeout.map { timeout in
-            channel.eventLoop.scheduleTask(in: .nanoseconds(timeout.clampedNanoseconds)) {
+            outcome.promise.futureResult.eventLoop.scheduleTask(in: .nanoseconds(timeout.clampedNanoseconds)) {
                 outcome.finish(.failure(CallbackTimedOut()))
             }
         }
@@ -184,112 +199,154 @@ final class ListenerOutcome: Sendable {
     }
 }
 
-/// The hand-off protocol's constants (docs/protocol.md, "Custom-scheme callback hand-off").
+/// The hand-off's two Varlink interfaces, from the session's side (docs/protocol.md,
+/// "Custom-scheme callback hand-off").
 enum HandOffProtocol {
-    /// The longest URL carried, in bytes of UTF-8, not counting the `\n`.
+    /// The longest URL handed over, in bytes of UTF-8.
     static let maximumURLLength = 8192
-    /// A connection that has not sent its line this long after connecting is closed unanswered.
-    static let idleTimeout = TimeAmount.seconds(5)
-    static let accepted = "accepted"
-    static let refused = "refused"
-    static let refusedTooLong = "refused too-long"
-}
+    /// The largest message a session's socket reads: an `Offer` of the longest URL, JSON-escaped.
+    static let maximumMessageSize = 64 << 10
+    /// How long a session has to answer an offer before it is passed over.
+    static let answerTime = Duration.seconds(10)
+    /// How long a listener waits for keyportd to confirm its registration before waiting without.
+    static let registrationTime = Duration.seconds(5)
 
-/// Serves one hand-off connection: reads one line, answers one line, closes.
-private final class HandOffServerHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
+    /// `org.keyport.CallbackSession`, which each waiting session serves. Its definition is here
+    /// rather than in a `.varlink` resource like keyportd's: this module is a library product, and
+    /// an app built with it should not depend on a resource bundle installed beside it.
+    static let sessionInterface: VarlinkInterface = {
+        let definition = """
+            # A sign-in session waiting for a callback to a custom URL scheme, served on the
+            # session's own socket in the callback directory. keyportd, or the URL handler itself
+            # when keyportd is not running, offers callback URLs here.
+            interface org.keyport.CallbackSession
 
-    let matcher: CallbackMatcher
-    let accept: @Sendable (URL) -> Bool
-    let outcome: ListenerOutcome
-    private var received: ByteBuffer?
-    private var answered = false
-    private var idleTimer: Scheduled<Void>?
-
-    init(matcher: CallbackMatcher, accept: @escaping @Sendable (URL) -> Bool, outcome: ListenerOutcome) {
-        self.matcher = matcher
-        self.accept = accept
-        self.outcome = outcome
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        let channel = context.channel
-        idleTimer = context.eventLoop.scheduleTask(in: HandOffProtocol.idleTimeout) { channel.close(promise: nil) }
-        context.fireChannelActive()
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        idleTimer?.cancel()
-        context.fireChannelInactive()
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !answered else { return }
-        var chunk = unwrapInboundIn(data)
-        if received == nil {
-            received = chunk
-        } else {
-            received!.writeBuffer(&chunk)
+            # Offers a callback URL (at most 8192 bytes). `accepted`: its scheme is the one this
+            # session waits for and the session took it (its `state` is the session's); the
+            # session stops listening then. Otherwise the session goes on waiting.
+            method Offer(url: string) -> (accepted: bool)
+            """
+        do {
+            return try VarlinkInterface(definition)
+        } catch {
+            preconditionFailure("org.keyport.CallbackSession does not parse: \(error)")
         }
-        guard let buffer = received else { return }
-        let view = buffer.readableBytesView
-        guard let newline = view.firstIndex(of: UInt8(ascii: "\n")) else {
-            if buffer.readableBytes > HandOffProtocol.maximumURLLength + 1 {  // room for a `\r`
-                answer(HandOffProtocol.refusedTooLong, context: context)
+    }()
+
+    /// A session's server: `take` decides whether the session takes an offered URL (called once
+    /// per offer); `accepted` runs for a URL taken, once the offerer has been told.
+    static func sessionServer(
+        take: @escaping @Sendable (URL) -> Bool,
+        accepted: @escaping @Sendable (URL) -> Void
+    ) -> VarlinkServer {
+        let offer: VarlinkMethodImplementation = { request throws(VarlinkError) in
+            let text = try request.parameters(as: Callbacks.URLIn.self).url
+            var taken = false
+            if text.utf8.count <= maximumURLLength, let url = URL(string: text), take(url) {
+                taken = true
+                // The offerer hears the answer before the session resumes, so the handler can
+                // exit 0 even if the session's process ends right after.
+                request.afterReply { accepted(url) }
             }
-            return
+            return try RawJSON.reply(Callbacks.OfferOut(accepted: taken))
         }
-        var line = view[view.startIndex..<newline]
-        if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
-        guard line.count <= HandOffProtocol.maximumURLLength else {
-            answer(HandOffProtocol.refusedTooLong, context: context)
-            return
-        }
-        guard let text = String(validating: line, as: UTF8.self), let url = URL(string: text), matcher.matches(url),
-            accept(url), outcome.claim()
-        else {
-            answer(HandOffProtocol.refused, context: context)
-            return
-        }
-        // The handler process hears `accepted` before the session resumes, so it can exit 0 even
-        // if the session's process ends right after.
-        let promise = outcome.promise
-        answer(HandOffProtocol.accepted, context: context) { promise.succeed(url) }
+        return VarlinkServer(
+            info: VarlinkServiceInfo(
+                vendor: "Keyport",
+                product: "sign-in session",
+                version: "1",
+                url: "https://github.com/keyport/keyport"
+            ),
+            interfaces: [VarlinkInterfaceImplementation(sessionInterface, methods: ["Offer": offer])],
+            maximumMessageSize: maximumMessageSize
+        )
     }
 
-    private func answer(_ reply: String, context: ChannelHandlerContext, then: (@Sendable () -> Void)? = nil) {
-        answered = true
-        received = nil
-        idleTimer?.cancel()
-        let channel = context.channel
-        let line = context.channel.allocator.buffer(string: reply + "\n")
-        context.writeAndFlush(wrapOutboundOut(line)).whenComplete { _ in
-            then?()
-            channel.close(promise: nil)
+    /// Registers a listener's socket with keyportd (`org.keyport.Callbacks.Listen`) and keeps the
+    /// registration, on a connection of its own, until `outcome` is decided. Returns once keyportd
+    /// confirmed it, or at once when keyportd is not running, or after ``registrationTime``: a
+    /// session that is not registered is still found, by keyportd's look through the directory
+    /// or by the handler's own when keyportd is not running.
+    static func register(
+        scheme: String,
+        socket: String,
+        environment: [String: String],
+        until outcome: ListenerOutcome
+    ) async {
+        let registered = Latch()
+        let registration = Task {
+            defer { registered.open() }
+            _ = try? await DaemonClient.withConnection(environment: environment) { connection in
+                try await connection.send(
+                    VarlinkCall(
+                        method: Callbacks.listen,
+                        parameters: try RawJSON(encoding: Callbacks.ListenIn(scheme: scheme, socket: socket)),
+                        more: true
+                    )
+                )
+                _ = try await connection.nextReply()
+                registered.open()
+                // keyportd replies again only as it stops; cancelling this task closes the
+                // connection, which ends the registration.
+                _ = try await connection.nextReply()
+            }
         }
+        outcome.promise.futureResult.whenComplete { _ in registration.cancel() }
+        _ = await within(registrationTime) { await registered.wait() }
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        context.close(promise: nil)
+    /// How a session answered an offer.
+    enum Answer: Sendable {
+        /// It took the URL.
+        case accepted
+        /// Another scheme, another sign-in's `state`, or it has stopped waiting.
+        case refused
+        /// Nothing listens on the socket any more (its process died): the file can go.
+        case stale
+        /// It could not be reached, or did not answer in time.
+        case unreachable
+    }
+
+    /// Offers `url` to the session serving `socket`.
+    static func offer(_ url: String, to socket: String) async -> Answer {
+        let answer = await within(answerTime) { () -> Answer? in
+            do {
+                let reply = try await VarlinkConnection.withConnection(
+                    path: socket,
+                    maximumMessageSize: maximumMessageSize
+                ) { connection in
+                    try await connection.call(Callbacks.offer, try RawJSON(encoding: Callbacks.URLIn(url: url)))
+                }
+                return try reply.decode(Callbacks.OfferOut.self).accepted ? .accepted : .refused
+            } catch let error as VarlinkConnectionError where error.isRefused {
+                return .stale
+            } catch {
+                return .unreachable
+            }
+        }
+        return answer ?? .unreachable
     }
 }
 
 /// Hands a callback URL to the session waiting for it: what the program the desktop starts for a
 /// registered scheme (`keyport url-scheme open URL`) does.
 public enum SchemeCallbackDelivery {
-    /// Offers `url` to every listener in `directory` until one accepts it.
+    /// Offers `url` to the waiting sessions until one accepts it.
+    ///
+    /// With no `directory`, the URL goes to keyportd (`org.keyport.Callbacks.Deliver`), which
+    /// offers it to the sessions waiting for its scheme; when keyportd is not running, it is
+    /// offered to each socket in ``SchemeCallbackListener/defaultDirectory(environment:)`` here.
+    /// With a `directory`, it is offered to each socket there, and keyportd is not involved.
     ///
     /// Sockets are tried one at a time. A socket file nobody listens on any more (its process
     /// died; connecting fails with ECONNREFUSED) is deleted and skipped; a file that is not this
-    /// user's socket is skipped. A listener that refuses — another scheme, another sign-in's
-    /// `state` — is passed over.
+    /// user's socket is skipped. A session that refuses — another scheme, another sign-in's
+    /// `state` — is passed over; one that does not answer within 10 seconds too.
     ///
     /// - Parameters:
     ///   - url: the callback URL, at most 8192 bytes of UTF-8.
-    ///   - directory: the socket directory; `nil` for
-    ///     ``SchemeCallbackListener/defaultDirectory(environment:)``. It is never created here: when
-    ///     it does not exist nobody is waiting.
+    ///   - directory: the socket directory of a private hand-off; `nil` for the system's. It is
+    ///     never created here: when it does not exist nobody is waiting.
     /// - Returns: whether a waiting session accepted the URL. When false, the URL was not used.
     /// - Throws: ``SchemeCallbackError`` — `.urlTooLong`; `.unsafeDirectory` when the directory is
     ///   not private to this user (the URL is then not handed to anyone);
@@ -298,21 +355,47 @@ public enum SchemeCallbackDelivery {
         try await deliver(url, directory: directory, environment: ProcessInfo.processInfo.environment)
     }
 
-    /// ``deliver(_:directory:)`` with the default directory taken from `environment`.
-    static func deliver(_ url: URL, directory: URL?, environment: [String: String]) async throws -> Bool {
-        let line = url.absoluteString
-        guard line.utf8.count <= HandOffProtocol.maximumURLLength else {
+    /// ``deliver(_:directory:)`` with the default directory and keyportd's socket taken from
+    /// `environment`.
+    package static func deliver(_ url: URL, directory: URL?, environment: [String: String]) async throws -> Bool {
+        let text = url.absoluteString
+        guard text.utf8.count <= HandOffProtocol.maximumURLLength else {
             throw SchemeCallbackError(
                 .urlTooLong,
-                "the callback URL is \(line.utf8.count) bytes long; at most \(HandOffProtocol.maximumURLLength) can be handed over"
+                "the callback URL is \(text.utf8.count) bytes long; at most \(HandOffProtocol.maximumURLLength) can be handed over"
             )
         }
+        if directory == nil {
+            do {
+                try await DaemonClient.withConnection(environment: environment) { connection in
+                    _ = try await connection.call(Callbacks.deliver, try RawJSON(encoding: Callbacks.URLIn(url: text)))
+                }
+                return true
+            } catch let error as VarlinkError where error.name == Callbacks.Error.noSession {
+                return false
+            } catch {
+                // keyportd is not running, or went away mid-call: hand the URL over directly.
+            }
+        }
+        return try await offerToEach(text, in: directory, environment: environment, skipping: [])
+    }
+
+    /// Offers `url` to each socket in `directory` (`nil`: the default one) but those in
+    /// `skipping`, until one accepts it: the daemon-less hand-off, and keyportd's way to reach
+    /// sessions that did not register with it.
+    package static func offerToEach(
+        _ url: String,
+        in directory: URL?,
+        environment: [String: String],
+        skipping: Set<String>
+    ) async throws(SchemeCallbackError) -> Bool {
         guard let directory = try CallbackSocketDirectory.prepare(directory, environment: environment, create: false)
         else {
             return false
         }
-        for path in CallbackSocketDirectory.sockets(in: directory) where UnixSocketPath.isOwnSocket(path) {
-            switch await offer(line, to: path) {
+        for path in CallbackSocketDirectory.sockets(in: directory)
+        where !skipping.contains(path) && UnixSocketPath.isOwnSocket(path) {
+            switch await HandOffProtocol.offer(url, to: path) {
             case .accepted: return true
             case .refused, .unreachable: continue
             case .stale: unlink(path)
@@ -321,82 +404,9 @@ public enum SchemeCallbackDelivery {
         return false
     }
 
-    enum Answer {
-        case accepted, refused, stale, unreachable
-    }
-
-    /// Offers the line to one listener.
-    static func offer(_ line: String, to path: String) async -> Answer {
-        let group = MultiThreadedEventLoopGroup.singleton
-        let reply = group.any().makePromise(of: String.self)
-        let bootstrap = ClientBootstrap(group: group)
-            .connectTimeout(.seconds(2))
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(HandOffClientHandler(line: line, reply: reply))
-                }
-            }
-        do {
-            _ = try await bootstrap.connect(unixDomainSocketPath: path).get()
-        } catch let error as IOError where error.errnoCode == ECONNREFUSED {
-            reply.fail(error)
-            return .stale
-        } catch {
-            reply.fail(error)
-            return .unreachable
-        }
-        guard let answer = try? await reply.futureResult.get() else { return .unreachable }
-        return answer == HandOffProtocol.accepted ? .accepted : .refused
-    }
-}
-
-/// Sends the line as soon as the connection is up and collects the listener's one-line answer.
-///
-/// Everything happens on the connection's event loop, with no hop through the task that called
-/// ``SchemeCallbackDelivery/deliver(_:directory:)``: on a busy machine that task may not run again
-/// for seconds, and a line written only then would miss the listener's 5-second deadline for it.
-private final class HandOffClientHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
-
-    let line: String
-    let reply: EventLoopPromise<String>
-    private var received = ""
-    private var timer: Scheduled<Void>?
-
-    init(line: String, reply: EventLoopPromise<String>) {
-        self.line = line
-        self.reply = reply
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        // A listener answers at once; one that does not within this time is passed over.
-        let channel = context.channel
-        timer = context.eventLoop.scheduleTask(in: .seconds(10)) { channel.close(promise: nil) }
-        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: line + "\n")), promise: nil)
-        context.fireChannelActive()
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        var buffer = unwrapInboundIn(data)
-        received += buffer.readString(length: buffer.readableBytes) ?? ""
-        if let newline = received.firstIndex(of: "\n") {
-            reply.succeed(String(received[..<newline]))
-            context.close(promise: nil)
-        } else if received.utf8.count > 256 {
-            context.close(promise: nil)
-        }
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        timer?.cancel()
-        // Closed without a whole line: no answer.
-        reply.fail(ChannelError.eof)
-        context.fireChannelInactive()
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        reply.fail(error)
-        context.close(promise: nil)
+    /// Offers `url` to the session serving `socket`; whether it took it. For keyportd, which
+    /// routes URLs to the sessions registered with it.
+    package static func offer(_ url: String, to socket: String) async -> Bool {
+        await HandOffProtocol.offer(url, to: socket) == .accepted
     }
 }

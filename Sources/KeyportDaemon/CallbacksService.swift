@@ -1,0 +1,123 @@
+import Foundation
+import KeyportInterfaces
+import KeyportSystem
+import Logging
+import Synchronization
+import Varlink
+import WebAuthentication
+
+/// `org.keyport.Callbacks`: routes sign-in callbacks to custom URL schemes to the sessions
+/// waiting for them.
+///
+/// A session (`SchemeCallbackListener` in the default directory) serves
+/// `org.keyport.CallbackSession` on its own socket and registers it here with `Listen`, for as
+/// long as its connection stays open. `Deliver` — what the handler the desktop starts for the
+/// scheme calls — offers the URL to the sessions registered for its scheme, the most recent
+/// first, then to any other socket in the callback directory (a session that began waiting
+/// before keyportd did), until one takes it. A URL that names a scheme nobody waits for reaches
+/// no session at all.
+package final class CallbacksService: Sendable {
+    private struct Session {
+        var scheme: String
+        var socket: String
+    }
+
+    private struct State {
+        var sessions: [Int: Session] = [:]
+        var nextSession = 0
+    }
+
+    private let state = Mutex(State())
+    /// Opened when keyportd stops: every `Listen` call returns.
+    private let stopping = Latch()
+    private let environment: [String: String]
+    private let logger: Logger
+
+    /// `environment` places the callback directory, as it does for the sessions and the handler.
+    package init(environment: [String: String], logger: Logger) {
+        self.environment = environment
+        self.logger = logger
+    }
+
+    /// `Listen(scheme, socket)`, with `more`: registers the session until its connection closes.
+    private func listen(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
+        guard request.call.more else { throw VarlinkError.expectedMore(request.call.method) }
+        let input = try request.parameters(as: Callbacks.ListenIn.self)
+        let scheme: String
+        do {
+            scheme = try SchemeRegistration.validate(scheme: input.scheme)
+        } catch {
+            throw invalid("\(error)")
+        }
+        guard input.socket.hasPrefix("/"), UnixSocketPath.isOwnSocket(input.socket) else {
+            throw invalid("\(input.socket) is not a socket of this user's (an absolute path)")
+        }
+        let id = state.withLock { state in
+            state.nextSession += 1
+            state.sessions[state.nextSession] = Session(scheme: scheme, socket: input.socket)
+            return state.nextSession
+        }
+        defer { _ = state.withLock { $0.sessions.removeValue(forKey: id) } }
+        try await request.send(.emptyObject)
+        // Until the session closes its connection (the server cancels this call then, which
+        // ends the wait early) or keyportd stops.
+        await stopping.wait()
+        return .emptyObject
+    }
+
+    /// `Deliver(url)`: offers the URL to the waiting sessions until one takes it.
+    private func deliver(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
+        let text = try request.parameters(as: Callbacks.URLIn.self).url
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased() else {
+            throw invalid("the callback is not a URL with a scheme")
+        }
+        let (registered, all) = state.withLock { state in
+            let ordered = state.sessions.sorted { $0.key > $1.key }.map(\.value)
+            return (ordered.filter { $0.scheme == scheme }.map(\.socket), Set(ordered.map(\.socket)))
+        }
+        for socket in registered where await SchemeCallbackDelivery.offer(text, to: socket) {
+            logger.info("callback handed over", metadata: ["scheme": "\(scheme)", "session": "registered"])
+            return .emptyObject
+        }
+        let unregistered: Bool
+        do {
+            unregistered = try await SchemeCallbackDelivery.offerToEach(
+                text,
+                in: nil,
+                environment: environment,
+                skipping: all
+            )
+        } catch {
+            throw invalid("the callback directory cannot be used: \(error)")
+        }
+        if unregistered {
+            logger.info("callback handed over", metadata: ["scheme": "\(scheme)", "session": "unregistered"])
+            return .emptyObject
+        }
+        // The query (authorization code) and fragment stay out of messages and logs.
+        throw VarlinkError(
+            name: Callbacks.Error.noSession,
+            ["message": "no sign-in session is waiting for this \(scheme): URL; it was not used"]
+        )
+    }
+
+    /// keyportd is stopping: every `Listen` call ends, so the sessions know to be found without it.
+    package func shutDown() {
+        stopping.open()
+    }
+
+    private func invalid(_ message: String) -> VarlinkError {
+        VarlinkError(name: Callbacks.Error.invalidCallback, ["message": message])
+    }
+
+    /// The interface and its methods, for the server.
+    package var implementation: VarlinkInterfaceImplementation {
+        VarlinkInterfaceImplementation(
+            KeyportInterfaces.callbacks,
+            methods: [
+                "Listen": { [self] request throws(VarlinkError) in try await self.listen(request) },
+                "Deliver": { [self] request throws(VarlinkError) in try await self.deliver(request) },
+            ]
+        )
+    }
+}

@@ -45,6 +45,7 @@ package final class ExchangeService: Sendable {
         var importer: PinnedProcess?
         var ready: Latch
         var data: [UInt8]
+        var exporterName: String
         var expires: ContinuousClock.Instant
         var delivered: CheckedContinuation<Result<Void, VarlinkError>, Never>
     }
@@ -208,7 +209,6 @@ package final class ExchangeService: Sendable {
             )
         }
         try check(document)
-        review(document, from: export.exporterName)
         // Lowercase, as UUIDs are written in text (RFC 9562); tokens are compared as UUIDs.
         let token = UUID().uuidString.lowercased()
         var environment = ProcessInfo.processInfo.environment
@@ -226,6 +226,7 @@ package final class ExchangeService: Sendable {
                         importer: nil,
                         ready: ready,
                         data: document,
+                        exporterName: export.exporterName,
                         expires: .now + lifetime,
                         delivered: delivered
                     )
@@ -372,15 +373,15 @@ package final class ExchangeService: Sendable {
         }
     }
 
-    /// The CXF validator's verdict on an export, for the log: counted while the importer reads it,
-    /// never holding the hand-over up (what an importer can live with passes on as it came).
-    private func review(_ document: [UInt8], from exporter: String) {
+    /// The CXF validator's verdict on an export, for the log, once the importer has it: it never
+    /// holds the hand-over up, nor competes with it for a core (what an importer can live with
+    /// passes on as it came). It reads the hand-over's own bytes, taken over here, and wipes them
+    /// when done, so no copy of the document is made for it.
+    private func review(_ document: consuming [UInt8], from exporter: String) {
         let logger = logger
-        // A copy of its own (new storage), owned by one lock and wiped there when done, so no
-        // buffer is shared with the copy held for the importer, and each wipe reaches its buffer.
-        let copy = Mutex(document.withUnsafeBufferPointer { Array($0) })
+        let bytes = Mutex(document)
         Task.detached(priority: .background) {
-            let decoded = copy.withLock { bytes in
+            let decoded = bytes.withLock { bytes in
                 defer { Wipe.bytes(&bytes) }
                 return try? CXF.Decoder().decode(bytes)
             }
@@ -439,8 +440,11 @@ package final class ExchangeService: Sendable {
         reply.reserveCapacity(reply.count + taken.data.count + 1)
         reply += taken.data
         reply.append(UInt8(ascii: "}"))
-        Wipe.bytes(&taken.data)
         taken.delivered.resume(returning: .success(()))
+        // Moved out, so the review holds the buffer's only reference and its wipe reaches it.
+        var document: [UInt8] = []
+        swap(&document, &taken.data)
+        review(consume document, from: taken.exporterName)
         return RawJSON(bytes: reply)
     }
 

@@ -130,6 +130,12 @@ struct ExchangeTests {
         // Handed over as written: the same JSON the exporter sent.
         let sent = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? NSDictionary
         #expect((try await sandbox.imported()["data"] as? NSDictionary) == sent)
+        // Then the validator reviews it, for the log; the deviations are counted, not refused.
+        let review = try await daemon.waitForLine(timeout: .seconds(30), onStandardError: true) {
+            $0.contains("export reviewed")
+        }
+        #expect(review.contains(fixture == "real-export-deviations.json" ? "warnings=" : "errors=0"), "\(review)")
+        if fixture == "real-export-deviations.json" { #expect(!review.contains("warnings=0"), "\(review)") }
     }
 
     @Test("a token is single use: the second redemption is InvalidToken")

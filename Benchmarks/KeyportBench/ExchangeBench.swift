@@ -177,13 +177,15 @@ func exchangeParts(items: Int) throws {
         print(String(format: "%-40@ %8.1f ms", name as NSString, seconds * 1000))
     }
     try time("VarlinkCall(message:)") { _ = try VarlinkCall(message: message) }
+    // As keyportd has them: read out of the message, with where each member lies.
+    let received = try VarlinkCall(message: message).parameters
     time("interface check") {
         _ = KeyportInterfaces.exchange.check(
-            parameters,
+            received,
             against: KeyportInterfaces.exchange.methods["ExportCredentials"]!.input
         )
     }
-    try time("member(\"data\")") { _ = try parameters.member("data") }
+    try time("member(\"data\")") { _ = try received.member("data") }
     try time("CXF decode") { _ = try CXF.Decoder().decode(bytes) }
     time("CXF encode") { _ = CXF.Encoder().encode(document) }
     time("VarlinkCall.message") { _ = VarlinkCall(method: "a.b.C", parameters: parameters).message }

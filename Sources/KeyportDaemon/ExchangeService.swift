@@ -177,18 +177,14 @@ package final class ExchangeService: Sendable {
 
     private func exportCredentials(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
         try refuseWhenStopping()
-        // One pass over the parameters (the data can be 50 MB): the export id, and the data's bytes.
-        var exportID = ""
-        var document: [UInt8] = []
+        // The parameters were checked against the interface as the call was read, and where each
+        // member lies is known: the data (it can be 50 MB) is copied out once, not read again.
+        let exportID: String
+        var document: [UInt8]
         do {
-            var cursor = JSONCursor(request.call.parameters.bytes)
-            try cursor.forEachMember { cursor, key in
-                switch key {
-                case "export": exportID = try cursor.string()
-                case "data": document = Array(try cursor.rawValue())
-                default: try cursor.skipValue()
-                }
-            }
+            let parameters = request.call.parameters
+            exportID = try parameters.member("export")?.decode(String.self) ?? ""
+            document = try parameters.member("data")?.bytes ?? []
         } catch {
             throw VarlinkError.invalidParameter("parameters", "\(error)")
         }
@@ -319,8 +315,10 @@ package final class ExchangeService: Sendable {
     private func check(_ document: [UInt8]) throws(VarlinkError) {
         // What no importer can use: not a CXF document's header (the JSON itself was checked as
         // the message was read), or a major version other than 1. One pass over the top level,
-        // skipping the accounts: the full decode would cost an importer's decode again, on the
-        // critical path, to find problems keyportd passes on anyway.
+        // which stops at `accounts` once the version is known (exporters write it first): the
+        // full decode would cost an importer's decode again, on the critical path, to find
+        // problems keyportd passes on anyway.
+        struct Enough: Error {}
         var major: Int?
         var hasAccounts = false
         var cursor = JSONCursor(document)
@@ -343,10 +341,13 @@ package final class ExchangeService: Sendable {
                 case "accounts":
                     guard try cursor.peekKind() == .array else { throw InvalidDocument("\"accounts\" is not an array") }
                     hasAccounts = true
+                    if major != nil { throw Enough() }
                     try cursor.skipValue()
                 default: try cursor.skipValue()
                 }
             }
+        } catch is Enough {
+            // Everything the check needs was seen.
         } catch {
             throw VarlinkError(
                 name: Exchange.Error.invalidData,
@@ -441,10 +442,15 @@ package final class ExchangeService: Sendable {
         reply += taken.data
         reply.append(UInt8(ascii: "}"))
         taken.delivered.resume(returning: .success(()))
-        // Moved out, so the review holds the buffer's only reference and its wipe reaches it.
+        // Moved out, so the review holds the buffer's only reference and its wipe reaches it;
+        // started once the reply is written, so its model is not built beside the reply's buffers.
         var document: [UInt8] = []
         swap(&document, &taken.data)
-        review(consume document, from: taken.exporterName)
+        let exporter = taken.exporterName
+        let held = Mutex(Optional(consume document))
+        request.afterReply { [self] in
+            if let document = held.withLock({ $0.take() }) { review(document, from: exporter) }
+        }
         return RawJSON(bytes: reply)
     }
 

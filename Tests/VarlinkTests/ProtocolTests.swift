@@ -163,7 +163,13 @@ struct InterfaceTests {
     )
     func checksInput(parameters: String, problem: String?) throws {
         let test = try VarlinkInterface(Self.example)
-        let error = test.check(RawJSON(bytes: Array(parameters.utf8)), against: test.methods["List"]!.input)
+        for value in readBothWays(parameters) {
+            try checkInput(test, value, problem: problem)
+        }
+    }
+
+    private func checkInput(_ test: VarlinkInterface, _ value: RawJSON, problem: String?) throws {
+        let error = test.check(value, against: test.methods["List"]!.input)
         if let problem {
             #expect(error?.name == "org.varlink.service.InvalidParameter")
             let parameter = try error?.parameters.member("parameter").map {
@@ -181,7 +187,9 @@ struct InterfaceTests {
         let test = try VarlinkInterface(Self.example)
         let output = test.methods["List"]!.output
         func problem(_ entries: String) -> String? {
-            test.check(RawJSON(bytes: Array(#"{"entries":\#(entries)}"#.utf8)), against: output)?.message
+            let answers = readBothWays(#"{"entries":\#(entries)}"#).map { test.check($0, against: output)?.message }
+            #expect(answers.count == 2 && answers[0] == answers[1], "\(answers)")
+            return answers[0]
         }
         let good = #"{"name":"a","kind":"file","tags":[],"extra":{"x":1.5,"y":2},"owner":{"uid":0}}"#
         #expect(problem("[\(good),\(good)]") == nil)
@@ -210,13 +218,31 @@ struct InterfaceTests {
                 == "entries[0].owner.uid is missing (int)"
         )
         let put = test.methods["Put"]!.input
-        #expect(
-            test.check(RawJSON(bytes: Array(#"{"data":{"any":[1,{"deep":true}]},"mode":"read"}"#.utf8)), against: put)
-                == nil
-        )
-        #expect(
-            test.check(RawJSON(bytes: Array(#"{"data":[],"mode":"read"}"#.utf8)), against: put)?.message
-                == "data must be an object, not an array"
-        )
+        for value in readBothWays(#"{"data":{"any":[1,{"deep":true}]},"mode":"read"}"#) {
+            #expect(test.check(value, against: put) == nil)
+        }
+        for value in readBothWays(#"{"data":[],"mode":"read"}"#) {
+            #expect(test.check(value, against: put)?.message == "data must be an object, not an array")
+        }
+        for value in readBothWays(#"{"data":null,"mode":"read"}"#) {
+            #expect(test.check(value, against: put)?.message == "data must be an object, not null")
+        }
+        // A member is found alike either way: its bytes as sent, the first of two.
+        for value in readBothWays(#"{ "data" : {"a": [1, "}"]} , "mode":"read","mode":"write"}"#) {
+            #expect(try value.member("data")?.bytes == Array(#"{"a": [1, "}"]}"#.utf8))
+            #expect(try value.member("mode")?.bytes == Array(#""read""#.utf8))
+            #expect(try value.member("none") == nil)
+        }
+    }
+
+    /// `parameters` as code builds them, and as read out of a call's message (with where each
+    /// member lies, which the check then uses); the second only when they make a valid call.
+    private func readBothWays(_ parameters: String) -> [RawJSON] {
+        let built = RawJSON(bytes: Array(parameters.utf8))
+        guard let call = try? VarlinkCall(message: Array(#"{"method":"org.example.Put","parameters":\#(parameters)}"#.utf8))
+        else { return [built] }
+        #expect(call.parameters.members != nil)
+        #expect(call.parameters == built)
+        return [built, call.parameters]
     }
 }

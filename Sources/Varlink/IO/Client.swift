@@ -19,9 +19,9 @@ package struct VarlinkConnectionError: Error, Hashable, Sendable, CustomStringCo
 /// returns each reply as it comes.
 package final class VarlinkConnection {
     private var inbound: NIOAsyncChannelInboundStream<[UInt8]>.AsyncIterator
-    private let outbound: NIOAsyncChannelOutboundWriter<[UInt8]>
+    private let outbound: NIOAsyncChannelOutboundWriter<OutgoingMessage>
 
-    private init(inbound: NIOAsyncChannelInboundStream<[UInt8]>, outbound: NIOAsyncChannelOutboundWriter<[UInt8]>) {
+    private init(inbound: NIOAsyncChannelInboundStream<[UInt8]>, outbound: NIOAsyncChannelOutboundWriter<OutgoingMessage>) {
         self.inbound = inbound.makeAsyncIterator()
         self.outbound = outbound
     }
@@ -34,7 +34,7 @@ package final class VarlinkConnection {
         maximumMessageSize: Int,
         _ body: (VarlinkConnection) async throws -> T
     ) async throws -> T {
-        let channel: NIOAsyncChannel<[UInt8], [UInt8]>
+        let channel: NIOAsyncChannel<[UInt8], OutgoingMessage>
         do {
             channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connect(unixDomainSocketPath: path) { channel in
@@ -61,7 +61,7 @@ package final class VarlinkConnection {
     /// Sends `call` without waiting for its reply (read it with ``reply()``, unless it is oneway).
     package func send(_ call: VarlinkCall) async throws {
         do {
-            try await outbound.write(call.message)
+            try await outbound.write(call.outgoing)
         } catch {
             throw VarlinkConnectionError("the service closed the connection: \(error)")
         }

@@ -14,7 +14,7 @@ import Musl
 final class NULFramer: ByteToMessageDecoder, MessageToByteEncoder {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = [UInt8]
-    typealias OutboundIn = [UInt8]
+    typealias OutboundIn = OutgoingMessage
 
     /// A message exceeded the limit.
     struct MessageTooLarge: Error, CustomStringConvertible {
@@ -58,9 +58,9 @@ final class NULFramer: ByteToMessageDecoder, MessageToByteEncoder {
         return .needMoreData
     }
 
-    func encode(data: [UInt8], out: inout ByteBuffer) throws {
+    func encode(data: OutgoingMessage, out: inout ByteBuffer) throws {
         out.reserveCapacity(out.writerIndex + data.count + 1)
-        out.writeBytes(data)
+        for part in data.parts { out.writeBytes(part) }
         out.writeInteger(UInt8(0))
     }
 }
@@ -68,14 +68,14 @@ final class NULFramer: ByteToMessageDecoder, MessageToByteEncoder {
 extension Channel {
     /// Adds the framing to a new connection's pipeline and wraps it for async use. Runs on the
     /// channel's event loop (channel initializers do), so the handlers need not be Sendable.
-    func varlinkAsyncChannel(maximumMessageSize: Int) -> EventLoopFuture<NIOAsyncChannel<[UInt8], [UInt8]>> {
+    func varlinkAsyncChannel(maximumMessageSize: Int) -> EventLoopFuture<NIOAsyncChannel<[UInt8], OutgoingMessage>> {
         eventLoop.makeCompletedFuture {
             let framer = NULFramer(maximumMessageSize: maximumMessageSize)
             try pipeline.syncOperations.addHandler(ByteToMessageHandler(framer))
             try pipeline.syncOperations.addHandler(
                 MessageToByteHandler(NULFramer(maximumMessageSize: maximumMessageSize))
             )
-            return try NIOAsyncChannel<[UInt8], [UInt8]>(wrappingChannelSynchronously: self)
+            return try NIOAsyncChannel<[UInt8], OutgoingMessage>(wrappingChannelSynchronously: self)
         }
     }
 }

@@ -19,7 +19,7 @@ package struct VarlinkRequest: Sendable {
     package let connection: Int
     /// Who connected, read as the connection was accepted: always this user.
     package let peer: VarlinkPeer
-    fileprivate let outbound: NIOAsyncChannelOutboundWriter<[UInt8]>
+    fileprivate let outbound: NIOAsyncChannelOutboundWriter<OutgoingMessage>
     fileprivate let afterwards = AfterReply()
 
     /// Runs `action` once the call's last reply has been written (or could not be: the client
@@ -32,7 +32,7 @@ package struct VarlinkRequest: Sendable {
     /// the implementation's return value is the last reply.
     package func send(_ parameters: RawJSON) async throws(VarlinkError) {
         guard call.more else { throw VarlinkError.expectedMore(call.method) }
-        try? await outbound.write(VarlinkReply(parameters: parameters, continues: true).message)
+        try? await outbound.write(VarlinkReply(parameters: parameters, continues: true).outgoing)
     }
 }
 
@@ -187,20 +187,23 @@ package final class VarlinkServer: Sendable {
     }
 
     /// Serves one connection until it closes. Errors end this connection only.
-    private func handle(_ connection: NIOAsyncChannel<[UInt8], [UInt8]>, peer: VarlinkPeer, id: Int) async {
+    private func handle(_ connection: NIOAsyncChannel<[UInt8], OutgoingMessage>, peer: VarlinkPeer, id: Int) async {
         try? await connection.executeThenClose { inbound, outbound in
             // Messages are read by one task and answered by another, so that a client closing its
-            // end is seen while a call is still running, and that call is cancelled.
-            let (messages, continuation) = AsyncStream.makeStream(of: [UInt8].self)
+            // end is seen while a call is still running, and that call is cancelled. The reader
+            // parses each message (`nil`: not a call) and lets its bytes go at once: a call that
+            // runs long (an exchange waiting for its importer) keeps its parameters, not also the
+            // message they came in.
+            let (calls, continuation) = AsyncStream.makeStream(of: VarlinkCall?.self)
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    for await message in messages {
-                        guard await self.answer(message, connection: id, peer: peer, outbound: outbound) else { break }
+                    for await call in calls {
+                        guard await self.answer(call, connection: id, peer: peer, outbound: outbound) else { break }
                     }
                 }
                 group.addTask {
                     do {
-                        for try await message in inbound { continuation.yield(message) }
+                        for try await message in inbound { continuation.yield(try? VarlinkCall(message: message)) }
                     } catch {}
                     continuation.finish()
                 }
@@ -210,17 +213,18 @@ package final class VarlinkServer: Sendable {
         }
     }
 
-    /// Answers one message; `false` when the connection must be closed.
+    /// Answers one call (`nil`: a message that is not one); `false` when the connection must be
+    /// closed.
     private func answer(
-        _ message: [UInt8],
+        _ call: VarlinkCall?,
         connection: Int,
         peer: VarlinkPeer,
-        outbound: NIOAsyncChannelOutboundWriter<[UInt8]>
+        outbound: NIOAsyncChannelOutboundWriter<OutgoingMessage>
     ) async -> Bool {
-        guard let call = try? VarlinkCall(message: message) else { return false }
+        guard let call else { return false }
         if call.upgrade {
             // No interface of ours upgrades; say so rather than leaving the client waiting.
-            try? await outbound.write(VarlinkReply(error: .methodNotImplemented(call.method)).message)
+            try? await outbound.write(VarlinkReply(error: .methodNotImplemented(call.method)).outgoing)
             return false
         }
         calls.withLock { $0.running += 1 }
@@ -240,7 +244,7 @@ package final class VarlinkServer: Sendable {
         } catch {
             reply = VarlinkReply(error: error)
         }
-        if !call.oneway { try? await outbound.write(reply.message) }
+        if !call.oneway { try? await outbound.write(reply.outgoing) }
         request.afterwards.run()
         return true
     }
@@ -331,7 +335,7 @@ package final class VarlinkServer: Sendable {
 
 /// An accepted connection whose peer is this user, ready for Varlink.
 struct AcceptedConnection: Sendable {
-    var channel: NIOAsyncChannel<[UInt8], [UInt8]>
+    var channel: NIOAsyncChannel<[UInt8], OutgoingMessage>
     var peer: VarlinkPeer
 }
 

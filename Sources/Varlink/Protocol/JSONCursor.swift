@@ -24,24 +24,33 @@ package struct JSONCursor {
 
     package let bytes: [UInt8]
     package private(set) var offset: Int
+    /// Where the text read ends: `end`, or the end of the range given.
+    private let end: Int
     private let maximumDepth: Int
 
     package init(_ bytes: [UInt8], maximumDepth: Int = 128) {
+        self.init(bytes, in: 0..<bytes.count, maximumDepth: maximumDepth)
+    }
+
+    /// A cursor over `bytes[range]` only: one value inside a larger message (a member of an
+    /// object read with ``object()``), read where it is, without copying it out.
+    package init(_ bytes: [UInt8], in range: Range<Int>, maximumDepth: Int = 128) {
         self.bytes = bytes
-        self.offset = 0
+        self.offset = range.lowerBound
+        self.end = range.upperBound
         self.maximumDepth = maximumDepth
     }
 
     package var isAtEnd: Bool {
         var copy = self
         copy.skipWhitespace()
-        return copy.offset == bytes.count
+        return copy.offset == end
     }
 
     package func error(_ message: String) -> JSONSyntaxError { JSONSyntaxError(offset: offset, message: message) }
 
     mutating func skipWhitespace() {
-        while offset < bytes.count {
+        while offset < end {
             switch bytes[offset] {
             case 0x20, 0x09, 0x0A, 0x0D: offset += 1
             default: return
@@ -52,7 +61,7 @@ package struct JSONCursor {
     /// The kind of the next value, without reading it.
     package mutating func peekKind() throws(JSONSyntaxError) -> Kind {
         skipWhitespace()
-        guard offset < bytes.count else { throw error("a value was expected, the message ended") }
+        guard offset < end else { throw error("a value was expected, the message ended") }
         switch bytes[offset] {
         case UInt8(ascii: "{"): return .object
         case UInt8(ascii: "["): return .array
@@ -72,6 +81,22 @@ package struct JSONCursor {
         return bytes[start..<offset]
     }
 
+    /// Reads the next value, which must be an object, and keeps it with where each of its members'
+    /// values lies (``RawJSON/member(_:)`` then finds one without reading the object again). One
+    /// pass, as ``rawValue()``, with the syntax checked.
+    package mutating func object() throws -> RawJSON {
+        skipWhitespace()
+        let start = offset
+        var members: [RawJSON.Member] = []
+        try forEachMember { cursor, name in
+            cursor.skipWhitespace()
+            let valueStart = cursor.offset
+            try cursor.skipValue()
+            members.append(RawJSON.Member(name: name, range: (valueStart - start)..<(cursor.offset - start)))
+        }
+        return RawJSON(bytes: bytes[start..<offset], members: members)
+    }
+
     /// Skips the next value, checking its syntax.
     package mutating func skipValue() throws(JSONSyntaxError) {
         try skipValue(depth: 0)
@@ -84,7 +109,9 @@ package struct JSONCursor {
         skipWhitespace()
         let start = offset
         let limit = maximumDepth - depth
-        let outcome = bytes.withUnsafeBufferPointer { buffer -> (Int, String?) in
+        let end = end
+        let outcome = bytes.withUnsafeBufferPointer { whole -> (Int, String?) in
+            let buffer = UnsafeBufferPointer(rebasing: whole[..<end])
             var skipper = Skipper(buffer: buffer, position: start, limit: limit)
             let message = skipper.value()
             return (skipper.position, message)
@@ -102,13 +129,13 @@ package struct JSONCursor {
     package mutating func forEachMember(_ body: (inout JSONCursor, String) throws -> Void) throws {
         try expect(UInt8(ascii: "{"), "an object")
         skipWhitespace()
-        if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") {
+        if offset < end, bytes[offset] == UInt8(ascii: "}") {
             offset += 1
             return
         }
         while true {
             skipWhitespace()
-            guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else {
+            guard offset < end, bytes[offset] == UInt8(ascii: "\"") else {
                 throw error("a member name in quotes was expected")
             }
             let name = try string()
@@ -116,7 +143,7 @@ package struct JSONCursor {
             try expect(UInt8(ascii: ":"), "':' after a member name")
             try body(&self, name)
             skipWhitespace()
-            guard offset < bytes.count else { throw error("the object is not closed") }
+            guard offset < end else { throw error("the object is not closed") }
             if bytes[offset] == UInt8(ascii: ",") {
                 offset += 1
                 continue
@@ -131,14 +158,14 @@ package struct JSONCursor {
     package mutating func forEachElement(_ body: (inout JSONCursor) throws -> Void) throws {
         try expect(UInt8(ascii: "["), "an array")
         skipWhitespace()
-        if offset < bytes.count, bytes[offset] == UInt8(ascii: "]") {
+        if offset < end, bytes[offset] == UInt8(ascii: "]") {
             offset += 1
             return
         }
         while true {
             try body(&self)
             skipWhitespace()
-            guard offset < bytes.count else { throw error("the array is not closed") }
+            guard offset < end else { throw error("the array is not closed") }
             if bytes[offset] == UInt8(ascii: ",") {
                 offset += 1
                 continue
@@ -153,12 +180,12 @@ package struct JSONCursor {
         try expect(UInt8(ascii: "\""), "a string")
         // Most strings have no escape: one scan, one String from the bytes.
         var scan = offset
-        while scan < bytes.count, bytes[scan] != UInt8(ascii: "\""), bytes[scan] != UInt8(ascii: "\\"),
+        while scan < end, bytes[scan] != UInt8(ascii: "\""), bytes[scan] != UInt8(ascii: "\\"),
             bytes[scan] >= 0x20
         {
             scan += 1
         }
-        if scan < bytes.count, bytes[scan] == UInt8(ascii: "\"") {
+        if scan < end, bytes[scan] == UInt8(ascii: "\"") {
             defer { offset = scan + 1 }
             return String(decoding: bytes[offset..<scan], as: UTF8.self)
         }
@@ -170,7 +197,7 @@ package struct JSONCursor {
             }
         }
         while true {
-            guard offset < bytes.count else { throw error("the string is not closed") }
+            guard offset < end else { throw error("the string is not closed") }
             let byte = bytes[offset]
             if byte == UInt8(ascii: "\"") {
                 flush(offset)
@@ -184,7 +211,7 @@ package struct JSONCursor {
             }
             flush(offset)
             offset += 1
-            guard offset < bytes.count else { throw error("the string is not closed") }
+            guard offset < end else { throw error("the string is not closed") }
             let escaped = bytes[offset]
             offset += 1
             switch escaped {
@@ -198,7 +225,7 @@ package struct JSONCursor {
             case UInt8(ascii: "t"): scalars.append("\t")
             case UInt8(ascii: "u"):
                 let unit = try hex4()
-                if (0xD800..<0xDC00).contains(unit), offset + 1 < bytes.count, bytes[offset] == UInt8(ascii: "\\"),
+                if (0xD800..<0xDC00).contains(unit), offset + 1 < end, bytes[offset] == UInt8(ascii: "\\"),
                     bytes[offset + 1] == UInt8(ascii: "u")
                 {
                     let save = offset
@@ -223,7 +250,7 @@ package struct JSONCursor {
     }
 
     private mutating func hex4() throws(JSONSyntaxError) -> UInt16 {
-        guard offset + 4 <= bytes.count else { throw error("\\u needs four hex digits") }
+        guard offset + 4 <= end else { throw error("\\u needs four hex digits") }
         var value: UInt16 = 0
         for _ in 0..<4 {
             let byte = bytes[offset]
@@ -250,31 +277,31 @@ package struct JSONCursor {
         skipWhitespace()
         let start = offset
         var isInteger = true
-        if offset < bytes.count, bytes[offset] == UInt8(ascii: "-") { offset += 1 }
-        guard offset < bytes.count, Self.isDigit(bytes[offset]) else { throw error("a digit was expected") }
+        if offset < end, bytes[offset] == UInt8(ascii: "-") { offset += 1 }
+        guard offset < end, Self.isDigit(bytes[offset]) else { throw error("a digit was expected") }
         if bytes[offset] == UInt8(ascii: "0") {
             offset += 1
         } else {
-            while offset < bytes.count, Self.isDigit(bytes[offset]) { offset += 1 }
+            while offset < end, Self.isDigit(bytes[offset]) { offset += 1 }
         }
-        if offset < bytes.count, bytes[offset] == UInt8(ascii: ".") {
+        if offset < end, bytes[offset] == UInt8(ascii: ".") {
             isInteger = false
             offset += 1
-            guard offset < bytes.count, Self.isDigit(bytes[offset]) else {
+            guard offset < end, Self.isDigit(bytes[offset]) else {
                 throw error("a digit was expected after '.'")
             }
-            while offset < bytes.count, Self.isDigit(bytes[offset]) { offset += 1 }
+            while offset < end, Self.isDigit(bytes[offset]) { offset += 1 }
         }
-        if offset < bytes.count, bytes[offset] == UInt8(ascii: "e") || bytes[offset] == UInt8(ascii: "E") {
+        if offset < end, bytes[offset] == UInt8(ascii: "e") || bytes[offset] == UInt8(ascii: "E") {
             isInteger = false
             offset += 1
-            if offset < bytes.count, bytes[offset] == UInt8(ascii: "+") || bytes[offset] == UInt8(ascii: "-") {
+            if offset < end, bytes[offset] == UInt8(ascii: "+") || bytes[offset] == UInt8(ascii: "-") {
                 offset += 1
             }
-            guard offset < bytes.count, Self.isDigit(bytes[offset]) else {
+            guard offset < end, Self.isDigit(bytes[offset]) else {
                 throw error("a digit was expected in the exponent")
             }
-            while offset < bytes.count, Self.isDigit(bytes[offset]) { offset += 1 }
+            while offset < end, Self.isDigit(bytes[offset]) { offset += 1 }
         }
         return (isInteger, start..<offset)
     }
@@ -293,7 +320,7 @@ package struct JSONCursor {
 
     private mutating func literal(_ word: StaticString) throws(JSONSyntaxError) -> Bool {
         let count = word.utf8CodeUnitCount
-        guard offset + count <= bytes.count else { return false }
+        guard offset + count <= end else { return false }
         let matches = word.withUTF8Buffer { word in bytes[offset..<offset + count].elementsEqual(word) }
         if matches { offset += count }
         return matches
@@ -301,9 +328,9 @@ package struct JSONCursor {
 
     private mutating func expect(_ byte: UInt8, _ what: String) throws(JSONSyntaxError) {
         skipWhitespace()
-        guard offset < bytes.count, bytes[offset] == byte else {
+        guard offset < end, bytes[offset] == byte else {
             throw error(
-                offset < bytes.count
+                offset < end
                     ? "\(what) was expected, found '\(Self.show(bytes[offset]))'"
                     : "\(what) was expected, the message ended"
             )

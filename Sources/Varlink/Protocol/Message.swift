@@ -6,12 +6,34 @@ import Foundation
 /// parsing or re-encoding what it carries; typed code decodes them with `decode(_:)` when it needs
 /// them, and a large payload (a CXF document) can be handed on as it came.
 package struct RawJSON: Hashable, Sendable, CustomStringConvertible {
-    package var bytes: [UInt8]
+    package var bytes: [UInt8] {
+        didSet { members = nil }
+    }
+    /// For an object read out of a message (``JSONCursor/object()``, whose syntax it checked):
+    /// each member and where its value lies in ``bytes``. `nil` for values built here.
+    package private(set) var members: [Member]?
+
+    /// A member of an object, and the range of its value.
+    package struct Member: Sendable {
+        package var name: String
+        package var range: Range<Int>
+    }
 
     /// Bytes that must already be one JSON value (callers that build text check nothing else).
     package init(bytes: some Sequence<UInt8>) {
         self.bytes = Array(bytes)
     }
+
+    /// An object read and checked by a ``JSONCursor``, with where its members are.
+    init(bytes: some Sequence<UInt8>, members: [Member]) {
+        self.bytes = Array(bytes)
+        self.members = members
+    }
+
+    /// The same bytes are the same value, however they were read.
+    package static func == (left: RawJSON, right: RawJSON) -> Bool { left.bytes == right.bytes }
+
+    package func hash(into hasher: inout Hasher) { hasher.combine(bytes) }
 
     /// `{}`.
     package static let emptyObject = RawJSON(bytes: Array("{}".utf8))
@@ -28,8 +50,12 @@ package struct RawJSON: Hashable, Sendable, CustomStringConvertible {
         try JSONDecoder().decode(type, from: Data(bytes))
     }
 
-    /// The raw bytes of member `name` of this object, or `nil` when it has none.
+    /// The raw bytes of member `name` of this object (the first, if it is there twice), or `nil`
+    /// when it has none. An object read out of a message is not read again: its members are known.
     package func member(_ name: String) throws -> RawJSON? {
+        if let members {
+            return members.first { $0.name == name }.map { RawJSON(bytes: bytes[$0.range]) }
+        }
         var cursor = JSONCursor(bytes)
         var found: RawJSON?
         try cursor.forEachMember { cursor, key in
@@ -95,7 +121,7 @@ package struct VarlinkCall: Hashable, Sendable {
                     method = try cursor.string()
                 case "parameters":
                     switch try cursor.peekKind() {
-                    case .object: parameters = RawJSON(bytes: try cursor.rawValue())
+                    case .object: parameters = try cursor.object()
                     case .null: try cursor.null()
                     default: throw cursor.error("\"parameters\" must be an object")
                     }
@@ -137,18 +163,20 @@ package struct VarlinkCall: Hashable, Sendable {
     }
 
     /// The message's bytes, without the terminating NUL.
-    package var message: [UInt8] {
-        var out = Array(#"{"method":"#.utf8)
-        out += JSONText.quoted(method)
-        if parameters != .emptyObject {
-            out += Array(#","parameters":"#.utf8)
-            out += parameters.bytes
-        }
-        if more { out += Array(#","more":true"#.utf8) }
-        if oneway { out += Array(#","oneway":true"#.utf8) }
-        if upgrade { out += Array(#","upgrade":true"#.utf8) }
-        out.append(UInt8(ascii: "}"))
-        return out
+    package var message: [UInt8] { outgoing.joined }
+
+    /// The message as it is written: the envelope around the parameters, which are not copied.
+    package var outgoing: OutgoingMessage {
+        var head = Array(#"{"method":"#.utf8)
+        head += JSONText.quoted(method)
+        var tail: [UInt8] = []
+        if more { tail += Array(#","more":true"#.utf8) }
+        if oneway { tail += Array(#","oneway":true"#.utf8) }
+        if upgrade { tail += Array(#","upgrade":true"#.utf8) }
+        tail.append(UInt8(ascii: "}"))
+        guard parameters != .emptyObject else { return OutgoingMessage([head + tail]) }
+        head += Array(#","parameters":"#.utf8)
+        return OutgoingMessage([head, parameters.bytes, tail])
     }
 }
 
@@ -184,7 +212,7 @@ package struct VarlinkReply: Hashable, Sendable {
                 switch key {
                 case "parameters":
                     switch try cursor.peekKind() {
-                    case .object: parameters = RawJSON(bytes: try cursor.rawValue())
+                    case .object: parameters = try cursor.object()
                     case .null: try cursor.null()
                     default: throw cursor.error("\"parameters\" must be an object")
                     }
@@ -210,17 +238,35 @@ package struct VarlinkReply: Hashable, Sendable {
     }
 
     /// The message's bytes, without the terminating NUL.
-    package var message: [UInt8] {
-        var out = Array(#"{"parameters":"#.utf8)
-        out += parameters.bytes
-        if continues { out += Array(#","continues":true"#.utf8) }
+    package var message: [UInt8] { outgoing.joined }
+
+    /// The message as it is written: the envelope around the parameters, which are not copied.
+    package var outgoing: OutgoingMessage {
+        var tail: [UInt8] = []
+        if continues { tail += Array(#","continues":true"#.utf8) }
         if let error {
-            out += Array(#","error":"#.utf8)
-            out += JSONText.quoted(error)
+            tail += Array(#","error":"#.utf8)
+            tail += JSONText.quoted(error)
         }
-        out.append(UInt8(ascii: "}"))
-        return out
+        tail.append(UInt8(ascii: "}"))
+        return OutgoingMessage([Array(#"{"parameters":"#.utf8), parameters.bytes, tail])
     }
+}
+
+/// A message on its way out, in the pieces it was made of (the envelope's text around parameters
+/// that may be 50 MB), so that joining them is left to the one copy into the socket's buffer.
+package struct OutgoingMessage: Sendable {
+    package var parts: [[UInt8]]
+
+    package init(_ parts: [[UInt8]]) {
+        self.parts = parts
+    }
+
+    /// The message's bytes, without the terminating NUL.
+    package var joined: [UInt8] { Array(parts.joined()) }
+
+    /// Its length, without the NUL.
+    package var count: Int { parts.reduce(0) { $0 + $1.count } }
 }
 
 /// JSON text for the few strings the envelope writes itself.

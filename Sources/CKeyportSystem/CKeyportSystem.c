@@ -6,6 +6,7 @@
 #include "CKeyportSystem.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/statfs.h>
@@ -42,6 +43,14 @@ int ckp_peer_pidfd(int socket) {
 
 int ckp_peer_pidfd_option(void) {
     return SO_PEERPIDFD;
+}
+
+int ckp_release_free_memory(void) {
+#ifdef __GLIBC__
+    return malloc_trim(0);
+#else
+    return 0;
+#endif
 }
 
 int ckp_pidfd_open(int pid) {

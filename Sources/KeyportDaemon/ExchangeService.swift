@@ -382,16 +382,24 @@ package final class ExchangeService: Sendable {
         let logger = logger
         let bytes = Mutex(document)
         Task.detached(priority: .background) {
-            let decoded = bytes.withLock { bytes in
-                defer { Wipe.bytes(&bytes) }
-                return try? CXF.Decoder().decode(bytes)
+            func verdict() -> (errors: Int, warnings: Int)? {
+                let decoded = bytes.withLock { bytes in
+                    defer { Wipe.bytes(&bytes) }
+                    return try? CXF.Decoder().decode(bytes)
+                }
+                guard let decoded else { return nil }
+                let findings = decoded.diagnostics + CXF.Validator().validate(decoded.document)
+                let errors = findings.filter { $0.severity == .error }.count
+                return (errors, findings.count - errors)
             }
-            guard let decoded else { return }
-            let findings = decoded.diagnostics + CXF.Validator().validate(decoded.document)
-            let errors = findings.filter { $0.severity == .error }.count
+            let counts = verdict()
+            // The decoded model was made of many small allocations, now freed: without this,
+            // keyportd would keep them resident (~5× the document) until it exits.
+            Memory.releaseFreed()
+            guard let counts else { return }
             logger.info(
                 "export reviewed",
-                metadata: ["exporter": "\(exporter)", "errors": "\(errors)", "warnings": "\(findings.count - errors)"]
+                metadata: ["exporter": "\(exporter)", "errors": "\(counts.errors)", "warnings": "\(counts.warnings)"]
             )
         }
     }

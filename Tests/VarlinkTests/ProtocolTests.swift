@@ -239,7 +239,10 @@ struct InterfaceTests {
     /// member lies, which the check then uses); the second only when they make a valid call.
     private func readBothWays(_ parameters: String) -> [RawJSON] {
         let built = RawJSON(bytes: Array(parameters.utf8))
-        guard let call = try? VarlinkCall(message: Array(#"{"method":"org.example.Put","parameters":\#(parameters)}"#.utf8))
+        guard
+            let call = try? VarlinkCall(
+                message: Array(#"{"method":"org.example.Put","parameters":\#(parameters)}"#.utf8)
+            )
         else { return [built] }
         #expect(call.parameters.members != nil)
         #expect(call.parameters == built)

@@ -27,6 +27,10 @@ int ckp_pidfd_open(int pid);
 /// waiting: a pidfd polls readable when its process exits, whoever has its pid number by then.
 int ckp_pidfd_alive(int pidfd);
 
+/// Gives the memory the allocator holds free back to the system (glibc's malloc_trim); does
+/// nothing with another C library. Returns 1 when memory was released.
+int ckp_release_free_memory(void);
+
 /// The type of the filesystem `path` is on (statfs's f_type, such as FUSE_SUPER_MAGIC), in `type`.
 int ckp_filesystem_type(const char *path, long *type);
 

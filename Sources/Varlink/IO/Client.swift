@@ -21,7 +21,10 @@ package final class VarlinkConnection {
     private var inbound: NIOAsyncChannelInboundStream<[UInt8]>.AsyncIterator
     private let outbound: NIOAsyncChannelOutboundWriter<OutgoingMessage>
 
-    private init(inbound: NIOAsyncChannelInboundStream<[UInt8]>, outbound: NIOAsyncChannelOutboundWriter<OutgoingMessage>) {
+    private init(
+        inbound: NIOAsyncChannelInboundStream<[UInt8]>,
+        outbound: NIOAsyncChannelOutboundWriter<OutgoingMessage>
+    ) {
         self.inbound = inbound.makeAsyncIterator()
         self.outbound = outbound
     }

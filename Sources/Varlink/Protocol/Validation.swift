@@ -38,7 +38,10 @@ extension VarlinkInterface {
                 let kind = try cursor.peekKind()
                 if kind == .null, case .optional = field.type { continue }
                 guard kind == .object else {
-                    throw Mismatch(path: member.name, why: "\(member.name) must be an object, not \(Self.article(kind))")
+                    throw Mismatch(
+                        path: member.name,
+                        why: "\(member.name) must be an object, not \(Self.article(kind))"
+                    )
                 }
             default:
                 try walk(&cursor, field.type, path: member.name)

@@ -263,7 +263,12 @@ package struct OutgoingMessage: Sendable {
     }
 
     /// The message's bytes, without the terminating NUL.
-    package var joined: [UInt8] { Array(parts.joined()) }
+    package var joined: [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count)
+        for part in parts { bytes += part }
+        return bytes
+    }
 
     /// Its length, without the NUL.
     package var count: Int { parts.reduce(0) { $0 + $1.count } }

@@ -70,6 +70,12 @@ extension Channel {
     /// channel's event loop (channel initializers do), so the handlers need not be Sendable.
     func varlinkAsyncChannel(maximumMessageSize: Int) -> EventLoopFuture<NIOAsyncChannel<[UInt8], OutgoingMessage>> {
         eventLoop.makeCompletedFuture {
+            // Reads grow up to 4 MiB at a time (swift-nio's default stops at 64 KiB): a 50 MB
+            // message then takes tens of reads through the pipeline, not hundreds.
+            try syncOptions?.setOption(
+                ChannelOptions.recvAllocator,
+                value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 4 << 20)
+            )
             let framer = NULFramer(maximumMessageSize: maximumMessageSize)
             try pipeline.syncOperations.addHandler(ByteToMessageHandler(framer))
             try pipeline.syncOperations.addHandler(

@@ -22,8 +22,8 @@ package struct VarlinkRequest: Sendable {
     fileprivate let outbound: NIOAsyncChannelOutboundWriter<OutgoingMessage>
     fileprivate let afterwards = AfterReply()
 
-    /// Runs `action` once the call's last reply has been written (or could not be: the client
-    /// left), so that what the reply announces happens only once the client has heard it.
+    /// Runs `action` once the call's last reply has been written to the connection (or could not
+    /// be: the client left), so that what the reply announces happens only after it is on its way.
     package func afterReply(_ action: @escaping @Sendable () -> Void) {
         afterwards.actions.withLock { $0.append(action) }
     }

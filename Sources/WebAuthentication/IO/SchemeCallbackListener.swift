@@ -121,11 +121,12 @@ public final class SchemeCallbackListener: CallbackReceiver {
         }
         var iterator = ready.makeAsyncIterator()
         guard await iterator.next() != nil else {
+            // Serving ended before it began: the reason is the outcome's.
             do {
                 _ = try await outcome.promise.futureResult.get()
             } catch let error as SchemeCallbackError {
                 throw error
-            }
+            } catch {}
             throw SchemeCallbackError(.listenFailed, "cannot listen on \(path)")
         }
         if directory == nil {

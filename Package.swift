@@ -85,6 +85,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Which service a credential belongs to: host names (IDNA, Punycode, IP literals) and
+        // registrable domains from the Public Suffix List (Debian's, else the copy in Resources).
+        .target(
+            name: "KeyportDomains",
+            resources: [.copy("Resources/public_suffix_list.dat")]
+        ),
         // What keyportd and its clients share: where it listens, its interfaces' definitions
         // (Interfaces/*.varlink, the protocol's documentation) and their parameter types.
         .target(
@@ -134,6 +140,7 @@ let package = Package(
         // their peers (oathtool, pyotp, the Authlib server, the Selenium browser).
         .target(name: "KeyportTestSupport", dependencies: ["KeyportSystem"], path: "Tests/KeyportTestSupport"),
         .testTarget(name: "KeyportEncodingTests", dependencies: ["KeyportEncoding"]),
+        .testTarget(name: "KeyportDomainsTests", dependencies: ["KeyportDomains", "KeyportTestSupport"]),
         .testTarget(
             name: "VarlinkTests",
             dependencies: [

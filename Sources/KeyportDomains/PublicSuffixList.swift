@@ -1,0 +1,94 @@
+import Foundation
+
+/// The Public Suffix List (publicsuffix.org): which names are suffixes under which anybody can
+/// register a name of their own (`com`, `co.uk`, and private ones such as `github.io`), and so
+/// which part of a host is its registrable domain — the unit a credential belongs to.
+///
+/// The rules are the list's own (publicsuffix.org/list, "Formal algorithm"): the matching rule
+/// with the most labels prevails, an exception rule (`!www.ck`) before any other; with none, the
+/// rule is `*`. Both sections, ICANN and private, are used, as browsers do for cookies: a page on
+/// `alice.github.io` is not `bob.github.io`'s. Rules are compared in ASCII (Punycode), as
+/// ``ServiceHost`` writes names.
+package struct PublicSuffixList: Sendable {
+    /// Rules such as `co.uk`.
+    private var rules: Set<String> = []
+    /// `*.ck` kept as `ck`: any one label below it is a suffix.
+    private var wildcards: Set<String> = []
+    /// `!www.ck` kept as `www.ck`: not a suffix, though a wildcard covers it.
+    private var exceptions: Set<String> = []
+
+    /// How many rules were read.
+    package var count: Int { rules.count + wildcards.count + exceptions.count }
+
+    /// Reads the list's text: one rule per line, the first word of it; `//` comments and blank
+    /// lines skipped. A rule that is not a domain name once written in ASCII is skipped too.
+    package init(text: String) {
+        for line in text.split(whereSeparator: \.isNewline) {
+            guard let word = line.split(whereSeparator: \.isWhitespace).first, !word.hasPrefix("//") else { continue }
+            if word.hasPrefix("!") {
+                if case .domain(let name)? = ServiceHost(String(word.dropFirst())) { exceptions.insert(name) }
+            } else if word.hasPrefix("*.") {
+                if case .domain(let name)? = ServiceHost(String(word.dropFirst(2))) { wildcards.insert(name) }
+            } else if case .domain(let name)? = ServiceHost(String(word)) {
+                rules.insert(name)
+            }
+        }
+    }
+
+    /// Where Debian's `publicsuffix` package puts the list.
+    package static let systemPath = "/usr/share/publicsuffix/public_suffix_list.dat"
+
+    /// The system's list when it has one (kept current by the distribution), else ``bundled``.
+    package static let current: PublicSuffixList = {
+        if let text = try? String(contentsOfFile: systemPath, encoding: .utf8) {
+            let list = PublicSuffixList(text: text)
+            if list.count > 0 { return list }
+        }
+        return bundled
+    }()
+
+    /// The copy in this package: a snapshot (Debian's `publicsuffix` 20230209), for machines
+    /// without the system's list.
+    package static let bundled: PublicSuffixList = {
+        guard let url = Bundle.module.url(forResource: "public_suffix_list", withExtension: "dat"),
+            let text = try? String(contentsOf: url, encoding: .utf8)
+        else { preconditionFailure("public_suffix_list.dat is not in the module's resources") }
+        return PublicSuffixList(text: text)
+    }()
+
+    /// The public suffix of a domain name in ASCII (`co.uk` for `www.example.co.uk`).
+    package func publicSuffix(of name: String) -> String {
+        let labels = name.split(separator: ".")
+        return labels.suffix(suffixLength(labels)).joined(separator: ".")
+    }
+
+    /// The registrable domain of `host`: its public suffix and one label more
+    /// (`example.co.uk` for `www.example.co.uk`). `nil` for a host that has none: an IP address,
+    /// `localhost` and its subdomains, a public suffix itself (`co.uk`, `github.io`), a name of
+    /// one label.
+    package func registrableDomain(of host: ServiceHost) -> String? {
+        guard case .domain(let name) = host, !host.isLocalhost else { return nil }
+        let labels = name.split(separator: ".")
+        let length = suffixLength(labels)
+        guard labels.count > length, labels.count > 1 else { return nil }
+        return labels.suffix(length + 1).joined(separator: ".")
+    }
+
+    /// How many labels at the end of `labels` are the public suffix.
+    private func suffixLength(_ labels: [Substring]) -> Int {
+        var prevailing = 1  // the implicit rule "*"
+        for length in 1...max(labels.count, 1) where length <= labels.count {
+            let candidate = labels.suffix(length).joined(separator: ".")
+            if exceptions.contains(candidate) {
+                // An exception prevails over every other rule; its suffix is one label shorter.
+                return length - 1
+            }
+            if rules.contains(candidate) {
+                prevailing = length
+            } else if length > 1, wildcards.contains(labels.suffix(length - 1).joined(separator: ".")) {
+                prevailing = length
+            }
+        }
+        return prevailing
+    }
+}

@@ -103,6 +103,7 @@ let package = Package(
             name: "KeyportDaemon",
             dependencies: [
                 "Varlink", "KeyportSystem", "KeyportInterfaces", "CredentialExchangeFormat", "WebAuthentication",
+                "KeyportDomains",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

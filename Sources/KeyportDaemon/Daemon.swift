@@ -52,10 +52,12 @@ package struct KeyportDaemon: Service {
         let agents = AgentHub()
         let exchange = ExchangeService(registry: registry, agents: agents, tokenLifetime: tokenLifetime, logger: logger)
         let callbacks = CallbacksService(environment: environment, logger: logger)
+        let identities = IdentityStoreService(registry: registry, locations: locations)
         let server = VarlinkServer(
             info: Self.info,
             interfaces: [
                 providers.implementation, exchange.implementation, agents.implementation, callbacks.implementation,
+                identities.implementation,
             ],
             maximumMessageSize: DaemonClient.maximumMessageSize
         )

@@ -16,6 +16,9 @@ package enum KeyportInterfaces {
     /// `org.keyport.Callbacks`: custom-scheme sign-in callbacks routed to waiting sessions.
     package static let callbacks = load("org.keyport.Callbacks")
 
+    /// `org.keyport.IdentityStore`: the identities providers offer for AutoFill.
+    package static let identityStore = load("org.keyport.IdentityStore")
+
     /// Reads and parses `Interfaces/NAME.varlink`. A definition that does not parse is a bug in
     /// the package, not something a user can meet, so it stops the program with the reason.
     private static func load(_ name: String) -> VarlinkInterface {

@@ -1,0 +1,262 @@
+import Foundation
+import KeyportDomains
+import KeyportInterfaces
+import KeyportSystem
+import Synchronization
+import Varlink
+
+/// `org.keyport.IdentityStore`: each provider's credential identities (never a secret), kept in
+/// `$XDG_STATE_HOME/keyport/identities/<provider id>.json` (0600, written atomically: a crash
+/// leaves the old file or the new one), and filed by site in memory for AutoFill.
+///
+/// A provider sees and changes only its own identities; which provider is calling is read from
+/// its process (``AppResolver``). Changes are refused while it is not enabled in Settings, as
+/// Apple's store is disabled then; every change is all or nothing.
+package final class IdentityStoreService: Sendable {
+    /// One provider's identities, and the same filed by site (``ServiceAddress/site(in:)``).
+    package struct Identities: Sendable {
+        package var all: [IdentityStore.Identity] = []
+        package var bySite: [String: [IdentityStore.Identity]] = [:]
+
+        init(_ identities: [IdentityStore.Identity], list: PublicSuffixList) {
+            all = identities
+            for identity in identities {
+                guard let address = ServiceAddress(identity.serviceIdentifier.identifier) else { continue }
+                bySite[address.site(in: list), default: []].append(identity)
+            }
+        }
+    }
+
+    private struct File: Codable {
+        var identities: [IdentityStore.Identity]
+    }
+
+    private let registry: ProviderRegistry
+    private let configuration: URL
+    private let directory: URL
+    private let list: PublicSuffixList
+    /// Loaded stores by provider id. File writes happen under this lock, so changes are ordered.
+    private let stores = Mutex<[String: Identities]>([:])
+
+    package init(registry: ProviderRegistry, locations: DaemonLocations, list: PublicSuffixList = .current) {
+        self.registry = registry
+        self.configuration = locations.configuration
+        self.directory = locations.state.appendingPathComponent("identities", isDirectory: true)
+        self.list = list
+    }
+
+    // MARK: - The caller
+
+    /// The registered provider making `request`.
+    private func provider(_ request: VarlinkRequest) throws(VarlinkError) -> ProviderManifest {
+        let identity: AppResolver.Identity
+        do {
+            identity = try AppResolver.identify(request.peer.process, among: registry.scan().manifests)
+        } catch {
+            throw VarlinkError(
+                name: IdentityStore.Error.notAProvider,
+                ["message": "keyportd cannot tell which app is asking: \(error)"]
+            )
+        }
+        switch identity {
+        case .app(let manifest, _)
+        where manifest.capabilities.ProvidesPasswords || manifest.capabilities.ProvidesOneTimeCodes:
+            return manifest
+        case .app(let manifest, _):
+            throw VarlinkError(
+                name: IdentityStore.Error.notAProvider,
+                [
+                    "message":
+                        "\(manifest.name) (\(manifest.id)) declares neither ProvidesPasswords nor ProvidesOneTimeCodes in its manifest"
+                ]
+            )
+        case .unregistered(_, let description):
+            throw VarlinkError(
+                name: IdentityStore.Error.notAProvider,
+                ["message": "the caller is not a registered provider: it is \(description)"]
+            )
+        }
+    }
+
+    private func isEnabled(_ provider: ProviderManifest) -> Bool {
+        ProviderSettings.load(from: configuration).settings.enabled.contains(provider.id)
+    }
+
+    private func requireEnabled(_ provider: ProviderManifest) throws(VarlinkError) {
+        guard isEnabled(provider) else {
+            throw VarlinkError(
+                name: IdentityStore.Error.storeDisabled,
+                [
+                    "message":
+                        "\(provider.name) is not enabled for AutoFill in Settings (keyport providers enable \(provider.id)); its identities are kept but not changed"
+                ]
+            )
+        }
+    }
+
+    // MARK: - Storage
+
+    private func file(of provider: String) -> URL {
+        directory.appendingPathComponent("\(provider).json")
+    }
+
+    /// The provider's identities, read from its file the first time. Called under the lock.
+    private func load(_ provider: String, _ stores: inout [String: Identities]) throws(VarlinkError) -> Identities {
+        if let loaded = stores[provider] { return loaded }
+        let path = file(of: provider).path
+        var identities: [IdentityStore.Identity] = []
+        if FileManager.default.fileExists(atPath: path) {
+            do {
+                identities = try JSONDecoder().decode(File.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+                    .identities
+            } catch {
+                // Left as it is: the person's data, and perhaps a newer keyportd's format.
+                throw VarlinkError(
+                    name: IdentityStore.Error.storeFailed,
+                    ["message": "the identity store \(path) cannot be read (\(error)); it was left as it is"]
+                )
+            }
+        }
+        let loaded = Identities(identities, list: list)
+        stores[provider] = loaded
+        return loaded
+    }
+
+    /// Writes `identities` as the provider's store, then keeps them. Called under the lock.
+    private func store(
+        _ identities: [IdentityStore.Identity],
+        of provider: String,
+        _ stores: inout [String: Identities]
+    ) throws(VarlinkError) {
+        do {
+            _ = try PrivateDirectory.prepare(directory, contents: "the credential identity store", create: true)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            try AtomicFile.write(try encoder.encode(File(identities: identities)), to: file(of: provider).path)
+        } catch {
+            throw VarlinkError(
+                name: IdentityStore.Error.storeFailed,
+                ["message": "the identity store could not be written (\(error)); nothing was changed"]
+            )
+        }
+        stores[provider] = Identities(identities, list: list)
+    }
+
+    /// Checks identities before any is stored: a service a request could name, a kind the
+    /// provider declares.
+    private func check(_ identities: [IdentityStore.Identity], of provider: ProviderManifest) throws(VarlinkError) {
+        for (index, identity) in identities.enumerated() {
+            func invalid(_ why: String) -> VarlinkError {
+                VarlinkError(
+                    name: IdentityStore.Error.invalidIdentity,
+                    ["message": "identities[\(index)] \(why); nothing was changed"]
+                )
+            }
+            guard ServiceAddress(identity.serviceIdentifier.identifier) != nil else {
+                throw invalid(
+                    "names no host a service could have: \(identity.serviceIdentifier.identifier.debugDescription)"
+                )
+            }
+            switch identity.kind {
+            case .password where !provider.capabilities.ProvidesPasswords:
+                throw invalid("is a password, and \(provider.id)'s manifest does not declare ProvidesPasswords")
+            case .oneTimeCode where !provider.capabilities.ProvidesOneTimeCodes:
+                throw invalid("is a one-time code, and \(provider.id)'s manifest does not declare ProvidesOneTimeCodes")
+            default: break
+            }
+        }
+    }
+
+    /// Loads, changes and writes the provider's identities under the lock.
+    private func change(
+        _ provider: ProviderManifest,
+        _ body: ([IdentityStore.Identity]) -> [IdentityStore.Identity]
+    ) throws(VarlinkError) {
+        try requireEnabled(provider)
+        try stores.withLock { stores throws(VarlinkError) in
+            let current = try load(provider.id, &stores).all
+            try store(body(current), of: provider.id, &stores)
+        }
+    }
+
+    // MARK: - Methods
+
+    private func save(_ request: VarlinkRequest) throws(VarlinkError) -> RawJSON {
+        let provider = try provider(request)
+        let saved = try request.parameters(as: IdentityStore.Identities.self).identities
+        try check(saved, of: provider)
+        try change(provider) { current in
+            let replaced = Set(saved.map(\.key))
+            return current.filter { !replaced.contains($0.key) } + saved
+        }
+        return .emptyObject
+    }
+
+    private func remove(_ request: VarlinkRequest) throws(VarlinkError) -> RawJSON {
+        let provider = try provider(request)
+        let removed = Set(try request.parameters(as: IdentityStore.Identities.self).identities.map(\.key))
+        try change(provider) { current in current.filter { !removed.contains($0.key) } }
+        return .emptyObject
+    }
+
+    private func replace(_ request: VarlinkRequest) throws(VarlinkError) -> RawJSON {
+        let provider = try provider(request)
+        let identities = try request.parameters(as: IdentityStore.Identities.self).identities
+        try check(identities, of: provider)
+        try change(provider) { _ in identities }
+        return .emptyObject
+    }
+
+    private func removeAll(_ request: VarlinkRequest) throws(VarlinkError) -> RawJSON {
+        let provider = try provider(request)
+        try change(provider) { _ in [] }
+        return .emptyObject
+    }
+
+    private func listIdentities(_ request: VarlinkRequest) throws(VarlinkError) -> RawJSON {
+        let provider = try provider(request)
+        let input = try request.parameters(as: IdentityStore.ListIn.self)
+        let kinds = Set(input.kinds ?? IdentityStore.Kind.allCases)
+        let identities = try stores.withLock { stores throws(VarlinkError) in try load(provider.id, &stores).all }
+            .filter { kinds.contains($0.kind) }
+        guard let service = input.service else {
+            return try RawJSON.reply(IdentityStore.Identities(identities: identities))
+        }
+        guard let requested = ServiceAddress(service.identifier) else {
+            throw VarlinkError(
+                name: IdentityStore.Error.invalidIdentity,
+                ["message": "service names no host: \(service.identifier.debugDescription)"]
+            )
+        }
+        let matching =
+            identities
+            .compactMap { identity -> (IdentityStore.Identity, ServiceMatch)? in
+                guard let address = ServiceAddress(identity.serviceIdentifier.identifier) else { return nil }
+                let fit = address.match(for: requested, in: list)
+                return fit == .none ? nil : (identity, fit)
+            }
+            .sorted { ($0.1, $0.0.rank) > ($1.1, $1.0.rank) }
+            .map(\.0)
+        return try RawJSON.reply(IdentityStore.Identities(identities: matching))
+    }
+
+    /// The interface and its methods, for the server.
+    package var implementation: VarlinkInterfaceImplementation {
+        VarlinkInterfaceImplementation(
+            KeyportInterfaces.identityStore,
+            methods: [
+                "State": { [self] request throws(VarlinkError) in
+                    let provider = try provider(request)
+                    return try RawJSON.reply(
+                        IdentityStore.State(isEnabled: isEnabled(provider), supportsIncrementalUpdates: true)
+                    )
+                },
+                "Save": { [self] request throws(VarlinkError) in try save(request) },
+                "Remove": { [self] request throws(VarlinkError) in try remove(request) },
+                "Replace": { [self] request throws(VarlinkError) in try replace(request) },
+                "RemoveAll": { [self] request throws(VarlinkError) in try removeAll(request) },
+                "List": { [self] request throws(VarlinkError) in try listIdentities(request) },
+            ]
+        )
+    }
+}

@@ -67,12 +67,15 @@ package final class ChildProcess: Sendable {
     private let exit = Latch()
     private let ending = Mutex<Termination?>(nil)
 
-    /// Starts `executable` (a path) with `arguments` and exactly `environment`.
+    /// Starts `executable` (a path) with `arguments` and exactly `environment`; `descriptor3`, when
+    /// given, is the one descriptor of ours the child gets, as its descriptor 3 (the caller keeps
+    /// and closes its own).
     package init(
         executable: String,
         arguments: [String],
         environment: [String: String],
-        streams: Streams = .null
+        streams: Streams = .null,
+        descriptor3: Int32? = nil
     ) throws {
         let input: Data?
         switch streams {
@@ -83,7 +86,8 @@ package final class ChildProcess: Sendable {
             executable: executable,
             arguments: arguments,
             environment: environment,
-            streams: streams
+            streams: streams,
+            descriptor3: descriptor3
         )
         pid = spawned.pid
         if let pipes = spawned.pipes {
@@ -123,7 +127,8 @@ package final class ChildProcess: Sendable {
             executable: executable,
             arguments: arguments,
             environment: environment,
-            streams: .captured(input: nil)
+            streams: .captured(input: nil),
+            descriptor3: nil
         )
         var written = [Data(), Data()]
         if let pipes = spawned.pipes {
@@ -169,7 +174,8 @@ package final class ChildProcess: Sendable {
         executable: String,
         arguments: [String],
         environment: [String: String],
-        streams: Streams
+        streams: Streams,
+        descriptor3: Int32?
     ) throws -> (pid: pid_t, pipes: Pipes?) {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -233,9 +239,25 @@ package final class ChildProcess: Sendable {
             for descriptor in parentEnds { close(descriptor) }
             throw error
         }
+        // The one descriptor passed on, as descriptor 3 (systemd's socket-activation convention).
+        // A descriptor that is 3 already is moved first: duplicating it onto itself would keep
+        // its close-on-exec flag.
+        var moved: Int32?
+        defer { if let moved { close(moved) } }
+        if var passed = descriptor3 {
+            if passed == 3 {
+                passed = fcntl(3, F_DUPFD_CLOEXEC, 4)
+                guard passed >= 0 else {
+                    for descriptor in parentEnds { close(descriptor) }
+                    throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+                }
+                moved = passed
+            }
+            posix_spawn_file_actions_adddup2(&actions, passed, 3)
+        }
         // Nothing else of ours (sockets, pipes, the receiver's listener, the pipe ends just
         // duplicated) goes to the child.
-        closeInheritedDescriptors(&actions)
+        closeInheritedDescriptors(&actions, from: descriptor3 == nil ? 3 : 4)
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -262,17 +284,17 @@ package final class ChildProcess: Sendable {
         return (ends[0], ends[1])
     }
 
-    /// Adds "close every descriptor from 3 up" to `actions`: glibc's
+    /// Adds "close every descriptor from `first` up" to `actions`: glibc's
     /// `posix_spawn_file_actions_addclosefrom_np` (2.34 and later; looked up at run time because the
     /// Swift Glibc module does not export it), else a close for each descriptor open now.
-    private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+    private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t, from first: Int32) {
         typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
         if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") {
-            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, first)
             return
         }
         let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        for descriptor in open.compactMap({ Int32($0) }) where descriptor >= 3 {
+        for descriptor in open.compactMap({ Int32($0) }) where descriptor >= first {
             posix_spawn_file_actions_addclose(&actions, descriptor)
         }
     }

@@ -25,6 +25,35 @@ struct ChildProcessTests {
         #expect(ran.standardOutput == String(repeating: "o", count: 1 << 20))
     }
 
+    @Test("a descriptor passed on is the child's descriptor 3, and the only one of ours it has")
+    func descriptor3() async throws {
+        var ends: [Int32] = [-1, -1]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0)
+        defer { for end in ends { close(end) } }
+        // Another descriptor of ours, not close-on-exec: it must not reach the child either.
+        let stray = open("/dev/null", O_RDONLY)
+        defer { close(stray) }
+        let child = try ChildProcess(
+            executable: "/bin/sh",
+            arguments: ["-c", "printf through-3 >&3; ls /proc/self/fd"],
+            environment: [:],
+            streams: .captured(input: nil),
+            descriptor3: ends[1]
+        )
+        await child.waitForExit()
+        #expect(child.termination == .exited(0))
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = read(ends[0], &buffer, buffer.count)
+        #expect(count > 0 && String(decoding: buffer[..<count], as: UTF8.self) == "through-3")
+        let output = try #require(child.output)
+        await output.waitForEnd()
+        // 0, 1, 2, 3, and the one `ls` opened to read the directory.
+        let open = output.standardOutput.split(separator: UInt8(ascii: "\n")).compactMap {
+            Int32(String(decoding: $0, as: UTF8.self))
+        }
+        #expect(open.filter { $0 > 3 }.count <= 1 && open.contains(3), "\(open)")
+    }
+
     @Test("the blocking run reads both outputs together too")
     func blockingRun() throws {
         let ran = try ChildProcess.run(

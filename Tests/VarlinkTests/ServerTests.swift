@@ -295,6 +295,24 @@ struct ServerTests {
         }
     }
 
+    @Test("a connection already made (a socketpair, as keyportd hands a provider): served until its client closes it")
+    func connectedDescriptor() async throws {
+        var ends: [Int32] = [-1, -1]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0)
+        let server = try makeServer(Observations())
+        let served = ends[0]
+        let serving = Task { try await server.serve(connectedDescriptor: served) }
+        let echoed = try await VarlinkConnection.withConnection(
+            connectedDescriptor: ends[1],
+            maximumMessageSize: 1 << 20
+        ) { connection in
+            try await connection.call("org.keyport.test.Echo", RawJSON(bytes: Array(#"{"text":"hi","times":2}"#.utf8)))
+        }
+        #expect(echoed.description == #"{"echoed":{"text":"hihi","times":2}}"#)
+        // The client's end is closed: serving ends by itself.
+        try await serving.value
+    }
+
     @Test("a client that goes away mid-call has its call cancelled; others go on")
     func vanishingClient() async throws {
         let observations = Observations()

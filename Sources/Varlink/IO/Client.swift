@@ -53,6 +53,27 @@ package final class VarlinkConnection {
         }
     }
 
+    /// Runs `body` with a connection on a socket that is already connected (one end of a
+    /// `socketpair` whose other end a started program got as descriptor 3), and closes it.
+    package static func withConnection<T>(
+        connectedDescriptor descriptor: Int32,
+        maximumMessageSize: Int,
+        _ body: (VarlinkConnection) async throws -> T
+    ) async throws -> T {
+        let channel: NIOAsyncChannel<[UInt8], OutgoingMessage>
+        do {
+            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .withConnectedSocket(descriptor) { channel in
+                    channel.varlinkAsyncChannel(maximumMessageSize: maximumMessageSize)
+                }
+        } catch {
+            throw VarlinkConnectionError("cannot use descriptor \(descriptor) as a connection: \(error)")
+        }
+        return try await channel.executeThenClose { inbound, outbound in
+            try await body(VarlinkConnection(inbound: inbound, outbound: outbound))
+        }
+    }
+
     /// Calls a method that replies once; returns the reply's parameters.
     ///
     /// - Throws: the service's ``VarlinkError``, or ``VarlinkConnectionError``.

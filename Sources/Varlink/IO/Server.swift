@@ -165,6 +165,16 @@ package final class VarlinkServer: Sendable {
         try await serve(listener)
     }
 
+    /// Serves the one connection a socket that is already connected carries — what keyportd hands a
+    /// provider it starts, as descriptor 3 (the `exec:` address of systemd's `varlinkctl`) — until
+    /// the peer closes it or the task is cancelled. The peer is checked as any other.
+    package func serve(connectedDescriptor descriptor: Int32) async throws {
+        let maximum = maximumMessageSize
+        let accepted = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .withConnectedSocket(descriptor) { channel in channel.acceptVarlinkPeer(maximumMessageSize: maximum) }
+        await handle(accepted.channel, peer: accepted.peer, id: 1)
+    }
+
     private func serve(_ listener: NIOAsyncChannel<AcceptedConnection, Never>) async throws {
         do {
             try await acceptConnections(listener)

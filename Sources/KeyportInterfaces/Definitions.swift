@@ -19,6 +19,9 @@ package enum KeyportInterfaces {
     /// `org.keyport.IdentityStore`: the identities providers offer for AutoFill.
     package static let identityStore = load("org.keyport.IdentityStore")
 
+    /// `org.keyport.CredentialProvider`: what providers serve, for keyportd to call.
+    package static let credentialProvider = load("org.keyport.CredentialProvider")
+
     /// Reads and parses `Interfaces/NAME.varlink`. A definition that does not parse is a bug in
     /// the package, not something a user can meet, so it stops the program with the reason.
     private static func load(_ name: String) -> VarlinkInterface {

@@ -1,0 +1,185 @@
+import Dispatch
+import Foundation
+import KeyportInterfaces
+import Synchronization
+import Varlink
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Where a credential provider program starts (Linux addition: on Apple platforms the system
+/// loads the extension).
+///
+/// ```swift
+/// final class Provider: ASCredentialProviderViewController {
+///     override func provideCredentialWithoutUserInteraction(for request: any ASCredentialRequest) { … }
+/// }
+/// ASCredentialProviderExtension.run(Provider.self)
+/// ```
+///
+/// keyportd starts the program named in the provider's manifest with a connected socket as
+/// descriptor 3 (`LISTEN_FDS=1`, `LISTEN_PID`: systemd's socket-activation convention, as
+/// `varlinkctl`'s `exec:` addresses use it). ``run(_:)`` serves `org.keyport.CredentialProvider` on
+/// it: each call makes a new view controller of the given class on the main actor and calls the
+/// method the call names; the reply is how its ``ASCredentialProviderExtensionContext`` ends. The
+/// program exits when keyportd closes the socket.
+public enum ASCredentialProviderExtension {
+    /// Serves keyportd's requests with view controllers of `type`, until keyportd is done with
+    /// the provider; then exits. A program started otherwise (by hand, without the socket) says
+    /// how it is meant to be started and exits with status 2.
+    public static func run(_ type: ASCredentialProviderViewController.Type) -> Never {
+        let environment = ProcessInfo.processInfo.environment
+        guard environment["LISTEN_FDS"] == "1", environment["LISTEN_PID"] == "\(getpid())" else {
+            FileHandle.standardError.write(
+                Data(
+                    "\(CommandLine.arguments.first ?? "this program") is a credential provider: keyportd starts it when AutoFill needs it (register it with a manifest in keyport/providers/ and enable it: keyport providers enable ID)\n"
+                        .utf8
+                )
+            )
+            exit(2)
+        }
+        // As sd_listen_fds(unset: true) does: what the provider starts does not inherit them.
+        for name in ["LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES"] { unsetenv(name) }
+        let host = ProviderHost(type: type)
+        Task {
+            do {
+                try await host.server.serve(connectedDescriptor: 3)
+                exit(0)
+            } catch {
+                FileHandle.standardError.write(Data("cannot serve keyportd's requests: \(error)\n".utf8))
+                exit(1)
+            }
+        }
+        dispatchMain()
+    }
+}
+
+/// Turns `org.keyport.CredentialProvider` calls into view-controller calls.
+struct ProviderHost: Sendable {
+    let type: ASCredentialProviderViewController.Type
+
+    var server: VarlinkServer {
+        let requestFor: @Sendable (CredentialProvider.Request) -> any ASCredentialRequest = { request in
+            let identity = IdentityWire.identity(request.credentialIdentity)
+            switch request.type {
+            case .password:
+                return ASPasswordCredentialRequest(
+                    credentialIdentity: identity as? ASPasswordCredentialIdentity
+                        ?? ASPasswordCredentialIdentity(
+                            serviceIdentifier: identity.serviceIdentifier,
+                            user: identity.user,
+                            recordIdentifier: identity.recordIdentifier
+                        )
+                )
+            case .oneTimeCode:
+                return ASOneTimeCodeCredentialRequest(
+                    credentialIdentity: identity as? ASOneTimeCodeCredentialIdentity
+                        ?? ASOneTimeCodeCredentialIdentity(
+                            serviceIdentifier: identity.serviceIdentifier,
+                            label: identity.user,
+                            recordIdentifier: identity.recordIdentifier ?? ""
+                        )
+                )
+            }
+        }
+        let methods: [String: VarlinkMethodImplementation] = [
+            "ProvideWithoutUserInteraction": { [self] call throws(VarlinkError) in
+                let request = try call.parameters(as: CredentialProvider.RequestIn.self).request
+                let asked = requestFor(request)
+                return try await answer(expecting: request.type) {
+                    $0.provideCredentialWithoutUserInteraction(for: asked)
+                }
+            },
+            "ProvideWithUserInteraction": { [self] call throws(VarlinkError) in
+                let request = try call.parameters(as: CredentialProvider.RequestIn.self).request
+                let asked = requestFor(request)
+                return try await answer(expecting: request.type) { $0.prepareInterfaceToProvideCredential(for: asked) }
+            },
+            "ProvideFromList": { [self] call throws(VarlinkError) in
+                let input = try call.parameters(as: CredentialProvider.ListIn.self)
+                let services = input.serviceIdentifiers.map(IdentityWire.service)
+                return try await answer(expecting: input.type) { controller in
+                    switch input.type {
+                    case .password: controller.prepareCredentialList(for: services)
+                    case .oneTimeCode: controller.prepareOneTimeCodeCredentialList(for: services)
+                    }
+                }
+            },
+            "Configure": { [self] _ throws(VarlinkError) in
+                try await answer(expecting: nil) { $0.prepareInterfaceForExtensionConfiguration() }
+            },
+        ]
+        return VarlinkServer(
+            info: VarlinkServiceInfo(
+                vendor: "Keyport",
+                product: "credential provider",
+                version: "1",
+                url: CommandLine.arguments.first ?? ""
+            ),
+            interfaces: [VarlinkInterfaceImplementation(KeyportInterfaces.credentialProvider, methods: methods)],
+            maximumMessageSize: 1 << 20
+        )
+    }
+
+    /// Makes a view controller for one call, runs `body` on it on the main actor, and waits for
+    /// its context to end; the reply for a credential of `kind` (`nil`: the settings).
+    private func answer(
+        expecting kind: IdentityStore.Kind?,
+        _ body: @escaping @MainActor @Sendable (ASCredentialProviderViewController) -> Void
+    ) async throws(VarlinkError) -> RawJSON {
+        let type = self.type
+        let outcome = await withCheckedContinuation {
+            (continuation: CheckedContinuation<ASCredentialProviderExtensionContext.Outcome, Never>) in
+            let taken = Mutex(false)
+            let context = ASCredentialProviderExtensionContext { outcome in
+                guard
+                    taken.withLock({ taken in
+                        defer { taken = true }
+                        return !taken
+                    })
+                else { return false }
+                continuation.resume(returning: outcome)
+                return true
+            }
+            Task { @MainActor in
+                let controller = type.init()
+                controller.context = context
+                body(controller)
+            }
+        }
+        func canceled(_ error: ASExtensionError) -> VarlinkError {
+            VarlinkError(
+                name: CredentialProvider.canceled,
+                parameters: (try? RawJSON(
+                    encoding: CredentialProvider.CanceledParameters(
+                        code: error.code.rawValue,
+                        message: error.failureReason ?? "\(error.code)"
+                    )
+                )) ?? .emptyObject
+            )
+        }
+        switch (outcome, kind) {
+        case (.password(let credential), .password?):
+            return try RawJSON.reply(
+                CredentialProvider.CredentialOut(
+                    credential: CredentialProvider.Credential(user: credential.user, password: credential.password)
+                )
+            )
+        case (.oneTimeCode(let credential), .oneTimeCode?):
+            return try RawJSON.reply(
+                CredentialProvider.CredentialOut(credential: CredentialProvider.Credential(code: credential.code))
+            )
+        case (.configured, nil):
+            return .emptyObject
+        case (.canceled(let error), _):
+            throw canceled(error)
+        default:
+            throw canceled(
+                ASExtensionError(.failed, reason: "the provider completed the request with another kind of credential")
+            )
+        }
+    }
+}

@@ -137,6 +137,11 @@ let package = Package(
             dependencies: ["AuthenticationServices"],
             path: "Examples/ExampleImporter"
         ),
+        .executableTarget(
+            name: "ExampleProvider",
+            dependencies: ["AuthenticationServices", "OneTimeCodes"],
+            path: "Examples/ExampleProvider"
+        ),
         // How tests run programs (on KeyportSystem's ChildProcess, with time limits) and start
         // their peers (oathtool, pyotp, the Authlib server, the Selenium browser).
         .target(name: "KeyportTestSupport", dependencies: ["KeyportSystem"], path: "Tests/KeyportTestSupport"),
@@ -155,8 +160,8 @@ let package = Package(
             name: "KeyportDaemonTests",
             dependencies: [
                 "KeyportDaemon", "KeyportInterfaces", "keyportd", "keyport", "Varlink", "KeyportSystem",
-                "KeyportTestSupport", "ExampleExporter", "ExampleImporter", "CredentialExchangeFormat",
-                "WebAuthentication",
+                "KeyportTestSupport", "ExampleExporter", "ExampleImporter", "ExampleProvider",
+                "CredentialExchangeFormat", "WebAuthentication",
             ],
             exclude: ["Peers"]
         ),

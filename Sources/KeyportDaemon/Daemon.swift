@@ -35,8 +35,18 @@ package struct KeyportDaemon: Service {
 
     /// How long an importer keyportd started has to redeem its token: `KEYPORT_TOKEN_LIFETIME`
     /// seconds, 300 (five minutes) by default.
-    package var tokenLifetime: Duration {
-        .seconds(environment["KEYPORT_TOKEN_LIFETIME"].flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? 300)
+    package var tokenLifetime: Duration { seconds("KEYPORT_TOKEN_LIFETIME", default: 300) }
+
+    /// How long a provider keyportd started stays running unused: `KEYPORT_PROVIDER_IDLE` seconds,
+    /// 60 by default.
+    package var providerIdleTime: Duration { seconds("KEYPORT_PROVIDER_IDLE", default: 60) }
+
+    /// How long a provider has to answer without the person: `KEYPORT_PROVIDER_TIMEOUT` seconds, 10
+    /// by default; with the person (who may be typing a passphrase), twelve times that.
+    package var providerTimeout: Duration { seconds("KEYPORT_PROVIDER_TIMEOUT", default: 10) }
+
+    private func seconds(_ name: String, default value: Int) -> Duration {
+        .seconds(environment[name].flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? value)
     }
 
     package init(locations: DaemonLocations, listener: Listener, environment: [String: String], logger: Logger) {
@@ -53,11 +63,21 @@ package struct KeyportDaemon: Service {
         let exchange = ExchangeService(registry: registry, agents: agents, tokenLifetime: tokenLifetime, logger: logger)
         let callbacks = CallbacksService(environment: environment, logger: logger)
         let identities = IdentityStoreService(registry: registry, locations: locations)
+        let pool = ProviderPool(environment: environment, idleTime: providerIdleTime, logger: logger)
+        let autoFill = AutoFillService(
+            registry: registry,
+            identities: identities,
+            configuration: locations.configuration,
+            pool: pool,
+            quickTime: providerTimeout,
+            interactiveTime: providerTimeout * 12,
+            logger: logger
+        )
         let server = VarlinkServer(
             info: Self.info,
             interfaces: [
                 providers.implementation, exchange.implementation, agents.implementation, callbacks.implementation,
-                identities.implementation,
+                identities.implementation, autoFill.implementation,
             ],
             maximumMessageSize: DaemonClient.maximumMessageSize
         )
@@ -87,6 +107,7 @@ package struct KeyportDaemon: Service {
                 exchange.shutDown()
                 agents.shutDown()
                 callbacks.shutDown()
+                pool.shutDown()
                 await server.waitUntilIdle(limit: .seconds(5))
             }
             try await group.next()

@@ -13,16 +13,17 @@ import Varlink
 /// its process (``AppResolver``). Changes are refused while it is not enabled in Settings, as
 /// Apple's store is disabled then; every change is all or nothing.
 package final class IdentityStoreService: Sendable {
-    /// One provider's identities, and the same filed by site (``ServiceAddress/site(in:)``).
+    /// One provider's identities, and the same filed by site (``ServiceAddress/site(in:)``) with
+    /// their services read, so a request finds its candidates without reading every identity.
     package struct Identities: Sendable {
         package var all: [IdentityStore.Identity] = []
-        package var bySite: [String: [IdentityStore.Identity]] = [:]
+        package var bySite: [String: [(identity: IdentityStore.Identity, address: ServiceAddress)]] = [:]
 
         init(_ identities: [IdentityStore.Identity], list: PublicSuffixList) {
             all = identities
             for identity in identities {
                 guard let address = ServiceAddress(identity.serviceIdentifier.identifier) else { continue }
-                bySite[address.site(in: list), default: []].append(identity)
+                bySite[address.site(in: list), default: []].append((identity, address))
             }
         }
     }
@@ -177,6 +178,11 @@ package final class IdentityStoreService: Sendable {
             let current = try load(provider.id, &stores).all
             try store(body(current), of: provider.id, &stores)
         }
+    }
+
+    /// The identities of the provider `id`, for AutoFill; none when its store cannot be read.
+    package func identities(of id: String) -> Identities {
+        stores.withLock { stores in (try? load(id, &stores)) ?? Identities([], list: list) }
     }
 
     // MARK: - Methods

@@ -19,6 +19,9 @@ package enum KeyportInterfaces {
     /// `org.keyport.IdentityStore`: the identities providers offer for AutoFill.
     package static let identityStore = load("org.keyport.IdentityStore")
 
+    /// `org.keyport.AutoFill`: clients asking for a credential.
+    package static let autoFill = load("org.keyport.AutoFill")
+
     /// `org.keyport.CredentialProvider`: what providers serve, for keyportd to call.
     package static let credentialProvider = load("org.keyport.CredentialProvider")
 

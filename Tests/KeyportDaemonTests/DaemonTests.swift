@@ -174,13 +174,13 @@ struct DaemonTests {
         #expect(ran.status == 0, "\(ran.standardError)")
         #expect(
             ran.standardOutput.hasPrefix(
-                "keyportd org.keyport.Agent org.keyport.Callbacks org.keyport.Exchange org.keyport.IdentityStore org.keyport.Providers org.varlink.service\n"
+                "keyportd org.keyport.Agent org.keyport.AutoFill org.keyport.Callbacks org.keyport.Exchange org.keyport.IdentityStore org.keyport.Providers org.varlink.service\n"
             )
         )
         #expect(ran.standardOutput.contains("interface org.varlink.service"))
         for name in [
-            "org.keyport.Agent", "org.keyport.Callbacks", "org.keyport.Exchange", "org.keyport.IdentityStore",
-            "org.keyport.Providers", "org.varlink.service",
+            "org.keyport.Agent", "org.keyport.AutoFill", "org.keyport.Callbacks", "org.keyport.Exchange",
+            "org.keyport.IdentityStore", "org.keyport.Providers", "org.varlink.service",
         ] {
             #expect(ran.standardOutput.contains("read \(name)\n"), "PyPI's varlink could not read \(name)")
         }
@@ -211,6 +211,12 @@ struct InterfaceDefinitionTests {
         #expect(Set(KeyportInterfaces.agent.methods.keys) == ["Serve", "Answer"])
         #expect(Set(KeyportInterfaces.callbacks.methods.keys) == ["Listen", "Deliver"])
         #expect(KeyportInterfaces.callbacks.errors.keys.sorted() == ["InvalidCallback", "NoSession"])
+        #expect(Set(KeyportInterfaces.autoFill.methods.keys) == ["RequestCredential"])
+        #expect(
+            Set(KeyportInterfaces.credentialProvider.methods.keys) == [
+                "ProvideWithoutUserInteraction", "ProvideWithUserInteraction", "ProvideFromList", "Configure",
+            ]
+        )
         #expect(
             Set(KeyportInterfaces.identityStore.methods.keys) == [
                 "State", "Save", "Remove", "Replace", "RemoveAll", "List",

@@ -22,7 +22,8 @@ import Musl
 ///
 /// keyportd starts the program named in the provider's manifest with a connected socket as
 /// descriptor 3 (`LISTEN_FDS=1`, `LISTEN_PID`: systemd's socket-activation convention, as
-/// `varlinkctl`'s `exec:` addresses use it). ``run(_:)`` serves `org.keyport.CredentialProvider` on
+/// `varlinkctl`'s `exec:` addresses use it); a listening socket there (socket activation proper,
+/// as PyPI's varlink client starts a service) is served too. ``run(_:)`` serves `org.keyport.CredentialProvider` on
 /// it: each call makes a new view controller of the given class on the main actor and calls the
 /// method the call names; the reply is how its ``ASCredentialProviderExtensionContext`` ends. The
 /// program exits when keyportd closes the socket.
@@ -44,9 +45,18 @@ public enum ASCredentialProviderExtension {
         // As sd_listen_fds(unset: true) does: what the provider starts does not inherit them.
         for name in ["LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES"] { unsetenv(name) }
         let host = ProviderHost(type: type)
+        // keyportd (and systemd's varlinkctl) hand over a connected socket; a client that starts
+        // services the classic way (PyPI's varlink, systemd-socket-activate) a listening one.
+        var accepting: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        let listening = getsockopt(3, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &length) == 0 && accepting != 0
         Task {
             do {
-                try await host.server.serve(connectedDescriptor: 3)
+                if listening {
+                    try await host.server.serve(listeningDescriptor: 3)
+                } else {
+                    try await host.server.serve(connectedDescriptor: 3)
+                }
                 exit(0)
             } catch {
                 FileHandle.standardError.write(Data("cannot serve keyportd's requests: \(error)\n".utf8))

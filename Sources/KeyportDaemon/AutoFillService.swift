@@ -1,0 +1,180 @@
+import Foundation
+import KeyportDomains
+import KeyportInterfaces
+import Logging
+import Varlink
+
+/// `org.keyport.AutoFill`: a client asks for a credential for some services; keyportd picks the
+/// identity that fits best among the enabled providers' and asks its provider, as Apple's
+/// AutoFill does (seed 003): without the person first, with them when the provider needs it.
+///
+/// Which identity: for the earliest (most specific) service identifier that any identity fits,
+/// the best fit (same host and port, same host, same registrable domain), then the provider
+/// earlier in Settings, then the higher rank. Only providers enabled in Settings, and declaring
+/// the kind asked for, are considered.
+package final class AutoFillService: Sendable {
+    private let registry: ProviderRegistry
+    private let identities: IdentityStoreService
+    private let configuration: URL
+    private let pool: ProviderPool
+    private let list: PublicSuffixList
+    private let logger: Logger
+    /// How long a provider has to answer without the person, and with them.
+    private let quickTime: Duration
+    private let interactiveTime: Duration
+
+    package init(
+        registry: ProviderRegistry,
+        identities: IdentityStoreService,
+        configuration: URL,
+        pool: ProviderPool,
+        quickTime: Duration,
+        interactiveTime: Duration,
+        list: PublicSuffixList = .current,
+        logger: Logger
+    ) {
+        self.registry = registry
+        self.identities = identities
+        self.configuration = configuration
+        self.pool = pool
+        self.quickTime = quickTime
+        self.interactiveTime = interactiveTime
+        self.list = list
+        self.logger = logger
+    }
+
+    /// An identity that fits a request, and how well.
+    struct Candidate {
+        var provider: ProviderManifest
+        var identity: IdentityStore.Identity
+        /// Sort key: earlier identifier, better fit, earlier provider, higher rank.
+        var key: (identifier: Int, fit: Int, provider: Int, rank: Int)
+    }
+
+    /// The identity that fits `requested` best among the enabled providers', or `nil`.
+    func best(kind: IdentityStore.Kind, for requested: [ServiceAddress]) -> Candidate? {
+        let manifests = Dictionary(
+            registry.scan().manifests.map { ($0.id, $0) },
+            uniquingKeysWith: { first, _ in first }
+        )
+        let enabled = ProviderSettings.load(from: configuration).settings.enabled
+        var best: Candidate?
+        for (order, id) in enabled.enumerated() {
+            guard let provider = manifests[id],
+                kind == .password ? provider.capabilities.ProvidesPasswords : provider.capabilities.ProvidesOneTimeCodes
+            else { continue }
+            let stored = identities.identities(of: id)
+            for (index, address) in requested.enumerated() {
+                for (identity, saved) in stored.bySite[address.site(in: list)] ?? [] where identity.kind == kind {
+                    let fit = saved.match(for: address, in: list)
+                    guard fit != .none else { continue }
+                    let candidate = Candidate(
+                        provider: provider,
+                        identity: identity,
+                        key: (index, -fit.rawValue, order, -identity.rank)
+                    )
+                    if best.map({ candidate.key < $0.key }) ?? true { best = candidate }
+                }
+            }
+        }
+        return best
+    }
+
+    private func requestCredential(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
+        let input = try request.parameters(as: AutoFill.RequestIn.self)
+        let requested = input.serviceIdentifiers.compactMap { ServiceAddress($0.identifier) }
+        guard let candidate = best(kind: input.type, for: requested) else {
+            let services = input.serviceIdentifiers.map(\.identifier).joined(separator: ", ")
+            throw VarlinkError(
+                name: AutoFill.Error.noCredential,
+                [
+                    "message":
+                        "no enabled provider has a \(input.type == .password ? "password" : "one-time code") for \(services.isEmpty ? "no service" : services)"
+                ]
+            )
+        }
+        let provider = candidate.provider
+        let parameters = try RawJSON.reply(
+            CredentialProvider.RequestIn(
+                request: CredentialProvider.Request(type: input.type, credentialIdentity: candidate.identity)
+            )
+        )
+        do {
+            let reply = try await ask(provider, CredentialProvider.provideWithoutUserInteraction, parameters, quickTime)
+            return try answer(reply, from: provider)
+        } catch  where Self.extensionCode(error) == 100 {
+            guard input.interactive ?? true else {
+                throw VarlinkError(
+                    name: AutoFill.Error.interactionRequired,
+                    [
+                        "message":
+                            "\(provider.name) needs you (to unlock, or to choose), and the request was not to involve you"
+                    ]
+                )
+            }
+            logger.info("provider needs the person", metadata: ["provider": "\(provider.id)"])
+            let reply = try await ask(
+                provider,
+                CredentialProvider.provideWithUserInteraction,
+                parameters,
+                interactiveTime
+            )
+            return try answer(reply, from: provider)
+        }
+    }
+
+    /// Calls the provider; its refusal and its failures become AutoFill's errors, except
+    /// `userInteractionRequired`, which the caller handles.
+    private func ask(
+        _ provider: ProviderManifest,
+        _ method: String,
+        _ parameters: RawJSON,
+        _ timeout: Duration
+    ) async throws(VarlinkError) -> RawJSON {
+        do {
+            return try await pool.call(provider, method, parameters, timeout: timeout)
+        } catch let error as VarlinkError where error.name == CredentialProvider.canceled {
+            if Self.extensionCode(error) == 100 { throw error }
+            let why = error.message ?? "it gave no reason"
+            throw VarlinkError(name: AutoFill.Error.canceled, ["message": "\(provider.name) declined: \(why)"])
+        } catch let error as VarlinkError {
+            throw Self.failed(provider, "it answered with an error its interface does not have: \(error.name)")
+        } catch let error as ProviderPool.Failure {
+            throw Self.failed(provider, error.description)
+        } catch {
+            throw Self.failed(provider, "it ended without answering (\(error))")
+        }
+    }
+
+    private func answer(_ reply: RawJSON, from provider: ProviderManifest) throws(VarlinkError) -> RawJSON {
+        guard let credential = try? reply.decode(CredentialProvider.CredentialOut.self).credential else {
+            throw Self.failed(provider, "its answer is not a credential")
+        }
+        logger.info("credential provided", metadata: ["provider": "\(provider.id)"])
+        return try RawJSON.reply(AutoFill.RequestOut(credential: credential, provider: provider.id))
+    }
+
+    private static func failed(_ provider: ProviderManifest, _ why: String) -> VarlinkError {
+        VarlinkError(
+            name: AutoFill.Error.providerFailed,
+            parameters: (try? RawJSON(encoding: ["provider": provider.id, "message": "\(provider.name): \(why)"]))
+                ?? .emptyObject
+        )
+    }
+
+    /// The `ASExtensionError` code of a provider's `Canceled`.
+    private static func extensionCode(_ error: VarlinkError) -> Int? {
+        guard error.name == CredentialProvider.canceled else { return nil }
+        return try? error.parameters.member("code")?.decode(Int.self)
+    }
+
+    /// The interface and its methods, for the server.
+    package var implementation: VarlinkInterfaceImplementation {
+        VarlinkInterfaceImplementation(
+            KeyportInterfaces.autoFill,
+            methods: [
+                "RequestCredential": { [self] request throws(VarlinkError) in try await requestCredential(request) }
+            ]
+        )
+    }
+}

@@ -1,0 +1,37 @@
+/// Parameter types of `org.keyport.AutoFill` (Interfaces/org.keyport.AutoFill.varlink).
+package enum AutoFill {
+    package static let requestCredential = "org.keyport.AutoFill.RequestCredential"
+
+    package struct RequestIn: Codable, Hashable, Sendable {
+        package var type: IdentityStore.Kind
+        package var serviceIdentifiers: [IdentityStore.ServiceIdentifier]
+        package var interactive: Bool?
+
+        package init(
+            type: IdentityStore.Kind,
+            serviceIdentifiers: [IdentityStore.ServiceIdentifier],
+            interactive: Bool? = nil
+        ) {
+            self.type = type
+            self.serviceIdentifiers = serviceIdentifiers
+            self.interactive = interactive
+        }
+    }
+
+    package struct RequestOut: Codable, Hashable, Sendable {
+        package var credential: CredentialProvider.Credential
+        package var provider: String
+
+        package init(credential: CredentialProvider.Credential, provider: String) {
+            self.credential = credential
+            self.provider = provider
+        }
+    }
+
+    package enum Error {
+        package static let noCredential = "org.keyport.AutoFill.NoCredential"
+        package static let interactionRequired = "org.keyport.AutoFill.InteractionRequired"
+        package static let canceled = "org.keyport.AutoFill.Canceled"
+        package static let providerFailed = "org.keyport.AutoFill.ProviderFailed"
+    }
+}

@@ -1,0 +1,256 @@
+import Foundation
+import KeyportInterfaces
+import KeyportSystem
+import KeyportTestSupport
+import Testing
+import Varlink
+
+/// keyportd, and the example provider registered four times (quiet, interactive, hang, crash), each
+/// as a program of its own (a hard link) so that each can save its identities.
+private struct AutoFillSandbox {
+    let directory: TemporaryDirectory
+    let environment: [String: String]
+    static let modes = ["quiet", "interactive", "hang", "crash"]
+
+    init(timeout: Int = 3, idle: Int = 60) throws {
+        directory = try TemporaryDirectory("kp-fill")
+        var environment = sandboxEnvironment(in: directory.url)
+        environment["KEYPORT_PROVIDER_TIMEOUT"] = "\(timeout)"
+        environment["KEYPORT_PROVIDER_IDLE"] = "\(idle)"
+        self.environment = environment
+        let providers = try directory.subdirectory("data/keyport/providers")
+        for mode in Self.modes {
+            let program = program(mode)
+            do {
+                try FileManager.default.linkItem(atPath: builtProgram("ExampleProvider"), toPath: program)
+            } catch {
+                try FileManager.default.copyItem(atPath: builtProgram("ExampleProvider"), toPath: program)
+            }
+            let manifest: [String: Any] = [
+                "id": "org.example.\(mode)", "name": "Example \(mode)", "exec": [program, mode],
+                "capabilities": ["ProvidesPasswords": true, "ProvidesOneTimeCodes": true],
+            ]
+            try JSONSerialization.data(withJSONObject: manifest).write(
+                to: providers.appendingPathComponent("\(mode).json")
+            )
+        }
+    }
+
+    func program(_ mode: String) -> String { directory.url.appendingPathComponent("provider-\(mode)").path }
+
+    func keyport(_ arguments: [String]) async throws -> Program.Ran {
+        try await Program.run(KeyportDaemonTests.keyport, arguments, environment: environment, timeout: .seconds(60))
+    }
+
+    /// Enables the providers in this order, then has each save its identities for `service`.
+    func setUp(order: [String], services: [String: String]) async throws {
+        #expect(try await keyport(["providers", "order"] + order.map { "org.example.\($0)" }).status == 0)
+        for (mode, service) in services {
+            let saved = try await Program.run(
+                program(mode),
+                ["save", service],
+                environment: environment,
+                timeout: .seconds(60)
+            )
+            #expect(saved.status == 0, "\(mode): \(saved.standardError)")
+        }
+    }
+
+    /// `RequestCredential` through keyportd: the reply, or the error's name and message.
+    func request(
+        _ kind: IdentityStore.Kind,
+        _ services: [String],
+        interactive: Bool? = nil
+    ) async throws -> Result<AutoFill.RequestOut, VarlinkError> {
+        let input = AutoFill.RequestIn(
+            type: kind,
+            serviceIdentifiers: services.map {
+                IdentityStore.ServiceIdentifier(identifier: $0, type: $0.contains("://") ? .URL : .domain)
+            },
+            interactive: interactive
+        )
+        do {
+            let reply = try await DaemonClient.withConnection(environment: environment) { connection in
+                try await connection.call(AutoFill.requestCredential, RawJSON(encoding: input))
+            }
+            return .success(try reply.decode(AutoFill.RequestOut.self))
+        } catch let error as VarlinkError {
+            return .failure(error)
+        }
+    }
+}
+
+/// The TOTP codes oathtool gives for the example's secret now and one period later (a request can
+/// straddle the boundary).
+private func oathtoolCodes() async throws -> Set<String> {
+    let oathtool = try Peers.require("/usr/bin/oathtool", "oathtool")
+    let now = Int(Date().timeIntervalSince1970)
+    var codes: Set<String> = []
+    for time in [now, now + 30] {
+        let ran = try await Program.run(
+            oathtool,
+            ["--totp", "--base32", "--now", "@\(time)", "JBSWY3DPEHPK3PXP"],
+            timeout: .seconds(30)
+        )
+        codes.insert(ran.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+    return codes
+}
+
+@Suite("AutoFill through keyportd and providers", .serialized)
+struct AutoFillTests {
+    @Test("a one-time code and a password from the quiet provider: matched by site, the code equals oathtool's")
+    func quiet() async throws {
+        let sandbox = try AutoFillSandbox()
+        defer { sandbox.directory.remove() }
+        let daemon = try await startKeyportd(sandbox.environment)
+        defer { daemon.stop() }
+        try await sandbox.setUp(order: ["quiet"], services: ["quiet": "example.com"])
+
+        let before = try await oathtoolCodes()
+        let code = try await sandbox.request(.oneTimeCode, ["https://login.example.com/mfa", "example.com"]).get()
+        #expect(code.provider == "org.example.quiet")
+        #expect(before.contains(code.credential.code ?? "none"), "\(code.credential.code ?? "none") not in \(before)")
+        #expect(code.credential.password == nil)
+
+        let password = try await sandbox.request(.password, ["https://example.com/login"]).get()
+        #expect(password.credential.user == "alice")
+        #expect(password.credential.password == "correct horse battery staple")
+
+        // Nothing saved for another site, nor for another github.io page.
+        #expect(await sandbox.requestResult(.password, ["https://example.org/"])?.name == AutoFill.Error.noCredential)
+        // One provider process served both requests: started once, kept warm.
+        let started = daemon.standardError.components(separatedBy: "provider started").count - 1
+        #expect(started == 1, "\(daemon.standardError)")
+    }
+
+    @Test(
+        "seed 003's dance: userInteractionRequired, then prepareInterfaceToProvideCredential; not when the client says no"
+    )
+    func interactive() async throws {
+        let sandbox = try AutoFillSandbox()
+        defer { sandbox.directory.remove() }
+        let daemon = try await startKeyportd(sandbox.environment)
+        defer { daemon.stop() }
+        try await sandbox.setUp(order: ["interactive"], services: ["interactive": "example.com"])
+
+        let refused = await sandbox.requestResult(.password, ["example.com"], interactive: false)
+        #expect(refused?.name == AutoFill.Error.interactionRequired)
+        let answered = try await sandbox.request(.password, ["example.com"]).get()
+        #expect(answered.credential.user == "alice" && answered.provider == "org.example.interactive")
+        _ = try await daemon.waitForLine(timeout: .seconds(10), onStandardError: true) {
+            $0.contains("provider needs the person")
+        }
+    }
+
+    @Test("a provider that hangs or crashes fails its request within the time limit; the others go on")
+    func misbehaving() async throws {
+        let sandbox = try AutoFillSandbox(timeout: 2)
+        defer { sandbox.directory.remove() }
+        let daemon = try await startKeyportd(sandbox.environment)
+        defer { daemon.stop() }
+        try await sandbox.setUp(
+            order: ["hang", "crash", "quiet"],
+            services: ["hang": "hang.example", "crash": "crash.example", "quiet": "example.com"]
+        )
+        let started = ContinuousClock.now
+        let hung = await sandbox.requestResult(.oneTimeCode, ["hang.example"])
+        #expect(hung?.name == AutoFill.Error.providerFailed)
+        #expect(hung?.message?.contains("did not answer within 2 seconds") == true, "\(hung?.message ?? "")")
+        #expect(ContinuousClock.now - started < .seconds(30))
+
+        let crashed = await sandbox.requestResult(.password, ["crash.example"])
+        #expect(crashed?.name == AutoFill.Error.providerFailed)
+        #expect(crashed?.message?.contains("Example crash") == true, "\(crashed?.message ?? "")")
+
+        // The quiet provider is not disturbed, and the hung one is asked again (and started again).
+        #expect(try await sandbox.request(.password, ["example.com"]).get().credential.user == "alice")
+        #expect(await sandbox.requestResult(.oneTimeCode, ["hang.example"])?.name == AutoFill.Error.providerFailed)
+        // keyportd lives on.
+        #expect(await daemon.waitForExit(timeout: .milliseconds(100)) == nil)
+    }
+
+    @Test("Settings decide: a disabled provider is not asked; of two for one site, the earlier in Settings answers")
+    func settings() async throws {
+        let sandbox = try AutoFillSandbox()
+        defer { sandbox.directory.remove() }
+        let daemon = try await startKeyportd(sandbox.environment)
+        defer { daemon.stop() }
+        try await sandbox.setUp(
+            order: ["interactive", "quiet"],
+            services: ["interactive": "example.com", "quiet": "example.com"]
+        )
+        #expect(try await sandbox.request(.password, ["example.com"]).get().provider == "org.example.interactive")
+        #expect(
+            try await sandbox.keyport(["providers", "order", "org.example.quiet", "org.example.interactive"]).status
+                == 0
+        )
+        #expect(try await sandbox.request(.password, ["example.com"]).get().provider == "org.example.quiet")
+        #expect(try await sandbox.keyport(["providers", "disable", "org.example.quiet"]).status == 0)
+        #expect(try await sandbox.request(.password, ["example.com"]).get().provider == "org.example.interactive")
+        #expect(try await sandbox.keyport(["providers", "disable", "org.example.interactive"]).status == 0)
+        #expect(await sandbox.requestResult(.password, ["example.com"])?.name == AutoFill.Error.noCredential)
+    }
+
+    @Test("an unused provider is stopped after the idle time and started again when needed")
+    func idle() async throws {
+        let sandbox = try AutoFillSandbox(idle: 1)
+        defer { sandbox.directory.remove() }
+        let daemon = try await startKeyportd(sandbox.environment)
+        defer { daemon.stop() }
+        try await sandbox.setUp(order: ["quiet"], services: ["quiet": "example.com"])
+        #expect(try await sandbox.request(.password, ["example.com"]).get().credential.user == "alice")
+        let first = try await daemon.waitForLine(timeout: .seconds(10), onStandardError: true) {
+            $0.contains("provider started")
+        }
+        let pid = try #require(first.split(separator: "pid=").last.flatMap { pid_t($0.prefix { $0.isNumber }) })
+        let process = try PinnedProcess(pid: pid)
+        // Stopped once idle: its connection closed, it exits by itself.
+        _ = try await daemon.waitForLine(timeout: .seconds(20), onStandardError: true) {
+            $0.contains("provider stopped")
+        }
+        #expect(!process.isAlive)
+        #expect(try await sandbox.request(.password, ["example.com"]).get().credential.user == "alice")
+        #expect(daemon.standardError.components(separatedBy: "provider started").count - 1 == 2)
+    }
+
+    @Test("the provider answers PyPI's varlink client, started by it as keyportd starts it")
+    func foreignClient() async throws {
+        let python = try await Peers.python(importing: ["varlink"])
+        let script = """
+            import json, sys, varlink
+            with varlink.Client.new_with_activate([sys.argv[1], "quiet"]) as client, client.open("org.keyport.CredentialProvider", namespaced=False) as provider:
+                identity = {"kind": "password", "serviceIdentifier": {"identifier": "example.com", "type": "domain"}, "user": "alice", "recordIdentifier": "alice", "rank": 0}
+                reply = provider.ProvideWithoutUserInteraction({"type": "password", "credentialIdentity": identity})
+                print(json.dumps(reply["credential"], sort_keys=True))
+                try:
+                    provider.ProvideWithoutUserInteraction({"type": "password", "credentialIdentity": dict(identity, recordIdentifier="bob")})
+                except varlink.VarlinkError as error:
+                    print(error.error(), error.parameters()["code"])
+            """
+        let ran = try await Program.run(python, ["-c", script, builtProgram("ExampleProvider")], timeout: .seconds(60))
+        #expect(ran.status == 0, "\(ran.standardError)")
+        #expect(
+            ran.standardOutput
+                == #"{"password": "correct horse battery staple", "user": "alice"}"# + "\n"
+                + "org.keyport.CredentialProvider.Canceled 101\n"
+        )
+        // Started by hand, it says what it is.
+        let alone = try await Program.run(builtProgram("ExampleProvider"), [], timeout: .seconds(30))
+        #expect(alone.status == 2 && alone.standardError.contains("keyportd starts it"))
+    }
+}
+
+extension AutoFillSandbox {
+    /// The error of a request that must fail, or `nil` when it succeeded.
+    func requestResult(
+        _ kind: IdentityStore.Kind,
+        _ services: [String],
+        interactive: Bool? = nil
+    ) async -> VarlinkError? {
+        guard case .failure(let error)? = try? await request(kind, services, interactive: interactive) else {
+            return nil
+        }
+        return error
+    }
+}

@@ -52,7 +52,7 @@ package final class AutoFillService: Sendable {
     }
 
     /// The identity that fits `requested` best among the enabled providers', or `nil`.
-    func best(kind: IdentityStore.Kind, for requested: [ServiceAddress]) -> Candidate? {
+    func best(kind: IdentityStore.Kind, user: String? = nil, for requested: [ServiceAddress]) -> Candidate? {
         let manifests = Dictionary(
             registry.scan().manifests.map { ($0.id, $0) },
             uniquingKeysWith: { first, _ in first }
@@ -65,7 +65,8 @@ package final class AutoFillService: Sendable {
             else { continue }
             let stored = identities.identities(of: id)
             for (index, address) in requested.enumerated() {
-                for (identity, saved) in stored.bySite[address.site(in: list)] ?? [] where identity.kind == kind {
+                for (identity, saved) in stored.bySite[address.site(in: list)] ?? []
+                where identity.kind == kind && (user == nil || identity.user == user) {
                     let fit = saved.match(for: address, in: list)
                     guard fit != .none else { continue }
                     let candidate = Candidate(
@@ -83,8 +84,10 @@ package final class AutoFillService: Sendable {
     private func requestCredential(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
         let input = try request.parameters(as: AutoFill.RequestIn.self)
         let requested = input.serviceIdentifiers.compactMap { ServiceAddress($0.identifier) }
-        guard let candidate = best(kind: input.type, for: requested) else {
-            let services = input.serviceIdentifiers.map(\.identifier).joined(separator: ", ")
+        guard let candidate = best(kind: input.type, user: input.user, for: requested) else {
+            let services =
+                input.serviceIdentifiers.map(\.identifier).joined(separator: ", ")
+                + (input.user.map { " (user \($0))" } ?? "")
             throw VarlinkError(
                 name: AutoFill.Error.noCredential,
                 [

@@ -5,15 +5,18 @@ package enum AutoFill {
     package struct RequestIn: Codable, Hashable, Sendable {
         package var type: IdentityStore.Kind
         package var serviceIdentifiers: [IdentityStore.ServiceIdentifier]
+        package var user: String?
         package var interactive: Bool?
 
         package init(
             type: IdentityStore.Kind,
             serviceIdentifiers: [IdentityStore.ServiceIdentifier],
+            user: String? = nil,
             interactive: Bool? = nil
         ) {
             self.type = type
             self.serviceIdentifiers = serviceIdentifiers
+            self.user = user
             self.interactive = interactive
         }
     }

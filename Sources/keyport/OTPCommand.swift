@@ -7,7 +7,8 @@ struct OTPCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "otp",
         abstract: "Make and read one-time codes: HOTP, TOTP, Steam Guard; otpauth:// and Google Authenticator exports.",
-        subcommands: [Code.self, Parse.self, Migration.self]
+        subcommands: [Fill.self, Code.self, Parse.self, Migration.self],
+        defaultSubcommand: Fill.self
     )
 }
 

@@ -241,6 +241,64 @@ struct AutoFillTests {
     }
 }
 
+@Suite("keyport otp and keyport password", .serialized)
+struct AutoFillClientTests {
+    @Test("the code alone, the password alone or as JSON; --copy through the clipboard tool; clear failures")
+    func clients() async throws {
+        let sandbox = try AutoFillSandbox()
+        defer { sandbox.directory.remove() }
+        // Not running yet: exit 2, saying how to start it.
+        let down = try await sandbox.keyport(["otp", "example.com"])
+        #expect(down.status == 2 && down.standardError.contains("keyportd is not running"), "\(down.standardError)")
+
+        let daemon = try await startKeyportd(sandbox.environment)
+        defer { daemon.stop() }
+        try await sandbox.setUp(order: ["quiet"], services: ["quiet": "example.com"])
+
+        let before = try await oathtoolCodes()
+        let code = try await sandbox.keyport(["otp", "https://www.example.com/mfa"])
+        #expect(code.status == 0, "\(code.standardError)")
+        #expect(before.contains(code.standardOutput.trimmingCharacters(in: .newlines)), "\(code.standardOutput)")
+        #expect(code.standardOutput.utf8.count == 7)  // six digits and a newline, nothing else
+
+        let password = try await sandbox.keyport(["password", "example.com"])
+        #expect(password.standardOutput == "correct horse battery staple\n")
+        let json = try await sandbox.keyport(["password", "https://example.com/login", "--json", "--user", "alice"])
+        #expect(json.standardOutput == #"{"password":"correct horse battery staple","user":"alice"}"# + "\n")
+
+        let nobody = try await sandbox.keyport(["password", "example.com", "--user", "bob"])
+        #expect(nobody.status == 1 && nobody.standardError.contains("no enabled provider has a password"))
+        let elsewhere = try await sandbox.keyport(["otp", "example.org"])
+        #expect(elsewhere.status == 1 && elsewhere.standardError.contains("one-time code for example.org"))
+
+        // --copy hands the code to xclip on its standard input (here a stand-in that keeps it).
+        let bin = try sandbox.directory.subdirectory("bin")
+        let clipboard = sandbox.directory.url.appendingPathComponent("clipboard").path
+        let xclip = bin.appendingPathComponent("xclip").path
+        try "#!/bin/sh\n[ \"$*\" = '-selection clipboard' ] && cat > '\(clipboard)'\n".write(
+            toFile: xclip,
+            atomically: true,
+            encoding: .utf8
+        )
+        #expect(chmod(xclip, 0o755) == 0)
+        var environment = sandbox.environment
+        environment["DISPLAY"] = ":99"
+        environment["WAYLAND_DISPLAY"] = nil
+        environment["PATH"] = bin.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        let copied = try await Program.run(
+            keyport,
+            ["otp", "example.com", "--copy"],
+            environment: environment,
+            timeout: .seconds(60)
+        )
+        #expect(copied.status == 0, "\(copied.standardError)")
+        #expect(
+            try String(contentsOfFile: clipboard, encoding: .utf8)
+                == copied.standardOutput.trimmingCharacters(in: .newlines)
+        )
+    }
+}
+
 extension AutoFillSandbox {
     /// The error of a request that must fail, or `nil` when it succeeded.
     func requestResult(

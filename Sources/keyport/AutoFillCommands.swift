@@ -1,0 +1,128 @@
+import ArgumentParser
+import Foundation
+import KeyportInterfaces
+import KeyportSystem
+import Varlink
+
+/// Asks keyportd's AutoFill for a credential for `service` (a URL, or a domain).
+func requestCredential(
+    _ kind: IdentityStore.Kind,
+    for service: String,
+    user: String? = nil
+) async throws -> AutoFill.RequestOut {
+    let identifier = IdentityStore.ServiceIdentifier(
+        identifier: service,
+        type: service.contains("://") ? .URL : .domain
+    )
+    let input = AutoFill.RequestIn(type: kind, serviceIdentifiers: [identifier], user: user)
+    return try await withKeyportd { connection in
+        let reply = try await connection.call(AutoFill.requestCredential, RawJSON(encoding: input))
+        return try reply.decode(AutoFill.RequestOut.self)
+    }
+}
+
+/// Puts `text` on the clipboard with `wl-copy` (Wayland) or `xclip` (X11), whichever the session
+/// has; the text goes through standard input, never the arguments.
+func copyToClipboard(_ text: String) async throws(Failure) {
+    let environment = ProcessInfo.processInfo.environment
+    let tools: [(name: String, arguments: [String], needs: String)] = [
+        ("wl-copy", [], "WAYLAND_DISPLAY"), ("xclip", ["-selection", "clipboard"], "DISPLAY"),
+    ]
+    for tool in tools where !(environment[tool.needs] ?? "").isEmpty {
+        guard let program = Executable.find(tool.name, path: environment["PATH"]) else { continue }
+        let child: ChildProcess
+        do {
+            child = try ChildProcess(
+                executable: program,
+                arguments: tool.arguments,
+                environment: environment,
+                streams: .captured(input: Data(text.utf8))
+            )
+        } catch {
+            throw .io("cannot run \(tool.name): \(error)")
+        }
+        // wl-copy and xclip leave a process of their own behind to serve the clipboard; the one
+        // started here exits once it has the text.
+        await child.waitForExit()
+        guard let ended = child.termination, ended == .exited(0) else {
+            throw .io("\(tool.name) \(child.termination.map { "\($0)" } ?? "did not finish")")
+        }
+        return
+    }
+    throw .io("no clipboard tool: install wl-clipboard (Wayland) or xclip (X11), in a graphical session")
+}
+
+extension OTPCommand {
+    struct Fill: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "fill",
+            abstract: "Print the current one-time code for a site, from the providers enabled in Settings.",
+            discussion: """
+                The default subcommand: `keyport otp example.com` is `keyport otp fill example.com`. keyportd \
+                asks the provider whose identity fits the site best (the provider may ask you, through \
+                `keyport agent`). Exit status: 0 the code was printed; 1 no provider has a code for the \
+                site, or it declined or failed; 2 keyportd is not running, or a usage error.
+                """
+        )
+
+        @Argument(help: "The site: a URL (https://login.example.com/) or a domain (example.com).")
+        var site: String
+
+        @Flag(help: "Also put the code on the clipboard (wl-copy or xclip).")
+        var copy = false
+
+        func run() async throws {
+            let answer = try await requestCredential(.oneTimeCode, for: site)
+            guard let code = answer.credential.code else {
+                throw Failure.invalid("\(answer.provider) answered without a code")
+            }
+            if copy { try await copyToClipboard(code) }
+            print(code)
+        }
+    }
+}
+
+struct PasswordCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "password",
+        abstract: "Print the password for a site, from the providers enabled in Settings.",
+        discussion: """
+            keyportd asks the provider whose identity fits the site best (the provider may ask you, \
+            through `keyport agent`). The password alone goes to standard output; --json prints \
+            {"user", "password"}. Exit status: 0 printed; 1 no provider has a password for the site \
+            (and user), or it declined or failed; 2 keyportd is not running, or a usage error.
+            """
+    )
+
+    @Argument(help: "The site: a URL (https://login.example.com/) or a domain (example.com).")
+    var site: String
+
+    @Option(help: "The account's user name, when the site has several.")
+    var user: String?
+
+    @Flag(help: "Print {\"user\": …, \"password\": …} instead.")
+    var json = false
+
+    func run() async throws {
+        let answer = try await requestCredential(.password, for: site, user: user)
+        guard let password = answer.credential.password else {
+            throw Failure.invalid("\(answer.provider) answered without a password")
+        }
+        guard json else {
+            print(password)
+            return
+        }
+        struct Output: Encodable {
+            var user: String?
+            var password: String
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        print(
+            String(
+                decoding: try encoder.encode(Output(user: answer.credential.user, password: password)),
+                as: UTF8.self
+            )
+        )
+    }
+}

@@ -299,6 +299,89 @@ struct AutoFillClientTests {
     }
 }
 
+@Suite("keyport git-credential with a real git", .serialized)
+struct GitCredentialTests {
+    @Test("git clones over HTTP with basic auth, the credentials coming from a provider through the helper")
+    func clone() async throws {
+        let git = try Peers.require("/usr/bin/git", "git")
+        let sandbox = try AutoFillSandbox()
+        defer { sandbox.directory.remove() }
+        let daemon = try await startKeyportd(sandbox.environment)
+        defer { daemon.stop() }
+
+        // A repository with one commit, served as a bare copy over git's dumb HTTP protocol.
+        var environment = sandbox.environment
+        environment["HOME"] = sandbox.directory.url.path
+        environment["GIT_CONFIG_NOSYSTEM"] = "1"
+        environment["GIT_TERMINAL_PROMPT"] = "0"
+        environment["GIT_AUTHOR_NAME"] = "Keyport"
+        environment["GIT_AUTHOR_EMAIL"] = "keyport@example.invalid"
+        environment["GIT_COMMITTER_NAME"] = "Keyport"
+        environment["GIT_COMMITTER_EMAIL"] = "keyport@example.invalid"
+        let root = sandbox.directory.url.path
+        func run(_ arguments: [String], in directory: String = root) async throws -> Program.Ran {
+            try await Program.run(git, ["-C", directory] + arguments, environment: environment, timeout: .seconds(60))
+        }
+        #expect(try await run(["init", "-q", "source"]).status == 0)
+        try "hello\n".write(toFile: root + "/source/README", atomically: true, encoding: .utf8)
+        #expect(try await run(["add", "README"], in: root + "/source").status == 0)
+        #expect(try await run(["commit", "-q", "-m", "first"], in: root + "/source").status == 0)
+        #expect(try await run(["clone", "-q", "--bare", "source", "served/repo.git"]).status == 0)
+        #expect(try await run(["update-server-info"], in: root + "/served/repo.git").status == 0)
+
+        let python = try Peers.require("/usr/bin/python3", "the system's python3")
+        let server = try Program(
+            python,
+            [
+                Peers.file("Tests/KeyportDaemonTests/Peers/git_server.py"), root + "/served", "alice",
+                "correct horse battery staple",
+            ]
+        )
+        defer { server.stop() }
+        let ready = try await server.waitForLine(timeout: .seconds(30)) { $0.hasPrefix("READY ") }
+        let port = try #require(Int(ready.dropFirst("READY ".count)))
+
+        // Without the helper's answer git cannot get in.
+        try await sandbox.setUp(order: ["quiet"], services: ["quiet": "127.0.0.1:\(port)"])
+        let url = "http://127.0.0.1:\(port)/repo.git"
+        let refused = try await run(["clone", "-q", url, "without"])
+        #expect(refused.status != 0)
+
+        let cloned = try await run(["-c", "credential.helper=!\(keyport) git-credential", "clone", "-q", url, "with"])
+        #expect(cloned.status == 0, "\(cloned.standardError)")
+        #expect(try String(contentsOfFile: root + "/with/README", encoding: .utf8) == "hello\n")
+
+        // The helper by itself: git's protocol in, username and password out; store and erase
+        // change nothing and say so.
+        let input = Data("protocol=http\nhost=127.0.0.1:\(port)\npath=repo.git\ncapability[]=authtype\n\n".utf8)
+        let get = try await Program.run(
+            keyport,
+            ["git-credential", "get"],
+            environment: environment,
+            input: input,
+            timeout: .seconds(60)
+        )
+        #expect(get.standardOutput == "username=alice\npassword=correct horse battery staple\n")
+        let store = try await Program.run(
+            keyport,
+            ["git-credential", "erase"],
+            environment: environment,
+            input: Data("protocol=http\nhost=127.0.0.1:\(port)\nusername=alice\npassword=x\n\n".utf8),
+            timeout: .seconds(60)
+        )
+        #expect(store.status == 0 && store.standardError.contains("nothing was changed"))
+        // Nothing for another host: no answer, so git asks elsewhere.
+        let none = try await Program.run(
+            keyport,
+            ["git-credential", "get"],
+            environment: environment,
+            input: Data("protocol=https\nhost=example.org\n\n".utf8),
+            timeout: .seconds(60)
+        )
+        #expect(none.status == 0 && none.standardOutput.isEmpty && none.standardError.contains("no enabled provider"))
+    }
+}
+
 extension AutoFillSandbox {
     /// The error of a request that must fail, or `nil` when it succeeded.
     func requestResult(

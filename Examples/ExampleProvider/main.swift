@@ -5,8 +5,9 @@
 //   ExampleProvider [MODE]           what keyportd starts (it says so when started by hand)
 //
 // MODE shows the four ways a provider behaves, for Keyport's tests and for trying AutoFill out:
-// quiet (answers without the person), interactive (needs the person first), hang (never
-// answers), crash (dies when asked). Examples/manifests/ registers each under its own id.
+// quiet (answers without the person), interactive (locked: needs the person, who unlocks it
+// with the passphrase "open sesame" through keyportd's agent), hang (never answers), crash (dies
+// when asked). Examples/manifests/ registers each under its own id.
 
 import AuthenticationServices
 import Foundation
@@ -43,7 +44,30 @@ final class ExampleProviderViewController: ASCredentialProviderViewController {
     }
 
     override func prepareInterfaceToProvideCredential(for credentialRequest: any ASCredentialRequest) {
-        answer(credentialRequest)
+        guard mode == "interactive" else {
+            answer(credentialRequest)
+            return
+        }
+        // Unlocking, as a vault would: the passphrase comes through keyportd's agent.
+        Task {
+            do {
+                guard
+                    let passphrase = try await ASCredentialProviderPrompt.secret(
+                        "Unlock to fill \(account.user)'s credential"
+                    )
+                else {
+                    extensionContext.cancelRequest(withError: ASExtensionError(.userCanceled))
+                    return
+                }
+                guard passphrase == "open sesame" else {
+                    extensionContext.cancelRequest(withError: ASExtensionError(.failed, reason: "wrong passphrase"))
+                    return
+                }
+                answer(credentialRequest)
+            } catch {
+                extensionContext.cancelRequest(withError: error)
+            }
+        }
     }
 
     override func prepareOneTimeCodeCredentialList(for serviceIdentifiers: [ASCredentialServiceIdentifier]) {

@@ -5,14 +5,9 @@ import Varlink
 
 /// How a question to the person ended.
 private enum Outcome: Sendable {
-    /// The chosen importer's id, or `nil`: declined.
-    case answered(String?)
-    /// No agent was connected to ask.
-    case noAgent
-    /// The app that asked went away first.
-    case withdrawn
-    /// keyportd is stopping.
-    case stopping
+    /// The person's answer (declined: no choice, no secret).
+    case answered(Agent.Answer)
+    case unanswered(AgentHub.Unanswered)
 }
 
 /// The agents connected to keyportd (`org.keyport.Agent`), and the questions waiting for the
@@ -37,12 +32,19 @@ package final class AgentHub: Sendable {
 
     package init() {}
 
-    /// Asks the person `request`; returns the chosen importer's id, or `nil` when they declined.
-    /// Cancelling the calling task (the asking app left) withdraws the question.
-    ///
-    /// - Throws: `org.keyport.Exchange.NoAgent` when no agent is connected; `Declined` when the
-    ///   question was withdrawn.
-    package func ask(_ request: Agent.Request) async throws(VarlinkError) -> String? {
+    /// Why a question got no answer.
+    package enum Unanswered: Error, Sendable {
+        /// No agent was connected to ask.
+        case noAgent
+        /// The app that asked went away first.
+        case withdrawn
+        /// keyportd is stopping.
+        case stopping
+    }
+
+    /// Asks the person `request`; returns their answer (a choice, a secret, or neither when they
+    /// declined). Cancelling the calling task (the asking app left) withdraws the question.
+    package func ask(_ request: Agent.Request) async throws(Unanswered) -> Agent.Answer {
         let id = request.id
         let outcome: Outcome = await withTaskCancellationHandler {
             await withCheckedContinuation { (outcome: CheckedContinuation<Outcome, Never>) in
@@ -53,31 +55,17 @@ package final class AgentHub: Sendable {
                     return Array(state.agents.values)
                 }
                 switch agents {
-                case nil: outcome.resume(returning: .noAgent)
-                case let agents? where agents.isEmpty: outcome.resume(returning: .withdrawn)
+                case nil: outcome.resume(returning: .unanswered(.noAgent))
+                case let agents? where agents.isEmpty: outcome.resume(returning: .unanswered(.withdrawn))
                 case let agents?: for agent in agents { agent.yield(request) }
                 }
             }
         } onCancel: {
-            state.withLock { $0.waiting.removeValue(forKey: id) }?.outcome.resume(returning: .withdrawn)
+            state.withLock { $0.waiting.removeValue(forKey: id) }?.outcome.resume(returning: .unanswered(.withdrawn))
         }
         switch outcome {
-        case .answered(let choice): return choice
-        case .noAgent:
-            throw VarlinkError(
-                name: Exchange.Error.noAgent,
-                ["message": "no agent is running to ask you; start one with `keyport agent` and try again"]
-            )
-        case .withdrawn:
-            throw VarlinkError(
-                name: Exchange.Error.declined,
-                ["message": "the request was withdrawn before it was answered"]
-            )
-        case .stopping:
-            throw VarlinkError(
-                name: Exchange.Error.shuttingDown,
-                ["message": "keyportd is stopping; nothing was exported"]
-            )
+        case .answered(let answer): return answer
+        case .unanswered(let why): throw why
         }
     }
 
@@ -102,7 +90,7 @@ package final class AgentHub: Sendable {
                 defer { state.waiting = [:] }
                 return Array(state.waiting.values)
             }
-            for question in orphaned { question.outcome.resume(returning: .noAgent) }
+            for question in orphaned { question.outcome.resume(returning: .unanswered(.noAgent)) }
         }
         // The stream ends when the agent's connection closes (its call is cancelled).
         for await question in questions {
@@ -111,7 +99,8 @@ package final class AgentHub: Sendable {
         return .emptyObject
     }
 
-    /// `Answer`: the person's choice for a waiting question.
+    /// `Answer`: the person's answer to a waiting question; a choice must be one offered (for a
+    /// confirmation, "yes").
     package func answer(_ answer: Agent.Answer) throws(VarlinkError) {
         let problem: VarlinkError? = state.withLock { state in
             guard let waiting = state.waiting[answer.request] else {
@@ -123,14 +112,19 @@ package final class AgentHub: Sendable {
                     ]
                 )
             }
-            if let choice = answer.choice, !waiting.request.importers.contains(where: { $0.id == choice }) {
-                return VarlinkError(
-                    name: "org.keyport.Agent.InvalidChoice",
-                    ["choice": choice, "message": "\(choice) is not one of the apps offered for this question"]
-                )
+            if let choice = answer.choice {
+                let offered =
+                    waiting.request.kind == Agent.Kind.confirm.rawValue
+                    ? choice == Agent.yes : waiting.request.choices.contains { $0.id == choice }
+                guard offered else {
+                    return VarlinkError(
+                        name: "org.keyport.Agent.InvalidChoice",
+                        ["choice": choice, "message": "\(choice) is not one of the choices offered for this question"]
+                    )
+                }
             }
             state.waiting.removeValue(forKey: answer.request)
-            waiting.outcome.resume(returning: .answered(answer.choice))
+            waiting.outcome.resume(returning: .answered(answer))
             return nil
         }
         if let problem { throw problem }
@@ -146,7 +140,7 @@ package final class AgentHub: Sendable {
             }
             return (Array(state.waiting.values), Array(state.agents.values))
         }
-        for question in waiting { question.outcome.resume(returning: .stopping) }
+        for question in waiting { question.outcome.resume(returning: .unanswered(.stopping)) }
         for agent in agents { agent.finish() }
     }
 

@@ -65,6 +65,39 @@ package enum AppResolver {
         }
     }
 
+    /// The registered credential provider `process` is (its manifest declares `ProvidesPasswords`
+    /// or `ProvidesOneTimeCodes`), or why it is none, for a message.
+    package static func provider(
+        _ process: PinnedProcess,
+        among manifests: [ProviderManifest]
+    ) -> Result<ProviderManifest, NotAProvider> {
+        let identity: Identity
+        do {
+            identity = try identify(process, among: manifests)
+        } catch {
+            return .failure(NotAProvider(message: "keyportd cannot tell which app is asking: \(error)"))
+        }
+        switch identity {
+        case .app(let manifest, _)
+        where manifest.capabilities.ProvidesPasswords || manifest.capabilities.ProvidesOneTimeCodes:
+            return .success(manifest)
+        case .app(let manifest, _):
+            return .failure(
+                NotAProvider(
+                    message:
+                        "\(manifest.name) (\(manifest.id)) declares neither ProvidesPasswords nor ProvidesOneTimeCodes in its manifest"
+                )
+            )
+        case .unregistered(_, let description):
+            return .failure(NotAProvider(message: "the caller is not a registered provider: it is \(description)"))
+        }
+    }
+
+    /// Why a caller is not a credential provider.
+    package struct NotAProvider: Error, Sendable {
+        package var message: String
+    }
+
     /// The path a manifest's program runs as, links resolved, as `/proc/PID/exe` shows it.
     private static func program(of manifest: ProviderManifest) -> String {
         URL(fileURLWithPath: manifest.exec[0]).resolvingSymlinksInPath().path

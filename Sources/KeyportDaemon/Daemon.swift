@@ -63,6 +63,7 @@ package struct KeyportDaemon: Service {
         let exchange = ExchangeService(registry: registry, agents: agents, tokenLifetime: tokenLifetime, logger: logger)
         let callbacks = CallbacksService(environment: environment, logger: logger)
         let identities = IdentityStoreService(registry: registry, locations: locations)
+        let prompts = PromptService(registry: registry, agents: agents)
         let pool = ProviderPool(environment: environment, idleTime: providerIdleTime, logger: logger)
         let autoFill = AutoFillService(
             registry: registry,
@@ -77,7 +78,7 @@ package struct KeyportDaemon: Service {
             info: Self.info,
             interfaces: [
                 providers.implementation, exchange.implementation, agents.implementation, callbacks.implementation,
-                identities.implementation, autoFill.implementation,
+                identities.implementation, autoFill.implementation, prompts.implementation,
             ],
             maximumMessageSize: DaemonClient.maximumMessageSize
         )

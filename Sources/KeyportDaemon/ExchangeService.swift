@@ -92,17 +92,39 @@ package final class ExchangeService: Sendable {
         }
         let question = Agent.Request(
             id: UUID().uuidString,
-            kind: "export",
-            exporter: exporterName,
-            explanation: """
+            kind: .export,
+            app: exporterName,
+            message: """
                 \(exporterName) wants to export your credentials: passwords, passkeys, one-time-code \
                 secrets and the rest of what it holds for you. The app you choose receives all of \
                 them and can use them as its own. Choose an app only if you trust it with your \
                 accounts.
                 """,
-            importers: eligible.map { Agent.Choice(id: $0.id, name: $0.name) }
+            choices: eligible.map { Agent.Choice(id: $0.id, name: $0.name) }
         )
-        guard let choice = try await agents.ask(question) else {
+        let answer: Agent.Answer
+        do {
+            answer = try await agents.ask(question)
+        } catch {
+            switch error {
+            case .noAgent:
+                throw VarlinkError(
+                    name: Exchange.Error.noAgent,
+                    ["message": "no agent is running to ask you; start one with `keyport agent` and try again"]
+                )
+            case .withdrawn:
+                throw VarlinkError(
+                    name: Exchange.Error.declined,
+                    ["message": "the request was withdrawn before it was answered"]
+                )
+            case .stopping:
+                throw VarlinkError(
+                    name: Exchange.Error.shuttingDown,
+                    ["message": "keyportd is stopping; nothing was exported"]
+                )
+            }
+        }
+        guard let choice = answer.choice else {
             throw VarlinkError(name: Exchange.Error.declined, ["message": "the export was declined"])
         }
         guard let importer = eligible.first(where: { $0.id == choice }),

@@ -50,32 +50,10 @@ package final class IdentityStoreService: Sendable {
 
     /// The registered provider making `request`.
     private func provider(_ request: VarlinkRequest) throws(VarlinkError) -> ProviderManifest {
-        let identity: AppResolver.Identity
-        do {
-            identity = try AppResolver.identify(request.peer.process, among: registry.scan().manifests)
-        } catch {
-            throw VarlinkError(
-                name: IdentityStore.Error.notAProvider,
-                ["message": "keyportd cannot tell which app is asking: \(error)"]
-            )
-        }
-        switch identity {
-        case .app(let manifest, _)
-        where manifest.capabilities.ProvidesPasswords || manifest.capabilities.ProvidesOneTimeCodes:
-            return manifest
-        case .app(let manifest, _):
-            throw VarlinkError(
-                name: IdentityStore.Error.notAProvider,
-                [
-                    "message":
-                        "\(manifest.name) (\(manifest.id)) declares neither ProvidesPasswords nor ProvidesOneTimeCodes in its manifest"
-                ]
-            )
-        case .unregistered(_, let description):
-            throw VarlinkError(
-                name: IdentityStore.Error.notAProvider,
-                ["message": "the caller is not a registered provider: it is \(description)"]
-            )
+        switch AppResolver.provider(request.peer.process, among: registry.scan().manifests) {
+        case .success(let manifest): return manifest
+        case .failure(let refusal):
+            throw VarlinkError(name: IdentityStore.Error.notAProvider, ["message": refusal.message])
         }
     }
 

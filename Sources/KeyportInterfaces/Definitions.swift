@@ -19,6 +19,9 @@ package enum KeyportInterfaces {
     /// `org.keyport.IdentityStore`: the identities providers offer for AutoFill.
     package static let identityStore = load("org.keyport.IdentityStore")
 
+    /// `org.keyport.Prompt`: providers asking the person through the agent.
+    package static let prompt = load("org.keyport.Prompt")
+
     /// `org.keyport.AutoFill`: clients asking for a credential.
     package static let autoFill = load("org.keyport.AutoFill")
 

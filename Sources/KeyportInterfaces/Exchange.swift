@@ -77,19 +77,28 @@ package enum Agent {
     /// Something to ask the person.
     package struct Request: Codable, Hashable, Sendable {
         package var id: String
+        /// `export`, `choose`, `confirm` or `secret` (``Kind``).
         package var kind: String
-        package var exporter: String
-        package var explanation: String
-        package var importers: [Choice]
+        package var app: String
+        package var message: String
+        package var choices: [Choice]
 
-        package init(id: String, kind: String, exporter: String, explanation: String, importers: [Choice]) {
+        package init(id: String, kind: Kind, app: String, message: String, choices: [Choice] = []) {
             self.id = id
-            self.kind = kind
-            self.exporter = exporter
-            self.explanation = explanation
-            self.importers = importers
+            self.kind = kind.rawValue
+            self.app = app
+            self.message = message
+            self.choices = choices
         }
     }
+
+    /// The kinds of request.
+    package enum Kind: String, Sendable {
+        case export, choose, confirm, secret
+    }
+
+    /// `Answer(confirm)`'s choice for yes.
+    package static let yes = "yes"
 
     /// `Serve`'s replies.
     package struct Served: Codable, Hashable, Sendable {
@@ -102,10 +111,12 @@ package enum Agent {
     package struct Answer: Codable, Hashable, Sendable {
         package var request: String
         package var choice: String?
+        package var secret: String?
 
-        package init(request: String, choice: String?) {
+        package init(request: String, choice: String?, secret: String? = nil) {
             self.request = request
             self.choice = choice
+            self.secret = secret
         }
     }
 }

@@ -38,6 +38,20 @@ private struct AutoFillSandbox {
 
     func program(_ mode: String) -> String { directory.url.appendingPathComponent("provider-\(mode)").path }
 
+    /// `keyport agent --auto`, answering a provider's request for a secret with `secret`, or
+    /// declining everything without one.
+    func startAgent(secret: String?) async throws -> Program {
+        var arguments = ["agent", "--auto", secret == nil ? "decline" : "accept-first"]
+        if let secret {
+            let file = directory.url.appendingPathComponent("secret-\(UUID().uuidString)").path
+            try (secret + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+            arguments += ["--secret-file", file]
+        }
+        let agent = try Program(KeyportDaemonTests.keyport, arguments, environment: environment)
+        _ = try await agent.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("waiting") }
+        return agent
+    }
+
     func keyport(_ arguments: [String]) async throws -> Program.Ran {
         try await Program.run(KeyportDaemonTests.keyport, arguments, environment: environment, timeout: .seconds(60))
     }
@@ -125,7 +139,7 @@ struct AutoFillTests {
     }
 
     @Test(
-        "seed 003's dance: userInteractionRequired, then prepareInterfaceToProvideCredential; not when the client says no"
+        "seed 003's dance: userInteractionRequired, then prepareInterfaceToProvideCredential, which unlocks through the agent"
     )
     func interactive() async throws {
         let sandbox = try AutoFillSandbox()
@@ -136,11 +150,33 @@ struct AutoFillTests {
 
         let refused = await sandbox.requestResult(.password, ["example.com"], interactive: false)
         #expect(refused?.name == AutoFill.Error.interactionRequired)
+        let nobody = await sandbox.requestResult(.password, ["example.com"])
+        #expect(nobody?.name == AutoFill.Error.canceled)
+        #expect(nobody?.message?.contains("no agent is running") == true, "\(nobody?.message ?? "")")
+
+        // The person types the passphrase into the agent; the provider unlocks and answers.
+        let agent = try await sandbox.startAgent(secret: "open sesame")
         let answered = try await sandbox.request(.password, ["example.com"]).get()
         #expect(answered.credential.user == "alice" && answered.provider == "org.example.interactive")
+        _ = try await agent.waitForLine(timeout: .seconds(10), onStandardError: true) {
+            $0.contains("Example interactive: gave a secret")
+        }
         _ = try await daemon.waitForLine(timeout: .seconds(10), onStandardError: true) {
             $0.contains("provider needs the person")
         }
+        agent.stop()
+        _ = await agent.waitForExit(timeout: .seconds(30))
+
+        let wrong = try await sandbox.startAgent(secret: "open says me")
+        let mistyped = await sandbox.requestResult(.password, ["example.com"])
+        #expect(mistyped?.name == AutoFill.Error.canceled && mistyped?.message?.contains("wrong passphrase") == true)
+        wrong.stop()
+        _ = await wrong.waitForExit(timeout: .seconds(30))
+
+        let declining = try await sandbox.startAgent(secret: nil)
+        let declined = await sandbox.requestResult(.password, ["example.com"])
+        #expect(declined?.name == AutoFill.Error.canceled, "\(declined?.message ?? "")")
+        declining.stop()
     }
 
     @Test("a provider that hangs or crashes fails its request within the time limit; the others go on")
@@ -180,6 +216,8 @@ struct AutoFillTests {
             order: ["interactive", "quiet"],
             services: ["interactive": "example.com", "quiet": "example.com"]
         )
+        let agent = try await sandbox.startAgent(secret: "open sesame")
+        defer { agent.stop() }
         #expect(try await sandbox.request(.password, ["example.com"]).get().provider == "org.example.interactive")
         #expect(
             try await sandbox.keyport(["providers", "order", "org.example.quiet", "org.example.interactive"]).status

@@ -174,13 +174,13 @@ struct DaemonTests {
         #expect(ran.status == 0, "\(ran.standardError)")
         #expect(
             ran.standardOutput.hasPrefix(
-                "keyportd org.keyport.Agent org.keyport.AutoFill org.keyport.Callbacks org.keyport.Exchange org.keyport.IdentityStore org.keyport.Providers org.varlink.service\n"
+                "keyportd org.keyport.Agent org.keyport.AutoFill org.keyport.Callbacks org.keyport.Exchange org.keyport.IdentityStore org.keyport.Prompt org.keyport.Providers org.varlink.service\n"
             )
         )
         #expect(ran.standardOutput.contains("interface org.varlink.service"))
         for name in [
             "org.keyport.Agent", "org.keyport.AutoFill", "org.keyport.Callbacks", "org.keyport.Exchange",
-            "org.keyport.IdentityStore", "org.keyport.Providers", "org.varlink.service",
+            "org.keyport.IdentityStore", "org.keyport.Prompt", "org.keyport.Providers", "org.varlink.service",
         ] {
             #expect(ran.standardOutput.contains("read \(name)\n"), "PyPI's varlink could not read \(name)")
         }

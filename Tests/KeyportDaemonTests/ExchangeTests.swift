@@ -481,7 +481,7 @@ struct AgentGoneTests {
             with varlink.Client(address="unix:" + os.environ["KEYPORT_SOCKET"]) as client, client.open("org.keyport.Agent", namespaced=False) as agent:
                 print("serving", file=sys.stderr, flush=True)
                 for question in agent.Serve(_more=True):
-                    print("asked", question["request"]["exporter"], flush=True)
+                    print("asked", question["request"]["app"], flush=True)
                     break
             """
         let agent = try Program(python, ["-c", script], environment: sandbox.environment)

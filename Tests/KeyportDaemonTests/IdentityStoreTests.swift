@@ -4,16 +4,18 @@ import KeyportTestSupport
 import Testing
 import Varlink
 
-/// A Python provider talking to keyportd's identity store with PyPI's varlink client: it runs each
-/// step given on its command line (`METHOD JSON-PARAMETERS`) and prints one JSON line per step,
-/// the reply or the error.
+/// A Python provider talking to keyportd with PyPI's varlink client: it runs each step given on its
+/// command line (`METHOD JSON-PARAMETERS`; a bare method name is the identity store's) and prints
+/// one JSON line per step, the reply or the error.
 private let provider = """
     import json, os, sys, varlink
     with varlink.Client(address="unix:" + os.environ["KEYPORT_SOCKET"]) as client:
         connection = client.open_connection()
         for step in sys.argv[1:]:
             method, parameters = step.split(" ", 1)
-            message = {"method": "org.keyport.IdentityStore." + method, "parameters": json.loads(parameters)}
+            if not method.startswith("org."):
+                method = "org.keyport.IdentityStore." + method
+            message = {"method": method, "parameters": json.loads(parameters)}
             connection.send(json.dumps(message).encode() + b"\\0")
             reply = b""
             while not reply.endswith(b"\\0"):
@@ -47,7 +49,8 @@ private struct IdentitySandbox {
         try JSONSerialization.data(withJSONObject: manifest).write(to: providers.appendingPathComponent("p.json"))
     }
 
-    /// Runs the provider with `steps`; each answer as a dictionary.
+    /// Runs the provider with `steps` (`METHOD JSON`; a bare method name is the identity store's);
+    /// each answer as a dictionary.
     func run(_ steps: [String]) async throws -> [[String: Any]] {
         let ran = try await Program.run(python, [script] + steps, environment: environment, timeout: .seconds(60))
         #expect(ran.status == 0, "\(ran.standardError)")
@@ -206,5 +209,53 @@ struct IdentityStoreTests {
                 try await $0.call("org.keyport.IdentityStore.State")
             }
         }
+    }
+}
+
+@Suite("a provider's prompts through the agent", .serialized)
+struct PromptTests {
+    @Test("confirm, choose and secret reach the agent in the provider's name; other callers are refused")
+    func prompts() async throws {
+        let sandbox = try await IdentitySandbox()
+        defer { sandbox.directory.remove() }
+        let daemon = try await startKeyportd(sandbox.environment)
+        defer { daemon.stop() }
+        let secretFile = sandbox.directory.url.appendingPathComponent("secret").path
+        try "s3cret\n".write(toFile: secretFile, atomically: true, encoding: .utf8)
+        let agent = try Program(
+            keyport,
+            ["agent", "--auto", "accept:b", "--secret-file", secretFile],
+            environment: sandbox.environment
+        )
+        defer { agent.stop() }
+        _ = try await agent.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("waiting") }
+
+        // The provider here is the Python peer registered as org.example.provider.
+        let steps = try await sandbox.run(
+            [
+                "org.keyport.Prompt.Confirm {\"message\":\"Fill alice's password?\"}",
+                "org.keyport.Prompt.Choose {\"message\":\"Which account?\",\"choices\":[{\"id\":\"a\",\"name\":\"alice\"},{\"id\":\"b\",\"name\":\"bob\"}]}",
+                "org.keyport.Prompt.Choose {\"message\":\"Which?\",\"choices\":[{\"id\":\"c\",\"name\":\"carol\"}]}",
+                "org.keyport.Prompt.Secret {\"message\":\"Passphrase\"}",
+            ]
+        )
+        func parameter(_ answer: [String: Any], _ name: String) -> Any? {
+            (answer["parameters"] as? [String: Any])?[name]
+        }
+        #expect(parameter(steps[0], "confirmed") as? Bool == true)
+        #expect(parameter(steps[1], "choice") as? String == "b")
+        #expect(parameter(steps[2], "choice") == nil || parameter(steps[2], "choice") is NSNull)  // b not offered: declined
+        #expect(parameter(steps[3], "secret") as? String == "s3cret")
+        _ = try await agent.waitForLine(timeout: .seconds(10), onStandardError: true) {
+            $0.contains("Example Provider: gave a secret")
+        }
+        // A process that is no registered provider cannot ask in anyone's name.
+        let socket = try #require(sandbox.environment["KEYPORT_SOCKET"])
+        let refused = await #expect(throws: VarlinkError.self) {
+            try await VarlinkConnection.withConnection(path: socket, maximumMessageSize: 1 << 20) {
+                try await $0.call("org.keyport.Prompt.Confirm", RawJSON(bytes: Array(#"{"message":"x"}"#.utf8)))
+            }
+        }
+        #expect(refused?.name == "org.keyport.Prompt.NotAProvider")
     }
 }

@@ -17,6 +17,7 @@ package final class AutoFillService: Sendable {
     private let identities: IdentityStoreService
     private let configuration: URL
     private let pool: ProviderPool
+    private let agents: AgentHub
     private let list: PublicSuffixList
     private let logger: Logger
     /// How long a provider has to answer without the person, and with them.
@@ -28,6 +29,7 @@ package final class AutoFillService: Sendable {
         identities: IdentityStoreService,
         configuration: URL,
         pool: ProviderPool,
+        agents: AgentHub,
         quickTime: Duration,
         interactiveTime: Duration,
         list: PublicSuffixList = .current,
@@ -37,6 +39,7 @@ package final class AutoFillService: Sendable {
         self.identities = identities
         self.configuration = configuration
         self.pool = pool
+        self.agents = agents
         self.quickTime = quickTime
         self.interactiveTime = interactiveTime
         self.list = list
@@ -126,6 +129,60 @@ package final class AutoFillService: Sendable {
         }
     }
 
+    private func requestFromList(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
+        let input = try request.parameters(as: CredentialProvider.ListIn.self)
+        let manifests = Dictionary(
+            registry.scan().manifests.map { ($0.id, $0) },
+            uniquingKeysWith: { first, _ in first }
+        )
+        let providers = ProviderSettings.load(from: configuration).settings.enabled.compactMap { manifests[$0] }.filter
+        {
+            input.type == .password ? $0.capabilities.ProvidesPasswords : $0.capabilities.ProvidesOneTimeCodes
+        }
+        let kind = input.type == .password ? "passwords" : "one-time codes"
+        guard var provider = providers.first else {
+            throw VarlinkError(
+                name: AutoFill.Error.noCredential,
+                ["message": "no provider of \(kind) is enabled in Settings (keyport providers enable ID)"]
+            )
+        }
+        if providers.count > 1 {
+            // As Apple's picker does: which provider's list, before the list itself.
+            let services = input.serviceIdentifiers.map(\.identifier).joined(separator: ", ")
+            let question = Agent.Request(
+                id: UUID().uuidString,
+                kind: .choose,
+                app: "Keyport",
+                message: "Which provider's \(kind)\(services.isEmpty ? "" : " for \(services)")?",
+                choices: providers.map { Agent.Choice(id: $0.id, name: $0.name) }
+            )
+            let answer: Agent.Answer
+            do {
+                answer = try await agents.ask(question)
+            } catch {
+                throw VarlinkError(
+                    name: AutoFill.Error.canceled,
+                    [
+                        "message": error == .noAgent
+                            ? "several providers could answer and no agent is running to ask you which; start one with `keyport agent`"
+                            : "the question was withdrawn"
+                    ]
+                )
+            }
+            guard let chosen = providers.first(where: { $0.id == answer.choice }) else {
+                throw VarlinkError(name: AutoFill.Error.canceled, ["message": "you chose no provider"])
+            }
+            provider = chosen
+        }
+        let reply = try await ask(
+            provider,
+            CredentialProvider.provideFromList,
+            try RawJSON.reply(input),
+            interactiveTime
+        )
+        return try answer(reply, from: provider)
+    }
+
     /// Calls the provider; its refusal and its failures become AutoFill's errors, except
     /// `userInteractionRequired`, which the caller handles.
     private func ask(
@@ -176,7 +233,8 @@ package final class AutoFillService: Sendable {
         VarlinkInterfaceImplementation(
             KeyportInterfaces.autoFill,
             methods: [
-                "RequestCredential": { [self] request throws(VarlinkError) in try await requestCredential(request) }
+                "RequestCredential": { [self] request throws(VarlinkError) in try await requestCredential(request) },
+                "RequestFromList": { [self] request throws(VarlinkError) in try await requestFromList(request) },
             ]
         )
     }

@@ -70,6 +70,7 @@ package struct KeyportDaemon: Service {
             identities: identities,
             configuration: locations.configuration,
             pool: pool,
+            agents: agents,
             quickTime: providerTimeout,
             interactiveTime: providerTimeout * 12,
             logger: logger

@@ -1,6 +1,7 @@
 /// Parameter types of `org.keyport.AutoFill` (Interfaces/org.keyport.AutoFill.varlink).
 package enum AutoFill {
     package static let requestCredential = "org.keyport.AutoFill.RequestCredential"
+    package static let requestFromList = "org.keyport.AutoFill.RequestFromList"
 
     package struct RequestIn: Codable, Hashable, Sendable {
         package var type: IdentityStore.Kind

@@ -4,20 +4,30 @@ import KeyportInterfaces
 import KeyportSystem
 import Varlink
 
-/// Asks keyportd's AutoFill for a credential for `service` (a URL, or a domain).
+/// Asks keyportd's AutoFill for a credential for `service` (a URL, or a domain): the one its
+/// identities fit best, or, `fromList`, the one the person picks from a provider's list.
 func requestCredential(
     _ kind: IdentityStore.Kind,
     for service: String,
-    user: String? = nil
+    user: String? = nil,
+    fromList: Bool = false
 ) async throws -> AutoFill.RequestOut {
     let identifier = IdentityStore.ServiceIdentifier(
         identifier: service,
         type: service.contains("://") ? .URL : .domain
     )
-    let input = AutoFill.RequestIn(type: kind, serviceIdentifiers: [identifier], user: user)
+    let (method, parameters) =
+        fromList
+        ? (
+            AutoFill.requestFromList,
+            try RawJSON(encoding: CredentialProvider.ListIn(type: kind, serviceIdentifiers: [identifier]))
+        )
+        : (
+            AutoFill.requestCredential,
+            try RawJSON(encoding: AutoFill.RequestIn(type: kind, serviceIdentifiers: [identifier], user: user))
+        )
     return try await withKeyportd { connection in
-        let reply = try await connection.call(AutoFill.requestCredential, RawJSON(encoding: input))
-        return try reply.decode(AutoFill.RequestOut.self)
+        try await connection.call(method, parameters).decode(AutoFill.RequestOut.self)
     }
 }
 
@@ -71,8 +81,11 @@ extension OTPCommand {
         @Flag(help: "Also put the code on the clipboard (wl-copy or xclip).")
         var copy = false
 
+        @Flag(help: "Pick from a provider's list of codes instead (the agent asks which provider when several could).")
+        var list = false
+
         func run() async throws {
-            let answer = try await requestCredential(.oneTimeCode, for: site)
+            let answer = try await requestCredential(.oneTimeCode, for: site, fromList: list)
             guard let code = answer.credential.code else {
                 throw Failure.invalid("\(answer.provider) answered without a code")
             }
@@ -103,8 +116,17 @@ struct PasswordCommand: AsyncParsableCommand {
     @Flag(help: "Print {\"user\": …, \"password\": …} instead.")
     var json = false
 
+    @Flag(help: "Pick from a provider's list of passwords instead (the agent asks which provider when several could).")
+    var list = false
+
+    func validate() throws {
+        if list && user != nil {
+            throw ValidationError("--user and --list do not go together: the list is where you pick")
+        }
+    }
+
     func run() async throws {
-        let answer = try await requestCredential(.password, for: site, user: user)
+        let answer = try await requestCredential(.password, for: site, user: user, fromList: list)
         guard let password = answer.credential.password else {
             throw Failure.invalid("\(answer.provider) answered without a password")
         }

@@ -337,6 +337,41 @@ struct AutoFillClientTests {
     }
 }
 
+@Suite("picking from a provider's list", .serialized)
+struct AutoFillListTests {
+    @Test("--list: one provider's list at once; with several, the agent asks which provider first")
+    func list() async throws {
+        let sandbox = try AutoFillSandbox()
+        defer { sandbox.directory.remove() }
+        let daemon = try await startKeyportd(sandbox.environment)
+        defer { daemon.stop() }
+        #expect(try await sandbox.keyport(["providers", "enable", "org.example.quiet"]).status == 0)
+        // No identity is needed: the person picks from the provider's own list.
+        let before = try await oathtoolCodes()
+        let one = try await sandbox.keyport(["otp", "example.org", "--list"])
+        #expect(one.status == 0, "\(one.standardError)")
+        #expect(before.contains(one.standardOutput.trimmingCharacters(in: .newlines)))
+
+        #expect(try await sandbox.keyport(["providers", "enable", "org.example.interactive"]).status == 0)
+        let unasked = try await sandbox.keyport(["password", "example.org", "--list"])
+        #expect(unasked.status == 1 && unasked.standardError.contains("no agent is running to ask you which"))
+
+        let agent = try Program(
+            KeyportDaemonTests.keyport,
+            ["agent", "--auto", "accept:org.example.interactive"],
+            environment: sandbox.environment
+        )
+        defer { agent.stop() }
+        _ = try await agent.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("waiting") }
+        let picked = try await sandbox.keyport(["password", "example.org", "--list", "--json"])
+        #expect(picked.standardOutput == #"{"password":"correct horse battery staple","user":"alice"}"# + "\n")
+        _ = try await agent.waitForLine(timeout: .seconds(10), onStandardError: true) {
+            $0.contains("Keyport: chose org.example.interactive")
+        }
+        #expect(try await sandbox.keyport(["password", "example.org", "--list", "--user", "x"]).status == 2)
+    }
+}
+
 @Suite("keyport git-credential with a real git", .serialized)
 struct GitCredentialTests {
     @Test("git clones over HTTP with basic auth, the credentials coming from a provider through the helper")

@@ -211,7 +211,7 @@ struct InterfaceDefinitionTests {
         #expect(Set(KeyportInterfaces.agent.methods.keys) == ["Serve", "Answer"])
         #expect(Set(KeyportInterfaces.callbacks.methods.keys) == ["Listen", "Deliver"])
         #expect(KeyportInterfaces.callbacks.errors.keys.sorted() == ["InvalidCallback", "NoSession"])
-        #expect(Set(KeyportInterfaces.autoFill.methods.keys) == ["RequestCredential"])
+        #expect(Set(KeyportInterfaces.autoFill.methods.keys) == ["RequestCredential", "RequestFromList"])
         #expect(
             Set(KeyportInterfaces.credentialProvider.methods.keys) == [
                 "ProvideWithoutUserInteraction", "ProvideWithUserInteraction", "ProvideFromList", "Configure",

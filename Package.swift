@@ -120,8 +120,9 @@ let package = Package(
             name: "KeyportBench",
             dependencies: [
                 "CredentialExchangeFormat", "KeyportEncoding", "OneTimeCodes", "AuthenticationServices",
-                "WebAuthentication", "KeyportInterfaces", "KeyportSystem", "Varlink",
+                "WebAuthentication", "KeyportInterfaces", "KeyportSystem", "Varlink", "KeyportDaemon", "KeyportDomains",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/KeyportBench"
         ),

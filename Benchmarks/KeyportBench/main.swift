@@ -103,11 +103,16 @@ case "exchange-parts":
     try exchangeParts(items: arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000)
 case "exchange-importer":
     try await exchangeImporter()
+case "autofill":
+    try await autoFillBenchmark(
+        identities: arguments.dropFirst().first.flatMap { Int($0) } ?? 10_000,
+        runs: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 300
+    )
 case "webauth":
     try await webAuthBenchmark(rounds: arguments.dropFirst().first.flatMap { Int($0) } ?? 200)
 default:
     print(
-        "usage: KeyportBench cxf [items] | cxf-profile decode|validate|encode | otp [codes] | webauth [sessions] | exchange [items]"
+        "usage: KeyportBench cxf [items] | cxf-profile decode|validate|encode | otp [codes] | webauth [sessions] | exchange [items] | autofill [identities] [runs]"
     )
     exit(2)
 }

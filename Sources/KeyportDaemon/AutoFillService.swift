@@ -47,7 +47,7 @@ package final class AutoFillService: Sendable {
     }
 
     /// An identity that fits a request, and how well.
-    struct Candidate {
+    package struct Candidate {
         var provider: ProviderManifest
         var identity: IdentityStore.Identity
         /// Sort key: earlier identifier, better fit, earlier provider, higher rank.
@@ -55,7 +55,7 @@ package final class AutoFillService: Sendable {
     }
 
     /// The identity that fits `requested` best among the enabled providers', or `nil`.
-    func best(kind: IdentityStore.Kind, user: String? = nil, for requested: [ServiceAddress]) -> Candidate? {
+    package func best(kind: IdentityStore.Kind, user: String? = nil, for requested: [ServiceAddress]) -> Candidate? {
         let manifests = Dictionary(
             registry.scan().manifests.map { ($0.id, $0) },
             uniquingKeysWith: { first, _ in first }

@@ -244,7 +244,8 @@ struct PromptTests {
         }
         #expect(parameter(steps[0], "confirmed") as? Bool == true)
         #expect(parameter(steps[1], "choice") as? String == "b")
-        #expect(parameter(steps[2], "choice") == nil || parameter(steps[2], "choice") is NSNull)  // b not offered: declined
+        // accept:b, and b is not offered: declined.
+        #expect(parameter(steps[2], "choice") == nil || parameter(steps[2], "choice") is NSNull)
         #expect(parameter(steps[3], "secret") as? String == "s3cret")
         _ = try await agent.waitForLine(timeout: .seconds(10), onStandardError: true) {
             $0.contains("Example Provider: gave a secret")

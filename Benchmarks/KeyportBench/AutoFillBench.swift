@@ -1,0 +1,203 @@
+import Foundation
+import KeyportDaemon
+import KeyportDomains
+import KeyportInterfaces
+import KeyportSystem
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+// AutoFill end to end: `keyport otp DOMAIN` as a new process each time, until the code is on its
+// standard output, with `identities` identities over three enabled providers (copies of
+// ExampleProvider, kept warm by keyportd); beside `secret-tool lookup` against a headless
+// gnome-keyring holding 1 000 items, in the same run. And keyportd's own matching, in process.
+
+/// Milliseconds from spawning `program` to its exit, `runs` times; exits the benchmark if a run fails.
+private func spawnTimes(
+    _ program: String,
+    _ arguments: (Int) -> [String],
+    environment: [String: String],
+    runs: Int
+)
+    async throws -> [Double]
+{
+    var times: [Double] = []
+    for run in 0..<runs {
+        let start = ContinuousClock.now
+        let child = try ChildProcess(
+            executable: program,
+            arguments: arguments(run),
+            environment: environment,
+            streams: .captured(input: nil)
+        )
+        await child.waitForExit()
+        let elapsed = ContinuousClock.now - start
+        guard child.termination == .exited(0) else {
+            let output = child.output.map { String(decoding: $0.standardError, as: UTF8.self) } ?? ""
+            print("\(program) \(arguments(run).joined(separator: " ")) failed: \(output)")
+            exit(1)
+        }
+        times.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
+    }
+    return times
+}
+
+private func percentile(_ values: [Double], _ fraction: Double) -> Double {
+    let sorted = values.sorted()
+    return sorted[min(sorted.count - 1, Int((Double(sorted.count) * fraction).rounded(.up)) - 1)]
+}
+
+func autoFillBenchmark(identities total: Int, runs: Int) async throws {
+    let build = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+    let keyportd = build.appendingPathComponent("keyportd").path
+    let keyport = build.appendingPathComponent("keyport").path
+    let provider = build.appendingPathComponent("ExampleProvider").path
+    for program in [keyportd, keyport, provider] where !FileManager.default.isExecutableFile(atPath: program) {
+        print("\(program) is missing: swift build -c release first")
+        exit(2)
+    }
+    var template = Array((FileManager.default.temporaryDirectory.path + "/kp-fill-XXXXXX").utf8CString)
+    guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else { exit(2) }
+    let root = URL(fileURLWithPath: String(cString: made))
+    defer { try? FileManager.default.removeItem(at: root) }
+    let manager = FileManager.default
+    for directory in ["data/keyport/providers", "config/keyport", "state/keyport/identities"] {
+        try manager.createDirectory(
+            at: root.appendingPathComponent(directory),
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
+    }
+
+    // Three providers, each a copy of ExampleProvider under its own name, enabled in this order;
+    // the identities written as keyportd keeps them (site-N.example, N round-robin over them).
+    let ids = (0..<3).map { "org.keyport.bench.provider\($0)" }
+    for (index, id) in ids.enumerated() {
+        let program = root.appendingPathComponent("provider\(index)").path
+        try manager.copyItem(atPath: provider, toPath: program)
+        let manifest: [String: Any] = [
+            "id": id, "name": id, "exec": [program, "quiet"], "capabilities": ["ProvidesOneTimeCodes": true],
+        ]
+        try JSONSerialization.data(withJSONObject: manifest).write(
+            to: root.appendingPathComponent("data/keyport/providers/\(id).json")
+        )
+        let identities = stride(from: index, to: total, by: 3).map { number in
+            IdentityStore.Identity(
+                kind: .oneTimeCode,
+                serviceIdentifier: IdentityStore.ServiceIdentifier(identifier: "site-\(number).example", type: .domain),
+                user: "alice",
+                recordIdentifier: "alice"
+            )
+        }
+        try JSONEncoder().encode(["identities": identities]).write(
+            to: root.appendingPathComponent("state/keyport/identities/\(id).json")
+        )
+    }
+    try JSONEncoder().encode(["enabled": ids]).write(to: root.appendingPathComponent("config/keyport/settings.json"))
+
+    var environment = ProcessInfo.processInfo.environment
+    environment["KEYPORT_SOCKET"] = root.appendingPathComponent("d.sock").path
+    environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
+    environment["XDG_DATA_DIRS"] = root.appendingPathComponent("none").path
+    environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
+    environment["XDG_STATE_HOME"] = root.appendingPathComponent("state").path
+    environment["KEYPORT_LOG"] = "warning"
+    environment["KEYPORT_PROVIDER_IDLE"] = "3600"
+
+    // keyportd's matching alone, in this process, over the same files.
+    let locations = try DaemonLocations(environment: environment)
+    let registry = ProviderRegistry(environment: environment)
+    let store = IdentityStoreService(registry: registry, locations: locations)
+    let logger = Logger(label: "bench")
+    let autoFill = AutoFillService(
+        registry: registry,
+        identities: store,
+        configuration: locations.configuration,
+        pool: ProviderPool(environment: environment, idleTime: .seconds(60), logger: logger),
+        agents: AgentHub(),
+        quickTime: .seconds(10),
+        interactiveTime: .seconds(10),
+        logger: logger
+    )
+    let requests = (0..<1000).map { ServiceAddress("https://login.site-\(($0 * 7919) % total).example/")! }
+    _ = autoFill.best(kind: .oneTimeCode, for: [requests[0]])  // loads the stores
+    let matchStart = ContinuousClock.now
+    for request in requests where autoFill.best(kind: .oneTimeCode, for: [request]) == nil {
+        print("no match for \(request)")
+        exit(1)
+    }
+    let matching = (ContinuousClock.now - matchStart) / requests.count
+
+    let daemon = try ChildProcess(executable: keyportd, arguments: [], environment: environment)
+    defer { daemon.signalGroup(SIGTERM) }
+    while !manager.fileExists(atPath: environment["KEYPORT_SOCKET"]!) { usleep(10_000) }
+    // Warm: each provider started once.
+    _ = try await spawnTimes(keyport, { ["otp", "site-\($0).example"] }, environment: environment, runs: 3)
+    let keyportTimes = try await spawnTimes(
+        keyport,
+        { ["otp", "site-\(($0 * 7919) % total).example"] },
+        environment: environment,
+        runs: runs
+    )
+
+    // secret-tool against gnome-keyring in a D-Bus session of its own, 1 000 items stored first.
+    let session = try ChildProcess(
+        executable: "/usr/bin/dbus-run-session",
+        arguments: [
+            "--", "/bin/sh", "-c",
+            "echo \"$DBUS_SESSION_BUS_ADDRESS\"; printf bench | gnome-keyring-daemon --unlock --components=secrets >/dev/null; echo ready; exec sleep 3600",
+        ],
+        environment: ["PATH": "/usr/bin:/bin", "HOME": root.path, "XDG_RUNTIME_DIR": root.path],
+        streams: .captured(input: nil)
+    )
+    defer { session.signalGroup(SIGTERM) }
+    let output = session.output!
+    let lines = await within(.seconds(30)) {
+        await output.wait { standardOutput, _ in
+            let text = String(decoding: standardOutput, as: UTF8.self)
+            return text.contains("ready\n") ? text.split(separator: "\n").map(String.init) : nil
+        }
+    }
+    guard let address = lines?.first else {
+        print("gnome-keyring did not start in a D-Bus session (install gnome-keyring, libsecret-tools, dbus)")
+        exit(1)
+    }
+    var keyringEnvironment = ["PATH": "/usr/bin:/bin", "HOME": root.path, "DBUS_SESSION_BUS_ADDRESS": address]
+    keyringEnvironment["XDG_RUNTIME_DIR"] = root.path
+    for number in 0..<1000 {
+        let store = try ChildProcess(
+            executable: "/usr/bin/secret-tool",
+            arguments: ["store", "--label=site-\(number)", "service", "site-\(number).example", "user", "alice"],
+            environment: keyringEnvironment,
+            streams: .captured(input: Data("secret-\(number)".utf8))
+        )
+        await store.waitForExit()
+    }
+    let secretToolTimes = try await spawnTimes(
+        "/usr/bin/secret-tool",
+        { ["lookup", "service", "site-\(($0 * 7919) % 1000).example", "user", "alice"] },
+        environment: keyringEnvironment,
+        runs: runs
+    )
+
+    print("autofill: \(total) identities over 3 providers (warm), \(runs) runs each")
+    print(
+        String(
+            format: "keyport otp DOMAIN (new process → code):   p50 %.1f ms, p99 %.1f ms",
+            percentile(keyportTimes, 0.5),
+            percentile(keyportTimes, 0.99)
+        )
+    )
+    print(
+        String(
+            format: "secret-tool lookup (gnome-keyring, 1 000): p50 %.1f ms, p99 %.1f ms",
+            percentile(secretToolTimes, 0.5),
+            percentile(secretToolTimes, 0.99)
+        )
+    )
+    print("keyportd's matching per request: \(matching)")
+}

@@ -1,6 +1,7 @@
 import Foundation
 import KeyportInterfaces
 import KeyportSystem
+import Synchronization
 import Varlink
 
 /// An app's manifest: the keys Apple's apps declare in Info.plist, as a JSON file in
@@ -144,12 +145,23 @@ package struct ManifestError: Error, Hashable, Sendable, CustomStringConvertible
     }
 }
 
-/// The registered apps: every manifest in the providers directories, read afresh when asked (an
+/// The registered apps: every manifest in the providers directories, as they are when asked (an
 /// app installed or removed is seen at the next request, with no watcher to keep).
+///
+/// What was read is kept until a directory or a manifest changes (``FileStamp``): a request
+/// then costs a `stat` per directory and per manifest instead of reading and parsing each.
 package struct ProviderRegistry: Sendable {
     /// Where manifests are looked for, most important first: `$XDG_DATA_HOME/keyport/providers`,
     /// then each of `$XDG_DATA_DIRS` (default `/usr/local/share:/usr/share`).
     package var directories: [URL]
+
+    private final class Cache: Sendable {
+        /// The stamps of the directories and the manifest files last read, and what they gave.
+        let last = Mutex<(stamps: [String: FileStamp?], scanned: Scan)?>(nil)
+    }
+
+    package typealias Scan = (manifests: [ProviderManifest], problems: [Providers.Problem])
+    private let cache = Cache()
 
     package init(environment: [String: String]) {
         let base = BaseDirectories(environment: environment)
@@ -165,7 +177,19 @@ package struct ProviderRegistry: Sendable {
     /// The manifests, and the files that were skipped with why. An id found again in a later
     /// directory is the earlier one's (a user's manifest overrides the system's): not a problem.
     /// Two files with one id in the same directory are.
-    package func scan() -> (manifests: [ProviderManifest], problems: [Providers.Problem]) {
+    package func scan() -> Scan {
+        if let last = cache.last.withLock({ $0 }), last.stamps.allSatisfy({ FileStamp($0.key) == $0.value }) {
+            return last.scanned
+        }
+        var stamps: [String: FileStamp?] = [:]
+        for directory in directories { stamps[directory.path] = FileStamp(directory.path) }
+        let scanned = read(stamping: &stamps)
+        cache.last.withLock { $0 = (stamps, scanned) }
+        return scanned
+    }
+
+    /// Reads every manifest, noting the stamp of each file read in `stamps`.
+    private func read(stamping stamps: inout [String: FileStamp?]) -> Scan {
         var manifests: [ProviderManifest] = []
         var problems: [Providers.Problem] = []
         var byID: [String: (file: String, directory: URL)] = [:]
@@ -173,6 +197,7 @@ package struct ProviderRegistry: Sendable {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
             for name in names.sorted() where name.hasSuffix(".json") {
                 let file = directory.appendingPathComponent(name).path
+                stamps[file] = FileStamp(file)
                 do {
                     guard let data = FileManager.default.contents(atPath: file) else {
                         throw ManifestError("it cannot be read")

@@ -22,9 +22,24 @@ package struct ProviderSettings: Codable, Hashable, Sendable {
         configuration.appendingPathComponent("settings.json")
     }
 
+    /// What was last read from each settings file, kept until the file changes (``FileStamp``).
+    private static let readBefore = Mutex<[String: (stamp: FileStamp?, loaded: Loaded)]>([:])
+
+    package typealias Loaded = (settings: ProviderSettings, problem: Providers.Problem?)
+
     /// Reads the settings; a missing file is the defaults. A file that cannot be read is reported
-    /// (and the defaults used) but left as it is until the person changes a setting.
-    package static func load(from configuration: URL) -> (settings: ProviderSettings, problem: Providers.Problem?) {
+    /// (and the defaults used) but left as it is until the person changes a setting. Read again
+    /// only when the file has changed.
+    package static func load(from configuration: URL) -> Loaded {
+        let path = file(in: configuration).path
+        let stamp = FileStamp(path)
+        if let known = readBefore.withLock({ $0[path] }), known.stamp == stamp { return known.loaded }
+        let loaded = read(from: configuration)
+        readBefore.withLock { $0[path] = (stamp, loaded) }
+        return loaded
+    }
+
+    private static func read(from configuration: URL) -> Loaded {
         let file = file(in: configuration)
         guard FileManager.default.fileExists(atPath: file.path) else { return (ProviderSettings(), nil) }
         do {

@@ -16,7 +16,12 @@ import Musl
 // ExampleProvider, kept warm by keyportd); beside `secret-tool lookup` against a headless
 // gnome-keyring holding 1 000 items, in the same run. And keyportd's own matching, in process.
 
-/// Milliseconds from spawning `program` to its exit, `runs` times; exits the benchmark if a run fails.
+/// Why the benchmark could not run; thrown, so that what it started is stopped on the way out.
+private struct BenchFailure: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Milliseconds from spawning `program` to its exit, `runs` times; throws if a run fails.
 private func spawnTimes(
     _ program: String,
     _ arguments: (Int) -> [String],
@@ -38,8 +43,7 @@ private func spawnTimes(
         let elapsed = ContinuousClock.now - start
         guard child.termination == .exited(0) else {
             let output = child.output.map { String(decoding: $0.standardError, as: UTF8.self) } ?? ""
-            print("\(program) \(arguments(run).joined(separator: " ")) failed: \(output)")
-            exit(1)
+            throw BenchFailure(description: "\(program) \(arguments(run).joined(separator: " ")) failed: \(output)")
         }
         times.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
     }
@@ -111,8 +115,8 @@ func autoFillBenchmark(identities total: Int, runs: Int) async throws {
     // keyportd's matching alone, in this process, over the same files.
     let locations = try DaemonLocations(environment: environment)
     let registry = ProviderRegistry(environment: environment)
-    let store = IdentityStoreService(registry: registry, locations: locations)
     let logger = Logger(label: "bench")
+    let store = IdentityStoreService(registry: registry, locations: locations, logger: logger)
     let autoFill = AutoFillService(
         registry: registry,
         identities: store,
@@ -127,14 +131,21 @@ func autoFillBenchmark(identities total: Int, runs: Int) async throws {
     _ = autoFill.best(kind: .oneTimeCode, for: [requests[0]])  // loads the stores
     let matchStart = ContinuousClock.now
     for request in requests where autoFill.best(kind: .oneTimeCode, for: [request]) == nil {
-        print("no match for \(request)")
-        exit(1)
+        throw BenchFailure(description: "no match for \(request)")
     }
     let matching = (ContinuousClock.now - matchStart) / requests.count
 
     let daemon = try ChildProcess(executable: keyportd, arguments: [], environment: environment)
     defer { daemon.signalGroup(SIGTERM) }
-    while !manager.fileExists(atPath: environment["KEYPORT_SOCKET"]!) { usleep(10_000) }
+    let socket = environment["KEYPORT_SOCKET"]!
+    let listening = await within(.seconds(30)) { () -> Bool? in
+        while !FileManager.default.fileExists(atPath: socket) {
+            try? await Task.sleep(for: .milliseconds(10))
+            if Task.isCancelled { return nil }
+        }
+        return true
+    }
+    guard listening != nil else { throw BenchFailure(description: "keyportd did not start listening within 30 s") }
     // Warm: each provider started once.
     _ = try await spawnTimes(keyport, { ["otp", "site-\($0).example"] }, environment: environment, runs: 3)
     let keyportTimes = try await spawnTimes(
@@ -163,8 +174,9 @@ func autoFillBenchmark(identities total: Int, runs: Int) async throws {
         }
     }
     guard let address = lines?.first else {
-        print("gnome-keyring did not start in a D-Bus session (install gnome-keyring, libsecret-tools, dbus)")
-        exit(1)
+        throw BenchFailure(
+            description: "gnome-keyring did not start in a D-Bus session (install gnome-keyring, libsecret-tools, dbus)"
+        )
     }
     var keyringEnvironment = ["PATH": "/usr/bin:/bin", "HOME": root.path, "DBUS_SESSION_BUS_ADDRESS": address]
     keyringEnvironment["XDG_RUNTIME_DIR"] = root.path

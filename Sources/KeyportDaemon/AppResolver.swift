@@ -66,16 +66,23 @@ package enum AppResolver {
     }
 
     /// The registered credential provider `process` is (its manifest declares `ProvidesPasswords`
-    /// or `ProvidesOneTimeCodes`), or why it is none, for a message.
+    /// or `ProvidesOneTimeCodes`), or why it is none, for a message. `startedAs` is the provider
+    /// keyportd itself started that process as (``ProviderPool/provider(startedAs:)``), which
+    /// decides before anything the process's surroundings say.
     package static func provider(
         _ process: PinnedProcess,
-        among manifests: [ProviderManifest]
+        among manifests: [ProviderManifest],
+        startedAs started: String? = nil
     ) -> Result<ProviderManifest, NotAProvider> {
         let identity: Identity
-        do {
-            identity = try identify(process, among: manifests)
-        } catch {
-            return .failure(NotAProvider(message: "keyportd cannot tell which app is asking: \(error)"))
+        if let started, let manifest = manifests.first(where: { $0.id == started }) {
+            identity = .app(manifest, recognisedBy: "keyportd having started it")
+        } else {
+            do {
+                identity = try identify(process, among: manifests)
+            } catch {
+                return .failure(NotAProvider(message: "keyportd cannot tell which app is asking: \(error)"))
+            }
         }
         switch identity {
         case .app(let manifest, _)

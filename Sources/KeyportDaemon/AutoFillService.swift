@@ -54,6 +54,17 @@ package final class AutoFillService: Sendable {
         var key: (identifier: Int, fit: Int, provider: Int, rank: Int)
     }
 
+    /// The providers enabled in Settings that provide `kind`, in Settings order.
+    private func enabledProviders(of kind: IdentityStore.Kind) -> [ProviderManifest] {
+        let manifests = Dictionary(
+            registry.scan().manifests.map { ($0.id, $0) },
+            uniquingKeysWith: { first, _ in first }
+        )
+        return ProviderSettings.load(from: configuration).settings.enabled.compactMap { manifests[$0] }.filter {
+            $0.capabilities.provides(kind)
+        }
+    }
+
     /// The identity that fits `requested` best among the enabled providers', or `nil`.
     package func best(kind: IdentityStore.Kind, user: String? = nil, for requested: [ServiceAddress]) -> Candidate? {
         let manifests = Dictionary(
@@ -106,7 +117,13 @@ package final class AutoFillService: Sendable {
             )
         )
         do {
-            let reply = try await ask(provider, CredentialProvider.provideWithoutUserInteraction, parameters, quickTime)
+            let reply = try await ask(
+                provider,
+                CredentialProvider.provideWithoutUserInteraction,
+                parameters,
+                quickTime,
+                passingOnInteraction: true
+            )
             return try answer(reply, from: provider)
         } catch  where Self.extensionCode(error) == 100 {
             guard input.interactive ?? true else {
@@ -160,14 +177,14 @@ package final class AutoFillService: Sendable {
             do {
                 answer = try await agents.ask(question)
             } catch {
-                throw VarlinkError(
-                    name: AutoFill.Error.canceled,
-                    [
-                        "message": error == .noAgent
-                            ? "several providers could answer and no agent is running to ask you which; start one with `keyport agent`"
-                            : "the question was withdrawn"
-                    ]
-                )
+                let why =
+                    switch error {
+                    case .noAgent:
+                        "several providers could answer and no agent is running to ask you which; start one with `keyport agent`"
+                    case .withdrawn: "the question was withdrawn"
+                    case .stopping: "keyportd is stopping"
+                    }
+                throw VarlinkError(name: AutoFill.Error.canceled, ["message": why])
             }
             guard let chosen = providers.first(where: { $0.id == answer.choice }) else {
                 throw VarlinkError(name: AutoFill.Error.canceled, ["message": "you chose no provider"])
@@ -183,18 +200,26 @@ package final class AutoFillService: Sendable {
         return try answer(reply, from: provider)
     }
 
-    /// Calls the provider; its refusal and its failures become AutoFill's errors, except
-    /// `userInteractionRequired`, which the caller handles.
+    /// Calls the provider; its refusal and its failures become AutoFill's errors — except
+    /// `userInteractionRequired` when `passingOnInteraction`, which the caller handles (asking
+    /// again with the person).
     private func ask(
         _ provider: ProviderManifest,
         _ method: String,
         _ parameters: RawJSON,
-        _ timeout: Duration
+        _ timeout: Duration,
+        passingOnInteraction: Bool = false
     ) async throws(VarlinkError) -> RawJSON {
         do {
             return try await pool.call(provider, method, parameters, timeout: timeout)
         } catch let error as VarlinkError where error.name == CredentialProvider.canceled {
-            if Self.extensionCode(error) == 100 { throw error }
+            if Self.extensionCode(error) == 100 {
+                if passingOnInteraction { throw error }
+                throw VarlinkError(
+                    name: AutoFill.Error.canceled,
+                    ["message": "\(provider.name) needs you, though it was given the chance to ask you"]
+                )
+            }
             let why = error.message ?? "it gave no reason"
             throw VarlinkError(name: AutoFill.Error.canceled, ["message": "\(provider.name) declined: \(why)"])
         } catch let error as VarlinkError {

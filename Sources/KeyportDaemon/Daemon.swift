@@ -62,9 +62,9 @@ package struct KeyportDaemon: Service {
         let agents = AgentHub()
         let exchange = ExchangeService(registry: registry, agents: agents, tokenLifetime: tokenLifetime, logger: logger)
         let callbacks = CallbacksService(environment: environment, logger: logger)
-        let identities = IdentityStoreService(registry: registry, locations: locations)
-        let prompts = PromptService(registry: registry, agents: agents)
         let pool = ProviderPool(environment: environment, idleTime: providerIdleTime, logger: logger)
+        let identities = IdentityStoreService(registry: registry, locations: locations, pool: pool, logger: logger)
+        let prompts = PromptService(registry: registry, agents: agents, pool: pool)
         let autoFill = AutoFillService(
             registry: registry,
             identities: identities,

@@ -2,6 +2,7 @@ import Foundation
 import KeyportDomains
 import KeyportInterfaces
 import KeyportSystem
+import Logging
 import Synchronization
 import Varlink
 
@@ -36,10 +37,21 @@ package final class IdentityStoreService: Sendable {
     private let configuration: URL
     private let directory: URL
     private let list: PublicSuffixList
+    private let logger: Logger
+    /// The providers keyportd started: a process it started is that provider.
+    private let pool: ProviderPool?
     /// Loaded stores by provider id. File writes happen under this lock, so changes are ordered.
     private let stores = Mutex<[String: Identities]>([:])
 
-    package init(registry: ProviderRegistry, locations: DaemonLocations, list: PublicSuffixList = .current) {
+    package init(
+        registry: ProviderRegistry,
+        locations: DaemonLocations,
+        list: PublicSuffixList = .current,
+        pool: ProviderPool? = nil,
+        logger: Logger
+    ) {
+        self.pool = pool
+        self.logger = logger
         self.registry = registry
         self.configuration = locations.configuration
         self.directory = locations.state.appendingPathComponent("identities", isDirectory: true)
@@ -50,7 +62,11 @@ package final class IdentityStoreService: Sendable {
 
     /// The registered provider making `request`.
     private func provider(_ request: VarlinkRequest) throws(VarlinkError) -> ProviderManifest {
-        switch AppResolver.provider(request.peer.process, among: registry.scan().manifests) {
+        switch AppResolver.provider(
+            request.peer.process,
+            among: registry.scan().manifests,
+            startedAs: pool?.provider(startedAs: request.peer.process)
+        ) {
         case .success(let manifest): return manifest
         case .failure(let refusal):
             throw VarlinkError(name: IdentityStore.Error.notAProvider, ["message": refusal.message])
@@ -136,12 +152,12 @@ package final class IdentityStoreService: Sendable {
                     "names no host a service could have: \(identity.serviceIdentifier.identifier.debugDescription)"
                 )
             }
-            switch identity.kind {
-            case .password where !provider.capabilities.ProvidesPasswords:
-                throw invalid("is a password, and \(provider.id)'s manifest does not declare ProvidesPasswords")
-            case .oneTimeCode where !provider.capabilities.ProvidesOneTimeCodes:
-                throw invalid("is a one-time code, and \(provider.id)'s manifest does not declare ProvidesOneTimeCodes")
-            default: break
+            guard provider.capabilities.provides(identity.kind) else {
+                throw invalid(
+                    identity.kind == .password
+                        ? "is a password, and \(provider.id)'s manifest does not declare ProvidesPasswords"
+                        : "is a one-time code, and \(provider.id)'s manifest does not declare ProvidesOneTimeCodes"
+                )
             }
         }
     }
@@ -158,9 +174,17 @@ package final class IdentityStoreService: Sendable {
         }
     }
 
-    /// The identities of the provider `id`, for AutoFill; none when its store cannot be read.
+    /// The identities of the provider `id`, for AutoFill; none when its store cannot be read
+    /// (which the log says).
     package func identities(of id: String) -> Identities {
-        stores.withLock { stores in (try? load(id, &stores)) ?? Identities([], list: list) }
+        stores.withLock { stores in
+            do {
+                return try load(id, &stores)
+            } catch {
+                logger.warning("identity store unreadable", metadata: ["provider": "\(id)", "why": "\(error)"])
+                return Identities([], list: list)
+            }
+        }
     }
 
     // MARK: - Methods
@@ -169,9 +193,11 @@ package final class IdentityStoreService: Sendable {
         let provider = try provider(request)
         let saved = try request.parameters(as: IdentityStore.Identities.self).identities
         try check(saved, of: provider)
+        // One identity per key: the last of a batch that repeats one counts.
+        var seen = Set<IdentityStore.Identity.Key>()
+        let unique = saved.reversed().filter { seen.insert($0.key).inserted }.reversed()
         try change(provider) { current in
-            let replaced = Set(saved.map(\.key))
-            return current.filter { !replaced.contains($0.key) } + saved
+            current.filter { !seen.contains($0.key) } + unique
         }
         return .emptyObject
     }

@@ -8,10 +8,12 @@ import Varlink
 package final class PromptService: Sendable {
     private let registry: ProviderRegistry
     private let agents: AgentHub
+    private let pool: ProviderPool?
 
-    package init(registry: ProviderRegistry, agents: AgentHub) {
+    package init(registry: ProviderRegistry, agents: AgentHub, pool: ProviderPool?) {
         self.registry = registry
         self.agents = agents
+        self.pool = pool
     }
 
     private func ask(
@@ -21,7 +23,11 @@ package final class PromptService: Sendable {
         choices: [Agent.Choice] = []
     ) async throws(VarlinkError) -> Agent.Answer {
         let provider: ProviderManifest
-        switch AppResolver.provider(request.peer.process, among: registry.scan().manifests) {
+        switch AppResolver.provider(
+            request.peer.process,
+            among: registry.scan().manifests,
+            startedAs: pool?.provider(startedAs: request.peer.process)
+        ) {
         case .success(let manifest): provider = manifest
         case .failure(let refusal):
             throw VarlinkError(name: Prompt.Error.notAProvider, ["message": refusal.message])

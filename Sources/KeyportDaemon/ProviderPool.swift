@@ -29,18 +29,58 @@ package final class ProviderPool: Sendable {
     private struct Job: Sendable {
         var method: String
         var parameters: RawJSON
-        var reply: CheckedContinuation<Result<RawJSON, any Error>, Never>
+        /// How long the provider has once it is given the call (not while it waits its turn).
+        var timeout: Duration
+        /// Resumed with the outcome, or `nil` when the provider took no more calls.
+        var reply: CheckedContinuation<Result<RawJSON, any Error>?, Never>
     }
 
     private final class Running: Sendable {
         let child: ChildProcess
-        let jobs: AsyncStream<Job>.Continuation
-        /// Calls under way, and when the last one ended (for the idle stop).
-        let use = Mutex((calls: 0, last: ContinuousClock.now))
+        /// The provider's process, held by a pidfd (`nil` if it ended before it could be).
+        let process: PinnedProcess?
+        private let jobs: AsyncStream<Job>.Continuation
+        /// Calls given and not yet answered, when the last one ended (for the idle stop), and
+        /// whether the provider takes calls no more.
+        private let use = Mutex((calls: 0, last: ContinuousClock.now, closed: false))
 
         init(child: ChildProcess, jobs: AsyncStream<Job>.Continuation) {
             self.child = child
+            self.process = try? PinnedProcess(pid: child.pid)
             self.jobs = jobs
+        }
+
+        var isClosed: Bool { use.withLock { $0.closed } }
+
+        /// Gives the provider a call; `false` when it takes none any more (then `job` is not
+        /// resumed here: the caller fails it).
+        func submit(_ job: Job) -> Bool {
+            use.withLock { use in
+                guard !use.closed, case .enqueued = jobs.yield(job) else { return false }
+                use.calls += 1
+                return true
+            }
+        }
+
+        /// A call has ended.
+        func ended() {
+            use.withLock { use in
+                use.calls -= 1
+                use.last = .now
+            }
+        }
+
+        /// Takes no more calls; the ones waiting are still answered, then the connection closes.
+        /// With `ifIdleFor`, only when no call is under way and none ended within that time.
+        @discardableResult
+        func close(ifIdleFor idleTime: Duration? = nil) -> Bool {
+            let closing = use.withLock { use -> Bool in
+                if let idleTime, use.calls > 0 || ContinuousClock.now - use.last < idleTime { return false }
+                use.closed = true
+                return true
+            }
+            if closing { jobs.finish() }
+            return closing
         }
     }
 
@@ -57,7 +97,8 @@ package final class ProviderPool: Sendable {
     }
 
     /// Calls `method` on `provider` (starting it if it is not running); the provider's reply, or
-    /// its `VarlinkError`.
+    /// its `VarlinkError`. The provider has `timeout` from when it is given the call; calls to one
+    /// provider are given one after another.
     ///
     /// - Throws: the provider's ``VarlinkError``, or ``Failure`` when it could not answer.
     package func call(
@@ -66,53 +107,49 @@ package final class ProviderPool: Sendable {
         _ parameters: RawJSON,
         timeout: Duration
     ) async throws -> RawJSON {
-        let running = try instance(of: provider)
-        running.use.withLock { $0.calls += 1 }
-        defer {
-            running.use.withLock { use in
-                use.calls -= 1
-                use.last = .now
+        // A provider closing as this call arrives (idle, or gone) is started again, once.
+        for _ in 0..<2 {
+            let running = try instance(of: provider)
+            let outcome: Result<RawJSON, any Error>? = await withCheckedContinuation { reply in
+                let job = Job(method: method, parameters: parameters, timeout: timeout, reply: reply)
+                if !running.submit(job) { reply.resume(returning: nil) }
             }
+            guard let outcome else { continue }
+            running.ended()
             scheduleIdleStop(provider.id, running)
+            return try outcome.get()
         }
-        let outcome = await withTaskGroup(of: Result<RawJSON, any Error>?.self) { group in
-            group.addTask {
-                await withCheckedContinuation { reply in
-                    running.jobs.yield(Job(method: method, parameters: parameters, reply: reply))
-                }
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            var first = await group.next() ?? nil
-            if first == nil {
-                // Out of time: the provider is killed, which ends its connection and this call.
-                running.child.signalGroup(SIGKILL)
-                _ = await group.next()
-                first = .failure(
-                    Failure(description: "\(provider.name) did not answer within \(timeout.components.seconds) seconds")
-                )
-            }
-            group.cancelAll()
-            return first!
-        }
-        return try outcome.get()
+        throw Failure(description: "\(provider.name) stopped as it was asked; try again")
     }
 
-    /// Stops every provider (keyportd is stopping).
+    /// The id of the provider keyportd started that `process` is (or was started by): keyportd's
+    /// own record, the surest way to recognise it, even when several manifests share a program.
+    package func provider(startedAs process: PinnedProcess) -> String? {
+        let started = running.withLock { running in running.map { ($0.key, $0.value.process) } }
+        for (id, pinned) in started {
+            guard let pinned, pinned.isAlive else { continue }
+            if pinned.pid == process.pid || (try? process.isDescendant(of: pinned)) == true { return id }
+        }
+        return nil
+    }
+
+    /// Stops every provider (keyportd is stopping): no more calls, and each is asked to end
+    /// (SIGTERM to its process group) and killed if it does not within 3 seconds.
     package func shutDown() {
         let all = running.withLock { running in
             defer { running = [:] }
             return Array(running.values)
         }
-        for provider in all { provider.jobs.finish() }
+        for provider in all {
+            provider.close()
+            provider.child.signalGroup(SIGTERM)
+        }
     }
 
     /// The running provider, started if it is not.
     private func instance(of provider: ProviderManifest) throws -> Running {
         try running.withLock { running in
-            if let existing = running[provider.id], existing.child.isRunning { return existing }
+            if let existing = running[provider.id], !existing.isClosed, existing.child.isRunning { return existing }
             let started = try start(provider)
             running[provider.id] = started
             return started
@@ -153,24 +190,41 @@ package final class ProviderPool: Sendable {
                 try await VarlinkConnection.withConnection(connectedDescriptor: ends[0], maximumMessageSize: 1 << 20) {
                     connection in
                     for await job in jobs {
-                        do {
-                            job.reply.resume(returning: .success(try await connection.call(job.method, job.parameters)))
-                        } catch let error as VarlinkError {
-                            // The provider's answer: the connection goes on.
-                            job.reply.resume(returning: .failure(error))
-                        } catch {
-                            job.reply.resume(returning: .failure(error))
-                            throw error
+                        // Out of time, the provider is stuck: killed, which ends this call with a
+                        // broken connection; the calls waiting their turn fail below, and the next
+                        // request starts it afresh.
+                        let timedOut = Mutex(false)
+                        let watchdog = Task {
+                            try await Task.sleep(for: job.timeout)
+                            timedOut.withLock { $0 = true }
+                            child.signalGroup(SIGKILL)
                         }
+                        let outcome: Result<RawJSON, any Error>
+                        do {
+                            outcome = .success(try await connection.call(job.method, job.parameters))
+                        } catch {
+                            outcome = .failure(error)
+                        }
+                        watchdog.cancel()
+                        if timedOut.withLock({ $0 }) {
+                            let failure = Failure(
+                                description: "\(name) did not answer within \(job.timeout.components.seconds) seconds"
+                            )
+                            job.reply.resume(returning: .failure(failure))
+                            throw failure
+                        }
+                        job.reply.resume(returning: outcome)
+                        // An error that is not the provider's answer means the connection broke.
+                        if case .failure(let error) = outcome, !(error is VarlinkError) { throw error }
                     }
                 }
             } catch {
                 broken = error
             }
             // The connection is over: whatever still waits fails, and the provider goes.
-            continuation.finish()
+            running.close()
             for await job in jobs {
-                job.reply.resume(returning: .failure(Failure(description: "\(name) is no longer running")))
+                job.reply.resume(returning: .failure(Failure(description: "\(name) is no longer running; try again")))
             }
             self.running.withLock { if $0[id] === running { $0[id] = nil } }
             await self.stop(child, name: name, within: .seconds(3))
@@ -189,10 +243,8 @@ package final class ProviderPool: Sendable {
         let idleTime = idleTime
         Task {
             try? await Task.sleep(for: idleTime)
-            let idle = running.use.withLock { $0.calls == 0 && ContinuousClock.now - $0.last >= idleTime }
-            guard idle else { return }
+            guard running.close(ifIdleFor: idleTime) else { return }
             self.running.withLock { if $0[id] === running { $0[id] = nil } }
-            running.jobs.finish()
         }
     }
 
@@ -206,8 +258,9 @@ package final class ProviderPool: Sendable {
             child.signalGroup(SIGKILL)
             await child.waitForExit()
         }
-        // What ended it, when it was not asked to: for the reason a client gets.
-        if case .signalled(let signal)? = child.termination, signal != SIGKILL {
+        // What ended it, when it was not asked to, for the log (the client was told it ended
+        // without answering).
+        if case .signalled(let signal)? = child.termination, signal != SIGKILL && signal != SIGTERM {
             logger.warning("provider crashed", metadata: ["provider": "\(name)", "signal": "\(signal)"])
         }
     }

@@ -56,12 +56,6 @@ package struct PublicSuffixList: Sendable {
         return PublicSuffixList(text: text)
     }()
 
-    /// The public suffix of a domain name in ASCII (`co.uk` for `www.example.co.uk`).
-    package func publicSuffix(of name: String) -> String {
-        let labels = name.split(separator: ".")
-        return labels.suffix(suffixLength(labels)).joined(separator: ".")
-    }
-
     /// The registrable domain of `host`: its public suffix and one label more
     /// (`example.co.uk` for `www.example.co.uk`). `nil` for a host that has none: an IP address,
     /// `localhost` and its subdomains, a public suffix itself (`co.uk`, `github.io`), a name of

@@ -18,6 +18,11 @@ package enum Providers {
             self.ProvidesPasswords = ProvidesPasswords
             self.ProvidesOneTimeCodes = ProvidesOneTimeCodes
         }
+
+        /// Whether the app provides credentials of `kind` to AutoFill.
+        package func provides(_ kind: IdentityStore.Kind) -> Bool {
+            kind == .password ? ProvidesPasswords : ProvidesOneTimeCodes
+        }
     }
 
     /// A registered app, with its Settings.

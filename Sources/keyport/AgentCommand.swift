@@ -64,7 +64,7 @@ struct AgentCommand: AsyncParsableCommand {
             while true {
                 let (parameters, _) = try await connection.nextReply()
                 let request = try parameters.decode(Agent.Served.self).request
-                var answer =
+                let answer =
                     if Agent.Kind(rawValue: request.kind) == nil {
                         // A kind of question this agent does not know how to show: declined.
                         Agent.Answer(request: request.id, choice: nil)
@@ -75,7 +75,6 @@ struct AgentCommand: AsyncParsableCommand {
                     } else {
                         Self.ask(request)
                     }
-                answer.request = request.id
                 // On a second connection: replies on the first come in order, after Serve's.
                 var outcome =
                     answer.secret != nil
@@ -118,22 +117,28 @@ struct AgentCommand: AsyncParsableCommand {
     /// Asks in a zenity dialog: a list of the choices (an export, a provider's choice), a question,
     /// or a password entry. Cancelling, closing the dialog or choosing nothing declines.
     static func askInDialog(_ request: Agent.Request, zenity: String, environment: [String: String]) -> Agent.Answer {
-        let title = "\(request.app)"
+        // zenity reads its texts as Pango markup: what apps say is shown as written, not styled.
+        func plain(_ text: String) -> String {
+            text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+                .replacingOccurrences(of: ">", with: "&gt;")
+        }
+        let title = plain(request.app)
+        let message = plain(request.message)
         var arguments: [String]
         switch Agent.Kind(rawValue: request.kind) {
         case .confirm?:
-            arguments = ["--question", "--title=\(title)", "--text=\(request.message)", "--width=480"]
+            arguments = ["--question", "--title=\(title)", "--text=\(message)", "--width=480"]
         case .secret?:
-            arguments = ["--password", "--title=\(title): \(request.message)"]
+            arguments = ["--password", "--title=\(title): \(message)"]
         default:
             let export = request.kind == Agent.Kind.export.rawValue
             arguments = [
-                "--list", "--title=\(export ? "Export credentials" : title)", "--text=\(request.message)",
+                "--list", "--title=\(export ? "Export credentials" : title)", "--text=\(message)",
                 "--column=\(export ? "App" : "Choice")", "--column=Id", "--print-column=2", "--hide-column=2",
                 "--ok-label=\(export ? "Export" : "Choose")", "--cancel-label=\(export ? "Do not export" : "Cancel")",
                 "--width=560", "--height=360",
             ]
-            for choice in request.choices { arguments += [choice.name, choice.id] }
+            for choice in request.choices { arguments += [plain(choice.name), choice.id] }
         }
         var answer = Agent.Answer(request: request.id, choice: nil)
         guard let ran = try? ChildProcess.run(executable: zenity, arguments: arguments, environment: environment),

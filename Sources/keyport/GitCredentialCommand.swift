@@ -20,11 +20,12 @@ struct GitCredentialCommand: AsyncParsableCommand {
 
             store, erase: no provider accepts saving or deleting passwords from here yet, so keyport \
             says so and changes nothing. In particular a locked or unreachable provider never loses a \
-            credential. Exit status 0 in every case git handles itself; 2 for a usage error.
+            credential. Exit status 0 in every case git handles itself; 2 for a usage error (no operation, or \
+            what git sent is not its protocol).
             """
     )
 
-    @Argument(help: "get, store or erase (git gives it).")
+    @Argument(help: "get, store or erase (git gives it; others are ignored, as git asks of helpers).")
     var operation: String
 
     func run() async throws {
@@ -40,7 +41,8 @@ struct GitCredentialCommand: AsyncParsableCommand {
                 )
             )
         default:
-            throw ValidationError("the operation must be get, store or erase, not \(operation)")
+            // gitcredentials(7): a helper ignores operations it does not know (git may add some).
+            break
         }
     }
 

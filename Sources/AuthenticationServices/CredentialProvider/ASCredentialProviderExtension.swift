@@ -42,8 +42,10 @@ public enum ASCredentialProviderExtension {
             )
             exit(2)
         }
-        // As sd_listen_fds(unset: true) does: what the provider starts does not inherit them.
+        // As sd_listen_fds(unset: true) does: what the provider starts inherits neither the
+        // variables nor the socket.
         for name in ["LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES"] { unsetenv(name) }
+        _ = fcntl(3, F_SETFD, FD_CLOEXEC)
         let host = ProviderHost(type: type)
         // keyportd (and systemd's varlinkctl) hand over a connected socket; a client that starts
         // services the classic way (PyPI's varlink, systemd-socket-activate) a listening one.
@@ -141,24 +143,19 @@ struct ProviderHost: Sendable {
         _ body: @escaping @MainActor @Sendable (ASCredentialProviderViewController) -> Void
     ) async throws(VarlinkError) -> RawJSON {
         let type = self.type
-        let outcome = await withCheckedContinuation {
-            (continuation: CheckedContinuation<ASCredentialProviderExtensionContext.Outcome, Never>) in
-            let taken = Mutex(false)
-            let context = ASCredentialProviderExtensionContext { outcome in
-                guard
-                    taken.withLock({ taken in
-                        defer { taken = true }
-                        return !taken
-                    })
-                else { return false }
-                continuation.resume(returning: outcome)
-                return true
-            }
-            Task { @MainActor in
-                let controller = type.init()
-                controller.context = context
-                body(controller)
-            }
+        let result = OneOutcome()
+        let context = ASCredentialProviderExtensionContext { result.deliver($0) }
+        Task { @MainActor in
+            let controller = type.init()
+            controller.context = context
+            body(controller)
+        }
+        // keyportd closing the connection (it gave up, or is stopping) cancels this call: the
+        // request ends then, whether or not the provider ever completes it.
+        let outcome = await withTaskCancellationHandler {
+            await result.wait()
+        } onCancel: {
+            _ = result.deliver(.canceled(ASExtensionError(.failed, reason: "keyportd withdrew the request")))
         }
         func canceled(_ error: ASExtensionError) -> VarlinkError {
             VarlinkError(
@@ -190,6 +187,41 @@ struct ProviderHost: Sendable {
             throw canceled(
                 ASExtensionError(.failed, reason: "the provider completed the request with another kind of credential")
             )
+        }
+    }
+}
+
+/// A request's outcome, taken once: from its context, or from keyportd withdrawing the request.
+private final class OneOutcome: Sendable {
+    private let state = Mutex<
+        (
+            waiter: CheckedContinuation<ASCredentialProviderExtensionContext.Outcome, Never>?,
+            outcome: ASCredentialProviderExtensionContext.Outcome?
+        )
+    >((nil, nil))
+
+    /// Takes `outcome` unless one was taken already; whether it was.
+    func deliver(_ outcome: ASCredentialProviderExtensionContext.Outcome) -> Bool {
+        let (taken, waiter) = state.withLock {
+            state -> (Bool, CheckedContinuation<ASCredentialProviderExtensionContext.Outcome, Never>?) in
+            guard state.outcome == nil else { return (false, nil) }
+            state.outcome = outcome
+            defer { state.waiter = nil }
+            return (true, state.waiter)
+        }
+        waiter?.resume(returning: outcome)
+        return taken
+    }
+
+    /// The outcome, once there is one.
+    func wait() async -> ASCredentialProviderExtensionContext.Outcome {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> ASCredentialProviderExtensionContext.Outcome? in
+                if let outcome = state.outcome { return outcome }
+                state.waiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
         }
     }
 }

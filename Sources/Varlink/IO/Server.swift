@@ -358,7 +358,9 @@ private struct SocketPeerCredentials: Sendable {
 
 /// The peer is another user, or a process that cannot be pinned (it has already ended, or runs
 /// where this process cannot see it): the connection is closed before a byte is read.
-struct PeerRefused: Error {}
+struct PeerRefused: Error, CustomStringConvertible {
+    var description: String
+}
 
 extension Channel {
     /// Reads who connected and refuses every user but this one, whatever the socket's mode and
@@ -368,14 +370,18 @@ extension Channel {
     func acceptVarlinkPeer(maximumMessageSize: Int) -> EventLoopFuture<AcceptedConnection> {
         guard let provider = self as? SocketOptionProvider else {
             close(promise: nil)
-            return eventLoop.makeFailedFuture(PeerRefused())
+            return eventLoop.makeFailedFuture(PeerRefused(description: "the connection is not a socket"))
         }
         let credentials: EventLoopFuture<SocketPeerCredentials> = provider.unsafeGetSocketOption(
             level: SocketOptionLevel(SOL_SOCKET),
             name: SocketOptionName(SO_PEERCRED)
         )
         let accepted = credentials.flatMap { credentials -> EventLoopFuture<VarlinkPeer> in
-            guard credentials.uid == geteuid() else { return self.eventLoop.makeFailedFuture(PeerRefused()) }
+            guard credentials.uid == geteuid() else {
+                return self.eventLoop.makeFailedFuture(
+                    PeerRefused(description: "the peer runs as user \(credentials.uid), not as this user")
+                )
+            }
             let peer = PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
             let pidfd: EventLoopFuture<Int32> = provider.unsafeGetSocketOption(
                 level: SocketOptionLevel(SOL_SOCKET),
@@ -394,10 +400,11 @@ extension Channel {
             self.varlinkAsyncChannel(maximumMessageSize: maximumMessageSize).map {
                 AcceptedConnection(channel: $0, peer: peer)
             }
-        }.flatMapError { _ in
+        }.flatMapError { error in
             // A failed initializer leaves the connection open in swift-nio's async server; close it.
             self.close(promise: nil)
-            return self.eventLoop.makeFailedFuture(PeerRefused())
+            let refusal = error as? PeerRefused ?? PeerRefused(description: "the peer cannot be pinned: \(error)")
+            return self.eventLoop.makeFailedFuture(refusal)
         }
     }
 }

@@ -19,7 +19,8 @@ import Musl
 /// program will have, as systemd does after forking). Its calls are made one after another on
 /// the connection; it is stopped once unused for the idle time. A provider that crashes, closes
 /// its end, answers what is not Varlink, or does not answer in time fails the call it was given
-/// (it is killed in the last case) and affects nothing else: the next request starts it again.
+/// (it is killed in the last case; the calls queued behind fail with it) and affects no other
+/// provider: the next request starts it again.
 package final class ProviderPool: Sendable {
     /// A provider could not answer: why, for the client.
     package struct Failure: Error, Sendable, CustomStringConvertible {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// How a provider ends the request it was given: with a credential, with an error, or (for its
 /// settings) done. Completing a request ends it: a second completion is not a second answer, and

@@ -32,12 +32,16 @@ let package = Package(
         // The Linux calls KeyportSystem makes that Swift's Glibc module lacks (SO_PEERCRED's
         // struct ucred, SO_PEERPIDFD, pidfd_open); not a product.
         .target(name: "CKeyportSystem"),
-        // Varlink, systemd's IPC (NUL-terminated JSON, interface definitions, introspection):
-        // keyportd, its clients and agents speak it; not a product.
+        // Varlink's protocol without Foundation or an event loop (messages, JSON reading, interface
+        // definitions, validation) and a blocking connection, for clients that must start fast;
+        // not a product.
+        .target(name: "VarlinkCore"),
+        // Varlink, systemd's IPC (NUL-terminated JSON, interface definitions, introspection) on
+        // swift-nio: keyportd, its clients and agents speak it; not a product.
         .target(
             name: "Varlink",
             dependencies: [
-                "KeyportSystem",
+                "VarlinkCore", "KeyportSystem",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

@@ -94,3 +94,12 @@ package enum RawUnixSocket {
         SupportFailure(description: "\(what): \(String(cString: strerror(errno)))")
     }
 }
+
+/// Runs blocking work (socket calls that wait) on a thread of its own, so the wait does not hold
+/// one of Swift's few cooperative threads: with them all blocked, no other test's task — nor the
+/// handler waiting on a listener in this process — could run until the wait ends.
+package func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
+    }
+}

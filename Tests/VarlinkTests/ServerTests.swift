@@ -260,6 +260,34 @@ struct ServerTests {
         }
     }
 
+    @Test("the blocking connection: calls, error replies, a reply over its limit, nothing listening")
+    func blockingConnection() async throws {
+        try await withServer(try makeServer(Observations())) { path in
+            try await onOwnThread {
+                let connection = try VarlinkBlockingConnection(path: path, maximumMessageSize: 128)
+                let echoed = try connection.call("org.keyport.test.Echo", RawJSON(bytes: Array(#"{"text":"ab"}"#.utf8)))
+                #expect(echoed.description == #"{"echoed":{"text":"ab","times":1}}"#)
+                #expect(try echoed.member("echoed") != nil, "the reply's members are indexed as the NIO client's are")
+                let failed = #expect(throws: VarlinkError.self) { try connection.call("org.keyport.test.Fail") }
+                #expect(failed?.name == "org.keyport.test.Failed")
+                #expect(failed?.message == "it always fails")
+                // The same connection again, now with a reply longer than the 128 bytes it takes.
+                let tooLong = #expect(throws: VarlinkConnectionError.self) {
+                    try connection.call("org.keyport.test.Echo", RawJSON(bytes: Array(#"{"text":"ab","times":100}"#.utf8)))
+                }
+                #expect(tooLong?.description.contains("longer than 128 bytes") == true)
+            }
+        }
+        let directory = try TemporaryDirectory("kp-varlink")
+        defer { directory.remove() }
+        let nobody = directory.url.appendingPathComponent("none.sock").path
+        let refused = #expect(throws: VarlinkConnectionError.self) {
+            try VarlinkBlockingConnection(path: nobody, maximumMessageSize: 64)
+        }
+        #expect(refused?.isRefused == true)
+        #expect(refused?.description.contains(nobody) == true)
+    }
+
     @Test("garbage, an unframed flood and an oversized message close only their own connection")
     func misbehavingClients() async throws {
         try await withServer(try makeServer(Observations(), maximumMessageSize: 4096)) { path in

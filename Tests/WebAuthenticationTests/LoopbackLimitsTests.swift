@@ -1,4 +1,5 @@
 import Foundation
+import KeyportTestSupport
 import Testing
 
 @testable import WebAuthentication

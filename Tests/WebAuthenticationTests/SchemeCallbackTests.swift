@@ -22,15 +22,6 @@ func mode(of path: String) -> Int {
     return Int(info.st_mode & 0o777)
 }
 
-/// Runs blocking work (socket calls that wait) on a thread of its own, so the wait does not hold
-/// one of Swift's few cooperative threads: with them all blocked, no other test's task — nor the
-/// handler waiting on a listener in this process — could run until the wait ends.
-func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
-    }
-}
-
 /// A plain blocking Unix-socket client, written from docs/protocol.md rather than with the
 /// module's own client: sends `bytes`, returns what the session answers up to the end of its first
 /// message (NUL), or everything until it closes. Throws when the session neither answers nor

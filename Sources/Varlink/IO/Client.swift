@@ -1,18 +1,6 @@
 import NIOCore
 import NIOPosix
 
-/// The connection ended, or could not be made, before the reply came.
-package struct VarlinkConnectionError: Error, Hashable, Sendable, CustomStringConvertible {
-    package var description: String
-    /// The connection was refused: nothing listens on the socket (a stale socket file).
-    package var isRefused: Bool
-
-    package init(_ description: String, isRefused: Bool = false) {
-        self.description = description
-        self.isRefused = isRefused
-    }
-}
-
 /// A client's connection to a Varlink service, for the duration of ``withConnection(path:maximumMessageSize:_:)``.
 ///
 /// Calls are made one after another (the protocol answers them in order); a call with `more`

@@ -1,5 +1,3 @@
-import Foundation
-
 /// A JSON value kept as the bytes it arrived in (or will be sent as).
 ///
 /// Parameters travel as `RawJSON` so that the envelope of a message can be read and written without
@@ -37,18 +35,6 @@ package struct RawJSON: Hashable, Sendable, CustomStringConvertible {
 
     /// `{}`.
     package static let emptyObject = RawJSON(bytes: Array("{}".utf8))
-
-    /// Encodes `value` with `JSONEncoder` (keys sorted, so equal values give equal bytes).
-    package init(encoding value: some Encodable) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        bytes = Array(try encoder.encode(value))
-    }
-
-    /// Decodes the value with `JSONDecoder`.
-    package func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        try JSONDecoder().decode(type, from: Data(bytes))
-    }
 
     /// The raw bytes of member `name` of this object (the first, if it is there twice), or `nil`
     /// when it has none. An object read out of a message is not read again: its members are known.
@@ -287,7 +273,9 @@ package enum JSONText {
             case UInt8(ascii: "\n"): out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
             case UInt8(ascii: "\r"): out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
             case UInt8(ascii: "\t"): out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-            case 0..<0x20: out += Array(String(format: "\\u%04x", byte).utf8)
+            case 0..<0x20:
+                let hex = String(byte, radix: 16)
+                out += Array("\\u00\(byte < 0x10 ? "0" : "")\(hex)".utf8)
             default: out.append(byte)
             }
         }

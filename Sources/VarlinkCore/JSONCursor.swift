@@ -1,5 +1,3 @@
-import Foundation
-
 /// Why a message is not the JSON it must be: what was expected and at which byte.
 package struct JSONSyntaxError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Offset of the offending byte from the start of the message.
@@ -338,11 +336,17 @@ package struct JSONCursor {
         offset += 1
     }
 
+    /// `byte` as two uppercase hexadecimal digits.
+    private static func hexDigits(_ byte: UInt8) -> String {
+        let text = String(byte, radix: 16, uppercase: true)
+        return byte < 0x10 ? "0" + text : text
+    }
+
     private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
     /// A byte as text for a message: printable ASCII as itself, anything else as its hex value.
     private static func show(_ byte: UInt8) -> String {
-        (0x21..<0x7F).contains(byte) ? String(UnicodeScalar(byte)) : String(format: "0x%02X", byte)
+        (0x21..<0x7F).contains(byte) ? String(UnicodeScalar(byte)) : "0x" + hexDigits(byte)
     }
 }
 

@@ -12,6 +12,7 @@ let package = Package(
         // documented in the README for apps that want it without Apple's shapes.
         .library(name: "WebAuthentication", targets: ["WebAuthentication"]),
         .executable(name: "keyport", targets: ["keyport"]),
+        .executable(name: "keyport-cli", targets: ["keyport-cli"]),
         .executable(name: "keyportd", targets: ["keyportd"]),
     ],
     dependencies: [
@@ -28,7 +29,11 @@ let package = Package(
         // What every process-level part needs (child processes, private runtime directories, XDG
         // base directories, termination signals, peer credentials and pinned processes, small
         // concurrency helpers); not a product.
-        .target(name: "KeyportSystem", dependencies: ["CKeyportSystem"]),
+        .target(name: "KeyportSystem", dependencies: ["KeyportSystemCore", "CKeyportSystem"]),
+        // KeyportSystem's part that needs only the standard library and libc (XDG base directories,
+        // private directories, socket paths, the environment), for programs that must start fast;
+        // not a product.
+        .target(name: "KeyportSystemCore"),
         // The Linux calls KeyportSystem makes that Swift's Glibc module lacks (SO_PEERCRED's
         // struct ucred, SO_PEERPIDFD, pidfd_open); not a product.
         .target(name: "CKeyportSystem"),
@@ -80,8 +85,17 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // The program people run: answers `otp SITE` and `password SITE` itself, with no
+        // Foundation or swift-nio and the standard library linked in, and hands everything else to
+        // keyport-cli (Sources/keyport/main.swift says why).
         .executableTarget(
             name: "keyport",
+            dependencies: ["KeyportInterfacesCore", "KeyportSystemCore", "KeyportEncoding"],
+            linkerSettings: [.unsafeFlags(["-static-stdlib"])]
+        ),
+        // The whole command line.
+        .executableTarget(
+            name: "keyport-cli",
             dependencies: [
                 "CredentialExchangeFormat", "KeyportEncoding", "KeyportSystem", "OneTimeCodes",
                 "AuthenticationServices",
@@ -99,9 +113,13 @@ let package = Package(
         // (Interfaces/*.varlink, the protocol's documentation) and their parameter types.
         .target(
             name: "KeyportInterfaces",
-            dependencies: ["Varlink", "KeyportSystem"],
+            dependencies: ["KeyportInterfacesCore", "Varlink", "KeyportSystem"],
             resources: [.copy("Interfaces")]
         ),
+        // KeyportInterfaces without Foundation or swift-nio: where keyportd listens, the
+        // interfaces' names and parameter types, and a blocking AutoFill request, for the
+        // `keyport` front program that must start fast; not a product.
+        .target(name: "KeyportInterfacesCore", dependencies: ["KeyportSystemCore", "VarlinkCore"]),
         // The system side: keyportd's services (exchange, providers, agents) on Varlink.
         .target(
             name: "KeyportDaemon",
@@ -161,10 +179,13 @@ let package = Package(
             ],
             exclude: ["Peers"]
         ),
+        // Tests run the built programs, `keyport` among them, from the build directory (`swift build
+        // --build-tests` builds every product); no test target depends on `keyport`, whose
+        // statically linked standard library would otherwise be linked into the test bundle.
         .testTarget(
             name: "KeyportDaemonTests",
             dependencies: [
-                "KeyportDaemon", "KeyportInterfaces", "keyportd", "keyport", "Varlink", "KeyportSystem",
+                "KeyportDaemon", "KeyportInterfaces", "keyportd", "keyport-cli", "Varlink", "KeyportSystem",
                 "KeyportTestSupport", "ExampleExporter", "ExampleImporter", "ExampleProvider",
                 "CredentialExchangeFormat", "WebAuthentication",
             ],
@@ -206,7 +227,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KeyportCLITests",
-            dependencies: ["keyport", "KeyportSystem", "WebAuthentication", "KeyportTestSupport"],
+            dependencies: ["keyport-cli", "KeyportSystem", "WebAuthentication", "KeyportTestSupport"],
             resources: [.copy("Fixtures")]
         ),
     ]

@@ -120,7 +120,7 @@ func autoFillBenchmark(identities total: Int, runs: Int) async throws {
     let autoFill = AutoFillService(
         registry: registry,
         identities: store,
-        configuration: locations.configuration,
+        configuration: URL(fileURLWithPath: locations.configuration, isDirectory: true),
         pool: ProviderPool(environment: environment, idleTime: .seconds(60), logger: logger),
         agents: AgentHub(),
         quickTime: .seconds(10),

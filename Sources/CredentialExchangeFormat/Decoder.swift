@@ -648,3 +648,20 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+
+extension Base64URL {
+    /// Decodes base64url or base64 bytes, padded or not, straight into `Data` (CXF's binary values).
+    static func decodeData(_ input: UnsafeRawBufferPointer) throws(DecodingError) -> Data {
+        var out = Data(count: try decodedCount(input))
+        let failure = out.withUnsafeMutableBytes { buffer -> DecodingError? in
+            do throws(DecodingError) {
+                try decode(input, into: buffer)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure { throw failure }
+        return out
+    }
+}

@@ -58,7 +58,10 @@ package struct KeyportDaemon: Service {
 
     package func run() async throws {
         let registry = ProviderRegistry(environment: environment)
-        let providers = ProvidersService(registry: registry, configuration: locations.configuration)
+        let providers = ProvidersService(
+            registry: registry,
+            configuration: URL(fileURLWithPath: locations.configuration, isDirectory: true)
+        )
         let agents = AgentHub()
         let exchange = ExchangeService(registry: registry, agents: agents, tokenLifetime: tokenLifetime, logger: logger)
         let callbacks = CallbacksService(environment: environment, logger: logger)
@@ -68,7 +71,7 @@ package struct KeyportDaemon: Service {
         let autoFill = AutoFillService(
             registry: registry,
             identities: identities,
-            configuration: locations.configuration,
+            configuration: URL(fileURLWithPath: locations.configuration, isDirectory: true),
             pool: pool,
             agents: agents,
             quickTime: providerTimeout,
@@ -94,7 +97,7 @@ package struct KeyportDaemon: Service {
             group.addTask {
                 switch listener {
                 case .socketFile:
-                    let path = locations.socket.path
+                    let path = locations.socket
                     try await server.serve(path: path) { logger.info("listening", metadata: ["socket": "\(path)"]) }
                 case .descriptor(let descriptor):
                     try await server.serve(listeningDescriptor: descriptor) {

@@ -28,7 +28,8 @@ package final class ExchangeService: Sendable {
     private let registry: ProviderRegistry
     private let agents: AgentHub
     private let logger: Logger
-    /// The keyport executable beside this keyportd: the built-in file exporter.
+    /// The keyport command line beside this keyportd (`keyport-cli`, which `keyport exchange
+    /// export` runs as): the built-in file exporter.
     private let builtInExporter: String?
 
     private struct Export {
@@ -64,7 +65,7 @@ package final class ExchangeService: Sendable {
         self.tokenLifetime = tokenLifetime
         self.logger = logger
         let own = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        let keyport = own.deletingLastPathComponent().appendingPathComponent("keyport").path
+        let keyport = own.deletingLastPathComponent().appendingPathComponent("keyport-cli").path
         builtInExporter = FileManager.default.isExecutableFile(atPath: keyport) ? keyport : nil
     }
 

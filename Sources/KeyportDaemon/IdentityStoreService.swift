@@ -53,8 +53,9 @@ package final class IdentityStoreService: Sendable {
         self.pool = pool
         self.logger = logger
         self.registry = registry
-        self.configuration = locations.configuration
-        self.directory = locations.state.appendingPathComponent("identities", isDirectory: true)
+        self.configuration = URL(fileURLWithPath: locations.configuration, isDirectory: true)
+        self.directory = URL(fileURLWithPath: locations.state, isDirectory: true)
+            .appendingPathComponent("identities", isDirectory: true)
         self.list = list
     }
 
@@ -124,7 +125,7 @@ package final class IdentityStoreService: Sendable {
         _ stores: inout [String: Identities]
     ) throws(VarlinkError) {
         do {
-            _ = try PrivateDirectory.prepare(directory, contents: "the credential identity store", create: true)
+            _ = try PrivateDirectory.prepare(directory.path, contents: "the credential identity store", create: true)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             try AtomicFile.write(try encoder.encode(File(identities: identities)), to: file(of: provider).path)

@@ -169,7 +169,7 @@ package struct ProviderRegistry: Sendable {
             .split(separator: ":").filter { $0.hasPrefix("/") }.map {
                 URL(fileURLWithPath: String($0), isDirectory: true)
             }
-        directories = ([base.dataHome] + system).map {
+        directories = ([URL(fileURLWithPath: base.dataHome, isDirectory: true)] + system).map {
             $0.appendingPathComponent("keyport/providers", isDirectory: true)
         }
     }

@@ -1,5 +1,3 @@
-import struct Foundation.Data
-
 /// Base64url (RFC 4648 §5) as CXF writes binary values: encoded without padding; decoded leniently.
 ///
 /// Decoding accepts what real exporters write: with or without `=` padding, and the standard alphabet
@@ -94,13 +92,21 @@ package enum Base64URL {
         return out
     }
 
-    /// Decodes base64url or base64 bytes, padded or not, straight into `Data`.
-    package static func decodeData(_ input: UnsafeRawBufferPointer) throws(DecodingError) -> Data {
+    /// How many bytes base64url or base64 `input`, padded or not, decodes to; with
+    /// ``decode(_:into:)``, a caller decodes straight into storage of its own (CXF's `Data`).
+    package static func decodedCount(_ input: UnsafeRawBufferPointer) throws(DecodingError) -> Int {
+        try measure(input).1
+    }
+
+    /// Decodes base64url or base64 `input` into `out`, which has room for exactly
+    /// ``decodedCount(_:)`` bytes.
+    package static func decode(
+        _ input: UnsafeRawBufferPointer,
+        into out: UnsafeMutableRawBufferPointer
+    ) throws(DecodingError) {
         let (symbols, count) = try measure(input)
-        var out = Data(count: count)
-        let failure = out.withUnsafeMutableBytes { decode(symbols, into: $0) }
-        if let failure { throw failure }
-        return out
+        precondition(out.count == count, "the output must have room for exactly the decoded bytes")
+        if let failure = decode(symbols, into: out) { throw failure }
     }
 
     /// The input without its padding, and the number of bytes it decodes to.

@@ -16,7 +16,6 @@ package struct VarlinkConnectionError: Error, Hashable, Sendable, CustomStringCo
     }
 }
 
-
 /// A connection for a program that makes a call or two and exits (`keyport otp`): plain blocking
 /// socket calls on the caller's thread.
 ///
@@ -87,7 +86,9 @@ package final class VarlinkBlockingConnection {
         message.append(0)
         var sent = 0
         while sent < message.count {
-            let written = message.withUnsafeBytes { send(descriptor, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
+            let written = message.withUnsafeBytes {
+                send(descriptor, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL))
+            }
             if written < 0 {
                 if errno == EINTR { continue }
                 throw VarlinkConnectionError("the service closed the connection: \(String(cString: strerror(errno)))")

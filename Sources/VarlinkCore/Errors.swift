@@ -27,15 +27,7 @@ package struct VarlinkError: Error, Hashable, Sendable, CustomStringConvertible 
 
     /// An error whose parameters are `fields` (strings), each written as a JSON string member.
     package init(name: String, _ fields: KeyValuePairs<String, String>) {
-        var out: [UInt8] = [UInt8(ascii: "{")]
-        for (index, field) in fields.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            out += JSONText.quoted(field.key)
-            out.append(UInt8(ascii: ":"))
-            out += JSONText.quoted(field.value)
-        }
-        out.append(UInt8(ascii: "}"))
-        self.init(name: name, parameters: RawJSON(bytes: out))
+        self.init(name: name, parameters: JSONText.object(fields.map { ($0.key, JSONText.quoted($0.value)) }))
     }
 
     /// The `message` parameter, when the error has one that is a string.

@@ -262,6 +262,19 @@ package struct OutgoingMessage: Sendable {
 
 /// JSON text for the few strings the envelope writes itself.
 package enum JSONText {
+    /// An object of `members` (names and their values' JSON), in the order given.
+    package static func object(_ members: [(name: String, value: [UInt8])]) -> RawJSON {
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        for (index, member) in members.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out += quoted(member.name)
+            out.append(UInt8(ascii: ":"))
+            out += member.value
+        }
+        out.append(UInt8(ascii: "}"))
+        return RawJSON(bytes: out)
+    }
+
     /// `text` as a JSON string: quotes, backslashes and control characters escaped.
     package static func quoted(_ text: String) -> [UInt8] {
         var out: [UInt8] = [UInt8(ascii: "\"")]

@@ -62,7 +62,9 @@ struct URLSchemeCLITests {
         #expect(registered.status == 0, "\(registered.stderr)")
         let file = sandbox.root.appendingPathComponent("data/applications/keyport-url-\(scheme).desktop")
         #expect(registered.stdout.contains("wrote \(file.path)"))
-        let executable = CLI.executable.resolvingSymlinksInPath().path
+        // The entry runs the command line itself (`keyport` hands `url-scheme open` to it anyway).
+        let executable = CLI.executable.resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("keyport-cli").path
         #expect(registered.stdout.contains("Exec=\(executable) url-scheme open %u"))
         #expect(try String(contentsOf: file, encoding: .utf8).contains("MimeType=x-scheme-handler/\(scheme);"))
         let query = try await sandbox.run("/usr/bin/xdg-mime", ["query", "default", "x-scheme-handler/\(scheme)"])

@@ -7,7 +7,7 @@ import Varlink
 
 /// keyportd, and the example provider registered four times (quiet, interactive, hang, crash), each
 /// as a program of its own (a hard link) so that each can save its identities.
-private struct AutoFillSandbox {
+struct AutoFillSandbox {
     let directory: TemporaryDirectory
     let environment: [String: String]
     static let modes = ["quiet", "interactive", "hang", "crash"]

@@ -86,3 +86,20 @@ struct Base32Tests {
         #expect(Base32.DecodingError.invalidCharacter("1", offset: 3).description.contains("offset 3"))
     }
 }
+
+@Suite("percent-encoding")
+struct PercentEncodingTests {
+    @Test("RFC 3986's unreserved characters stay, every other UTF-8 byte is escaped, as Foundation escapes them")
+    func sameAsFoundation() {
+        let unreserved = CharacterSet(
+            charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
+        )
+        for text in ["", "plain-text_1.2~", "a b&c=d/e?f#g", "Bücher 😀", "%41+", "\u{0}\u{7F}\n", "100% \"quoted\""] {
+            #expect(
+                PercentEncoding.escape(text) == text.addingPercentEncoding(withAllowedCharacters: unreserved),
+                "\(text)"
+            )
+        }
+        #expect(PercentEncoding.escape("a b/ü") == "a%20b%2F%C3%BC")
+    }
+}

@@ -17,30 +17,53 @@ struct BaseDirectoriesTests {
             "HOME": "/home/alice", "XDG_RUNTIME_DIR": "/run/user/1000", "XDG_CACHE_HOME": "/c",
             "XDG_DATA_HOME": "/d", "XDG_CONFIG_HOME": "/e",
         ])
-        #expect(set.runtime?.path == "/run/user/1000")
-        #expect(set.cacheHome.path == "/c")
-        #expect(set.dataHome.path == "/d")
-        #expect(set.configHome.path == "/e")
-        #expect(set.keyportRuntime.path == "/run/user/1000/keyport")
+        #expect(set.runtime == "/run/user/1000")
+        #expect(set.cacheHome == "/c")
+        #expect(set.dataHome == "/d")
+        #expect(set.configHome == "/e")
+        #expect(set.keyportRuntime == "/run/user/1000/keyport")
 
         let relative = BaseDirectories(environment: [
             "HOME": "/home/alice", "XDG_RUNTIME_DIR": "run", "XDG_CACHE_HOME": "c", "XDG_DATA_HOME": "",
             "XDG_CONFIG_HOME": "e",
         ])
         #expect(relative.runtime == nil)
-        #expect(relative.cacheHome.path == "/home/alice/.cache")
-        #expect(relative.dataHome.path == "/home/alice/.local/share")
-        #expect(relative.configHome.path == "/home/alice/.config")
-        #expect(relative.stateHome.path == "/home/alice/.local/state")
-        #expect(relative.keyportRuntime.path == "/home/alice/.cache/keyport/run")
+        #expect(relative.cacheHome == "/home/alice/.cache")
+        #expect(relative.dataHome == "/home/alice/.local/share")
+        #expect(relative.configHome == "/home/alice/.config")
+        #expect(relative.stateHome == "/home/alice/.local/state")
+        #expect(relative.keyportRuntime == "/home/alice/.cache/keyport/run")
     }
 
     @Test("without HOME the user database's home directory is used")
     func homeFromUserDatabase() throws {
         let entry = try #require(getpwuid(geteuid()))
         let expected = String(cString: entry.pointee.pw_dir)
-        #expect(BaseDirectories(environment: [:]).home.path == URL(fileURLWithPath: expected).path)
-        #expect(BaseDirectories(environment: ["HOME": "relative"]).home.path == URL(fileURLWithPath: expected).path)
+        #expect(BaseDirectories(environment: [:]).home == URL(fileURLWithPath: expected).path)
+        #expect(BaseDirectories(environment: ["HOME": "relative"]).home == URL(fileURLWithPath: expected).path)
+    }
+
+    @Test("paths are standardized as URL standardizes them: '.', '..', repeated and trailing slashes")
+    func paths() {
+        let cases = ["/a/b/", "/a//b/./c/..", "/../a", "/", "//", "/a/b/c/../../d/.", "/home/alice/.cache"]
+        for path in cases {
+            #expect(FilePaths.standardized(path) == URL(fileURLWithPath: path).standardizedFileURL.path, "\(path)")
+            #expect(
+                FilePaths.parent(path)
+                    == URL(fileURLWithPath: path).standardizedFileURL.deletingLastPathComponent().path,
+                "\(path)"
+            )
+        }
+        #expect(FilePaths.join("/run/user/1000/", "keyport") == "/run/user/1000/keyport")
+        #expect(
+            BaseDirectories(environment: ["XDG_RUNTIME_DIR": "/run/user/1000/"]).keyportRuntime
+                == "/run/user/1000/keyport"
+        )
+    }
+
+    @Test("the environment read without Foundation is ProcessInfo's")
+    func environment() {
+        #expect(ProcessEnvironment.current == ProcessInfo.processInfo.environment)
     }
 
     @Test("programs are found on PATH, or taken as given when the name is a path")
@@ -67,9 +90,9 @@ struct PrivateDirectoryTests {
         let root = try scratch()
         defer { try? FileManager.default.removeItem(at: root) }
         let target = root.appendingPathComponent("a/b", isDirectory: true)
-        #expect(try PrivateDirectory.prepare(target, contents: "tests", create: false) == nil)
-        let made = try #require(try PrivateDirectory.prepare(target, contents: "tests", create: true))
-        #expect(made.path == target.standardizedFileURL.path)
+        #expect(try PrivateDirectory.prepare(target.path, contents: "tests", create: false) == nil)
+        let made = try #require(try PrivateDirectory.prepare(target.path, contents: "tests", create: true))
+        #expect(made == target.standardizedFileURL.path)
         for path in [target.path, root.appendingPathComponent("a").path] {
             var info = stat()
             #expect(lstat(path, &info) == 0)
@@ -84,7 +107,7 @@ struct PrivateDirectoryTests {
         let open = root.appendingPathComponent("open")
         #expect(mkdir(open.path, 0o700) == 0 && chmod(open.path, 0o755) == 0)
         let error = #expect(throws: PrivateDirectory.Failure.self) {
-            try PrivateDirectory.prepare(open, contents: "tests", create: true)
+            try PrivateDirectory.prepare(open.path, contents: "tests", create: true)
         }
         #expect(error?.reason == .unsafe)
         #expect(error?.message.contains("chmod 700 \(open.path)") == true)
@@ -93,7 +116,7 @@ struct PrivateDirectoryTests {
         let real = root.appendingPathComponent("real")
         #expect(mkdir(real.path, 0o700) == 0 && symlink(real.path, link.path) == 0)
         let linked = #expect(throws: PrivateDirectory.Failure.self) {
-            try PrivateDirectory.prepare(link, contents: "tests", create: false)
+            try PrivateDirectory.prepare(link.path, contents: "tests", create: false)
         }
         #expect(linked?.reason == .unsafe)
         #expect(linked?.message.contains("not a directory") == true)
@@ -102,7 +125,7 @@ struct PrivateDirectoryTests {
         let inner = root.appendingPathComponent("real/inner")
         #expect(mkdir(inner.path, 0o700) == 0)
         let above = #expect(throws: PrivateDirectory.Failure.self) {
-            try PrivateDirectory.prepare(inner, alsoPrivate: [open], contents: "tests", create: false)
+            try PrivateDirectory.prepare(inner.path, alsoPrivate: [open.path], contents: "tests", create: false)
         }
         #expect(above?.message.contains(open.path) == true)
     }

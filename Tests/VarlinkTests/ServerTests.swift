@@ -273,7 +273,10 @@ struct ServerTests {
                 #expect(failed?.message == "it always fails")
                 // The same connection again, now with a reply longer than the 128 bytes it takes.
                 let tooLong = #expect(throws: VarlinkConnectionError.self) {
-                    try connection.call("org.keyport.test.Echo", RawJSON(bytes: Array(#"{"text":"ab","times":100}"#.utf8)))
+                    try connection.call(
+                        "org.keyport.test.Echo",
+                        RawJSON(bytes: Array(#"{"text":"ab","times":100}"#.utf8))
+                    )
                 }
                 #expect(tooLong?.description.contains("longer than 128 bytes") == true)
             }

@@ -30,7 +30,7 @@ enum CallbackSocketDirectory {
     /// else `$XDG_CACHE_HOME/keyport/run`. The listener and the handler the desktop starts both
     /// look here.
     static func keyportDirectory(environment: [String: String]) -> URL {
-        BaseDirectories(environment: environment).keyportRuntime
+        URL(fileURLWithPath: BaseDirectories(environment: environment).keyportRuntime, isDirectory: true)
     }
 
     /// Makes sure the socket directory exists (when `create`) and is private to this user.
@@ -50,11 +50,11 @@ enum CallbackSocketDirectory {
         let above = directory == nil ? [keyportDirectory(environment: environment)] : []
         do {
             return try PrivateDirectory.prepare(
-                directory ?? defaultURL(environment: environment),
-                alsoPrivate: above,
+                (directory ?? defaultURL(environment: environment)).path,
+                alsoPrivate: above.map(\.path),
                 contents: "the sign-in callbacks",
                 create: create
-            )
+            ).map { URL(fileURLWithPath: $0, isDirectory: true) }
         } catch {
             switch error.reason {
             case .unsafe: throw SchemeCallbackError(.unsafeDirectory, error.message)

@@ -172,7 +172,7 @@ final class ProfileDirectory: Sendable {
     /// `$XDG_RUNTIME_DIR` when there is one (memory-backed and per-user on systemd machines), else
     /// the temporary directory.
     static func base(environment: [String: String]) -> String {
-        BaseDirectories(environment: environment).runtime?.path ?? FileManager.default.temporaryDirectory.path
+        BaseDirectories(environment: environment).runtime ?? FileManager.default.temporaryDirectory.path
     }
 
     /// Makes a private directory (mode 0700) in `base` and locks it.

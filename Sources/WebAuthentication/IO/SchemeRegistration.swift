@@ -52,12 +52,14 @@ public struct SchemeRegistration: Sendable {
 
     /// `$XDG_DATA_HOME/applications`, `XDG_DATA_HOME` defaulting to `~/.local/share`.
     public var applicationsDirectory: URL {
-        BaseDirectories(environment: environment).dataHome.appendingPathComponent("applications", isDirectory: true)
+        URL(fileURLWithPath: BaseDirectories(environment: environment).dataHome, isDirectory: true)
+            .appendingPathComponent("applications", isDirectory: true)
     }
 
     /// `$XDG_CONFIG_HOME/mimeapps.list`, `XDG_CONFIG_HOME` defaulting to `~/.config`.
     public var mimeAppsList: URL {
-        BaseDirectories(environment: environment).configHome.appendingPathComponent("mimeapps.list")
+        URL(fileURLWithPath: BaseDirectories(environment: environment).configHome, isDirectory: true)
+            .appendingPathComponent("mimeapps.list")
     }
 
     // MARK: - Registering

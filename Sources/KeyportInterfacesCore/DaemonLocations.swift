@@ -1,5 +1,4 @@
-import Foundation
-import KeyportSystem
+import KeyportSystemCore
 
 /// Why keyportd cannot start, or a client cannot find it: what happened and what to do.
 package struct DaemonError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -20,11 +19,11 @@ package struct DaemonError: Error, Hashable, Sendable, CustomStringConvertible {
 /// - Settings: `$XDG_CONFIG_HOME/keyport`; state: `$XDG_STATE_HOME/keyport`.
 package struct DaemonLocations: Hashable, Sendable {
     /// The socket's path.
-    package var socket: URL
+    package var socket: String
     /// Where Settings live (enabled providers, their order).
-    package var configuration: URL
+    package var configuration: String
     /// Where state lives (the credential identity store).
-    package var state: URL
+    package var state: String
 
     /// The variable that overrides the socket's path.
     package static let socketVariable = "KEYPORT_SOCKET"
@@ -41,17 +40,17 @@ package struct DaemonLocations: Hashable, Sendable {
             guard chosen.hasPrefix("/") else {
                 throw DaemonError("\(Self.socketVariable) must be an absolute path, not '\(chosen)'")
             }
-            socket = URL(fileURLWithPath: chosen)
+            socket = FilePaths.standardized(chosen)
         } else {
-            socket = base.keyportRuntime.appendingPathComponent(Self.socketName)
+            socket = FilePaths.join(base.keyportRuntime, Self.socketName)
         }
-        guard socket.path.utf8.count <= UnixSocketPath.maximumLength else {
+        guard socket.utf8.count <= UnixSocketPath.maximumLength else {
             throw DaemonError(
-                "the socket path \(socket.path) is longer than the \(UnixSocketPath.maximumLength) bytes a Unix-domain socket allows; set \(Self.socketVariable) to a shorter path"
+                "the socket path \(socket) is longer than the \(UnixSocketPath.maximumLength) bytes a Unix-domain socket allows; set \(Self.socketVariable) to a shorter path"
             )
         }
-        configuration = base.configHome.appendingPathComponent("keyport", isDirectory: true)
-        state = base.stateHome.appendingPathComponent("keyport", isDirectory: true)
+        configuration = FilePaths.join(base.configHome, "keyport")
+        state = FilePaths.join(base.stateHome, "keyport")
     }
 
     /// Makes sure the socket's directory exists (when `create`) and is private to this user.
@@ -60,12 +59,33 @@ package struct DaemonLocations: Hashable, Sendable {
     package func prepareSocketDirectory(create: Bool) throws(DaemonError) -> Bool {
         do {
             return try PrivateDirectory.prepare(
-                socket.deletingLastPathComponent(),
+                FilePaths.parent(socket),
                 contents: "requests to keyportd",
                 create: create
             ) != nil
         } catch {
             throw DaemonError(error.message)
         }
+    }
+
+    /// The socket a client may connect to: its directory is private to this user and the socket
+    /// is theirs (a socket in a directory another user controls could be theirs).
+    ///
+    /// - Throws: ``DaemonError/notRunning(_:)`` when there is no such socket; ``DaemonError``
+    ///   when the directory is not private.
+    package func clientSocket() throws(DaemonError) -> String {
+        guard try prepareSocketDirectory(create: false), UnixSocketPath.isOwnSocket(socket) else {
+            throw DaemonError.notRunning(self)
+        }
+        return socket
+    }
+}
+
+extension DaemonError {
+    /// keyportd is not listening at `locations.socket`.
+    package static func notRunning(_ locations: DaemonLocations) -> DaemonError {
+        DaemonError(
+            "keyportd is not running (nothing listens at \(locations.socket)); start it with `keyportd`, or `systemctl --user enable --now keyportd.socket`"
+        )
     }
 }

@@ -53,8 +53,8 @@ struct GitCredentialCommand: AsyncParsableCommand {
         }
         let answer: AutoFill.RequestOut
         do {
-            answer = try await requestCredential(.password, for: service, user: request.username)
-        } catch let failure as Failure {
+            answer = try requestCredential(.password, for: service, user: request.username)
+        } catch let failure {
             // Answering nothing lets git try its next helper, or ask.
             FileHandle.standardError.write(Data("keyport git-credential: \(failure.message)\n".utf8))
             return

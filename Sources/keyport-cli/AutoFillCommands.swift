@@ -5,29 +5,33 @@ import KeyportSystem
 import Varlink
 
 /// Asks keyportd's AutoFill for a credential for `service` (a URL, or a domain): the one its
-/// identities fit best, or, `fromList`, the one the person picks from a provider's list.
+/// identities fit best, or, `fromList`, the one the person picks from a provider's list. The
+/// request is the `keyport` front program's own (``AutoFillClient``), so both say the same.
 func requestCredential(
     _ kind: IdentityStore.Kind,
     for service: String,
     user: String? = nil,
     fromList: Bool = false
-) async throws -> AutoFill.RequestOut {
-    let identifier = IdentityStore.ServiceIdentifier(
-        identifier: service,
-        type: service.contains("://") ? .URL : .domain
-    )
-    let (method, parameters) =
-        fromList
-        ? (
-            AutoFill.requestFromList,
-            try RawJSON(encoding: CredentialProvider.ListIn(type: kind, serviceIdentifiers: [identifier]))
+) throws(Failure) -> AutoFill.RequestOut {
+    do {
+        return try AutoFillClient.request(
+            kind,
+            for: service,
+            user: user,
+            fromList: fromList,
+            environment: ProcessInfo.processInfo.environment
         )
-        : (
-            AutoFill.requestCredential,
-            try RawJSON(encoding: AutoFill.RequestIn(type: kind, serviceIdentifiers: [identifier], user: user))
-        )
-    return try await withKeyportd { connection in
-        try await connection.call(method, parameters).decode(AutoFill.RequestOut.self)
+    } catch {
+        throw Failure(message: error.message, exitCode: error.exitCode)
+    }
+}
+
+/// The code or password `answer` carries.
+func secret(_ kind: IdentityStore.Kind, of answer: AutoFill.RequestOut) throws(Failure) -> String {
+    do {
+        return try AutoFillClient.secret(kind, of: answer)
+    } catch {
+        throw Failure(message: error.message, exitCode: error.exitCode)
     }
 }
 
@@ -85,10 +89,7 @@ extension OTPCommand {
         var list = false
 
         func run() async throws {
-            let answer = try await requestCredential(.oneTimeCode, for: site, fromList: list)
-            guard let code = answer.credential.code else {
-                throw Failure.invalid("\(answer.provider) answered without a code")
-            }
+            let code = try secret(.oneTimeCode, of: try requestCredential(.oneTimeCode, for: site, fromList: list))
             if copy { try await copyToClipboard(code) }
             print(code)
         }
@@ -126,25 +127,12 @@ struct PasswordCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let answer = try await requestCredential(.password, for: site, user: user, fromList: list)
-        guard let password = answer.credential.password else {
-            throw Failure.invalid("\(answer.provider) answered without a password")
-        }
+        let answer = try requestCredential(.password, for: site, user: user, fromList: list)
+        let password = try secret(.password, of: answer)
         guard json else {
             print(password)
             return
         }
-        struct Output: Encodable {
-            var user: String?
-            var password: String
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        print(
-            String(
-                decoding: try encoder.encode(Output(user: answer.credential.user, password: password)),
-                as: UTF8.self
-            )
-        )
+        print(AutoFillClient.passwordJSON(user: answer.credential.user, password: password))
     }
 }

@@ -1,5 +1,3 @@
-import Foundation
-
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -35,20 +33,20 @@ package enum PrivateDirectory {
     ///   - create: create what is missing, each new directory with mode 0700.
     /// - Returns: the standardized directory, or `nil` when it does not exist and `create` is false.
     package static func prepare(
-        _ directory: URL,
-        alsoPrivate: [URL] = [],
+        _ directory: String,
+        alsoPrivate: [String] = [],
         contents: String,
         create: Bool
-    ) throws(Failure) -> URL? {
-        let target = directory.standardizedFileURL
-        var checked = [target.path] + alsoPrivate.map(\.standardizedFileURL.path)
-        if !exists(target.path) {
+    ) throws(Failure) -> String? {
+        let target = FilePaths.standardized(directory)
+        var checked = [target] + alsoPrivate.map(FilePaths.standardized)
+        if !exists(target) {
             guard create else { return nil }
             var missing: [String] = []
             var current = target
-            while !exists(current.path), current.path != "/" {
-                missing.append(current.path)
-                current = current.deletingLastPathComponent()
+            while !exists(current), current != "/" {
+                missing.append(current)
+                current = FilePaths.parent(current)
             }
             for path in missing.reversed() where mkdir(path, 0o700) != 0 && errno != EEXIST {
                 let reason = String(cString: strerror(errno))

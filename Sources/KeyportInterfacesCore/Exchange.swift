@@ -1,4 +1,4 @@
-import Varlink
+import VarlinkCore
 
 /// Parameter types of `org.keyport.Exchange` (Interfaces/org.keyport.Exchange.varlink).
 package enum Exchange {

@@ -1,0 +1,169 @@
+import VarlinkCore
+
+/// One AutoFill request from the command line, on a blocking connection: what `keyport otp`,
+/// `keyport password` and `keyport git-credential` share, and what the `keyport` front program
+/// answers by itself, without loading Foundation, so that a code is printed within milliseconds.
+///
+/// Without Foundation there is no `JSONEncoder`: the request is written and the reply read here,
+/// member by member, after the interface's definition (tests check both against the Codable
+/// types' own JSON).
+package enum AutoFillClient {
+    /// Why no credential came, as the command line says it: the message and the exit status
+    /// (1 none, declined or failed; 2 keyportd not reachable).
+    package struct Failure: Error, Hashable, Sendable, CustomStringConvertible {
+        package var message: String
+        package var exitCode: Int32
+
+        package init(_ message: String, exitCode: Int32) {
+            self.message = message
+            self.exitCode = exitCode
+        }
+
+        package var description: String { message }
+    }
+
+    /// Asks keyportd's AutoFill for a credential for `service` (a URL, or a domain): the one its
+    /// identities fit best (for `user`, when given), or, `fromList`, the one the person picks from
+    /// a provider's list.
+    package static func request(
+        _ kind: IdentityStore.Kind,
+        for service: String,
+        user: String? = nil,
+        fromList: Bool = false,
+        environment: [String: String]
+    ) throws(Failure) -> AutoFill.RequestOut {
+        let identifier = IdentityStore.ServiceIdentifier(
+            identifier: service,
+            type: service.contains("://") ? .URL : .domain
+        )
+        let method = fromList ? AutoFill.requestFromList : AutoFill.requestCredential
+        let parameters =
+            fromList
+            ? CredentialProvider.ListIn(type: kind, serviceIdentifiers: [identifier]).json
+            : AutoFill.RequestIn(type: kind, serviceIdentifiers: [identifier], user: user).json
+        let reply: RawJSON
+        do {
+            reply = try DaemonClient.connect(environment: environment).call(method, parameters)
+        } catch let error as VarlinkError {
+            throw Failure(error.message ?? error.description, exitCode: 1)
+        } catch let error as DaemonError {
+            throw Failure(error.description, exitCode: 2)
+        } catch {
+            throw Failure("keyportd: \(error)", exitCode: 2)
+        }
+        do {
+            return try AutoFill.RequestOut(json: reply)
+        } catch {
+            throw Failure(
+                "keyportd's reply is not what this keyport understands (\(error)); keyport and keyportd may come from different builds",
+                exitCode: 2
+            )
+        }
+    }
+
+    /// What `keyport password --json` prints: `{"password": …, "user": …}`, keys sorted, `user`
+    /// left out when the credential has none.
+    package static func passwordJSON(user: String?, password: String) -> String {
+        var members: [(name: String, value: [UInt8])] = [("password", JSONText.quoted(password))]
+        if let user { members.append(("user", JSONText.quoted(user))) }
+        return JSONText.object(members).description
+    }
+
+    /// The secret `answer` carries for `kind`: the code, or the password.
+    package static func secret(_ kind: IdentityStore.Kind, of answer: AutoFill.RequestOut) throws(Failure) -> String {
+        switch kind {
+        case .oneTimeCode:
+            guard let code = answer.credential.code else {
+                throw Failure("\(answer.provider) answered without a code", exitCode: 1)
+            }
+            return code
+        case .password:
+            guard let password = answer.credential.password else {
+                throw Failure("\(answer.provider) answered without a password", exitCode: 1)
+            }
+            return password
+        }
+    }
+}
+
+extension AutoFill.RequestIn {
+    /// The parameters as JSON, keys sorted (as `JSONEncoder` with `.sortedKeys` writes them).
+    package var json: RawJSON {
+        var members: [(name: String, value: [UInt8])] = []
+        if let interactive { members.append(("interactive", Array((interactive ? "true" : "false").utf8))) }
+        members.append(("serviceIdentifiers", IdentityStore.ServiceIdentifier.json(serviceIdentifiers)))
+        members.append(("type", JSONText.quoted(type.rawValue)))
+        if let user { members.append(("user", JSONText.quoted(user))) }
+        return JSONText.object(members)
+    }
+}
+
+extension CredentialProvider.ListIn {
+    /// The parameters as JSON, keys sorted.
+    package var json: RawJSON {
+        JSONText.object([
+            ("serviceIdentifiers", IdentityStore.ServiceIdentifier.json(serviceIdentifiers)),
+            ("type", JSONText.quoted(type.rawValue)),
+        ])
+    }
+}
+
+extension IdentityStore.ServiceIdentifier {
+    /// `identifiers` as a JSON array of objects, keys sorted.
+    static func json(_ identifiers: [Self]) -> [UInt8] {
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        for (index, identifier) in identifiers.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out +=
+                JSONText.object([
+                    ("identifier", JSONText.quoted(identifier.identifier)),
+                    ("type", JSONText.quoted(identifier.type.rawValue)),
+                ]).bytes
+        }
+        out.append(UInt8(ascii: "]"))
+        return out
+    }
+}
+
+extension AutoFill.RequestOut {
+    /// Reads the reply's parameters: `credential` (`user`, `password`, `code`, each a string or
+    /// absent) and `provider`. Members the interface may add later are passed over.
+    package init(json: RawJSON) throws {
+        var credential = CredentialProvider.Credential()
+        var provider: String?
+        var cursor = JSONCursor(json.bytes)
+        try cursor.forEachMember { cursor, key in
+            switch key {
+            case "credential":
+                try cursor.forEachMember { cursor, key in
+                    switch key {
+                    case "user": credential.user = try cursor.optionalString(key)
+                    case "password": credential.password = try cursor.optionalString(key)
+                    case "code": credential.code = try cursor.optionalString(key)
+                    default: try cursor.skipValue()
+                    }
+                }
+            case "provider":
+                provider = try cursor.optionalString(key)
+            default:
+                try cursor.skipValue()
+            }
+        }
+        guard let provider else { throw cursor.error("the reply has no \"provider\"") }
+        self.init(credential: credential, provider: provider)
+    }
+}
+
+extension JSONCursor {
+    /// The next value when it is a string; `nil` when it is `null`; anything else is an error that
+    /// names `member`.
+    fileprivate mutating func optionalString(_ member: String) throws(JSONSyntaxError) -> String? {
+        switch try peekKind() {
+        case .string: return try string()
+        case .null:
+            try null()
+            return nil
+        default: throw error("\"\(member)\" must be a string")
+        }
+    }
+}

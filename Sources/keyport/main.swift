@@ -1,0 +1,121 @@
+// `keyport`, the program people run. It answers the AutoFill commands a person or a script runs
+// many times a day (`keyport otp SITE`, `keyport password SITE [--user NAME] [--json]`) by itself,
+// and hands every other command line, help and options included, to `keyport-cli` beside it,
+// which has the whole command line (ArgumentParser, Foundation, swift-nio).
+//
+// Why two programs: a program linked with Foundation and swift-nio spends 15–20 ms starting before
+// it runs a line; this one links only the standard library (statically) and Keyport's Core
+// modules, starts in about 2 ms, and prints a code in a few (docs/performance.md). The forms it
+// answers are strict; anything it does not recognise goes to keyport-cli unchanged, so the
+// command line has one parser and one set of messages.
+import KeyportEncoding
+import KeyportInterfacesCore
+import KeyportSystemCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A request this program answers by itself.
+struct AutoFillCommand {
+    var kind: IdentityStore.Kind
+    var site: String
+    var user: String?
+    var json = false
+
+    /// `otp SITE` and `password SITE [--user NAME | --user=NAME] [--json]`; `nil` for anything
+    /// else, which keyport-cli parses.
+    init?(_ arguments: [String]) {
+        var rest = arguments.dropFirst()
+        switch arguments.first {
+        case "otp":
+            guard rest.count == 1, let site = rest.first, Self.isSite(site) else { return nil }
+            kind = .oneTimeCode
+            self.site = site
+        case "password":
+            kind = .password
+            var site: String?
+            while let argument = rest.popFirst() {
+                if argument == "--json", !json {
+                    json = true
+                } else if argument == "--user", user == nil, let value = rest.popFirst(), !value.hasPrefix("-") {
+                    user = value
+                } else if argument.hasPrefix("--user="), user == nil {
+                    user = String(argument.dropFirst("--user=".count))
+                } else if site == nil, Self.isSite(argument) {
+                    site = argument
+                } else {
+                    return nil
+                }
+            }
+            guard let site else { return nil }
+            self.site = site
+        default:
+            return nil
+        }
+    }
+
+    /// A domain or a URL, never an option or a subcommand's name (`keyport otp code` is the `code`
+    /// subcommand): it has a dot or a colon. A bare name (`localhost`) goes to keyport-cli, which
+    /// takes it as a site just as well.
+    static func isSite(_ argument: String) -> Bool {
+        !argument.hasPrefix("-") && (argument.contains(".") || argument.contains(":"))
+    }
+
+    /// Asks keyportd, prints the code or password, and returns the exit status keyport-cli would.
+    func run() -> Int32 {
+        do {
+            let answer = try AutoFillClient.request(
+                kind,
+                for: site,
+                user: user,
+                environment: ProcessEnvironment.current
+            )
+            let secret = try AutoFillClient.secret(kind, of: answer)
+            print(json ? AutoFillClient.passwordJSON(user: answer.credential.user, password: secret) : secret)
+            return 0
+        } catch {
+            writeError("keyport: \(DisplayText.escaping(error.message))\n")
+            return error.exitCode
+        }
+    }
+}
+
+/// Replaces this process with keyport-cli, beside this program, given the same arguments.
+func handOver(_ arguments: [String]) -> Never {
+    let program = FilePaths.join(FilePaths.parent(ownPath()), "keyport-cli")
+    let argv = ([program] + arguments).map { strdup($0) } + [nil]
+    execv(program, argv)
+    let reason = String(cString: strerror(errno))
+    writeError(
+        "keyport: cannot run \(program) (\(reason)); it holds every command but `otp SITE` and `password SITE`. Install it beside keyport (`swift build` builds both)\n"
+    )
+    exit(2)
+}
+
+/// Writes `text` to standard error.
+func writeError(_ text: String) {
+    var bytes = Array(text.utf8)[...]
+    while !bytes.isEmpty {
+        let written = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        if written < 0, errno == EINTR { continue }
+        guard written > 0 else { return }
+        bytes = bytes.dropFirst(written)
+    }
+}
+
+/// This program's own path, links resolved.
+func ownPath() -> String {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    guard count > 0 else { return CommandLine.arguments[0] }
+    return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+if let command = AutoFillCommand(arguments) {
+    exit(command.run())
+}
+handOver(arguments)

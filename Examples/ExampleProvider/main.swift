@@ -1,5 +1,7 @@
 // A credential provider written with Apple's API, as seed 003 shows one: it answers AutoFill's
-// requests for one-time codes and passwords of one account, alice at example.com.
+// requests for one-time codes and passwords of one account, alice at example.com, and saves the
+// passwords it is given (ASSavePasswordRequest: `git credential approve`) in a file of its own,
+// $XDG_STATE_HOME/keyport-example-provider/MODE.json (an example: a real provider encrypts).
 //
 //   ExampleProvider save [SERVICE]   saves its identities in the identity store, and exits
 //   ExampleProvider [MODE]           what keyportd starts (it says so when started by hand)
@@ -27,6 +29,39 @@ let account = (
 )
 let arguments = Array(CommandLine.arguments.dropFirst())
 let mode = arguments.first ?? "quiet"
+
+/// The passwords saved through AutoFill, by record identifier (`saved:SERVICE|USER`).
+enum SavedPasswords {
+    struct Entry: Codable {
+        var service: String
+        var user: String
+        var password: String
+    }
+
+    static var file: URL {
+        let environment = ProcessInfo.processInfo.environment
+        let state =
+            environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : nil }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/state")
+        return state.appendingPathComponent("keyport-example-provider/\(mode).json")
+    }
+
+    static func load() -> [String: Entry] {
+        guard let data = try? Data(contentsOf: file) else { return [:] }
+        return (try? JSONDecoder().decode([String: Entry].self, from: data)) ?? [:]
+    }
+
+    static func record(_ service: String, _ user: String) -> String { "saved:\(service)|\(user)" }
+
+    static func save(_ entry: Entry) throws -> String {
+        var entries = load()
+        let record = record(entry.service, entry.user)
+        entries[record] = entry
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try JSONEncoder().encode(entries).write(to: file, options: .atomic)
+        return record
+    }
+}
 
 final class ExampleProviderViewController: ASCredentialProviderViewController {
     override func provideCredentialWithoutUserInteraction(for credentialRequest: any ASCredentialRequest) {
@@ -70,6 +105,67 @@ final class ExampleProviderViewController: ASCredentialProviderViewController {
         }
     }
 
+    override func performWithoutUserInteractionIfPossible(savePasswordRequest: ASSavePasswordRequest) {
+        switch mode {
+        case "interactive": extensionContext.cancelRequest(withError: ASExtensionError(.userInteractionRequired))
+        case "hang": return
+        case "crash": kill(getpid(), SIGSEGV)
+        default: save(savePasswordRequest)
+        }
+    }
+
+    override func prepareInterface(for savePasswordRequest: ASSavePasswordRequest) {
+        guard mode == "interactive" else {
+            save(savePasswordRequest)
+            return
+        }
+        Task {
+            do {
+                guard
+                    let passphrase = try await ASCredentialProviderPrompt.secret(
+                        "Unlock to save the password of \(savePasswordRequest.credential.user)"
+                    )
+                else {
+                    extensionContext.cancelRequest(withError: ASExtensionError(.userCanceled))
+                    return
+                }
+                guard passphrase == "open sesame" else {
+                    extensionContext.cancelRequest(withError: ASExtensionError(.failed, reason: "wrong passphrase"))
+                    return
+                }
+                save(savePasswordRequest)
+            } catch {
+                extensionContext.cancelRequest(withError: error)
+            }
+        }
+    }
+
+    /// Keeps the password, tells AutoFill about the account (Apple: the provider keeps the identity
+    /// store current), then completes the request.
+    private func save(_ request: ASSavePasswordRequest) {
+        Task {
+            do {
+                let record = try SavedPasswords.save(
+                    .init(
+                        service: request.serviceIdentifier.identifier,
+                        user: request.credential.user,
+                        password: request.credential.password
+                    )
+                )
+                try await ASCredentialIdentityStore.shared.saveCredentialIdentities([
+                    ASPasswordCredentialIdentity(
+                        serviceIdentifier: request.serviceIdentifier,
+                        user: request.credential.user,
+                        recordIdentifier: record
+                    )
+                ])
+                _ = await extensionContext.completeSavePasswordRequest()
+            } catch {
+                extensionContext.cancelRequest(withError: ASExtensionError(.failed, reason: "cannot save: \(error)"))
+            }
+        }
+    }
+
     override func prepareOneTimeCodeCredentialList(for serviceIdentifiers: [ASCredentialServiceIdentifier]) {
         answer(oneTimeCode: true)
     }
@@ -79,6 +175,14 @@ final class ExampleProviderViewController: ASCredentialProviderViewController {
     }
 
     private func answer(_ request: any ASCredentialRequest) {
+        if request.type == .password, let record = request.credentialIdentity.recordIdentifier,
+            let saved = SavedPasswords.load()[record]
+        {
+            extensionContext.completeRequest(
+                withSelectedCredential: ASPasswordCredential(user: saved.user, password: saved.password)
+            )
+            return
+        }
         guard request.credentialIdentity.recordIdentifier == account.user else {
             extensionContext.cancelRequest(withError: ASExtensionError(.credentialIdentityNotFound))
             return

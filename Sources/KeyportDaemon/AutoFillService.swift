@@ -54,30 +54,32 @@ package final class AutoFillService: Sendable {
         var key: (identifier: Int, fit: Int, provider: Int, rank: Int)
     }
 
-    /// The providers enabled in Settings that provide `kind`, in Settings order.
-    private func enabledProviders(of kind: IdentityStore.Kind) -> [ProviderManifest] {
+    /// The providers enabled in Settings whose capabilities pass `accepts`, in Settings order.
+    private func enabledProviders(where accepts: (Providers.Capabilities) -> Bool) -> [ProviderManifest] {
         let manifests = Dictionary(
             registry.scan().manifests.map { ($0.id, $0) },
             uniquingKeysWith: { first, _ in first }
         )
         return ProviderSettings.load(from: configuration).settings.enabled.compactMap { manifests[$0] }.filter {
-            $0.capabilities.provides(kind)
+            accepts($0.capabilities)
         }
     }
 
     /// The identity that fits `requested` best among the enabled providers', or `nil`.
     package func best(kind: IdentityStore.Kind, user: String? = nil, for requested: [ServiceAddress]) -> Candidate? {
-        let manifests = Dictionary(
-            registry.scan().manifests.map { ($0.id, $0) },
-            uniquingKeysWith: { first, _ in first }
-        )
-        let enabled = ProviderSettings.load(from: configuration).settings.enabled
+        best(kind: kind, user: user, for: requested, among: enabledProviders { $0.provides(kind) })
+    }
+
+    /// The identity that fits `requested` best among `providers`' (in Settings order), or `nil`.
+    private func best(
+        kind: IdentityStore.Kind,
+        user: String?,
+        for requested: [ServiceAddress],
+        among providers: [ProviderManifest]
+    ) -> Candidate? {
         var best: Candidate?
-        for (order, id) in enabled.enumerated() {
-            guard let provider = manifests[id],
-                kind == .password ? provider.capabilities.ProvidesPasswords : provider.capabilities.ProvidesOneTimeCodes
-            else { continue }
-            let stored = identities.identities(of: id)
+        for (order, provider) in providers.enumerated() {
+            let stored = identities.identities(of: provider.id)
             for (index, address) in requested.enumerated() {
                 for (identity, saved) in stored.bySite[address.site(in: list)] ?? []
                 where identity.kind == kind && (user == nil || identity.user == user) {
@@ -116,17 +118,75 @@ package final class AutoFillService: Sendable {
                 request: CredentialProvider.Request(type: input.type, credentialIdentity: candidate.identity)
             )
         )
-        do {
-            let reply = try await ask(
-                provider,
-                CredentialProvider.provideWithoutUserInteraction,
-                parameters,
-                quickTime,
-                passingOnInteraction: true
+        let reply = try await ask(
+            provider,
+            CredentialProvider.provideWithoutUserInteraction,
+            then: CredentialProvider.provideWithUserInteraction,
+            parameters,
+            interactive: input.interactive ?? true
+        )
+        return try answer(reply, from: provider)
+    }
+
+    private func savePassword(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
+        let input = try request.parameters(as: AutoFill.SavePasswordIn.self)
+        guard let address = ServiceAddress(input.serviceIdentifier.identifier) else {
+            throw .invalidParameter(
+                "serviceIdentifier",
+                "'\(input.serviceIdentifier.identifier)' is neither a domain nor a URL with a host"
             )
-            return try answer(reply, from: provider)
+        }
+        guard !input.password.isEmpty else { throw .invalidParameter("password", "an empty password is not saved") }
+        let savers = enabledProviders { $0.SavesPasswords }
+        // An update goes where the account is already; a new one to the first provider in Settings.
+        guard
+            let provider = best(kind: .password, user: input.user, for: [address], among: savers)?.provider
+                ?? savers.first
+        else {
+            throw VarlinkError(
+                name: AutoFill.Error.noSavingProvider,
+                [
+                    "message":
+                        "no enabled provider takes passwords to save (its manifest would declare SavesPasswords); nothing was saved"
+                ]
+            )
+        }
+        let parameters = try RawJSON.reply(
+            CredentialProvider.SavePasswordIn(
+                request: CredentialProvider.SavePasswordRequest(
+                    serviceIdentifier: input.serviceIdentifier,
+                    user: input.user,
+                    password: input.password,
+                    title: input.title,
+                    sessionID: UUID().uuidString,
+                    event: input.event ?? .formDidDisappear
+                )
+            )
+        )
+        _ = try await ask(
+            provider,
+            CredentialProvider.savePasswordWithoutUserInteraction,
+            then: CredentialProvider.savePasswordWithUserInteraction,
+            parameters,
+            interactive: input.interactive ?? true
+        )
+        logger.info("password saved", metadata: ["provider": "\(provider.id)"])
+        return try RawJSON.reply(AutoFill.SavePasswordOut(provider: provider.id))
+    }
+
+    /// Seed 003's dance: `quick` without the person first; when the provider answers
+    /// `userInteractionRequired`, `withPerson` (unless the request is not to involve them).
+    private func ask(
+        _ provider: ProviderManifest,
+        _ quick: String,
+        then withPerson: String,
+        _ parameters: RawJSON,
+        interactive: Bool
+    ) async throws(VarlinkError) -> RawJSON {
+        do {
+            return try await ask(provider, quick, parameters, quickTime, passingOnInteraction: true)
         } catch  where Self.extensionCode(error) == 100 {
-            guard input.interactive ?? true else {
+            guard interactive else {
                 throw VarlinkError(
                     name: AutoFill.Error.interactionRequired,
                     [
@@ -136,26 +196,13 @@ package final class AutoFillService: Sendable {
                 )
             }
             logger.info("provider needs the person", metadata: ["provider": "\(provider.id)"])
-            let reply = try await ask(
-                provider,
-                CredentialProvider.provideWithUserInteraction,
-                parameters,
-                interactiveTime
-            )
-            return try answer(reply, from: provider)
+            return try await ask(provider, withPerson, parameters, interactiveTime)
         }
     }
 
     private func requestFromList(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
         let input = try request.parameters(as: CredentialProvider.ListIn.self)
-        let manifests = Dictionary(
-            registry.scan().manifests.map { ($0.id, $0) },
-            uniquingKeysWith: { first, _ in first }
-        )
-        let providers = ProviderSettings.load(from: configuration).settings.enabled.compactMap { manifests[$0] }.filter
-        {
-            input.type == .password ? $0.capabilities.ProvidesPasswords : $0.capabilities.ProvidesOneTimeCodes
-        }
+        let providers = enabledProviders { $0.provides(input.type) }
         let kind = input.type == .password ? "passwords" : "one-time codes"
         guard var provider = providers.first else {
             throw VarlinkError(
@@ -260,6 +307,7 @@ package final class AutoFillService: Sendable {
             methods: [
                 "RequestCredential": { [self] request throws(VarlinkError) in try await requestCredential(request) },
                 "RequestFromList": { [self] request throws(VarlinkError) in try await requestFromList(request) },
+                "SavePassword": { [self] request throws(VarlinkError) in try await savePassword(request) },
             ]
         )
     }

@@ -60,6 +60,7 @@ package struct ProviderManifest: Hashable, Sendable {
                         case "SupportsCredentialExchange": capabilities.SupportsCredentialExchange = try flag()
                         case "ProvidesPasswords": capabilities.ProvidesPasswords = try flag()
                         case "ProvidesOneTimeCodes": capabilities.ProvidesOneTimeCodes = try flag()
+                        case "SavesPasswords": capabilities.SavesPasswords = try flag()
                         case "SupportedCredentialExchangeVersions":
                             let problem = ManifestError(
                                 "\"capabilities.SupportedCredentialExchangeVersions\" must be versions such as [\"1.0\"]"

@@ -2,6 +2,38 @@
 package enum AutoFill {
     package static let requestCredential = "org.keyport.AutoFill.RequestCredential"
     package static let requestFromList = "org.keyport.AutoFill.RequestFromList"
+    package static let savePassword = "org.keyport.AutoFill.SavePassword"
+
+    package struct SavePasswordIn: Codable, Hashable, Sendable {
+        package var serviceIdentifier: IdentityStore.ServiceIdentifier
+        package var user: String
+        package var password: String
+        package var title: String?
+        package var event: CredentialProvider.SaveEvent?
+        package var interactive: Bool?
+
+        package init(
+            serviceIdentifier: IdentityStore.ServiceIdentifier,
+            user: String,
+            password: String,
+            title: String? = nil,
+            event: CredentialProvider.SaveEvent? = nil,
+            interactive: Bool? = nil
+        ) {
+            self.serviceIdentifier = serviceIdentifier
+            self.user = user
+            self.password = password
+            self.title = title
+            self.event = event
+            self.interactive = interactive
+        }
+    }
+
+    package struct SavePasswordOut: Codable, Hashable, Sendable {
+        package var provider: String
+
+        package init(provider: String) { self.provider = provider }
+    }
 
     package struct RequestIn: Codable, Hashable, Sendable {
         package var type: IdentityStore.Kind
@@ -34,6 +66,7 @@ package enum AutoFill {
 
     package enum Error {
         package static let noCredential = "org.keyport.AutoFill.NoCredential"
+        package static let noSavingProvider = "org.keyport.AutoFill.NoSavingProvider"
         package static let interactionRequired = "org.keyport.AutoFill.InteractionRequired"
         package static let canceled = "org.keyport.AutoFill.Canceled"
         package static let providerFailed = "org.keyport.AutoFill.ProviderFailed"

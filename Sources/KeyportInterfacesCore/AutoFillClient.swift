@@ -24,12 +24,13 @@ package enum AutoFillClient {
 
     /// Asks keyportd's AutoFill for a credential for `service` (a URL, or a domain): the one its
     /// identities fit best (for `user`, when given), or, `fromList`, the one the person picks from
-    /// a provider's list.
+    /// a provider's list. `interactive: false`: the provider may not ask the person.
     package static func request(
         _ kind: IdentityStore.Kind,
         for service: String,
         user: String? = nil,
         fromList: Bool = false,
+        interactive: Bool? = nil,
         environment: [String: String]
     ) throws(Failure) -> AutoFill.RequestOut {
         let identifier = IdentityStore.ServiceIdentifier(
@@ -40,7 +41,8 @@ package enum AutoFillClient {
         let parameters =
             fromList
             ? CredentialProvider.ListIn(type: kind, serviceIdentifiers: [identifier]).json
-            : AutoFill.RequestIn(type: kind, serviceIdentifiers: [identifier], user: user).json
+            : AutoFill.RequestIn(type: kind, serviceIdentifiers: [identifier], user: user, interactive: interactive)
+                .json
         let reply: RawJSON
         do {
             reply = try DaemonClient.connect(environment: environment).call(method, parameters)

@@ -6,6 +6,10 @@ package enum CredentialProvider {
     package static let provideWithUserInteraction = "org.keyport.CredentialProvider.ProvideWithUserInteraction"
     package static let provideFromList = "org.keyport.CredentialProvider.ProvideFromList"
     package static let configure = "org.keyport.CredentialProvider.Configure"
+    package static let savePasswordWithoutUserInteraction =
+        "org.keyport.CredentialProvider.SavePasswordWithoutUserInteraction"
+    package static let savePasswordWithUserInteraction =
+        "org.keyport.CredentialProvider.SavePasswordWithUserInteraction"
     package static let canceled = "org.keyport.CredentialProvider.Canceled"
 
     package struct Request: Codable, Hashable, Sendable {
@@ -63,5 +67,41 @@ package enum CredentialProvider {
             self.code = code
             self.message = message
         }
+    }
+
+    /// What happened to make a password worth saving (Apple's `ASSavePasswordRequest.Event`).
+    package enum SaveEvent: String, Codable, Hashable, Sendable, CaseIterable {
+        case userInitiated, formDidDisappear, generatedPasswordFilled
+    }
+
+    package struct SavePasswordRequest: Codable, Hashable, Sendable {
+        package var serviceIdentifier: IdentityStore.ServiceIdentifier
+        package var user: String
+        package var password: String
+        package var title: String?
+        package var sessionID: String
+        package var event: SaveEvent
+
+        package init(
+            serviceIdentifier: IdentityStore.ServiceIdentifier,
+            user: String,
+            password: String,
+            title: String?,
+            sessionID: String,
+            event: SaveEvent
+        ) {
+            self.serviceIdentifier = serviceIdentifier
+            self.user = user
+            self.password = password
+            self.title = title
+            self.sessionID = sessionID
+            self.event = event
+        }
+    }
+
+    package struct SavePasswordIn: Codable, Hashable, Sendable {
+        package var request: SavePasswordRequest
+
+        package init(request: SavePasswordRequest) { self.request = request }
     }
 }

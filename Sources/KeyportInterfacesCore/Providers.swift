@@ -6,17 +6,22 @@ package enum Providers {
         package var SupportedCredentialExchangeVersions: [String]
         package var ProvidesPasswords: Bool
         package var ProvidesOneTimeCodes: Bool
+        /// Keyport's own key: the provider saves passwords it is given (Apple's
+        /// `ASSavePasswordRequest`), as `git credential approve` hands them over.
+        package var SavesPasswords: Bool
 
         package init(
             SupportsCredentialExchange: Bool = false,
             SupportedCredentialExchangeVersions: [String] = [],
             ProvidesPasswords: Bool = false,
-            ProvidesOneTimeCodes: Bool = false
+            ProvidesOneTimeCodes: Bool = false,
+            SavesPasswords: Bool = false
         ) {
             self.SupportsCredentialExchange = SupportsCredentialExchange
             self.SupportedCredentialExchangeVersions = SupportedCredentialExchangeVersions
             self.ProvidesPasswords = ProvidesPasswords
             self.ProvidesOneTimeCodes = ProvidesOneTimeCodes
+            self.SavesPasswords = SavesPasswords
         }
 
         /// Whether the app provides credentials of `kind` to AutoFill.

@@ -11,7 +11,8 @@ func requestCredential(
     _ kind: IdentityStore.Kind,
     for service: String,
     user: String? = nil,
-    fromList: Bool = false
+    fromList: Bool = false,
+    interactive: Bool? = nil
 ) throws(Failure) -> AutoFill.RequestOut {
     do {
         return try AutoFillClient.request(
@@ -19,6 +20,7 @@ func requestCredential(
             for: service,
             user: user,
             fromList: fromList,
+            interactive: interactive,
             environment: ProcessInfo.processInfo.environment
         )
     } catch {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KeyportEncoding
 import KeyportInterfaces
 import Varlink
 
@@ -18,10 +19,19 @@ struct GitCredentialCommand: AsyncParsableCommand {
             nothing and says why on standard error, so git goes on to its next helper or asks you; it \
             never answers quit=1.
 
-            store, erase: no provider accepts saving or deleting passwords from here yet, so keyport \
-            says so and changes nothing. In particular a locked or unreachable provider never loses a \
-            credential. Exit status 0 in every case git handles itself; 2 for a usage error (no operation, or \
-            what git sent is not its protocol).
+            store: git hands over a password that worked; keyportd gives it to the enabled provider that \
+            takes passwords to save (SavesPasswords) and already has the account, else the first such in \
+            Settings. A password the providers already hold is not saved again (git stores after every \
+            use). A credential that expires (password_expiry_utc: a token another helper made) or is not a \
+            password (authtype) is not saved: it belongs to the helper that made it.
+
+            erase: nothing is deleted. git erases a password the server just refused, and a refusal can \
+            be passing (a locked account, a server's fault); delete it in its provider. A locked or \
+            unreachable provider never loses a credential.
+
+            keyport supports none of git's optional capabilities (capability[]), so it declares none and \
+            never answers password_expiry_utc. Exit status 0 in every case git handles itself; 2 for a \
+            usage error (no operation, or what git sent is not its protocol).
             """
     )
 
@@ -33,12 +43,11 @@ struct GitCredentialCommand: AsyncParsableCommand {
         switch operation {
         case "get":
             try await get(request)
-        case "store", "erase":
-            FileHandle.standardError.write(
-                Data(
-                    "keyport git-credential: no provider accepts \(operation == "store" ? "saving" : "deleting") passwords from git; nothing was changed\n"
-                        .utf8
-                )
+        case "store":
+            try await store(request)
+        case "erase":
+            say(
+                "passwords are not deleted from git (a refused password may be right again: a locked account, a server's fault); delete it in its provider if it is wrong. Nothing was changed"
             )
         default:
             // gitcredentials(7): a helper ignores operations it does not know (git may add some).
@@ -46,9 +55,50 @@ struct GitCredentialCommand: AsyncParsableCommand {
         }
     }
 
+    /// Says `message` to the person on standard error (git shows it; its protocol is on standard
+    /// output).
+    private func say(_ message: String) {
+        FileHandle.standardError.write(Data("keyport git-credential: \(message)\n".utf8))
+    }
+
+    private func store(_ request: GitCredentialRequest) async throws {
+        guard let service = request.serviceURL, let password = request.fields["password"], !password.isEmpty else {
+            say("git named no host or no password; nothing was saved")
+            return
+        }
+        if request.fields["password_expiry_utc"] != nil {
+            say("the password expires (password_expiry_utc): it is a token the helper that made it keeps; not saved")
+            return
+        }
+        if request.fields["authtype"] != nil || request.fields["credential"] != nil {
+            say("the credential is not a password (authtype): not saved")
+            return
+        }
+        // git stores after every use, the password a helper just gave it included: a password the
+        // providers hold already is left alone (no prompt to unlock, no rewrite).
+        if let held = try? requestCredential(.password, for: service, user: request.username, interactive: false),
+            let heldPassword = held.credential.password, ConstantTime.equal(heldPassword, password)
+        {
+            return
+        }
+        let input = AutoFill.SavePasswordIn(
+            serviceIdentifier: IdentityStore.ServiceIdentifier(identifier: service, type: .URL),
+            user: request.username ?? "",
+            password: password,
+            event: .formDidDisappear
+        )
+        do {
+            _ = try await withKeyportd { connection in
+                try await connection.call(AutoFill.savePassword, RawJSON(encoding: input))
+            }
+        } catch let failure as Failure {
+            say("\(failure.message); nothing was saved")
+        }
+    }
+
     private func get(_ request: GitCredentialRequest) async throws {
         guard let service = request.serviceURL else {
-            FileHandle.standardError.write(Data("keyport git-credential: git named no host; nothing to look up\n".utf8))
+            say("git named no host; nothing to look up")
             return
         }
         let answer: AutoFill.RequestOut
@@ -56,7 +106,7 @@ struct GitCredentialCommand: AsyncParsableCommand {
             answer = try requestCredential(.password, for: service, user: request.username)
         } catch let failure {
             // Answering nothing lets git try its next helper, or ask.
-            FileHandle.standardError.write(Data("keyport git-credential: \(failure.message)\n".utf8))
+            say(failure.message)
             return
         }
         guard let password = answer.credential.password else { return }
@@ -65,9 +115,7 @@ struct GitCredentialCommand: AsyncParsableCommand {
         // one git can use.
         let user = request.username ?? answer.credential.user ?? ""
         guard !(user + password).contains(where: { $0 == "\n" || $0 == "\0" }) else {
-            FileHandle.standardError.write(
-                Data("keyport git-credential: the credential holds a line break, which git cannot take\n".utf8)
-            )
+            say("the credential holds a line break, which git cannot take")
             return
         }
         output += "username=\(user)\n"

@@ -43,6 +43,7 @@ struct ProvidersCommand: AsyncParsableCommand {
                 }
                 if provider.capabilities.ProvidesPasswords { can.append("passwords") }
                 if provider.capabilities.ProvidesOneTimeCodes { can.append("one-time codes") }
+                if provider.capabilities.SavesPasswords { can.append("saving passwords") }
                 text += "\(place) \(DisplayText.escaping(provider.id))  \(DisplayText.escaping(provider.name))"
                 text +=
                     "  [\(provider.enabled ? "enabled" : "disabled")]  \(can.isEmpty ? "nothing" : can.joined(separator: ", "))\n"

@@ -28,7 +28,10 @@ struct AutoFillSandbox {
             }
             let manifest: [String: Any] = [
                 "id": "org.example.\(mode)", "name": "Example \(mode)", "exec": [program, mode],
-                "capabilities": ["ProvidesPasswords": true, "ProvidesOneTimeCodes": true],
+                "capabilities": [
+                    "ProvidesPasswords": true, "ProvidesOneTimeCodes": true,
+                    "SavesPasswords": mode == "quiet" || mode == "interactive",
+                ],
             ]
             try JSONSerialization.data(withJSONObject: manifest).write(
                 to: providers.appendingPathComponent("\(mode).json")
@@ -372,17 +375,20 @@ struct AutoFillListTests {
     }
 }
 
-@Suite("keyport git-credential with a real git", .serialized)
-struct GitCredentialTests {
-    @Test("git clones over HTTP with basic auth, the credentials coming from a provider through the helper")
-    func clone() async throws {
-        let git = try Peers.require("/usr/bin/git", "git")
-        let sandbox = try AutoFillSandbox()
-        defer { sandbox.directory.remove() }
-        let daemon = try await startKeyportd(sandbox.environment)
-        defer { daemon.stop() }
+/// A repository with one commit, served as a bare copy over git's dumb HTTP protocol to `user`
+/// with `password` only, and git set up to run in the sandbox.
+private struct GitPeer {
+    let git: String
+    let environment: [String: String]
+    let root: String
+    let server: Program
+    let port: Int
 
-        // A repository with one commit, served as a bare copy over git's dumb HTTP protocol.
+    var url: String { "http://127.0.0.1:\(port)/repo.git" }
+    var helper: [String] { ["-c", "credential.helper=!\(keyport) git-credential"] }
+
+    init(_ sandbox: AutoFillSandbox, user: String, password: String) async throws {
+        git = try Peers.require("/usr/bin/git", "git")
         var environment = sandbox.environment
         environment["HOME"] = sandbox.directory.url.path
         environment["GIT_CONFIG_NOSYSTEM"] = "1"
@@ -391,7 +397,10 @@ struct GitCredentialTests {
         environment["GIT_AUTHOR_EMAIL"] = "keyport@example.invalid"
         environment["GIT_COMMITTER_NAME"] = "Keyport"
         environment["GIT_COMMITTER_EMAIL"] = "keyport@example.invalid"
-        let root = sandbox.directory.url.path
+        self.environment = environment
+        root = sandbox.directory.url.path
+        let git = git
+        let root = root
         func run(_ arguments: [String], in directory: String = root) async throws -> Program.Ran {
             try await Program.run(git, ["-C", directory] + arguments, environment: environment, timeout: .seconds(60))
         }
@@ -401,57 +410,182 @@ struct GitCredentialTests {
         #expect(try await run(["commit", "-q", "-m", "first"], in: root + "/source").status == 0)
         #expect(try await run(["clone", "-q", "--bare", "source", "served/repo.git"]).status == 0)
         #expect(try await run(["update-server-info"], in: root + "/served/repo.git").status == 0)
-
         let python = try Peers.require("/usr/bin/python3", "the system's python3")
-        let server = try Program(
+        server = try Program(
             python,
-            [
-                Peers.file("Tests/KeyportDaemonTests/Peers/git_server.py"), root + "/served", "alice",
-                "correct horse battery staple",
-            ]
+            [Peers.file("Tests/KeyportDaemonTests/Peers/git_server.py"), root + "/served", user, password]
         )
-        defer { server.stop() }
         let ready = try await server.waitForLine(timeout: .seconds(30)) { $0.hasPrefix("READY ") }
-        let port = try #require(Int(ready.dropFirst("READY ".count)))
+        port = try #require(Int(ready.dropFirst("READY ".count)))
+    }
+
+    func run(_ arguments: [String], input: String? = nil) async throws -> Program.Ran {
+        try await Program.run(
+            git,
+            ["-C", root] + arguments,
+            environment: environment,
+            input: input.map { Data($0.utf8) },
+            timeout: .seconds(60)
+        )
+    }
+
+    func helper(_ operation: String, _ input: String) async throws -> Program.Ran {
+        try await Program.run(
+            keyport,
+            ["git-credential", operation],
+            environment: environment,
+            input: Data(input.utf8),
+            timeout: .seconds(60)
+        )
+    }
+
+    /// What `keyport password` answers for this server and `user`.
+    func password(_ user: String) async throws -> Program.Ran {
+        try await Program.run(
+            keyport,
+            ["password", "http://127.0.0.1:\(port)/", "--user", user],
+            environment: environment,
+            timeout: .seconds(60)
+        )
+    }
+}
+
+@Suite("keyport git-credential with a real git", .serialized)
+struct GitCredentialTests {
+    @Test("git clones over HTTP with basic auth, the credentials coming from a provider through the helper")
+    func clone() async throws {
+        let sandbox = try AutoFillSandbox()
+        defer { sandbox.directory.remove() }
+        let daemon = try await startKeyportd(sandbox.environment)
+        defer { daemon.stop() }
+        let peer = try await GitPeer(sandbox, user: "alice", password: "correct horse battery staple")
+        defer { peer.server.stop() }
 
         // Without the helper's answer git cannot get in.
-        try await sandbox.setUp(order: ["quiet"], services: ["quiet": "127.0.0.1:\(port)"])
-        let url = "http://127.0.0.1:\(port)/repo.git"
-        let refused = try await run(["clone", "-q", url, "without"])
+        try await sandbox.setUp(order: ["quiet"], services: ["quiet": "127.0.0.1:\(peer.port)"])
+        let refused = try await peer.run(["clone", "-q", peer.url, "without"])
         #expect(refused.status != 0)
 
-        let cloned = try await run(["-c", "credential.helper=!\(keyport) git-credential", "clone", "-q", url, "with"])
+        let cloned = try await peer.run(peer.helper + ["clone", "-q", peer.url, "with"])
         #expect(cloned.status == 0, "\(cloned.standardError)")
-        #expect(try String(contentsOfFile: root + "/with/README", encoding: .utf8) == "hello\n")
+        #expect(try String(contentsOfFile: peer.root + "/with/README", encoding: .utf8) == "hello\n")
 
-        // The helper by itself: git's protocol in, username and password out; store and erase
-        // change nothing and say so.
-        let input = Data("protocol=http\nhost=127.0.0.1:\(port)\npath=repo.git\ncapability[]=authtype\n\n".utf8)
-        let get = try await Program.run(
-            keyport,
-            ["git-credential", "get"],
-            environment: environment,
-            input: input,
-            timeout: .seconds(60)
+        // The helper by itself: git's protocol in, username and password out (no capability is
+        // declared, no expiry given); erase changes nothing and says so.
+        let get = try await peer.helper(
+            "get",
+            "protocol=http\nhost=127.0.0.1:\(peer.port)\npath=repo.git\ncapability[]=authtype\ncapability[]=state\n\n"
         )
         #expect(get.standardOutput == "username=alice\npassword=correct horse battery staple\n")
-        let store = try await Program.run(
-            keyport,
-            ["git-credential", "erase"],
-            environment: environment,
-            input: Data("protocol=http\nhost=127.0.0.1:\(port)\nusername=alice\npassword=x\n\n".utf8),
-            timeout: .seconds(60)
+        let erase = try await peer.helper(
+            "erase",
+            "protocol=http\nhost=127.0.0.1:\(peer.port)\nusername=alice\npassword=x\n\n"
         )
-        #expect(store.status == 0 && store.standardError.contains("nothing was changed"))
+        #expect(erase.status == 0 && erase.standardError.contains("Nothing was changed"), "\(erase.standardError)")
         // Nothing for another host: no answer, so git asks elsewhere.
-        let none = try await Program.run(
-            keyport,
-            ["git-credential", "get"],
-            environment: environment,
-            input: Data("protocol=https\nhost=example.org\n\n".utf8),
-            timeout: .seconds(60)
-        )
+        let none = try await peer.helper("get", "protocol=https\nhost=example.org\n\n")
         #expect(none.status == 0 && none.standardOutput.isEmpty && none.standardError.contains("no enabled provider"))
+    }
+
+    @Test(
+        "git credential approve saves through the helper to the provider that takes saving; git then clones with it; reject, expiring tokens and a locked provider lose and add nothing unasked"
+    )
+    func store() async throws {
+        let sandbox = try AutoFillSandbox()
+        defer { sandbox.directory.remove() }
+        let daemon = try await startKeyportd(sandbox.environment)
+        defer { daemon.stop() }
+        let peer = try await GitPeer(sandbox, user: "bob", password: "s3cret bob")
+        defer { peer.server.stop() }
+        let host = "protocol=http\nhost=127.0.0.1:\(peer.port)\n"
+
+        // keyportd's own checks, whoever the client.
+        let invalid = [
+            (
+                #"{"serviceIdentifier":{"identifier":"not a host","type":"domain"},"user":"x","password":"y"}"#,
+                "serviceIdentifier"
+            ),
+            (
+                #"{"serviceIdentifier":{"identifier":"example.com","type":"domain"},"user":"x","password":""}"#,
+                "password"
+            ),
+        ]
+        for (parameters, parameter) in invalid {
+            let error = await #expect(throws: VarlinkError.self) {
+                try await DaemonClient.withConnection(environment: sandbox.environment) {
+                    try await $0.call(AutoFill.savePassword, RawJSON(bytes: Array(parameters.utf8)))
+                }
+            }
+            #expect(error?.name == "org.varlink.service.InvalidParameter", "\(parameters)")
+            #expect(error?.parameters.description.contains(#""parameter":"\#(parameter)""#) == true, "\(parameters)")
+            #expect(error?.message?.isEmpty == false)
+        }
+
+        // No enabled provider takes passwords to save (crash does not declare SavesPasswords).
+        try await sandbox.setUp(order: ["crash"], services: [:])
+        let nowhere = try await peer.run(
+            peer.helper + ["credential", "approve"],
+            input: host + "username=bob\npassword=s3cret bob\n\n"
+        )
+        #expect(
+            nowhere.standardError.contains("no enabled provider takes passwords to save"),
+            "\(nowhere.standardError)"
+        )
+
+        // git approves bob's password: the quiet provider saves it, AutoFill finds it, git clones with it.
+        try await sandbox.setUp(order: ["quiet"], services: [:])
+        let approved = try await peer.run(
+            peer.helper + ["credential", "approve"],
+            input: host + "username=bob\npassword=s3cret bob\n\n"
+        )
+        #expect(approved.status == 0 && approved.standardError.isEmpty, "\(approved.standardError)")
+        #expect(try await peer.password("bob").standardOutput == "s3cret bob\n")
+        let saved = sandbox.directory.url.appendingPathComponent("state/keyport-example-provider/quiet.json").path
+        let written = try FileManager.default.attributesOfItem(atPath: saved)[.modificationDate] as? Date
+        let cloned = try await peer.run(peer.helper + ["clone", "-q", peer.url, "with"])
+        #expect(cloned.status == 0, "\(cloned.standardError)")
+        // git stored what it had just been given after the clone: nothing was written again.
+        #expect(try FileManager.default.attributesOfItem(atPath: saved)[.modificationDate] as? Date == written)
+
+        // git rejects it (as after a 401): nothing is deleted.
+        let rejected = try await peer.run(
+            peer.helper + ["credential", "reject"],
+            input: host + "username=bob\npassword=s3cret bob\n\n"
+        )
+        #expect(rejected.standardError.contains("Nothing was changed"), "\(rejected.standardError)")
+        #expect(try await peer.password("bob").standardOutput == "s3cret bob\n")
+
+        // A token that expires, or is not a password, belongs to the helper that made it. (Debian
+        // 12's git 2.39 predates password_expiry_utc and authtype: the helper is given them as
+        // git 2.41 and 2.46 send them.)
+        let expiring = try await peer.helper(
+            "store",
+            host + "username=carol\npassword=token\npassword_expiry_utc=4102444800\n\n"
+        )
+        #expect(expiring.status == 0 && expiring.standardError.contains("expires"), "\(expiring.standardError)")
+        let bearer = try await peer.helper(
+            "store",
+            host + "capability[]=authtype\nusername=carol\nauthtype=Bearer\ncredential=abc\npassword=token\n\n"
+        )
+        #expect(bearer.status == 0 && bearer.standardError.contains("not a password"), "\(bearer.standardError)")
+        #expect(try await peer.password("carol").status == 1)
+
+        // A locked provider asks the person through the agent: with none, nothing is saved; with
+        // one that unlocks it, the password is saved.
+        try await sandbox.setUp(order: ["interactive"], services: [:])
+        let locked = try await peer.run(
+            peer.helper + ["credential", "approve"],
+            input: host + "username=dave\npassword=d4ve\n\n"
+        )
+        #expect(locked.standardError.contains("nothing was saved"), "\(locked.standardError)")
+        let agent = try await sandbox.startAgent(secret: "open sesame")
+        defer { agent.stop() }
+        let unlocked = try await peer.run(
+            peer.helper + ["credential", "approve"],
+            input: host + "username=dave\npassword=d4ve\n\n"
+        )
+        #expect(unlocked.status == 0 && unlocked.standardError.isEmpty, "\(unlocked.standardError)")
+        #expect(try await peer.password("dave").standardOutput == "d4ve\n")
     }
 }
 

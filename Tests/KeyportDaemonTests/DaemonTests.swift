@@ -211,10 +211,18 @@ struct InterfaceDefinitionTests {
         #expect(Set(KeyportInterfaces.agent.methods.keys) == ["Serve", "Answer"])
         #expect(Set(KeyportInterfaces.callbacks.methods.keys) == ["Listen", "Deliver"])
         #expect(KeyportInterfaces.callbacks.errors.keys.sorted() == ["InvalidCallback", "NoSession"])
-        #expect(Set(KeyportInterfaces.autoFill.methods.keys) == ["RequestCredential", "RequestFromList"])
+        #expect(
+            Set(KeyportInterfaces.autoFill.methods.keys) == ["RequestCredential", "RequestFromList", "SavePassword"]
+        )
+        #expect(
+            KeyportInterfaces.autoFill.errors.keys.sorted() == [
+                "Canceled", "InteractionRequired", "NoCredential", "NoSavingProvider", "ProviderFailed",
+            ]
+        )
         #expect(
             Set(KeyportInterfaces.credentialProvider.methods.keys) == [
                 "ProvideWithoutUserInteraction", "ProvideWithUserInteraction", "ProvideFromList", "Configure",
+                "SavePasswordWithoutUserInteraction", "SavePasswordWithUserInteraction",
             ]
         )
         #expect(

@@ -101,27 +101,39 @@ struct ProviderHost: Sendable {
             "ProvideWithoutUserInteraction": { [self] call throws(VarlinkError) in
                 let request = try call.parameters(as: CredentialProvider.RequestIn.self).request
                 let asked = requestFor(request)
-                return try await answer(expecting: request.type) {
+                return try await answer(expecting: .credential(request.type)) {
                     $0.provideCredentialWithoutUserInteraction(for: asked)
                 }
             },
             "ProvideWithUserInteraction": { [self] call throws(VarlinkError) in
                 let request = try call.parameters(as: CredentialProvider.RequestIn.self).request
                 let asked = requestFor(request)
-                return try await answer(expecting: request.type) { $0.prepareInterfaceToProvideCredential(for: asked) }
+                return try await answer(expecting: .credential(request.type)) {
+                    $0.prepareInterfaceToProvideCredential(for: asked)
+                }
             },
             "ProvideFromList": { [self] call throws(VarlinkError) in
                 let input = try call.parameters(as: CredentialProvider.ListIn.self)
                 let services = input.serviceIdentifiers.map(IdentityWire.service)
-                return try await answer(expecting: input.type) { controller in
+                return try await answer(expecting: .credential(input.type)) { controller in
                     switch input.type {
                     case .password: controller.prepareCredentialList(for: services)
                     case .oneTimeCode: controller.prepareOneTimeCodeCredentialList(for: services)
                     }
                 }
             },
+            "SavePasswordWithoutUserInteraction": { [self] call throws(VarlinkError) in
+                let asked = Self.saveRequest(try call.parameters(as: CredentialProvider.SavePasswordIn.self).request)
+                return try await answer(expecting: .saved) {
+                    $0.performWithoutUserInteractionIfPossible(savePasswordRequest: asked)
+                }
+            },
+            "SavePasswordWithUserInteraction": { [self] call throws(VarlinkError) in
+                let asked = Self.saveRequest(try call.parameters(as: CredentialProvider.SavePasswordIn.self).request)
+                return try await answer(expecting: .saved) { $0.prepareInterface(for: asked) }
+            },
             "Configure": { [self] _ throws(VarlinkError) in
-                try await answer(expecting: nil) { $0.prepareInterfaceForExtensionConfiguration() }
+                try await answer(expecting: .configured) { $0.prepareInterfaceForExtensionConfiguration() }
             },
         ]
         return VarlinkServer(
@@ -138,8 +150,31 @@ struct ProviderHost: Sendable {
 
     /// Makes a view controller for one call, runs `body` on it on the main actor, and waits for
     /// its context to end; the reply for a credential of `kind` (`nil`: the settings).
+    /// What a method's request ends with when it succeeds.
+    private enum Expected {
+        case credential(IdentityStore.Kind)
+        case saved
+        case configured
+    }
+
+    private static func saveRequest(_ request: CredentialProvider.SavePasswordRequest) -> ASSavePasswordRequest {
+        let event: ASSavePasswordRequest.Event =
+            switch request.event {
+            case .userInitiated: .userInitiated
+            case .formDidDisappear: .formDidDisappear
+            case .generatedPasswordFilled: .generatedPasswordFilled
+            }
+        return ASSavePasswordRequest(
+            serviceIdentifier: IdentityWire.service(request.serviceIdentifier),
+            credential: ASPasswordCredential(user: request.user, password: request.password),
+            title: request.title,
+            sessionID: request.sessionID,
+            event: event
+        )
+    }
+
     private func answer(
-        expecting kind: IdentityStore.Kind?,
+        expecting expected: Expected,
         _ body: @escaping @MainActor @Sendable (ASCredentialProviderViewController) -> Void
     ) async throws(VarlinkError) -> RawJSON {
         let type = self.type
@@ -168,24 +203,24 @@ struct ProviderHost: Sendable {
                 )) ?? .emptyObject
             )
         }
-        switch (outcome, kind) {
-        case (.password(let credential), .password?):
+        switch (outcome, expected) {
+        case (.password(let credential), .credential(.password)):
             return try RawJSON.reply(
                 CredentialProvider.CredentialOut(
                     credential: CredentialProvider.Credential(user: credential.user, password: credential.password)
                 )
             )
-        case (.oneTimeCode(let credential), .oneTimeCode?):
+        case (.oneTimeCode(let credential), .credential(.oneTimeCode)):
             return try RawJSON.reply(
                 CredentialProvider.CredentialOut(credential: CredentialProvider.Credential(code: credential.code))
             )
-        case (.configured, nil):
+        case (.configured, .configured), (.saved, .saved):
             return .emptyObject
         case (.canceled(let error), _):
             throw canceled(error)
         default:
             throw canceled(
-                ASExtensionError(.failed, reason: "the provider completed the request with another kind of credential")
+                ASExtensionError(.failed, reason: "the provider completed the request as another kind of request")
             )
         }
     }

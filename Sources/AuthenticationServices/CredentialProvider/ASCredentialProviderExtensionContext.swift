@@ -9,6 +9,7 @@ open class ASCredentialProviderExtensionContext: NSObject, @unchecked Sendable {
         case password(ASPasswordCredential)
         case oneTimeCode(ASOneTimeCodeCredential)
         case configured
+        case saved
         case canceled(ASExtensionError)
     }
 
@@ -52,6 +53,19 @@ open class ASCredentialProviderExtensionContext: NSObject, @unchecked Sendable {
     /// expired.
     public func completeOneTimeCodeRequest(using credential: ASOneTimeCodeCredential) async -> Bool {
         !finish(.oneTimeCode(credential))
+    }
+
+    /// Says that the password of a save request (``ASSavePasswordRequest``) is saved; update
+    /// ``ASCredentialIdentityStore`` as well, so AutoFill finds it. `completionHandler` hears whether
+    /// the request had expired.
+    public func completeSavePasswordRequest(completionHandler: (@Sendable (Bool) -> Void)? = nil) {
+        let taken = finish(.saved)
+        completionHandler?(!taken)
+    }
+
+    /// ``completeSavePasswordRequest(completionHandler:)``; returns whether the request had expired.
+    public func completeSavePasswordRequest() async -> Bool {
+        !finish(.saved)
     }
 
     /// Ends the request without a credential. An ``ASExtensionError`` says why

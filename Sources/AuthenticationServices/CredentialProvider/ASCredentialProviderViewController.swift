@@ -53,6 +53,23 @@ open class ASCredentialProviderViewController: NSObject {
         )
     }
 
+    /// Save the password of `savePasswordRequest` without the person: complete with
+    /// ``ASCredentialProviderExtensionContext/completeSavePasswordRequest(completionHandler:)``, or
+    /// cancel with ``ASExtensionError/Code-swift.enum/userInteractionRequired`` (what it does by
+    /// default) so that ``prepareInterface(for:)`` is called next. Only providers whose manifest
+    /// declares `SavesPasswords` are asked.
+    open func performWithoutUserInteractionIfPossible(savePasswordRequest: ASSavePasswordRequest) {
+        extensionContext.cancelRequest(withError: ASExtensionError(.userInteractionRequired))
+    }
+
+    /// Save the password of `savePasswordRequest`, asking the person what you must (through
+    /// ``ASCredentialProviderPrompt``). By default the request fails.
+    open func prepareInterface(for savePasswordRequest: ASSavePasswordRequest) {
+        extensionContext.cancelRequest(
+            withError: ASExtensionError(.failed, reason: "this provider does not save passwords")
+        )
+    }
+
     /// Show the provider's settings; complete with
     /// ``ASCredentialProviderExtensionContext/completeExtensionConfigurationRequest()``, which is
     /// what it does by default.

@@ -3,7 +3,8 @@
 // passwords it is given (ASSavePasswordRequest: `git credential approve`) in a file of its own,
 // $XDG_STATE_HOME/keyport-example-provider/MODE.json (an example: a real provider encrypts).
 //
-//   ExampleProvider save [SERVICE]   saves its identities in the identity store, and exits
+//   ExampleProvider save [SERVICE…]  saves its identities for each service (example.com when none)
+//                                    in the identity store, and exits
 //   ExampleProvider [MODE]           what keyportd starts (it says so when started by hand)
 //
 // MODE shows the four ways a provider behaves, for Keyport's tests and for trying AutoFill out:
@@ -208,21 +209,28 @@ final class ExampleProviderViewController: ASCredentialProviderViewController {
 
 if mode == "save" {
     // What the provider's app does whenever its accounts change.
-    let service = ASCredentialServiceIdentifier(identifier: arguments.dropFirst().first ?? "example.com", type: .domain)
+    let named = Array(arguments.dropFirst())
+    let services = (named.isEmpty ? ["example.com"] : named).map {
+        ASCredentialServiceIdentifier(identifier: $0, type: $0.contains("://") ? .URL : .domain)
+    }
     do {
-        try await ASCredentialIdentityStore.shared.replaceCredentialIdentities([
-            ASPasswordCredentialIdentity(
-                serviceIdentifier: service,
-                user: account.user,
-                recordIdentifier: account.user
-            ),
-            ASOneTimeCodeCredentialIdentity(
-                serviceIdentifier: service,
-                label: "Example (\(account.user))",
-                recordIdentifier: account.user
-            ),
-        ])
-        print("saved the identities of \(account.user) for \(service.identifier)")
+        try await ASCredentialIdentityStore.shared.replaceCredentialIdentities(
+            services.flatMap { service -> [any ASCredentialIdentity] in
+                [
+                    ASPasswordCredentialIdentity(
+                        serviceIdentifier: service,
+                        user: account.user,
+                        recordIdentifier: account.user
+                    ),
+                    ASOneTimeCodeCredentialIdentity(
+                        serviceIdentifier: service,
+                        label: "Example (\(account.user))",
+                        recordIdentifier: account.user
+                    ),
+                ]
+            }
+        )
+        print("saved the identities of \(account.user) for \(services.map(\.identifier).joined(separator: ", "))")
     } catch {
         FileHandle.standardError.write(Data("ExampleProvider: \(error)\n".utf8))
         exit(1)

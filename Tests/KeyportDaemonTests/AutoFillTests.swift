@@ -142,6 +142,57 @@ struct AutoFillTests {
     }
 
     @Test(
+        "where an identity is saved decides what it fills: subdomains, private suffixes, wildcard and exception rules, IDN, ports, IP hosts, localhost"
+    )
+    func matching() async throws {
+        let sandbox = try AutoFillSandbox()
+        defer { sandbox.directory.remove() }
+        let daemon = try await startKeyportd(sandbox.environment)
+        defer { daemon.stop() }
+        try await sandbox.setUp(order: ["quiet"], services: [:])
+        let saved = try await Program.run(
+            sandbox.program("quiet"),
+            [
+                "save", "example.com", "alice.github.io", "bücher.example", "http://127.0.0.1:8080/", "[::1]",
+                "localhost:3000", "www.city.kawasaki.jp",
+            ],
+            environment: sandbox.environment,
+            timeout: .seconds(60)
+        )
+        #expect(saved.status == 0, "\(saved.standardError)")
+        let cases: [(request: String, fills: Bool)] = [
+            ("https://login.example.com/", true),  // a subdomain of the registrable domain
+            ("https://example.com.evil.test/", false),
+            ("https://alice.github.io/project", true),
+            ("https://bob.github.io/", false),  // github.io is a (private) public suffix
+            ("https://xn--bcher-kva.example/", true),  // the IDN, in Punycode
+            ("https://BÜCHER.example/", true),  // the IDN, in capitals
+            ("https://bucher.example/", false),
+            ("http://127.0.0.1:8080/login", true),
+            ("http://127.0.0.1:9090/", false),  // the identity names its port
+            ("http://127.0.0.2:8080/", false),  // an IP address matches only itself
+            ("http://[0:0:0:0:0:0:0:1]:5000/", true),  // the same IPv6 address, any port (none named)
+            ("localhost:3000", true),
+            ("localhost:3001", false),
+            ("https://shop.city.kawasaki.jp/", true),  // !city.kawasaki.jp: registrable itself
+            ("https://foo.other.kawasaki.jp/", false),  // *.kawasaki.jp: other.kawasaki.jp is a suffix
+        ]
+        for (request, fills) in cases {
+            let result = await sandbox.requestResult(.password, [request])
+            if fills {
+                #expect(result == nil, "\(request): \(result?.message ?? "")")
+            } else {
+                #expect(result?.name == AutoFill.Error.noCredential, "\(request): \(result?.message ?? "filled")")
+            }
+        }
+        // The command line takes the same: an IDN in Unicode, an IP URL with its port.
+        for site in ["bücher.example", "http://127.0.0.1:8080/"] {
+            let code = try await sandbox.keyport(["otp", site])
+            #expect(code.status == 0 && code.standardOutput.utf8.count == 7, "\(site): \(code.standardError)")
+        }
+    }
+
+    @Test(
         "seed 003's dance: userInteractionRequired, then prepareInterfaceToProvideCredential, which unlocks through the agent"
     )
     func interactive() async throws {

@@ -104,7 +104,8 @@ let package = Package(
             ]
         ),
         // Which service a credential belongs to: host names (IDNA, Punycode, IP literals) and
-        // registrable domains from the Public Suffix List (Debian's, else the copy in Resources).
+        // registrable domains from the Public Suffix List (the newer of Debian's and the copy in
+        // Resources).
         .target(
             name: "KeyportDomains",
             resources: [.copy("Resources/public_suffix_list.dat")]

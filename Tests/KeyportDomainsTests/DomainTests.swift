@@ -111,11 +111,27 @@ struct RegistrableDomainTests {
         #expect(Self.list.registrableDomain(of: parsed) == registrable)
     }
 
-    @Test("the system's list is used when there is one; the copy in the package is the same snapshot")
-    func packageCopy() {
+    @Test("the newer of the system's list and the package's snapshot is used, by VERSION line or file date")
+    func newerList() throws {
         #expect(Self.list.count > 8000)
-        #expect(PublicSuffixList.current.count == Self.list.count)
-        #expect(PublicSuffixList.bundled.count == Self.list.count)
+        let bundledText = "// VERSION: 2026-10-22_08-36-41_UTC\ncom\n"
+        let systemText = "com\nexample.com\n"  // Debian's copy: no VERSION line
+        let old = try #require(ISO8601DateFormatter().date(from: "2023-02-09T00:00:00Z"))
+        let new = try #require(ISO8601DateFormatter().date(from: "2026-11-01T00:00:00Z"))
+        let host = try #require(ServiceHost("a.b.example.com"))
+        func chosen(_ system: String?, _ modified: Date?) -> String? {
+            PublicSuffixList.newer(system: system, modified: modified, bundled: bundledText).registrableDomain(of: host)
+        }
+        #expect(chosen(systemText, old) == "example.com", "an older system list loses")
+        #expect(chosen(systemText, new) == "b.example.com", "a newer one wins")
+        #expect(chosen("// VERSION: 2026-10-22_00-00-00_UTC\n" + systemText, old) == "b.example.com", "VERSION first")
+        #expect(chosen(nil, nil) == "example.com")
+        #expect(chosen("// nothing\n", new) == "example.com", "a list without rules is no list")
+        #expect(PublicSuffixList.version(of: bundledText) == "2026-10-22")
+
+        // Here: Debian 12's list (2023) is older than the snapshot, which is what `current` is.
+        #expect(PublicSuffixList.bundled.count > Self.list.count)
+        #expect(PublicSuffixList.current.count == PublicSuffixList.bundled.count)
         #expect(
             PublicSuffixList.bundled.registrableDomain(of: ServiceHost("a.b.alice.github.io")!) == "alice.github.io"
         )
@@ -138,11 +154,12 @@ struct DomainCrossCheckTests {
         """
 
     @Test(
-        "every rule of the list, and labels of every script, read as PyPI's publicsuffixlist and Python's codec read them"
+        "every rule of the list, and labels of every script, read as PyPI's publicsuffixlist and Python's codec read them",
+        arguments: [PublicSuffixList.systemPath, Peers.file("Sources/KeyportDomains/Resources/public_suffix_list.dat")]
     )
-    func againstPython() async throws {
+    func againstPython(path: String) async throws {
         let python = try await Peers.python(importing: ["publicsuffixlist"])
-        let text = try String(contentsOfFile: PublicSuffixList.systemPath, encoding: .utf8)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
         let list = PublicSuffixList(text: text)
         // Hosts at and below each rule: the suffix itself, one label more, two more.
         var hosts: [ServiceHost] = []
@@ -170,7 +187,7 @@ struct DomainCrossCheckTests {
         let input = hosts.map { "host \($0)" } + labels.map { "label \($0)" }
         let ran = try await Program.run(
             python,
-            ["-c", Self.peer, PublicSuffixList.systemPath],
+            ["-c", Self.peer, path],
             input: Data((input.joined(separator: "\n") + "\n").utf8),
             timeout: .seconds(120)
         )

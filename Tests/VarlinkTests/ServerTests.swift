@@ -148,9 +148,10 @@ private func withServer<T>(
 }
 
 /// Sends raw bytes on a new connection and returns what comes back until the server closes it,
-/// or until a whole reply (ended by NUL) has come when `oneReply`.
-private func rawExchange(_ path: String, _ bytes: [UInt8], oneReply: Bool = false) throws -> [UInt8]? {
-    try RawUnixSocket.exchange(bytes, with: path) { oneReply && $0.last == 0 }
+/// or until a whole reply (ended by NUL) has come when `oneReply`. The blocking socket calls run
+/// on a thread of their own: the server in this process needs the cooperative threads meanwhile.
+private func rawExchange(_ path: String, _ bytes: [UInt8], oneReply: Bool = false) async throws -> [UInt8]? {
+    try await onOwnThread { try RawUnixSocket.exchange(bytes, with: path) { oneReply && $0.last == 0 } }
 }
 
 @Suite("Varlink service")
@@ -295,13 +296,13 @@ struct ServerTests {
     func misbehavingClients() async throws {
         try await withServer(try makeServer(Observations(), maximumMessageSize: 4096)) { path in
             try await VarlinkConnection.withConnection(path: path, maximumMessageSize: 1 << 20) { healthy in
-                let notJSON = try rawExchange(path, Array("hello\u{0}".utf8))
+                let notJSON = try await rawExchange(path, Array("hello\u{0}".utf8))
                 #expect(notJSON == [])
-                let noMethod = try rawExchange(path, Array("{\"parameters\":{}}\u{0}".utf8))
+                let noMethod = try await rawExchange(path, Array("{\"parameters\":{}}\u{0}".utf8))
                 #expect(noMethod == [])
-                let flood = try rawExchange(path, [UInt8](repeating: UInt8(ascii: "{"), count: 10_000))
+                let flood = try await rawExchange(path, [UInt8](repeating: UInt8(ascii: "{"), count: 10_000))
                 #expect(flood == [])
-                let big = try rawExchange(
+                let big = try await rawExchange(
                     path,
                     Array(
                         #"{"method":"org.keyport.test.Echo","parameters":{"text":"\#(String(repeating: "a", count: 5000))"}}"#
@@ -310,7 +311,7 @@ struct ServerTests {
                 )
                 #expect(big == [])
                 // A message before the limit is answered on the same kind of raw connection.
-                let answered = try rawExchange(
+                let answered = try await rawExchange(
                     path,
                     Array(#"{"method":"org.keyport.test.Fail"}"#.utf8) + [0],
                     oneReply: true

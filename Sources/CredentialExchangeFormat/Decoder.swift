@@ -91,6 +91,39 @@ extension CXF {
         /// - Throws: ``CXFDecodingError`` when the input is not JSON, exceeds ``options``, or is not a CXF
         ///   header or account.
         public func decode(_ buffer: UnsafeRawBufferPointer) throws(CXFDecodingError) -> DecodedDocument {
+            try read(buffer) { decoder throws(ScanFailure) in
+                let document = try decoder.document()
+                return DecodedDocument(document: document, diagnostics: decoder.diagnostics.finish())
+            }
+        }
+
+        /// One item on its own, as ``CXF/Item/json`` writes it (Keyport Vault keeps each item so):
+        /// the same reading as an item in a document, its findings left out.
+        package func decodeItem(_ bytes: [UInt8]) throws(CXFDecodingError) -> CXF.Item {
+            var result: Result<CXF.Item, CXFDecodingError>!
+            bytes.withUnsafeBytes { buffer in
+                result = Result { () throws(CXFDecodingError) in
+                    try read(buffer) { decoder throws(ScanFailure) in
+                        decoder.s.skipWhitespace()
+                        guard decoder.s.kind == .object else { throw decoder.s.syntax("an item must be a JSON object") }
+                        let item = try decoder.item()
+                        decoder.s.skipWhitespace()
+                        guard decoder.s.pos == decoder.s.count else {
+                            throw decoder.s.syntax("unexpected \(decoder.s.describeCurrent()) after the item")
+                        }
+                        return item
+                    }
+                }
+            }
+            return try result.get()
+        }
+
+        /// Runs `body` over a decoder of `buffer` within ``options``; a failure becomes a
+        /// ``CXFDecodingError`` with its line and column.
+        private func read<T>(
+            _ buffer: UnsafeRawBufferPointer,
+            _ body: (inout DocumentDecoder) throws(ScanFailure) -> T
+        ) throws(CXFDecodingError) -> T {
             guard buffer.count <= options.maxDocumentSize else {
                 throw CXFDecodingError(
                     code: .tooLarge,
@@ -115,8 +148,7 @@ extension CXF {
                 diagnosticLimit: options.maxDiagnosticsPerCode
             )
             do {
-                let document = try decoder.document()
-                return DecodedDocument(document: document, diagnostics: decoder.diagnostics.finish())
+                return try body(&decoder)
             } catch {
                 switch error {
                 case .fatal(let code, let offset, let message):

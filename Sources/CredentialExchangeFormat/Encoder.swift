@@ -43,6 +43,16 @@ extension CXF {
     }
 }
 
+extension CXF.Item {
+    /// The item on its own in the canonical encoding (Keyport Vault keeps each item so);
+    /// `CXF.Decoder.decodeItem` reads it back equal.
+    package var json: [UInt8] {
+        var w = JSONWriter(pretty: false)
+        w.item(self)
+        return w.out
+    }
+}
+
 extension JSONWriter {
     mutating func header(_ h: CXF.Header) {
         beginObject()

@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         // Binary-to-text codecs (base64url, Base32) shared by the format modules; not a product.
@@ -33,7 +34,7 @@ let package = Package(
         // KeyportSystem's part that needs only the standard library and libc (XDG base directories,
         // private directories, socket paths, the environment), for programs that must start fast;
         // not a product.
-        .target(name: "KeyportSystemCore"),
+        .target(name: "KeyportSystemCore", dependencies: ["KeyportEncoding"]),
         // The Linux calls KeyportSystem makes that Swift's Glibc module lacks (SO_PEERCRED's
         // struct ucred, SO_PEERPIDFD, pidfd_open); not a product.
         .target(name: "CKeyportSystem"),
@@ -121,6 +122,18 @@ let package = Package(
         // interfaces' names and parameter types, and a blocking AutoFill request, for the
         // `keyport` front program that must start fast; not a product.
         .target(name: "KeyportInterfacesCore", dependencies: ["KeyportSystemCore", "VarlinkCore"]),
+        // Keyport Vault's store: CXF items sealed one by one in SQLite (GRDB), under a key wrapped by
+        // a passphrase (scrypt); look-ups by keyed hashes of sites. docs/architecture.md, "Keyport
+        // Vault", says why each part is as it is; not a product.
+        .target(
+            name: "KeyportVault",
+            dependencies: [
+                "CredentialExchangeFormat", "KeyportDomains", "KeyportSystem", "KeyportEncoding",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         // The system side: keyportd's services (exchange, providers, agents) on Varlink.
         .target(
             name: "KeyportDaemon",
@@ -170,6 +183,13 @@ let package = Package(
         // their peers (oathtool, pyotp, the Authlib server, the Selenium browser).
         .target(name: "KeyportTestSupport", dependencies: ["KeyportSystem"], path: "Tests/KeyportTestSupport"),
         .testTarget(name: "KeyportEncodingTests", dependencies: ["KeyportEncoding"]),
+        .testTarget(
+            name: "KeyportVaultTests",
+            dependencies: [
+                "KeyportVault", "CredentialExchangeFormat", "KeyportSystem", "KeyportTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         .testTarget(name: "KeyportDomainsTests", dependencies: ["KeyportDomains", "KeyportTestSupport"]),
         .testTarget(
             name: "VarlinkTests",

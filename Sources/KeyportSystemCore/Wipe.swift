@@ -1,3 +1,5 @@
+import KeyportEncoding
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -15,4 +17,46 @@ package enum Wipe {
         }
         bytes = []
     }
+}
+
+/// Secret bytes (a passphrase, a key's text) that are wiped when let go, never printed, and
+/// compared in constant time.
+package final class SecretBytes: @unchecked Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+    // Written only in init and deinit: no one else can reach the storage to change it.
+    private var storage: [UInt8]
+
+    /// Takes `bytes`, wiping the caller's copy.
+    package init(taking bytes: inout [UInt8]) {
+        storage = bytes
+        Wipe.bytes(&bytes)
+    }
+
+    /// The UTF-8 bytes of `text`. A `String` cannot be wiped: prefer ``init(taking:)`` where the
+    /// secret arrives as bytes.
+    package convenience init(_ text: String) {
+        var bytes = Array(text.utf8)
+        self.init(taking: &bytes)
+    }
+
+    deinit { Wipe.bytes(&storage) }
+
+    /// How many bytes.
+    package var count: Int { storage.count }
+
+    /// Runs `body` with the bytes, which must not escape it.
+    package func withUnsafeBytes<T, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> T) throws(E) -> T {
+        var result: Result<T, E>!
+        storage.withUnsafeBytes { buffer in
+            result = Result { () throws(E) in try body(buffer) }
+        }
+        return try result.get()
+    }
+
+    /// Whether both hold the same bytes, in time that depends only on the lengths.
+    package func isEqual(to other: SecretBytes) -> Bool {
+        ConstantTime.equal(storage, other.storage)
+    }
+
+    package var description: String { "<secret, \(storage.count) bytes, hidden>" }
+    package var debugDescription: String { description }
 }

@@ -1,0 +1,126 @@
+import Crypto
+import Foundation
+import KeyportEncoding
+import KeyportSystem
+import _CryptoExtras
+
+/// scrypt's parameters for turning a passphrase into the key that wraps the vault key, as the
+/// vault file stores them (JSON text: `{"kdf":"scrypt","logN":17,"r":8,"p":1,"salt":"…"}`).
+///
+/// They are read from a file, so an attacker may have written them: ``check()`` refuses any
+/// outside the caps below before a single byte is derived (a huge N would take the machine's
+/// memory; a tiny one would make a guessed passphrase cheap to test, though that only hurts a vault
+/// the attacker made).
+package struct ScryptParameters: Hashable, Sendable {
+    /// log2 of N, the cost (rounds).
+    package var logN: Int
+    /// The block size.
+    package var r: Int
+    /// The parallelism.
+    package var p: Int
+    /// 32 random bytes, new for every wrapping.
+    package var salt: [UInt8]
+
+    /// The most Keyport derives with: N up to 2^20, memory (128·r·N) up to 1 GiB, work (N·r·p) up
+    /// to 2^26 — about eight times what calibration picks on a fast machine.
+    package static let maximumLogN = 20
+    package static let maximumMemory = 1 << 30
+    package static let maximumWork = 1 << 26
+
+    package init(logN: Int, r: Int = 8, p: Int = 1, salt: [UInt8]? = nil) {
+        self.logN = logN
+        self.r = r
+        self.p = p
+        self.salt = salt ?? Array(SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) })
+    }
+
+    /// The same cost with a new salt.
+    package func withNewSalt() -> ScryptParameters { ScryptParameters(logN: logN, r: r, p: p) }
+
+    /// Refuses parameters outside the caps, saying which.
+    package func check() throws(VaultError) {
+        guard (10...Self.maximumLogN).contains(logN) else {
+            throw VaultError(.unsafeParameters, "scrypt's N is 2^\(logN); Keyport takes 2^10 to 2^\(Self.maximumLogN)")
+        }
+        guard (1...32).contains(r), (1...16).contains(p) else {
+            throw VaultError(.unsafeParameters, "scrypt's r is \(r) and p \(p); Keyport takes r 1–32 and p 1–16")
+        }
+        let memory = 128 * r << logN
+        guard memory <= Self.maximumMemory else {
+            throw VaultError(
+                .unsafeParameters,
+                "scrypt would need \(memory >> 20) MiB of memory; Keyport allows \(Self.maximumMemory >> 20) MiB"
+            )
+        }
+        guard (r * p) << logN <= Self.maximumWork else {
+            throw VaultError(.unsafeParameters, "scrypt's work N·r·p is 2^\(logN)·\(r)·\(p), more than Keyport allows")
+        }
+        guard salt.count >= 16 else {
+            throw VaultError(.unsafeParameters, "scrypt's salt is \(salt.count) bytes; Keyport takes 16 or more")
+        }
+    }
+
+    /// The 256-bit key for `passphrase`, after ``check()``.
+    package func deriveKey(from passphrase: SecretBytes) throws(VaultError) -> SymmetricKey {
+        try check()
+        do {
+            return try passphrase.withUnsafeBytes { bytes in
+                try KDF.Scrypt.deriveKey(
+                    from: bytes,
+                    salt: salt,
+                    outputByteCount: 32,
+                    rounds: 1 << logN,
+                    blockSize: r,
+                    parallelism: p,
+                    maxMemory: 128 * r << logN + (1 << 20)
+                )
+            }
+        } catch {
+            throw VaultError(.io, "scrypt failed: \(error)")
+        }
+    }
+
+    /// Parameters that take about `target` to derive with here (r 8, p 1, N a power of two,
+    /// 2^14 at least), measured now.
+    package static func calibrated(target: Duration = .milliseconds(500)) -> ScryptParameters {
+        var parameters = ScryptParameters(logN: 14)
+        let passphrase = SecretBytes("calibration")
+        while parameters.logN < maximumLogN {
+            let start = ContinuousClock.now
+            _ = try? parameters.deriveKey(from: passphrase)
+            let took = ContinuousClock.now - start
+            // Each step doubles the time: stop once the next would pass the target by more than
+            // this one falls short of it.
+            guard took * 2 <= target + target / 2 else { break }
+            parameters.logN += 1
+        }
+        return parameters.withNewSalt()
+    }
+
+    // MARK: The stored form
+
+    /// The JSON text stored in the vault.
+    package var text: String {
+        #"{"kdf":"scrypt","logN":\#(logN),"r":\#(r),"p":\#(p),"salt":"\#(Base64URL.encode(salt))"}"#
+    }
+
+    /// Reads the stored form.
+    package init(text: String) throws(VaultError) {
+        struct Stored: Decodable {
+            var kdf: String
+            var logN: Int
+            var r: Int
+            var p: Int
+            var salt: String
+        }
+        guard let stored = try? JSONDecoder().decode(Stored.self, from: Data(text.utf8)), stored.kdf == "scrypt",
+            let salt = try? Base64URL.decode(stored.salt)
+        else {
+            throw VaultError(
+                .corrupt,
+                "the vault's key-derivation record is not what Keyport writes: \(text.prefix(120))"
+            )
+        }
+        self.init(logN: stored.logN, r: stored.r, p: stored.p, salt: salt)
+    }
+}

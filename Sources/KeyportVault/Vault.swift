@@ -1,0 +1,428 @@
+import CredentialExchangeFormat
+import Crypto
+import Foundation
+import GRDB
+import KeyportDomains
+import KeyportEncoding
+import KeyportSystem
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// An unlocked Keyport Vault: CXF items, each sealed on its own, in one SQLite file.
+///
+/// The file (docs/architecture.md, "Keyport Vault"): a `vault` row with the key-derivation
+/// parameters, the vault key wrapped by the passphrase's key, and the sealed state; an `items`
+/// table of (id, revision, sealed item); a `sites` table of (keyed tag of a site, item id) for
+/// look-ups. Every change is one transaction. A vault that fails a check says which record and
+/// changes nothing; the unlocked key lives in this object only, never on disk.
+package final class Vault: Sendable {
+    /// The file.
+    package let path: String
+    private let database: DatabaseQueue
+    private let keys: VaultKeys
+    private let list: PublicSuffixList
+
+    /// SQLite's `application_id` for a Keyport vault: "KPVT".
+    static let applicationID: Int32 = 0x4B50_5654
+    /// The file format this Keyport writes and reads.
+    static let format = 1
+
+    private init(path: String, database: DatabaseQueue, keys: VaultKeys, list: PublicSuffixList) {
+        self.path = path
+        self.database = database
+        self.keys = keys
+        self.list = list
+    }
+
+    // MARK: - Creating and unlocking
+
+    /// Creates a vault at `path` (which must not exist), mode 0600, with a new random key wrapped
+    /// by `passphrase` through `kdf`.
+    package static func create(
+        at path: String,
+        passphrase: SecretBytes,
+        kdf: ScryptParameters,
+        list: PublicSuffixList = .current
+    ) throws(VaultError) -> Vault {
+        try kdf.check()
+        let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            let code = errno
+            if code == EEXIST { throw VaultError(.exists, "\(path) exists already; Keyport will not overwrite it") }
+            throw VaultError(.io, "cannot create \(path): \(String(cString: strerror(code)))")
+        }
+        close(descriptor)
+        do {
+            let keys = VaultKeys.random()
+            let wrapped = try wrap(keys.vault, passphrase: passphrase, kdf: kdf)
+            let database = try openDatabase(path)
+            try mapping(path) {
+                try database.write { db in
+                    try db.execute(
+                        sql: """
+                            CREATE TABLE vault (
+                              id INTEGER PRIMARY KEY CHECK (id = 1),
+                              kdf TEXT NOT NULL,
+                              wrapped BLOB NOT NULL,
+                              state BLOB NOT NULL
+                            );
+                            CREATE TABLE items (id BLOB PRIMARY KEY, revision INTEGER NOT NULL, sealed BLOB NOT NULL);
+                            CREATE TABLE sites (
+                              tag BLOB NOT NULL,
+                              item BLOB NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+                              PRIMARY KEY (tag, item)
+                            ) WITHOUT ROWID;
+                            CREATE INDEX sites_by_item ON sites(item);
+                            PRAGMA application_id = \(applicationID);
+                            PRAGMA user_version = \(format);
+                            """
+                    )
+                    try db.execute(
+                        sql: "INSERT INTO vault (id, kdf, wrapped, state) VALUES (1, ?, ?, ?)",
+                        arguments: [kdf.text, Data(wrapped), Data(seal(.empty, keys))]
+                    )
+                }
+            }
+            return Vault(path: path, database: database, keys: keys, list: list)
+        } catch {
+            for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
+            throw error
+        }
+    }
+
+    /// Opens the vault at `path` with `passphrase`, and checks that no item row was removed,
+    /// added back or replayed since its last change.
+    package static func unlock(
+        at path: String,
+        passphrase: SecretBytes,
+        list: PublicSuffixList = .current
+    ) throws(VaultError) -> Vault {
+        guard access(path, F_OK) == 0 else {
+            throw VaultError(.io, "there is no vault at \(path) (create one with `keyport vault init`)")
+        }
+        let database = try openDatabase(path)
+        let header = try header(of: database, at: path)
+        let kdf = try ScryptParameters(text: header.kdf)
+        let key = try kdf.deriveKey(from: passphrase)
+        guard let vaultKey = VaultKeys.open(header.wrapped, with: key, record: VaultKeys.keyRecord(kdf: header.kdf))
+        else {
+            throw VaultError(
+                .wrongPassphrase,
+                "the passphrase does not open \(path) (or its key record was changed); nothing was read"
+            )
+        }
+        let vault = Vault(
+            path: path,
+            database: database,
+            keys: VaultKeys(vault: SymmetricKey(data: vaultKey)),
+            list: list
+        )
+        try vault.checkIndex()
+        return vault
+    }
+
+    /// Wraps the vault key again with `passphrase` through `kdf` (a new salt): the items are not
+    /// touched, since their key does not change.
+    package func changePassphrase(to passphrase: SecretBytes, kdf: ScryptParameters) throws(VaultError) {
+        let wrapped = try Self.wrap(keys.vault, passphrase: passphrase, kdf: kdf)
+        try write { db, _ in
+            try db.execute(
+                sql: "UPDATE vault SET kdf = ?, wrapped = ? WHERE id = 1",
+                arguments: [kdf.text, Data(wrapped)]
+            )
+        }
+    }
+
+    private static func wrap(
+        _ vaultKey: SymmetricKey,
+        passphrase: SecretBytes,
+        kdf: ScryptParameters
+    ) throws(VaultError) -> [UInt8] {
+        let key = try kdf.deriveKey(from: passphrase)
+        return vaultKey.withUnsafeBytes {
+            VaultKeys.seal(Array($0), with: key, record: VaultKeys.keyRecord(kdf: kdf.text))
+        }
+    }
+
+    private static func openDatabase(_ path: String) throws(VaultError) -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.journalMode = .wal
+        // A second writer waits this long for the first, then is told the vault is busy.
+        configuration.busyMode = .timeout(3)
+        configuration.label = "keyport-vault"
+        return try mapping(path) { try DatabaseQueue(path: path, configuration: configuration) }
+    }
+
+    private static func header(
+        of database: DatabaseQueue,
+        at path: String
+    ) throws(VaultError) -> (kdf: String, wrapped: [UInt8]) {
+        try mapping(path) {
+            try database.read { db in
+                let application = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+                guard application == applicationID else {
+                    throw VaultError(.notAVault, "\(path) is an SQLite database, but not a Keyport vault")
+                }
+                let format = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+                guard format == Self.format else {
+                    throw VaultError(
+                        .unsupportedFormat,
+                        "\(path) is a Keyport vault of format \(format); this Keyport reads format \(Self.format)"
+                    )
+                }
+                guard let row = try Row.fetchOne(db, sql: "SELECT kdf, wrapped FROM vault WHERE id = 1"),
+                    let kdf = row["kdf"] as String?, let wrapped = row["wrapped"] as Data?
+                else {
+                    throw VaultError(.corrupt, "\(path) has no key record: the vault is damaged")
+                }
+                return (kdf, Array(wrapped))
+            }
+        }
+    }
+
+    // MARK: - Changes
+
+    /// Adds `item`, which must have an id no item of the vault has. Returns its revision (1).
+    @discardableResult
+    package func add(_ item: CXF.Item) throws(VaultError) -> Int64 {
+        try Self.checkID(item)
+        return try write { db, state in
+            guard try Int64.fetchOne(db, sql: "SELECT revision FROM items WHERE id = ?", arguments: [item.id]) == nil
+            else { throw VaultError(.exists, "the vault has an item with id \(Self.show(item.id)) already") }
+            try store(item, revision: 1, replacing: nil, in: db, state: &state)
+            return 1
+        }
+    }
+
+    /// Replaces the item with `item`'s id by `item`. Returns its new revision.
+    @discardableResult
+    package func update(_ item: CXF.Item) throws(VaultError) -> Int64 {
+        try Self.checkID(item)
+        return try write { db, state in
+            guard
+                let old = try Int64.fetchOne(db, sql: "SELECT revision FROM items WHERE id = ?", arguments: [item.id])
+            else { throw VaultError(.notFound, "the vault has no item with id \(Self.show(item.id))") }
+            try store(item, revision: old + 1, replacing: old, in: db, state: &state)
+            return old + 1
+        }
+    }
+
+    /// Removes the item with `id`.
+    package func remove(id: Data) throws(VaultError) {
+        try write { db, state in
+            guard let old = try Int64.fetchOne(db, sql: "SELECT revision FROM items WHERE id = ?", arguments: [id])
+            else { throw VaultError(.notFound, "the vault has no item with id \(Self.show(id))") }
+            try db.execute(sql: "DELETE FROM items WHERE id = ?", arguments: [id])
+            state.toggle(keys.indexShare(id: Array(id), revision: old))
+        }
+    }
+
+    private func store(
+        _ item: CXF.Item,
+        revision: Int64,
+        replacing old: Int64?,
+        in db: Database,
+        state: inout VaultState
+    ) throws {
+        let id = Array(item.id)
+        let sealed = Data(
+            VaultKeys.seal(item.json, with: keys.items, record: VaultKeys.itemRecord(id: id, revision: revision))
+        )
+        if let old {
+            try db.execute(
+                sql: "UPDATE items SET revision = ?, sealed = ? WHERE id = ?",
+                arguments: [revision, sealed, item.id]
+            )
+            try db.execute(sql: "DELETE FROM sites WHERE item = ?", arguments: [item.id])
+            state.toggle(keys.indexShare(id: id, revision: old))
+        } else {
+            try db.execute(
+                sql: "INSERT INTO items (id, revision, sealed) VALUES (?, ?, ?)",
+                arguments: [item.id, revision, sealed]
+            )
+        }
+        state.toggle(keys.indexShare(id: id, revision: revision))
+        for tag in Set(sites(of: item).map(keys.tag(site:))) {
+            try db.execute(sql: "INSERT INTO sites (tag, item) VALUES (?, ?)", arguments: [Data(tag), item.id])
+        }
+    }
+
+    /// Runs `body` in one transaction with the vault's state, then seals the state counted one up.
+    private func write<T>(_ body: (Database, inout VaultState) throws -> T) throws(VaultError) -> T {
+        let keys = keys
+        return try Self.mapping(path) {
+            try database.write { db in
+                var state = try Self.state(in: db, keys: keys, path: path)
+                let result = try body(db, &state)
+                state.generation += 1
+                try db.execute(
+                    sql: "UPDATE vault SET state = ? WHERE id = 1",
+                    arguments: [Data(Self.seal(state, keys))]
+                )
+                return result
+            }
+        }
+    }
+
+    // MARK: - Reading
+
+    /// How many items.
+    package var count: Int {
+        get throws(VaultError) {
+            try Self.mapping(path) {
+                try database.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM items") ?? 0 }
+            }
+        }
+    }
+
+    /// The item with `id`, or `nil`.
+    package func item(id: Data) throws(VaultError) -> CXF.Item? {
+        let row = try Self.mapping(path) {
+            try database.read { db in
+                try Row.fetchOne(db, sql: "SELECT id, revision, sealed FROM items WHERE id = ?", arguments: [id])
+            }
+        }
+        return try row.map { row throws(VaultError) in try decrypt(row) }
+    }
+
+    /// The items that have a URL on the site of `service` (a URL, or a domain): its registrable
+    /// domain, or the host itself when it has none. Only they are read and opened.
+    package func items(forService service: String) throws(VaultError) -> [CXF.Item] {
+        guard let address = ServiceAddress(service) else { return [] }
+        let tag = Data(keys.tag(site: address.site(in: list)))
+        let rows = try Self.mapping(path) {
+            try database.read { db in
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT items.id, items.revision, items.sealed FROM sites JOIN items ON items.id = sites.item
+                        WHERE sites.tag = ? ORDER BY items.rowid
+                        """,
+                    arguments: [tag]
+                )
+            }
+        }
+        var items: [CXF.Item] = []
+        for row in rows { items.append(try decrypt(row)) }
+        return items
+    }
+
+    /// Calls `body` with every item, one at a time, in the order they were added.
+    package func forEachItem(_ body: (CXF.Item) throws -> Void) throws {
+        try Self.mapping(path) {
+            try database.read { db in
+                let rows = try Row.fetchCursor(db, sql: "SELECT id, revision, sealed FROM items ORDER BY rowid")
+                while let row = try rows.next() { try body(try decrypt(row)) }
+            }
+        }
+    }
+
+    private func decrypt(_ row: Row) throws(VaultError) -> CXF.Item {
+        let id: Data = row["id"]
+        let revision: Int64 = row["revision"]
+        let sealed: Data = row["sealed"]
+        guard
+            let json = VaultKeys.open(
+                Array(sealed),
+                with: keys.items,
+                record: VaultKeys.itemRecord(id: Array(id), revision: revision)
+            )
+        else {
+            throw VaultError(
+                .tampered,
+                "the item \(Self.show(id)) (revision \(revision)) in \(path) does not open: its row was edited, or swapped with another; nothing was changed"
+            )
+        }
+        do {
+            return try CXF.Decoder().decodeItem(json)
+        } catch {
+            throw VaultError(.corrupt, "the item \(Self.show(id)) in \(path) is sealed but not CXF: \(error)")
+        }
+    }
+
+    // MARK: - Checks
+
+    /// Recomputes the index digest from the items' ids and revisions and compares it with the
+    /// sealed state's: a row removed, added back, or replayed at an older revision does not fit.
+    package func checkIndex() throws(VaultError) {
+        let keys = keys
+        let path = path
+        try Self.mapping(path) {
+            try database.read { db in
+                let state = try Self.state(in: db, keys: keys, path: path)
+                var digest = VaultState.empty
+                let rows = try Row.fetchCursor(db, sql: "SELECT id, revision FROM items")
+                while let row = try rows.next() {
+                    digest.toggle(keys.indexShare(id: Array(row["id"] as Data), revision: row["revision"]))
+                }
+                guard ConstantTime.equal(digest.digest, state.digest) else {
+                    throw VaultError(
+                        .tampered,
+                        "the items of \(path) are not those of its last change: rows were removed, added back or replayed behind the vault's back"
+                    )
+                }
+            }
+        }
+    }
+
+    private static func state(in db: Database, keys: VaultKeys, path: String) throws -> VaultState {
+        guard let sealed = try Data.fetchOne(db, sql: "SELECT state FROM vault WHERE id = 1") else {
+            throw VaultError(.corrupt, "\(path) has no state record: the vault is damaged")
+        }
+        guard let bytes = VaultKeys.open(Array(sealed), with: keys.state, record: VaultKeys.stateRecord),
+            let state = VaultState(bytes: bytes)
+        else {
+            throw VaultError(
+                .tampered,
+                "the state record of \(path) does not open: it was changed behind the vault's back"
+            )
+        }
+        return state
+    }
+
+    private static func seal(_ state: VaultState, _ keys: VaultKeys) -> [UInt8] {
+        VaultKeys.seal(state.bytes, with: keys.state, record: VaultKeys.stateRecord)
+    }
+
+    // MARK: - Helpers
+
+    /// The sites an item is filed under: those of its scope's URLs.
+    private func sites(of item: CXF.Item) -> [String] {
+        (item.scope?.urls ?? []).compactMap { ServiceAddress($0)?.site(in: list) }
+    }
+
+    private static func checkID(_ item: CXF.Item) throws(VaultError) {
+        guard !item.id.isEmpty else {
+            throw VaultError(.invalidItem, "the item \"\(item.title)\" has no id; the vault keeps items by id")
+        }
+    }
+
+    /// An item id as CXF writes it (base64url).
+    static func show(_ id: Data) -> String { Base64URL.encode(id) }
+
+    /// Runs `body`, turning SQLite's failures into ``VaultError``s that name `path`.
+    private static func mapping<T>(_ path: String, _ body: () throws -> T) throws(VaultError) -> T {
+        do {
+            return try body()
+        } catch let error as VaultError {
+            throw error
+        } catch let error as DatabaseError {
+            switch error.resultCode {
+            case .SQLITE_BUSY, .SQLITE_LOCKED:
+                throw VaultError(.busy, "another process is writing to \(path); try again when it is done")
+            case .SQLITE_NOTADB:
+                throw VaultError(.notAVault, "\(path) is not a Keyport vault (not an SQLite database)")
+            case .SQLITE_CORRUPT:
+                throw VaultError(.corrupt, "\(path) is damaged: \(error.message ?? "SQLite says it is corrupt")")
+            default:
+                throw VaultError(.io, "\(path): \(error.message ?? "\(error.resultCode)")")
+            }
+        } catch {
+            throw VaultError(.io, "\(path): \(error)")
+        }
+    }
+}

@@ -1,0 +1,45 @@
+/// Why the vault did not do what was asked: a stable code and a sentence that says what was wrong
+/// and where. A call that throws has changed nothing.
+package struct VaultError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A stable name for why (`wrong-passphrase`, `tampered`), for scripts and tests.
+    package struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        package let rawValue: String
+        package init(rawValue: String) { self.rawValue = rawValue }
+        package var description: String { rawValue }
+
+        /// The passphrase does not open the vault's key (or the key's record was changed).
+        package static let wrongPassphrase = Code(rawValue: "wrong-passphrase")
+        /// The file is not a Keyport vault (another SQLite file, or not SQLite at all).
+        package static let notAVault = Code(rawValue: "not-a-vault")
+        /// A vault of a format this Keyport does not read.
+        package static let unsupportedFormat = Code(rawValue: "unsupported-format")
+        /// The file is damaged: SQLite cannot read it, or a record is not what the format says.
+        package static let corrupt = Code(rawValue: "corrupt")
+        /// A sealed record fails its check: edited, swapped, replayed, removed or added behind
+        /// the vault's back.
+        package static let tampered = Code(rawValue: "tampered")
+        /// Another process is writing to the vault.
+        package static let busy = Code(rawValue: "busy")
+        /// A vault, or an item with this id, is there already.
+        package static let exists = Code(rawValue: "exists")
+        /// No item with this id.
+        package static let notFound = Code(rawValue: "not-found")
+        /// Key-derivation parameters outside what Keyport accepts (they come from a file, so an
+        /// attacker may have chosen them).
+        package static let unsafeParameters = Code(rawValue: "unsafe-parameters")
+        /// The file cannot be created, opened, read or written.
+        package static let io = Code(rawValue: "io")
+        /// An item the vault cannot keep (no id, say).
+        package static let invalidItem = Code(rawValue: "invalid-item")
+    }
+
+    package var code: Code
+    package var message: String
+
+    package init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    package var description: String { message }
+}

@@ -1,0 +1,101 @@
+import Crypto
+import Foundation
+
+/// The vault key and the keys made from it, one per use (HKDF-SHA256, each with its own `info`),
+/// so that no key does two jobs: sealing items, tagging sites, sealing the vault's state, and
+/// the index digest that notices rows removed, added back or replayed.
+///
+/// `SymmetricKey` keeps its bytes in storage that swift-crypto wipes when released.
+struct VaultKeys: Sendable {
+    let vault: SymmetricKey
+    let items: SymmetricKey
+    let sites: SymmetricKey
+    let state: SymmetricKey
+    let index: SymmetricKey
+
+    init(vault: SymmetricKey) {
+        func derive(_ use: String) -> SymmetricKey {
+            HKDF<SHA256>.deriveKey(
+                inputKeyMaterial: vault,
+                info: Array("keyport-vault/1 \(use)".utf8),
+                outputByteCount: 32
+            )
+        }
+        self.vault = vault
+        items = derive("items")
+        sites = derive("sites")
+        state = derive("state")
+        index = derive("index")
+    }
+
+    /// A new random vault key.
+    static func random() -> VaultKeys { VaultKeys(vault: SymmetricKey(size: .bits256)) }
+
+    // MARK: Associated data: what a sealed record says it is
+
+    static func keyRecord(kdf: String) -> [UInt8] { Array("keyport-vault/1 key \(kdf)".utf8) }
+
+    static let stateRecord = Array("keyport-vault/1 state".utf8)
+
+    static func itemRecord(id: [UInt8], revision: Int64) -> [UInt8] {
+        var out = Array("keyport-vault/1 item ".utf8)
+        out += withUnsafeBytes(of: UInt32(id.count).bigEndian, Array.init)
+        out += id
+        out += withUnsafeBytes(of: UInt64(bitPattern: revision).bigEndian, Array.init)
+        return out
+    }
+
+    // MARK: Sealing
+
+    /// `plaintext` sealed with AES-256-GCM under `key`: a random nonce, the ciphertext and the tag.
+    static func seal(_ plaintext: [UInt8], with key: SymmetricKey, record: [UInt8]) -> [UInt8] {
+        // AES-GCM with a 256-bit key and a random nonce cannot fail.
+        let box = try! AES.GCM.seal(plaintext, using: key, authenticating: record)
+        return Array(box.combined!)
+    }
+
+    /// The plaintext of a sealed record, or `nil` when it does not open (another key, another
+    /// record, a changed byte).
+    static func open(_ sealed: [UInt8], with key: SymmetricKey, record: [UInt8]) -> [UInt8]? {
+        guard let box = try? AES.GCM.SealedBox(combined: sealed),
+            let plaintext = try? AES.GCM.open(box, using: key, authenticating: record)
+        else { return nil }
+        return Array(plaintext)
+    }
+
+    /// The tag a site (a registrable domain, or a host that has none) is looked up by.
+    func tag(site: String) -> [UInt8] {
+        Array(HMAC<SHA256>.authenticationCode(for: Array(site.utf8), using: sites))
+    }
+
+    /// One item's share of the index digest.
+    func indexShare(id: [UInt8], revision: Int64) -> [UInt8] {
+        Array(HMAC<SHA256>.authenticationCode(for: Self.itemRecord(id: id, revision: revision), using: index))
+    }
+}
+
+/// What the vault's sealed state holds: a generation counted up by every change, and the XOR of
+/// every item's index share. Kept sealed, so that its values cannot be watched and replayed.
+struct VaultState: Equatable {
+    var generation: UInt64
+    var digest: [UInt8]
+
+    static let empty = VaultState(generation: 0, digest: [UInt8](repeating: 0, count: 32))
+
+    mutating func toggle(_ share: [UInt8]) {
+        for index in digest.indices { digest[index] ^= share[index] }
+    }
+
+    var bytes: [UInt8] { withUnsafeBytes(of: generation.bigEndian, Array.init) + digest }
+
+    init(generation: UInt64, digest: [UInt8]) {
+        self.generation = generation
+        self.digest = digest
+    }
+
+    init?(bytes: [UInt8]) {
+        guard bytes.count == 40 else { return nil }
+        generation = bytes[0..<8].reduce(0) { $0 << 8 | UInt64($1) }
+        digest = Array(bytes[8...])
+    }
+}

@@ -1,0 +1,322 @@
+import CredentialExchangeFormat
+import Foundation
+import GRDB
+import KeyportSystem
+import KeyportTestSupport
+import Testing
+
+@testable import KeyportVault
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The cheapest parameters Keyport accepts: the tests are about the vault, not scrypt's cost.
+private let fast = ScryptParameters(logN: 10)
+private let passphrase = SecretBytes("correct horse battery staple")
+
+/// A fresh private directory and a vault path in it.
+private struct Scratch {
+    let directory: TemporaryDirectory
+    var path: String { directory.url.appendingPathComponent("vault.keyport").path }
+
+    init() throws { directory = try TemporaryDirectory("kp-vault") }
+
+    func create() throws -> Vault { try Vault.create(at: path, passphrase: passphrase, kdf: fast) }
+
+    /// Runs SQL on the file behind the vault's back, as an attacker with the file would.
+    func tamper(_ sql: String, _ arguments: StatementArguments = []) throws {
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { try $0.execute(sql: sql, arguments: arguments) }
+        try queue.close()
+    }
+}
+
+private func item(_ id: String, title: String, urls: [String] = [], password: String = "pw") -> CXF.Item {
+    CXF.Item(
+        id: Data(id.utf8),
+        title: title,
+        scope: urls.isEmpty ? nil : CXF.CredentialScope(urls: urls),
+        credentials: [
+            .basicAuth(
+                CXF.BasicAuth(
+                    username: CXF.EditableField(fieldType: .string, value: "alice"),
+                    password: CXF.EditableField(fieldType: .concealedString, value: password)
+                )
+            )
+        ]
+    )
+}
+
+private func expectError(
+    _ code: VaultError.Code,
+    _ body: () throws -> Void,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    do {
+        try body()
+        Issue.record("expected \(code), nothing was thrown", sourceLocation: sourceLocation)
+    } catch let error as VaultError {
+        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+        #expect(!error.message.isEmpty, sourceLocation: sourceLocation)
+    } catch {
+        Issue.record("expected \(code), got \(error)", sourceLocation: sourceLocation)
+    }
+}
+
+@Suite("Keyport Vault: the store")
+struct VaultStoreTests {
+    @Test("create, then unlock with the passphrase; a wrong one opens nothing; the files are 0600; no overwrite")
+    func createAndUnlock() throws {
+        let scratch = try Scratch()
+        defer { scratch.directory.remove() }
+        let vault = try scratch.create()
+        try vault.add(item("a", title: "A"))
+        for suffix in ["", "-wal", "-shm"] {
+            var info = stat()
+            if lstat(scratch.path + suffix, &info) == 0 {
+                #expect(info.st_mode & 0o777 == 0o600, "\(suffix)")
+            }
+        }
+        let again = try Vault.unlock(at: scratch.path, passphrase: passphrase)
+        #expect(try again.item(id: Data("a".utf8))?.title == "A")
+        expectError(.wrongPassphrase) { _ = try Vault.unlock(at: scratch.path, passphrase: SecretBytes("wrong")) }
+        expectError(.exists) { _ = try scratch.create() }
+        expectError(.io) { _ = try Vault.unlock(at: scratch.path + ".none", passphrase: passphrase) }
+    }
+
+    @Test("every credential type and unknown members come back as they went in, byte for byte")
+    func everyType() throws {
+        let scratch = try Scratch()
+        defer { scratch.directory.remove() }
+        let vault = try scratch.create()
+        let json = try Data(
+            contentsOf: URL(fileURLWithPath: Peers.file("Tests/CredentialExchangeFormatTests/Fixtures/full.json"))
+        )
+        guard case .header(let header) = try CXF.Decoder().decode(json).document else {
+            Issue.record("full.json is a header")
+            return
+        }
+        let items = header.accounts.flatMap(\.items)
+        #expect(Set(items.flatMap(\.credentials).map(\.type)).count >= 17)
+        for item in items { try vault.add(item) }
+        let reopened = try Vault.unlock(at: scratch.path, passphrase: passphrase)
+        var read: [CXF.Item] = []
+        try reopened.forEachItem { read.append($0) }
+        #expect(read == items)
+        #expect(read.map(\.json) == items.map(\.json))
+        #expect(try reopened.count == items.count)
+    }
+
+    @Test("items are found by site through keyed tags; no site is written in the clear")
+    func lookup() throws {
+        let scratch = try Scratch()
+        defer { scratch.directory.remove() }
+        let vault = try scratch.create()
+        try vault.add(item("1", title: "Example", urls: ["https://login.example.com/"]))
+        try vault.add(item("2", title: "Alice's pages", urls: ["https://alice.github.io/"]))
+        try vault.add(item("3", title: "Router", urls: ["http://192.168.1.1:8080/"]))
+        try vault.add(item("4", title: "No site"))
+        #expect(try vault.items(forService: "https://www.example.com/x").map(\.title) == ["Example"])
+        #expect(try vault.items(forService: "example.com").map(\.title) == ["Example"])
+        #expect(try vault.items(forService: "bob.github.io").isEmpty)
+        #expect(try vault.items(forService: "alice.github.io").map(\.title) == ["Alice's pages"])
+        #expect(try vault.items(forService: "192.168.1.1").map(\.title) == ["Router"])
+        #expect(try vault.items(forService: "not a site").isEmpty)
+        // An update files the item under its new sites only.
+        try vault.update(item("1", title: "Example", urls: ["https://example.org/"]))
+        #expect(try vault.items(forService: "example.com").isEmpty)
+        #expect(try vault.items(forService: "example.org").map(\.title) == ["Example"])
+        try vault.remove(id: Data("1".utf8))
+        #expect(try vault.items(forService: "example.org").isEmpty)
+
+        let file =
+            try Data(contentsOf: URL(fileURLWithPath: scratch.path))
+            + ((try? Data(contentsOf: URL(fileURLWithPath: scratch.path + "-wal"))) ?? Data())
+        for clear in ["example", "github", "192.168", "alice", "Router", "correct horse"] {
+            #expect(file.range(of: Data(clear.utf8)) == nil, "\(clear) is in the file")
+        }
+    }
+
+    @Test("add, update and remove keep revisions; a missing or repeated id is refused, naming it")
+    func changes() throws {
+        let scratch = try Scratch()
+        defer { scratch.directory.remove() }
+        let vault = try scratch.create()
+        #expect(try vault.add(item("x", title: "one")) == 1)
+        #expect(try vault.update(item("x", title: "two")) == 2)
+        #expect(try vault.item(id: Data("x".utf8))?.title == "two")
+        expectError(.exists) { try vault.add(item("x", title: "again")) }
+        expectError(.notFound) { try vault.update(item("y", title: "none")) }
+        expectError(.notFound) { try vault.remove(id: Data("y".utf8)) }
+        expectError(.invalidItem) { try vault.add(item("", title: "no id")) }
+        try vault.remove(id: Data("x".utf8))
+        #expect(try vault.item(id: Data("x".utf8)) == nil)
+        _ = try Vault.unlock(at: scratch.path, passphrase: passphrase)
+    }
+
+    @Test("a new passphrase re-wraps the key: the old one no longer opens, the items are as they were")
+    func changePassphrase() throws {
+        let scratch = try Scratch()
+        defer { scratch.directory.remove() }
+        let vault = try scratch.create()
+        try vault.add(item("a", title: "A"))
+        let sealed = try DatabaseQueue(path: scratch.path).read {
+            try Data.fetchOne($0, sql: "SELECT sealed FROM items")
+        }
+        let newer = SecretBytes("a new passphrase")
+        try vault.changePassphrase(to: newer, kdf: fast.withNewSalt())
+        expectError(.wrongPassphrase) { _ = try Vault.unlock(at: scratch.path, passphrase: passphrase) }
+        let reopened = try Vault.unlock(at: scratch.path, passphrase: newer)
+        #expect(try reopened.item(id: Data("a".utf8))?.title == "A")
+        let after = try DatabaseQueue(path: scratch.path).read {
+            try Data.fetchOne($0, sql: "SELECT sealed FROM items")
+        }
+        #expect(after == sealed, "the items were not sealed again")
+    }
+}
+
+@Suite("Keyport Vault: what an attacker with the file can do is noticed")
+struct VaultTamperTests {
+    @Test("a flipped byte in an item, two items' rows swapped: the item does not open, named")
+    func editedAndSwapped() throws {
+        let scratch = try Scratch()
+        defer { scratch.directory.remove() }
+        let vault = try scratch.create()
+        try vault.add(item("a", title: "A", password: "secret a"))
+        try vault.add(item("b", title: "B", password: "secret b"))
+        try scratch.tamper(
+            "UPDATE items SET sealed = (SELECT sealed FROM items WHERE id = ?) WHERE id = ?",
+            [Data("b".utf8), Data("a".utf8)]
+        )
+        expectError(.tampered) { _ = try vault.item(id: Data("a".utf8)) }
+        #expect(try vault.item(id: Data("b".utf8))?.title == "B")
+
+        let sealed = try #require(
+            try DatabaseQueue(path: scratch.path).read {
+                try Data.fetchOne($0, sql: "SELECT sealed FROM items WHERE id = ?", arguments: [Data("b".utf8)])
+            }
+        )
+        var flipped = sealed
+        flipped[flipped.count / 2] ^= 0x01
+        try scratch.tamper("UPDATE items SET sealed = ? WHERE id = ?", [flipped, Data("b".utf8)])
+        expectError(.tampered) { _ = try vault.item(id: Data("b".utf8)) }
+    }
+
+    @Test("a row put back at an older revision, a removed row: unlocking says so")
+    func replayedRemovedAdded() throws {
+        let scratch = try Scratch()
+        defer { scratch.directory.remove() }
+        let vault = try scratch.create()
+        try vault.add(item("a", title: "old password"))
+        try vault.add(item("b", title: "B"))
+        let old = try #require(
+            try DatabaseQueue(path: scratch.path).read {
+                try Row.fetchOne(
+                    $0,
+                    sql: "SELECT revision, sealed FROM items WHERE id = ?",
+                    arguments: [Data("a".utf8)]
+                )
+            }
+        )
+        try vault.update(item("a", title: "new password"))
+        // The old row opens on its own (its revision is in it), so only the index can tell.
+        try scratch.tamper(
+            "UPDATE items SET revision = ?, sealed = ? WHERE id = ?",
+            [old["revision"] as Int64, old["sealed"] as Data, Data("a".utf8)]
+        )
+        expectError(.tampered) { _ = try Vault.unlock(at: scratch.path, passphrase: passphrase) }
+        try vault.update(item("a", title: "newest"))  // back to a consistent state, through the vault
+
+        try scratch.tamper("DELETE FROM items WHERE id = ?", [Data("b".utf8)])
+        expectError(.tampered) { _ = try Vault.unlock(at: scratch.path, passphrase: passphrase) }
+    }
+
+    @Test(
+        "the key record's parameters are bound to it: a weaker N does not open; an absurd one is refused before deriving"
+    )
+    func keyRecord() throws {
+        let scratch = try Scratch()
+        defer { scratch.directory.remove() }
+        _ = try Vault.create(at: scratch.path, passphrase: passphrase, kdf: ScryptParameters(logN: 11))
+        let kdf = try #require(
+            try DatabaseQueue(path: scratch.path).read {
+                try String.fetchOne($0, sql: "SELECT kdf FROM vault")
+            }
+        )
+        try scratch.tamper(
+            "UPDATE vault SET kdf = ?",
+            [kdf.replacingOccurrences(of: #""logN":11"#, with: #""logN":10"#)]
+        )
+        expectError(.wrongPassphrase) { _ = try Vault.unlock(at: scratch.path, passphrase: passphrase) }
+        for (absurd, why) in [(#""logN":40"#, "N"), (#""logN":20,"r":32"#, "memory")] {
+            try scratch.tamper("UPDATE vault SET kdf = ?", [kdf.replacingOccurrences(of: #""logN":11"#, with: absurd)])
+            let start = ContinuousClock.now
+            expectError(.unsafeParameters) { _ = try Vault.unlock(at: scratch.path, passphrase: passphrase) }
+            #expect(ContinuousClock.now - start < .seconds(5), "refused before deriving (\(why))")
+        }
+        try scratch.tamper("UPDATE vault SET kdf = 'not json'")
+        expectError(.corrupt) { _ = try Vault.unlock(at: scratch.path, passphrase: passphrase) }
+    }
+
+    @Test("not a vault, not SQLite, truncated: a clear error, the file left as it is")
+    func notAVault() throws {
+        let scratch = try Scratch()
+        defer { scratch.directory.remove() }
+        let other = scratch.directory.url.appendingPathComponent("other.sqlite").path
+        let queue = try DatabaseQueue(path: other)
+        try queue.write { try $0.execute(sql: "CREATE TABLE t (x)") }
+        try queue.close()
+        expectError(.notAVault) { _ = try Vault.unlock(at: other, passphrase: passphrase) }
+
+        let text = scratch.directory.url.appendingPathComponent("notes.txt").path
+        try String(repeating: "not a database\n", count: 100).write(toFile: text, atomically: true, encoding: .utf8)
+        expectError(.notAVault) { _ = try Vault.unlock(at: text, passphrase: passphrase) }
+        #expect(try String(contentsOfFile: text, encoding: .utf8).hasPrefix("not a database"))
+
+        let vault = try scratch.create()
+        for index in 0..<50 { try vault.add(item("\(index)", title: String(repeating: "t", count: 500))) }
+        let queueToCheckpoint = try DatabaseQueue(path: scratch.path)
+        try queueToCheckpoint.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+        try queueToCheckpoint.close()
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: scratch.path)[.size] as? Int)
+        let handle = try #require(FileHandle(forUpdatingAtPath: scratch.path))
+        try handle.truncate(atOffset: UInt64(size / 3))
+        try handle.close()
+        do {
+            let opened = try Vault.unlock(at: scratch.path, passphrase: passphrase)
+            try opened.forEachItem { _ in }
+            Issue.record("a truncated vault opened and read")
+        } catch let error as VaultError {
+            #expect([.corrupt, .tampered, .notAVault].contains(error.code), "\(error)")
+        }
+    }
+
+    @Test("a second writer waits, then is told the vault is busy; nothing is lost")
+    func secondWriter() throws {
+        let scratch = try Scratch()
+        defer { scratch.directory.remove() }
+        let vault = try scratch.create()
+        try vault.add(item("a", title: "A"))
+        let other = try DatabaseQueue(path: scratch.path)
+        try other.inDatabase { db in
+            try db.execute(sql: "BEGIN IMMEDIATE")
+            expectError(.busy) { try vault.add(item("b", title: "B")) }
+            try db.execute(sql: "ROLLBACK")
+        }
+        try other.close()
+        try vault.add(item("b", title: "B"))
+        #expect(try Vault.unlock(at: scratch.path, passphrase: passphrase).count == 2)
+    }
+
+    @Test("calibration picks N so that deriving takes about the target; caps hold")
+    func calibration() throws {
+        let parameters = ScryptParameters.calibrated(target: .milliseconds(100))
+        try parameters.check()
+        #expect(parameters.logN >= 14 && parameters.logN <= ScryptParameters.maximumLogN)
+        #expect(parameters.salt.count == 32)
+        #expect(try ScryptParameters(text: parameters.text) == parameters)
+    }
+}

@@ -157,6 +157,7 @@ let package = Package(
             dependencies: [
                 "CredentialExchangeFormat", "KeyportEncoding", "OneTimeCodes", "AuthenticationServices",
                 "WebAuthentication", "KeyportInterfaces", "KeyportSystem", "Varlink", "KeyportDaemon", "KeyportDomains",
+                "KeyportVault",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -64,9 +64,7 @@ func autoFillBenchmark(identities total: Int, runs: Int) async throws {
         print("\(program) is missing: swift build -c release first")
         exit(2)
     }
-    var template = Array((FileManager.default.temporaryDirectory.path + "/kp-fill-XXXXXX").utf8CString)
-    guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else { exit(2) }
-    let root = URL(fileURLWithPath: String(cString: made))
+    let root = privateDirectory("kp-fill")
     defer { try? FileManager.default.removeItem(at: root) }
     let manager = FileManager.default
     for directory in ["data/keyport/providers", "config/keyport", "state/keyport/identities"] {

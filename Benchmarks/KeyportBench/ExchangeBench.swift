@@ -68,9 +68,7 @@ func exchangeBenchmark(items: Int, rounds: Int) async throws {
     print("exchange: \(items) items, \(bytes.count) bytes, \(rounds) rounds")
 
     // A private sandbox: sockets, manifests, settings.
-    var template = Array((FileManager.default.temporaryDirectory.path + "/kp-bench-XXXXXX").utf8CString)
-    guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else { exit(2) }
-    let root = URL(fileURLWithPath: String(cString: made))
+    let root = privateDirectory("kp-bench")
     defer { try? FileManager.default.removeItem(at: root) }
     let providers = root.appendingPathComponent("data/keyport/providers")
     try FileManager.default.createDirectory(at: providers, withIntermediateDirectories: true)

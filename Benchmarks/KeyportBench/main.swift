@@ -7,6 +7,7 @@ import Foundation
 //   swift run -c release KeyportBench otp [codes]
 //   swift run -c release KeyportBench webauth [sessions]
 //   swift build -c release && .build/release/KeyportBench exchange [items]   (keyportd and keyport from the same build)
+//   swift run -c release KeyportBench vault [items]
 
 /// The best time of `runs` calls of `body`, and its last result. The previous run's result is
 /// freed before the clock starts, so no run pays for freeing another's output.
@@ -21,6 +22,16 @@ func measure<T>(_ runs: Int, _ body: () throws -> T) rethrows -> (seconds: Doubl
         last = result
     }
     return (best, last!)
+}
+
+/// A new private (0700) directory under the temporary directory, named `prefix-XXXXXX`.
+func privateDirectory(_ prefix: String) -> URL {
+    var template = Array((FileManager.default.temporaryDirectory.path + "/\(prefix)-XXXXXX").utf8CString)
+    guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+        print("cannot make a directory under \(FileManager.default.temporaryDirectory.path)")
+        exit(2)
+    }
+    return URL(fileURLWithPath: String(cString: made))
 }
 
 func mbps(_ bytes: Int, _ seconds: Double) -> String {
@@ -108,11 +119,15 @@ case "autofill":
         identities: arguments.dropFirst().first.flatMap { Int($0) } ?? 10_000,
         runs: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 300
     )
+case "vault-profile":
+    try vaultImportProfile(items: arguments.dropFirst().first.flatMap { Int($0) } ?? 20_000)
+case "vault":
+    try vaultBenchmark(items: arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000)
 case "webauth":
     try await webAuthBenchmark(rounds: arguments.dropFirst().first.flatMap { Int($0) } ?? 200)
 default:
     print(
-        "usage: KeyportBench cxf [items] | cxf-profile decode|validate|encode | otp [codes] | webauth [sessions] | exchange [items] | autofill [identities] [runs]"
+        "usage: KeyportBench cxf [items] | cxf-profile decode|validate|encode | otp [codes] | webauth [sessions] | exchange [items] | autofill [identities] [runs] | vault [items]"
     )
     exit(2)
 }

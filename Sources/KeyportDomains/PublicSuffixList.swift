@@ -10,12 +10,13 @@ import Foundation
 /// `alice.github.io` is not `bob.github.io`'s. Rules are compared in ASCII (Punycode), as
 /// ``ServiceHost`` writes names.
 package struct PublicSuffixList: Sendable {
+    // Substrings, so that a host's suffixes are looked up as slices of its name, allocating nothing.
     /// Rules such as `co.uk`.
-    private var rules: Set<String> = []
+    private var rules: Set<Substring> = []
     /// `*.ck` kept as `ck`: any one label below it is a suffix.
-    private var wildcards: Set<String> = []
+    private var wildcards: Set<Substring> = []
     /// `!www.ck` kept as `www.ck`: not a suffix, though a wildcard covers it.
-    private var exceptions: Set<String> = []
+    private var exceptions: Set<Substring> = []
 
     /// How many rules were read.
     package var count: Int { rules.count + wildcards.count + exceptions.count }
@@ -26,11 +27,11 @@ package struct PublicSuffixList: Sendable {
         for line in text.split(whereSeparator: \.isNewline) {
             guard let word = line.split(whereSeparator: \.isWhitespace).first, !word.hasPrefix("//") else { continue }
             if word.hasPrefix("!") {
-                if case .domain(let name)? = ServiceHost(String(word.dropFirst())) { exceptions.insert(name) }
+                if case .domain(let name)? = ServiceHost(String(word.dropFirst())) { exceptions.insert(name[...]) }
             } else if word.hasPrefix("*.") {
-                if case .domain(let name)? = ServiceHost(String(word.dropFirst(2))) { wildcards.insert(name) }
+                if case .domain(let name)? = ServiceHost(String(word.dropFirst(2))) { wildcards.insert(name[...]) }
             } else if case .domain(let name)? = ServiceHost(String(word)) {
-                rules.insert(name)
+                rules.insert(name[...])
             }
         }
     }
@@ -93,24 +94,39 @@ package struct PublicSuffixList: Sendable {
     /// one label.
     package func registrableDomain(of host: ServiceHost) -> String? {
         guard case .domain(let name) = host, !host.isLocalhost else { return nil }
-        let labels = name.split(separator: ".")
-        let length = suffixLength(labels)
-        guard labels.count > length, labels.count > 1 else { return nil }
-        return labels.suffix(length + 1).joined(separator: ".")
+        let suffixes = Self.suffixes(of: name)
+        let length = suffixLength(suffixes)
+        guard suffixes.count > length, suffixes.count > 1 else { return nil }
+        return String(suffixes[length])
     }
 
-    /// How many labels at the end of `labels` are the public suffix.
-    private func suffixLength(_ labels: [Substring]) -> Int {
+    /// The name's suffixes of one label, two labels, … up to the whole name (`uk`, `co.uk`,
+    /// `example.co.uk`). Names here are ASCII (``ServiceHost`` writes them so).
+    private static func suffixes(of name: String) -> [Substring] {
+        var suffixes: [Substring] = []
+        let bytes = name.utf8
+        var index = bytes.endIndex
+        while index > bytes.startIndex {
+            let before = bytes.index(before: index)
+            if bytes[before] == UInt8(ascii: ".") { suffixes.append(name[index...]) }
+            index = before
+        }
+        suffixes.append(name[...])
+        return suffixes
+    }
+
+    /// How many labels at the end of the name are the public suffix, given its `suffixes`.
+    private func suffixLength(_ suffixes: [Substring]) -> Int {
         var prevailing = 1  // the implicit rule "*"
-        for length in 1...max(labels.count, 1) where length <= labels.count {
-            let candidate = labels.suffix(length).joined(separator: ".")
+        for length in 1...suffixes.count {
+            let candidate = suffixes[length - 1]
             if exceptions.contains(candidate) {
                 // An exception prevails over every other rule; its suffix is one label shorter.
                 return length - 1
             }
             if rules.contains(candidate) {
                 prevailing = length
-            } else if length > 1, wildcards.contains(labels.suffix(length - 1).joined(separator: ".")) {
+            } else if length > 1, wildcards.contains(suffixes[length - 2]) {
                 prevailing = length
             }
         }

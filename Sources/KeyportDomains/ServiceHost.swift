@@ -58,12 +58,19 @@ package enum ServiceHost: Hashable, Sendable, CustomStringConvertible {
 
     /// `text` as a domain name in ASCII, or `nil`.
     private static func domainName(_ text: String) -> String? {
-        let dots: Set<Character> = [".", "\u{3002}", "\u{FF0E}", "\u{FF61}"]
-        var labels = text.split(omittingEmptySubsequences: false, whereSeparator: dots.contains)
+        var labels: [String]
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            labels = text.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).map {
+                String(decoding: $0, as: UTF8.self)
+            }
+        } else {
+            let dots: Set<Character> = [".", "\u{3002}", "\u{FF0E}", "\u{FF61}"]
+            labels = text.split(omittingEmptySubsequences: false, whereSeparator: dots.contains).map(String.init)
+        }
         if labels.count > 1, labels.last?.isEmpty == true { labels.removeLast() }  // the root's dot
         var ascii: [String] = []
         for label in labels {
-            guard let encoded = Self.label(String(label)) else { return nil }
+            guard let encoded = Self.label(label) else { return nil }
             ascii.append(encoded)
         }
         let name = ascii.joined(separator: ".")
@@ -77,6 +84,15 @@ package enum ServiceHost: Hashable, Sendable, CustomStringConvertible {
     /// One label in ASCII: lowercase, NFC, Punycode when it is not ASCII; letters, digits, `-` and
     /// `_` (service names such as `_dmarc`).
     private static func label(_ label: String) -> String? {
+        // Nearly every name is ASCII already: lowercased byte by byte, it needs neither Unicode
+        // case folding nor normalisation (which dominate a vault's import when done for all).
+        if label.utf8.allSatisfy({ $0 < 0x80 }) {
+            let lowered = String(
+                decoding: label.utf8.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 | 0x20 : $0 },
+                as: UTF8.self
+            )
+            return isLabel(lowered) ? lowered : nil
+        }
         let folded = label.lowercased().precomposedStringWithCanonicalMapping
         guard !folded.isEmpty else { return nil }
         let ascii: String
@@ -86,13 +102,17 @@ package enum ServiceHost: Hashable, Sendable, CustomStringConvertible {
             guard let encoded = Punycode.encode(folded) else { return nil }
             ascii = "xn--" + encoded
         }
+        return isLabel(ascii) ? ascii : nil
+    }
+
+    /// Letters, digits, `-` and `_`, 1 to 63 of them.
+    private static func isLabel(_ ascii: String) -> Bool {
         let allowed = ascii.utf8.allSatisfy { byte in
             (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
                 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
         }
-        guard allowed, ascii.utf8.count <= 63 else { return nil }
-        return ascii
+        return allowed && !ascii.isEmpty && ascii.utf8.count <= 63
     }
 
     /// `text` as `inet_pton` reads an address of `family`, written back by `inet_ntop`.

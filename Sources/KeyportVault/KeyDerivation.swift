@@ -89,9 +89,9 @@ package struct ScryptParameters: Hashable, Sendable {
             let start = ContinuousClock.now
             _ = try? parameters.deriveKey(from: passphrase)
             let took = ContinuousClock.now - start
-            // Each step doubles the time: stop once the next would pass the target by more than
-            // this one falls short of it.
-            guard took * 2 <= target + target / 2 else { break }
+            // Each step doubles the time: go on while the next is nearer the target than this one
+            // (2t − target < target − t, that is t < 2/3 of the target).
+            guard took * 3 < target * 2 else { break }
             parameters.logN += 1
         }
         return parameters.withNewSalt()

@@ -320,3 +320,77 @@ struct VaultTamperTests {
         #expect(try ScryptParameters(text: parameters.text) == parameters)
     }
 }
+
+@Suite("Keyport Vault: imports")
+struct VaultImportTests {
+    @Test("new items are imported; the same again skipped; same id merged; same site, user and password skipped")
+    func duplicates() throws {
+        let scratch = try Scratch()
+        defer { scratch.directory.remove() }
+        let vault = try scratch.create()
+        let first = [
+            item("a", title: "A", urls: ["https://example.com/"], password: "one"),
+            item("b", title: "B", urls: ["https://example.org/"]),
+        ]
+        var counted: [Int] = []
+        let report = try vault.importItems(first) { counted.append($0) }
+        #expect(report.imported == 2 && report.merged == 0 && report.skipped == 0)
+        #expect(counted.last == 2)
+        #expect(try vault.importItems(first).skipped == 2)
+
+        var richer = item("b", title: "B", urls: ["https://example.org/", "https://example.net/"])
+        richer.credentials.append(.note(CXF.Note(content: CXF.EditableField(fieldType: .string, value: "a note"))))
+        let again = try vault.importItems([
+            richer,
+            item("c", title: "same login, another id", urls: ["https://www.example.com/"], password: "one"),
+            item("d", title: "same user, another password", urls: ["https://example.com/"], password: "two"),
+            item("e", title: "new", urls: ["https://example.edu/"], password: "x"),
+            item("f", title: "e again, within the import", urls: ["https://example.edu/"], password: "x"),
+        ])
+        #expect(again.imported == 2 && again.merged == 1 && again.skipped == 2, "\(again)")
+        let merged = try #require(try vault.item(id: Data("b".utf8)))
+        #expect(merged.credentials.count == 2)
+        #expect(merged.scope?.urls == ["https://example.org/", "https://example.net/"])
+        #expect(try vault.items(forService: "example.net").map(\.title) == ["B"])
+        #expect(try vault.items(forService: "example.com").map(\.title) == ["A", "same user, another password"])
+        _ = try Vault.unlock(at: scratch.path, passphrase: passphrase)
+    }
+
+    @Test("an import that fails part way imports nothing")
+    func allOrNothing() throws {
+        let scratch = try Scratch()
+        defer { scratch.directory.remove() }
+        let vault = try scratch.create()
+        expectError(.invalidItem) {
+            _ = try vault.importItems([item("1", title: "one"), item("", title: "no id"), item("3", title: "three")])
+        }
+        #expect(try vault.count == 0)
+        _ = try Vault.unlock(at: scratch.path, passphrase: passphrase)
+    }
+}
+
+@Suite("Keyport Vault: large imports")
+struct VaultLargeImportTests {
+    @Test(
+        "2 500 items in batches: repeats within a batch and across batches merge or skip; an empty vault's import checks no old logins"
+    )
+    func batches() throws {
+        let scratch = try Scratch()
+        defer { scratch.directory.remove() }
+        let vault = try scratch.create()
+        var items = (0..<2500).map {
+            item("\($0)", title: "T\($0)", urls: ["https://s\($0 % 700).example/"], password: "p\($0)")
+        }
+        items.append(item("5", title: "T5", urls: ["https://s5.example/"], password: "p5"))  // the same again
+        items.append(item("7", title: "T7", urls: ["https://other.example/"], password: "p7"))  // same id, more
+        var progress: [Int] = []
+        let report = try vault.importItems(items) { progress.append($0) }
+        #expect(report.imported == 2500 && report.skipped == 1 && report.merged == 1, "\(report)")
+        #expect(progress == [1000, 2000, 2502])
+        #expect(try vault.item(id: Data("7".utf8))?.scope?.urls == ["https://s7.example/", "https://other.example/"])
+        #expect(try vault.items(forService: "s5.example").count == 4)  // 5, 705, 1405, 2105
+        let again = try vault.importItems(items.prefix(1200))
+        #expect(again.skipped == 1200, "\(again)")
+        _ = try Vault.unlock(at: scratch.path, passphrase: passphrase)
+    }
+}

@@ -134,6 +134,15 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        // Other managers' exports (Bitwarden, KeePassXC, the browsers, authenticator apps) read into
+        // CXF items, each entry that cannot be read reported where it is; not a product.
+        .target(
+            name: "KeyportFormats",
+            dependencies: [
+                "CredentialExchangeFormat", "OneTimeCodes",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         // The system side: keyportd's services (exchange, providers, agents) on Varlink.
         .target(
             name: "KeyportDaemon",
@@ -184,6 +193,10 @@ let package = Package(
         // their peers (oathtool, pyotp, the Authlib server, the Selenium browser).
         .target(name: "KeyportTestSupport", dependencies: ["KeyportSystem"], path: "Tests/KeyportTestSupport"),
         .testTarget(name: "KeyportEncodingTests", dependencies: ["KeyportEncoding"]),
+        .testTarget(
+            name: "KeyportFormatsTests",
+            dependencies: ["KeyportFormats", "CredentialExchangeFormat", "OneTimeCodes", "KeyportTestSupport"]
+        ),
         .testTarget(
             name: "KeyportVaultTests",
             dependencies: [

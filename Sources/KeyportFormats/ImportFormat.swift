@@ -1,0 +1,63 @@
+import CredentialExchangeFormat
+
+/// The exports Keyport reads.
+package enum ImportFormat: String, CaseIterable, Sendable {
+    /// A CXF document: a header, or one account.
+    case cxf
+    /// Bitwarden's unencrypted JSON export.
+    case bitwarden
+    /// KeePassXC's CSV export (`keepassxc-cli export --format csv`).
+    case keepassxcCSV = "keepassxc-csv"
+    /// Google Chrome's password CSV.
+    case chromeCSV = "chrome-csv"
+    /// Firefox's password CSV.
+    case firefoxCSV = "firefox-csv"
+    /// Safari's and Apple Passwords' CSV.
+    case safariCSV = "safari-csv"
+    /// `otpauth://` and `otpauth-migration://` URIs, one per line (Google Authenticator's export
+    /// QR codes read as text, or any authenticator's list).
+    case otpauth
+
+    /// What a person calls it, for messages.
+    package var name: String {
+        switch self {
+        case .cxf: "CXF"
+        case .bitwarden: "Bitwarden JSON"
+        case .keepassxcCSV: "KeePassXC CSV"
+        case .chromeCSV: "Chrome CSV"
+        case .firefoxCSV: "Firefox CSV"
+        case .safariCSV: "Safari CSV"
+        case .otpauth: "otpauth URI list"
+        }
+    }
+}
+
+/// An entry of an export that was not imported, and why: the rest goes on.
+package struct ImportProblem: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Where in the file ("line 12", "entry 3").
+    package var place: String
+    package var message: String
+
+    package init(place: String, message: String) {
+        self.place = place
+        self.message = message
+    }
+
+    package var description: String { "\(place): \(message)" }
+}
+
+/// Why a file cannot be read at all.
+package struct ImportError: Error, Hashable, Sendable, CustomStringConvertible {
+    package var message: String
+
+    package init(_ message: String) { self.message = message }
+
+    package var description: String { message }
+}
+
+/// What a file held: the items, and the entries that could not be read.
+package struct Imported: Sendable {
+    package var format: ImportFormat
+    package var items: [CXF.Item]
+    package var problems: [ImportProblem]
+}

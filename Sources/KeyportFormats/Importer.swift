@@ -1,0 +1,58 @@
+import CredentialExchangeFormat
+import Foundation
+
+/// Reads what other managers export into CXF items: the format is told, or recognised from the
+/// file's content (its name is only a hint for the message).
+package enum Importer {
+    /// The format `text` is in, from its content; `nil` when none fits.
+    package static func detect(_ text: [UInt8]) -> ImportFormat? {
+        let start = text.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        guard let first = text[start...].first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return nil }
+        if first == UInt8(ascii: "{") {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(text[start...])) as? [String: Any] else {
+                return nil
+            }
+            if object["items"] is [Any], object["encrypted"] as? Bool == false { return .bitwarden }
+            if object["version"] != nil || object["items"] != nil { return .cxf }
+            return nil
+        }
+        let head = String(decoding: text[start...].prefix(4096), as: UTF8.self)
+        if head.lowercased().hasPrefix("otpauth") { return .otpauth }
+        guard let header = try? CSV.rows(Array(head.utf8.prefix { $0 != UInt8(ascii: "\n") })).first else { return nil }
+        return CSVFormats.detect(header: header.fields)
+    }
+
+    /// Reads `text` as `format` (recognised when `nil`).
+    ///
+    /// - Throws: ``ImportError`` when the file is not that format at all; entries that cannot be
+    ///   read are ``Imported/problems``, and the rest is imported.
+    package static func read(_ text: [UInt8], format: ImportFormat? = nil) throws(ImportError) -> Imported {
+        guard let format = format ?? detect(text) else {
+            throw ImportError(
+                "the file's format is not one Keyport recognises; name it with --format (\(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")))"
+            )
+        }
+        switch format {
+        case .cxf: return try readCXF(text)
+        case .bitwarden: return try Bitwarden.read(text)
+        case .keepassxcCSV, .chromeCSV, .firefoxCSV, .safariCSV: return try CSVFormats.read(text, as: format)
+        case .otpauth: return try OTPAuthList.read(text)
+        }
+    }
+
+    private static func readCXF(_ text: [UInt8]) throws(ImportError) -> Imported {
+        let decoded: CXF.DecodedDocument
+        do {
+            decoded = try CXF.Decoder().decode(text)
+        } catch {
+            throw ImportError("the file is not CXF: \(error)")
+        }
+        let items: [CXF.Item] =
+            switch decoded.document {
+            case .header(let header): header.accounts.flatMap(\.items)
+            case .account(let account): account.items
+            }
+        // The codec keeps what it cannot read verbatim; its findings are the document's, not lost.
+        return Imported(format: .cxf, items: items, problems: [])
+    }
+}

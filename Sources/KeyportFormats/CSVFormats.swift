@@ -35,7 +35,8 @@ enum CSVFormats {
                 }
             ),
             (
-                .safariCSV, ["title", "url", "username", "password", "notes", "otpauth"],
+                // Safari 15 wrote no Notes column, and `Url`: names are compared without case.
+                .safariCSV, ["title", "url", "username", "password", "otpauth"],
                 { row, entry in
                     entry.title = row["title"]
                     entry.urls = [row["url"]]

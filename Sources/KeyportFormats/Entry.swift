@@ -17,7 +17,8 @@ struct Entry {
     var username: String? = nil
     var password: String? = nil
     var notes: String? = nil
-    /// An `otpauth://` URI, or a bare Base32 secret (TOTP, 30 s, 6 digits).
+    /// An `otpauth://` URI, Bitwarden's `steam://SECRET`, or a bare Base32 secret (TOTP, 30 s,
+    /// 6 digits).
     var otp: String? = nil
     var created: Int64? = nil
     var modified: Int64? = nil
@@ -52,14 +53,19 @@ struct Entry {
         if let otp = otp?.trimmingCharacters(in: .whitespacesAndNewlines), !otp.isEmpty {
             let uri: OTPAuthURI
             do {
-                uri =
-                    otp.lowercased().hasPrefix("otpauth://")
-                    ? try OTPAuthURI(parsing: otp)
-                    : OTPAuthURI(
-                        secret: try OTPSecret(base32: otp),
-                        issuer: title.isEmpty ? nil : title,
-                        account: username ?? ""
+                let issuer = title.isEmpty ? nil : title
+                if otp.lowercased().hasPrefix("otpauth://") {
+                    uri = try OTPAuthURI(parsing: otp)
+                } else if otp.lowercased().hasPrefix("steam://") {
+                    uri = OTPAuthURI(
+                        secret: try OTPSecret(base32: String(otp.dropFirst("steam://".count))),
+                        issuer: issuer,
+                        account: username ?? "",
+                        format: .steam
                     )
+                } else {
+                    uri = OTPAuthURI(secret: try OTPSecret(base32: otp), issuer: issuer, account: username ?? "")
+                }
             } catch {
                 throw ImportProblem(place: place, message: "its one-time-code secret cannot be read: \(error)")
             }

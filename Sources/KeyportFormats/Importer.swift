@@ -18,7 +18,9 @@ package enum Importer {
         }
         let head = String(decoding: text[start...].prefix(4096), as: UTF8.self)
         if head.lowercased().hasPrefix("otpauth") { return .otpauth }
-        guard let header = try? CSV.rows(Array(head.utf8.prefix { $0 != UInt8(ascii: "\n") })).first else { return nil }
+        var firstLine = Array(head.utf8.prefix { $0 != UInt8(ascii: "\n") })
+        if firstLine.last == UInt8(ascii: "\r") { firstLine.removeLast() }
+        guard let header = try? CSV.rows(firstLine).first else { return nil }
         return CSVFormats.detect(header: header.fields)
     }
 

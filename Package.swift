@@ -122,15 +122,24 @@ let package = Package(
         // interfaces' names and parameter types, and a blocking AutoFill request, for the
         // `keyport` front program that must start fast; not a product.
         .target(name: "KeyportInterfacesCore", dependencies: ["KeyportSystemCore", "VarlinkCore"]),
+        // Keys from passphrases (scrypt, PBKDF2) with caps on the parameters a file may ask for:
+        // the vault's and encrypted exports'; not a product.
+        .target(
+            name: "KeyportCrypto",
+            dependencies: [
+                "KeyportSystem", "KeyportEncoding",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         // Keyport Vault's store: CXF items sealed one by one in SQLite (GRDB), under a key wrapped by
         // a passphrase (scrypt); look-ups by keyed hashes of sites. docs/architecture.md, "Keyport
         // Vault", says why each part is as it is; not a product.
         .target(
             name: "KeyportVault",
             dependencies: [
-                "CredentialExchangeFormat", "KeyportDomains", "KeyportSystem", "KeyportEncoding",
+                "CredentialExchangeFormat", "KeyportDomains", "KeyportSystem", "KeyportEncoding", "KeyportCrypto",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -139,7 +148,7 @@ let package = Package(
         .target(
             name: "KeyportFormats",
             dependencies: [
-                "CredentialExchangeFormat", "OneTimeCodes",
+                "CredentialExchangeFormat", "OneTimeCodes", "KeyportCrypto", "KeyportSystem", "KeyportEncoding",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -166,7 +175,7 @@ let package = Package(
             dependencies: [
                 "CredentialExchangeFormat", "KeyportEncoding", "OneTimeCodes", "AuthenticationServices",
                 "WebAuthentication", "KeyportInterfaces", "KeyportSystem", "Varlink", "KeyportDaemon", "KeyportDomains",
-                "KeyportVault",
+                "KeyportVault", "KeyportCrypto",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -195,12 +204,17 @@ let package = Package(
         .testTarget(name: "KeyportEncodingTests", dependencies: ["KeyportEncoding"]),
         .testTarget(
             name: "KeyportFormatsTests",
-            dependencies: ["KeyportFormats", "CredentialExchangeFormat", "OneTimeCodes", "KeyportTestSupport"]
+            dependencies: [
+                "KeyportFormats", "KeyportCrypto", "KeyportSystem", "KeyportEncoding", "CredentialExchangeFormat",
+                "OneTimeCodes",
+                "KeyportTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .testTarget(
             name: "KeyportVaultTests",
             dependencies: [
-                "KeyportVault", "CredentialExchangeFormat", "KeyportSystem", "KeyportTestSupport",
+                "KeyportVault", "KeyportCrypto", "CredentialExchangeFormat", "KeyportSystem", "KeyportTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -1,5 +1,6 @@
 import CredentialExchangeFormat
 import Foundation
+import KeyportCrypto
 import KeyportSystem
 import KeyportVault
 

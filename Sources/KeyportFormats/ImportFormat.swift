@@ -14,6 +14,10 @@ package enum ImportFormat: String, CaseIterable, Sendable {
     case firefoxCSV = "firefox-csv"
     /// Safari's and Apple Passwords' CSV.
     case safariCSV = "safari-csv"
+    /// Aegis Authenticator's JSON export, plain or encrypted.
+    case aegis
+    /// 2FAS Authenticator's JSON backup (unencrypted).
+    case twoFAS = "2fas"
     /// `otpauth://` and `otpauth-migration://` URIs, one per line (Google Authenticator's export
     /// QR codes read as text, or any authenticator's list).
     case otpauth
@@ -27,6 +31,8 @@ package enum ImportFormat: String, CaseIterable, Sendable {
         case .chromeCSV: "Chrome CSV"
         case .firefoxCSV: "Firefox CSV"
         case .safariCSV: "Safari CSV"
+        case .aegis: "Aegis JSON"
+        case .twoFAS: "2FAS backup"
         case .otpauth: "otpauth URI list"
         }
     }

@@ -1,5 +1,6 @@
 import CredentialExchangeFormat
 import Foundation
+import KeyportSystem
 
 /// Reads what other managers export into CXF items: the format is told, or recognised from the
 /// file's content (its name is only a hint for the message).
@@ -13,6 +14,8 @@ package enum Importer {
                 return nil
             }
             if object["items"] is [Any], object["encrypted"] as? Bool == false { return .bitwarden }
+            if object["db"] != nil, object["header"] is [String: Any] { return .aegis }
+            if object["services"] is [Any], object["schemaVersion"] != nil { return .twoFAS }
             if object["version"] != nil || object["items"] != nil { return .cxf }
             return nil
         }
@@ -28,7 +31,12 @@ package enum Importer {
     ///
     /// - Throws: ``ImportError`` when the file is not that format at all; entries that cannot be
     ///   read are ``Imported/problems``, and the rest is imported.
-    package static func read(_ text: [UInt8], format: ImportFormat? = nil) throws(ImportError) -> Imported {
+    /// `passphrase` is asked for only when the file is encrypted (Aegis).
+    package static func read(
+        _ text: [UInt8],
+        format: ImportFormat? = nil,
+        passphrase: (() -> SecretBytes?)? = nil
+    ) throws(ImportError) -> Imported {
         guard let format = format ?? detect(text) else {
             throw ImportError(
                 "the file's format is not one Keyport recognises; name it with --format (\(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")))"
@@ -38,6 +46,8 @@ package enum Importer {
         case .cxf: return try readCXF(text)
         case .bitwarden: return try Bitwarden.read(text)
         case .keepassxcCSV, .chromeCSV, .firefoxCSV, .safariCSV: return try CSVFormats.read(text, as: format)
+        case .aegis: return try Aegis.read(text, passphrase: passphrase)
+        case .twoFAS: return try TwoFAS.read(text)
         case .otpauth: return try OTPAuthList.read(text)
         }
     }

@@ -2,6 +2,7 @@ import CredentialExchangeFormat
 import Crypto
 import Foundation
 import GRDB
+import KeyportCrypto
 import KeyportDomains
 import KeyportEncoding
 import KeyportSystem
@@ -48,7 +49,7 @@ package final class Vault: Sendable {
         kdf: ScryptParameters,
         list: PublicSuffixList = .current
     ) throws(VaultError) -> Vault {
-        try kdf.check()
+        try VaultError.unsafe { () throws(KDFError) in try kdf.check() }
         let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             let code = errno
@@ -106,8 +107,13 @@ package final class Vault: Sendable {
         }
         let database = try openDatabase(path)
         let header = try header(of: database, at: path)
-        let kdf = try ScryptParameters(text: header.kdf)
-        let key = try kdf.deriveKey(from: passphrase)
+        let kdf: ScryptParameters
+        do {
+            kdf = try ScryptParameters(text: header.kdf)
+        } catch {
+            throw VaultError(.corrupt, "\(path): \(error.message)")
+        }
+        let key = try VaultError.unsafe { () throws(KDFError) in try kdf.deriveKey(from: passphrase) }
         guard let vaultKey = VaultKeys.open(header.wrapped, with: key, record: VaultKeys.keyRecord(kdf: header.kdf))
         else {
             throw VaultError(
@@ -142,7 +148,7 @@ package final class Vault: Sendable {
         passphrase: SecretBytes,
         kdf: ScryptParameters
     ) throws(VaultError) -> [UInt8] {
-        let key = try kdf.deriveKey(from: passphrase)
+        let key = try VaultError.unsafe { () throws(KDFError) in try kdf.deriveKey(from: passphrase) }
         return vaultKey.withUnsafeBytes {
             VaultKeys.seal(Array($0), with: key, record: VaultKeys.keyRecord(kdf: kdf.text))
         }

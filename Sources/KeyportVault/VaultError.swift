@@ -1,3 +1,5 @@
+import KeyportCrypto
+
 /// Why the vault did not do what was asked: a stable code and a sentence that says what was wrong
 /// and where. A call that throws has changed nothing.
 package struct VaultError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -42,4 +44,15 @@ package struct VaultError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     package var description: String { message }
+}
+
+extension VaultError {
+    /// Runs `body`; key-derivation parameters it refuses are ``Code-swift.struct/unsafeParameters``.
+    static func unsafe<T>(_ body: () throws(KDFError) -> T) throws(VaultError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw VaultError(.unsafeParameters, error.message)
+        }
+    }
 }

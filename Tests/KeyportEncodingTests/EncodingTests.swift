@@ -103,3 +103,17 @@ struct PercentEncodingTests {
         #expect(PercentEncoding.escape("a b/ü") == "a%20b%2F%C3%BC")
     }
 }
+
+@Suite("hexadecimal")
+struct HexTests {
+    @Test("both cases read, lowercase written; odd lengths and other characters refused")
+    func roundTrip() {
+        #expect(Hex.decode("00ff7Fa0") == [0x00, 0xFF, 0x7F, 0xA0])
+        #expect(Hex.encode([0x00, 0xFF, 0x7F, 0xA0]) == "00ff7fa0")
+        #expect(Hex.decode("") == [])
+        #expect(Hex.decode("abc") == nil)
+        #expect(Hex.decode("zz") == nil)
+        let bytes = (0..<256).map { UInt8($0) }
+        #expect(Hex.decode(Hex.encode(bytes)) == bytes)
+    }
+}

@@ -1,5 +1,9 @@
 import CredentialExchangeFormat
+import Crypto
 import Foundation
+import KeyportCrypto
+import KeyportEncoding
+import KeyportSystem
 import KeyportTestSupport
 import OneTimeCodes
 import Testing
@@ -230,6 +234,117 @@ struct ImportTests {
 
         let encrypted = #"{"encrypted": true, "encKeyValidation_DO_NOT_EDIT": "x", "items": []}"#
         #expect(throws: ImportError.self) { try Importer.read(Array(encrypted.utf8), format: .bitwarden) }
+    }
+
+    @Test(
+        "Aegis: a plain export (TOTP, HOTP, Steam, mOTP, groups) and an encrypted one (scrypt slot, AES-GCM) written from its documentation"
+    )
+    func aegis() throws {
+        let content = #"""
+            {"version": 3, "groups": [{"uuid": "a0000000-0000-4000-8000-000000000001", "name": "Work"}],
+             "entries": [
+              {"type": "totp", "uuid": "01010101-0101-4101-8101-010101010101", "name": "alice", "issuer": "GitHub", "note": "main",
+               "favorite": true, "icon": null, "info": {"secret": "JBSWY3DPEHPK3PXP", "algo": "SHA256", "digits": 8, "period": 60},
+               "groups": ["a0000000-0000-4000-8000-000000000001"]},
+              {"type": "hotp", "uuid": "02020202-0202-4202-8202-020202020202", "name": "bob", "issuer": "Bank",
+               "info": {"secret": "JBSWY3DPEHPK3PXP", "algo": "SHA1", "digits": 6, "counter": 7}},
+              {"type": "steam", "uuid": "03030303-0303-4303-8303-030303030303", "name": "gamer", "issuer": "Steam",
+               "info": {"secret": "JBSWY3DPEHPK3PXP", "algo": "SHA1", "digits": 5, "period": 30}},
+              {"type": "motp", "uuid": "04040404-0404-4404-8404-040404040404", "name": "old", "issuer": "Legacy",
+               "info": {"secret": "JBSWY3DPEHPK3PXP", "algo": "MD5", "digits": 6, "period": 10, "pin": "1234"}},
+              {"type": "totp", "uuid": "05050505-0505-4505-8505-050505050505", "name": "broken", "issuer": "Oops",
+               "info": {"secret": "not base32!", "algo": "SHA1", "digits": 6, "period": 30}}
+             ]}
+            """#
+        let plain = #"{"version": 1, "header": {"slots": null, "params": null}, "db": "# + content + "}"
+        #expect(Importer.detect(Array(plain.utf8)) == .aegis)
+        let imported = try Importer.read(Array(plain.utf8))
+        #expect(imported.problems.map(\.place) == ["entry 5"], "\(imported.problems)")
+        try #require(imported.items.count == 4)
+        let github = imported.items[0]
+        let code = try #require(totp(github))
+        #expect(code.algorithm == .sha256 && code.digits == 8 && code.period == 60 && code.username == "alice")
+        #expect(
+            github.title == "GitHub" && github.tags == ["Work"] && github.favorite == true && note(github) == "main"
+        )
+        #expect(github.id == Data(UUID(uuidString: "01010101-0101-4101-8101-010101010101")!.uuidBytes))
+        func fields(_ item: CXF.Item) -> [String: String] {
+            var out: [String: String] = [:]
+            for case .customFields(let custom) in item.credentials {
+                for field in custom.fields { out[field.label ?? ""] = field.value }
+            }
+            return out
+        }
+        #expect(fields(imported.items[1])["otpauth"]?.contains("counter=7") == true)
+        #expect(fields(imported.items[2])["otpauth"]?.contains("encoder=steam") == true)
+        #expect(fields(imported.items[3])["pin"] == "1234" && fields(imported.items[3])["type"] == "motp")
+
+        // The same database, encrypted as Aegis does: a password slot (scrypt, N = 2^15) wraps a
+        // random master key with AES-256-GCM; the master key seals the database.
+        let password = "hunter2 hunter2"
+        let salt = [UInt8](repeating: 7, count: 32)
+        let kek = try ScryptParameters(logN: 15, salt: salt).deriveKey(from: SecretBytes(password))
+        let master = SymmetricKey(size: .bits256)
+        let slotNonce = AES.GCM.Nonce()
+        let slot = try AES.GCM.seal(master.withUnsafeBytes { Array($0) }, using: kek, nonce: slotNonce)
+        let dbNonce = AES.GCM.Nonce()
+        let db = try AES.GCM.seal(Array(content.utf8), using: master, nonce: dbNonce)
+        func hex(_ bytes: some Sequence<UInt8>) -> String { Hex.encode(bytes) }
+        func encrypted(n: Int) -> String {
+            """
+            {"version": 1, "header": {"slots": [{"type": 1, "uuid": "s", "key": "\(hex(slot.ciphertext))",
+              "key_params": {"nonce": "\(hex(slotNonce))", "tag": "\(hex(slot.tag))"}, "n": \(n), "r": 8, "p": 1,
+              "salt": "\(hex(salt))", "repaired": true}],
+              "params": {"nonce": "\(hex(dbNonce))", "tag": "\(hex(db.tag))"}},
+             "db": "\(db.ciphertext.base64EncodedString())"}
+            """
+        }
+        let opened = try Importer.read(Array(encrypted(n: 32768).utf8), passphrase: { SecretBytes(password) })
+        #expect(opened.items.map(\.title) == imported.items.map(\.title))
+        #expect(opened.items.map(\.id) == imported.items.map(\.id))
+        for (wrong, why) in [("nope", "does not open"), (nil, "needs its password")] as [(String?, String)] {
+            do {
+                _ = try Importer.read(Array(encrypted(n: 32768).utf8), passphrase: { wrong.map(SecretBytes.init) })
+                Issue.record("opened with \(wrong ?? "no password")")
+            } catch {
+                #expect(error.message.contains(why), "\(error)")
+            }
+        }
+        // A slot asking for N = 2^30 is refused before a byte is derived.
+        let start = ContinuousClock.now
+        do {
+            _ = try Importer.read(Array(encrypted(n: 1 << 30).utf8), passphrase: { SecretBytes(password) })
+            Issue.record("a 2^30 slot was derived")
+        } catch {
+            #expect(error.message.contains("2^30"), "\(error)")
+        }
+        #expect(ContinuousClock.now - start < .seconds(5))
+    }
+
+    @Test("2FAS: a backup with TOTP, HOTP and Steam services and a group; an encrypted one says to export it plain")
+    func twoFAS() throws {
+        let backup = #"""
+            {"services": [
+              {"name": "GitHub", "secret": "JBSWY3DPEHPK3PXP", "updatedAt": 1700000000000,
+               "otp": {"label": "GitHub:alice", "account": "alice", "issuer": "GitHub", "digits": 6, "period": 30,
+                       "algorithm": "SHA1", "tokenType": "TOTP", "source": "Link"},
+               "order": {"position": 0}, "groupId": "g1"},
+              {"name": "Bank", "secret": "JBSWY3DPEHPK3PXP", "otp": {"account": "bob", "digits": 6, "algorithm": "SHA1", "tokenType": "HOTP", "counter": 3}},
+              {"name": "Steam", "secret": "JBSWY3DPEHPK3PXP", "otp": {"account": "gamer", "tokenType": "STEAM", "digits": 5}}
+             ],
+             "groups": [{"id": "g1", "name": "Code", "isExpanded": true, "updatedAt": 1700000000000}],
+             "updatedAt": 1700000000000, "schemaVersion": 4, "appVersionCode": 5000000, "appVersionName": "5.0.0",
+             "appOrigin": "android"}
+            """#
+        #expect(Importer.detect(Array(backup.utf8)) == .twoFAS)
+        let imported = try Importer.read(Array(backup.utf8))
+        #expect(imported.problems.isEmpty, "\(imported.problems)")
+        #expect(imported.items.map(\.title) == ["GitHub", "Bank", "Steam"])
+        #expect(totp(imported.items[0])?.username == "alice" && imported.items[0].tags == ["Code"])
+        #expect(totp(imported.items[1]) == nil && totp(imported.items[2]) == nil)
+        let encrypted =
+            #"{"services": [], "schemaVersion": 4, "servicesEncrypted": "YQ==:Yg==:Yw==", "reference": "x"}"#
+        #expect(throws: ImportError.self) { try Importer.read(Array(encrypted.utf8)) }
     }
 
     @Test(

@@ -1,6 +1,7 @@
 import CredentialExchangeFormat
 import Foundation
 import GRDB
+import KeyportCrypto
 import KeyportSystem
 import KeyportTestSupport
 import Testing

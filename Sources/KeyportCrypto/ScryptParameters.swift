@@ -4,8 +4,16 @@ import KeyportEncoding
 import KeyportSystem
 import _CryptoExtras
 
-/// scrypt's parameters for turning a passphrase into the key that wraps the vault key, as the
-/// vault file stores them (JSON text: `{"kdf":"scrypt","logN":17,"r":8,"p":1,"salt":"…"}`).
+/// Why a key was not derived: parameters outside the caps (they come from a file, so an attacker
+/// may have chosen them), or a record that is not parameters at all.
+package struct KDFError: Error, Hashable, Sendable, CustomStringConvertible {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
+}
+
+/// scrypt's parameters for turning a passphrase into a key — the one that wraps Keyport Vault's
+/// key, or an encrypted export's (Aegis) —, in the form the vault file stores them (JSON text: `{"kdf":"scrypt","logN":17,"r":8,"p":1,"salt":"…"}`).
 ///
 /// They are read from a file, so an attacker may have written them: ``check()`` refuses any
 /// outside the caps below before a single byte is derived (a huge N would take the machine's
@@ -38,30 +46,29 @@ package struct ScryptParameters: Hashable, Sendable {
     package func withNewSalt() -> ScryptParameters { ScryptParameters(logN: logN, r: r, p: p) }
 
     /// Refuses parameters outside the caps, saying which.
-    package func check() throws(VaultError) {
+    package func check() throws(KDFError) {
         guard (10...Self.maximumLogN).contains(logN) else {
-            throw VaultError(.unsafeParameters, "scrypt's N is 2^\(logN); Keyport takes 2^10 to 2^\(Self.maximumLogN)")
+            throw KDFError("scrypt's N is 2^\(logN); Keyport takes 2^10 to 2^\(Self.maximumLogN)")
         }
         guard (1...32).contains(r), (1...16).contains(p) else {
-            throw VaultError(.unsafeParameters, "scrypt's r is \(r) and p \(p); Keyport takes r 1–32 and p 1–16")
+            throw KDFError("scrypt's r is \(r) and p \(p); Keyport takes r 1–32 and p 1–16")
         }
         let memory = 128 * r << logN
         guard memory <= Self.maximumMemory else {
-            throw VaultError(
-                .unsafeParameters,
+            throw KDFError(
                 "scrypt would need \(memory >> 20) MiB of memory; Keyport allows \(Self.maximumMemory >> 20) MiB"
             )
         }
         guard (r * p) << logN <= Self.maximumWork else {
-            throw VaultError(.unsafeParameters, "scrypt's work N·r·p is 2^\(logN)·\(r)·\(p), more than Keyport allows")
+            throw KDFError("scrypt's work N·r·p is 2^\(logN)·\(r)·\(p), more than Keyport allows")
         }
         guard salt.count >= 16 else {
-            throw VaultError(.unsafeParameters, "scrypt's salt is \(salt.count) bytes; Keyport takes 16 or more")
+            throw KDFError("scrypt's salt is \(salt.count) bytes; Keyport takes 16 or more")
         }
     }
 
     /// The 256-bit key for `passphrase`, after ``check()``.
-    package func deriveKey(from passphrase: SecretBytes) throws(VaultError) -> SymmetricKey {
+    package func deriveKey(from passphrase: SecretBytes) throws(KDFError) -> SymmetricKey {
         try check()
         do {
             return try passphrase.withUnsafeBytes { bytes in
@@ -76,7 +83,7 @@ package struct ScryptParameters: Hashable, Sendable {
                 )
             }
         } catch {
-            throw VaultError(.io, "scrypt failed: \(error)")
+            throw KDFError("scrypt failed: \(error)")
         }
     }
 
@@ -105,7 +112,7 @@ package struct ScryptParameters: Hashable, Sendable {
     }
 
     /// Reads the stored form.
-    package init(text: String) throws(VaultError) {
+    package init(text: String) throws(KDFError) {
         struct Stored: Decodable {
             var kdf: String
             var logN: Int
@@ -116,11 +123,40 @@ package struct ScryptParameters: Hashable, Sendable {
         guard let stored = try? JSONDecoder().decode(Stored.self, from: Data(text.utf8)), stored.kdf == "scrypt",
             let salt = try? Base64URL.decode(stored.salt)
         else {
-            throw VaultError(
-                .corrupt,
-                "the vault's key-derivation record is not what Keyport writes: \(text.prefix(120))"
-            )
+            throw KDFError("the key-derivation record is not what Keyport writes: \(text.prefix(120))")
         }
         self.init(logN: stored.logN, r: stored.r, p: stored.p, salt: salt)
+    }
+}
+
+/// PBKDF2-HMAC-SHA256, as exports that use it (2FAS) ask, its rounds capped: a file's count is
+/// the attacker's to choose.
+package enum PBKDF2SHA256 {
+    /// The most rounds Keyport runs: ten times what the exports Keyport reads use.
+    package static let maximumRounds = 10_000_000
+
+    /// The `outputByteCount`-byte key for `passphrase`.
+    package static func deriveKey(
+        from passphrase: SecretBytes,
+        salt: [UInt8],
+        rounds: Int,
+        outputByteCount: Int = 32
+    ) throws(KDFError) -> SymmetricKey {
+        guard (1...maximumRounds).contains(rounds) else {
+            throw KDFError("PBKDF2's round count is \(rounds); Keyport runs 1 to \(maximumRounds)")
+        }
+        do {
+            return try passphrase.withUnsafeBytes { bytes in
+                try KDF.Insecure.PBKDF2.deriveKey(
+                    from: bytes,
+                    salt: salt,
+                    using: .sha256,
+                    outputByteCount: outputByteCount,
+                    unsafeUncheckedRounds: rounds
+                )
+            }
+        } catch {
+            throw KDFError("PBKDF2 failed: \(error)")
+        }
     }
 }

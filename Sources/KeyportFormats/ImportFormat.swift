@@ -8,6 +8,8 @@ package enum ImportFormat: String, CaseIterable, Sendable {
     case bitwarden
     /// KeePassXC's CSV export (`keepassxc-cli export --format csv`).
     case keepassxcCSV = "keepassxc-csv"
+    /// KeePass 2's XML export (KeePass, `keepassxc-cli export --format xml`).
+    case keepassXML = "keepass-xml"
     /// Google Chrome's password CSV.
     case chromeCSV = "chrome-csv"
     /// Firefox's password CSV.
@@ -28,6 +30,7 @@ package enum ImportFormat: String, CaseIterable, Sendable {
         case .cxf: "CXF"
         case .bitwarden: "Bitwarden JSON"
         case .keepassxcCSV: "KeePassXC CSV"
+        case .keepassXML: "KeePass XML"
         case .chromeCSV: "Chrome CSV"
         case .firefoxCSV: "Firefox CSV"
         case .safariCSV: "Safari CSV"

@@ -21,6 +21,7 @@ package enum Importer {
         }
         let head = String(decoding: text[start...].prefix(4096), as: UTF8.self)
         if head.lowercased().hasPrefix("otpauth") { return .otpauth }
+        if first == UInt8(ascii: "<") { return head.contains("<KeePassFile") ? .keepassXML : nil }
         var firstLine = Array(head.utf8.prefix { $0 != UInt8(ascii: "\n") })
         if firstLine.last == UInt8(ascii: "\r") { firstLine.removeLast() }
         guard let header = try? CSV.rows(firstLine).first else { return nil }
@@ -46,6 +47,7 @@ package enum Importer {
         case .cxf: return try readCXF(text)
         case .bitwarden: return try Bitwarden.read(text)
         case .keepassxcCSV, .chromeCSV, .firefoxCSV, .safariCSV: return try CSVFormats.read(text, as: format)
+        case .keepassXML: return try KeePassXML.read(text)
         case .aegis: return try Aegis.read(text, passphrase: passphrase)
         case .twoFAS: return try TwoFAS.read(text)
         case .otpauth: return try OTPAuthList.read(text)

@@ -348,6 +348,108 @@ struct ImportTests {
     }
 
     @Test(
+        "KeePass XML: keepassxc-cli's own export, and KeePass 2's: custom fields, tags, groups, the three ways of keeping a TOTP secret"
+    )
+    func keepassXML() async throws {
+        let cli = try Peers.require("/usr/bin/keepassxc-cli", "keepassxc-cli (Debian's keepassxc)")
+        let directory = try TemporaryDirectory("kp-formats")
+        defer { directory.remove() }
+        let source = directory.url.appendingPathComponent("in.xml").path
+        let database = directory.url.appendingPathComponent("db.kdbx").path
+        try """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <KeePassFile><Meta><Generator>Keyport test</Generator></Meta><Root><Group>
+        <UUID>YDAHUUdYSAe0lkvtYl9zOw==</UUID><Name>Root</Name>
+        <Entry><UUID>aQDNyQvdRv+4wgylQ5aZfg==</UUID><Tags>home;bank</Tags>
+        <String><Key>Title</Key><Value>Example</Value></String>
+        <String><Key>UserName</Key><Value>alice</Value></String>
+        <String><Key>Password</Key><Value ProtectInMemory="True">pw &amp; more</Value></String>
+        <String><Key>URL</Key><Value>https://example.com/</Value></String>
+        <String><Key>PIN</Key><Value ProtectInMemory="True">1234</Value></String>
+        <String><Key>Recovery e-mail</Key><Value>alice@example.org</Value></String>
+        <String><Key>otp</Key><Value>otpauth://totp/Example:alice?secret=JBSWY3DPEHPK3PXP&amp;issuer=Example</Value></String>
+        </Entry>
+        <Group><UUID>bQDNyQvdRv+4wgylQ5aZfg==</UUID><Name>Work</Name>
+        <Group><UUID>cQDNyQvdRv+4wgylQ5aZfg==</UUID><Name>Servers</Name>
+        <Entry><UUID>dQDNyQvdRv+4wgylQ5aZfg==</UUID>
+        <String><Key>Title</Key><Value>Box</Value></String>
+        <String><Key>UserName</Key><Value>root</Value></String>
+        <String><Key>Password</Key><Value>toor</Value></String>
+        </Entry></Group></Group>
+        </Group></Root></KeePassFile>
+        """.write(toFile: source, atomically: true, encoding: .utf8)
+        let made = try await Program.run(
+            cli,
+            ["import", "-p", source, database],
+            input: Data("pw\npw\n".utf8),
+            timeout: .seconds(60)
+        )
+        #expect(made.status == 0, "\(made.standardError)")
+        let exported = try await Program.run(
+            cli,
+            ["export", "-f", "xml", database],
+            input: Data("pw\n".utf8),
+            timeout: .seconds(60)
+        )
+        #expect(exported.status == 0, "\(exported.standardError)")
+        let text = Array(exported.standardOutput.utf8)
+        #expect(Importer.detect(text) == .keepassXML)
+        let imported = try Importer.read(text)
+        #expect(imported.problems.isEmpty, "\(imported.problems)")
+        try #require(imported.items.count == 2)
+        let example = imported.items[0]
+        #expect(example.id == Data(base64Encoded: "aQDNyQvdRv+4wgylQ5aZfg=="))
+        #expect(login(example).user == "alice" && login(example).password == "pw & more")
+        // KeePassXC writes tags sorted, comma-separated.
+        #expect(example.tags == ["bank", "home"] && totp(example)?.issuer == "Example", "\(example.tags ?? [])")
+        var fields: [String: CXF.EditableField] = [:]
+        for case .customFields(let custom) in example.credentials {
+            for field in custom.fields { fields[field.label ?? ""] = field }
+        }
+        #expect(fields["PIN"]?.value == "1234" && fields["PIN"]?.fieldType == .concealedString)
+        #expect(
+            fields["Recovery e-mail"]?.value == "alice@example.org" && fields["Recovery e-mail"]?.fieldType == .string
+        )
+        #expect(fields["otp"] == nil)
+        #expect(imported.items[1].tags == ["Work/Servers"] && login(imported.items[1]).password == "toor")
+
+        // KeePass 2's own ways: TimeOtp-* (2.47+), the older TOTP Seed and Settings (Steam), and
+        // KDBX 4's Base64 times; a value still encrypted with a KDBX stream key is a problem.
+        let keepass = """
+            <KeePassFile><Root><Group><Name>Database</Name>
+            <Entry><UUID>AQEBAQEBAQEBAQEBAQEBAQ==</UUID>
+            <Times><CreationTime>gPcj3Q4AAAA=</CreationTime></Times>
+            <String><Key>Title</Key><Value>Native</Value></String>
+            <String><Key>TimeOtp-Secret-Base32</Key><Value>JBSW Y3DP EHPK 3PXP</Value></String>
+            <String><Key>TimeOtp-Length</Key><Value>8</Value></String>
+            <String><Key>TimeOtp-Algorithm</Key><Value>HMAC-SHA-256</Value></String>
+            </Entry>
+            <Entry><UUID>AgICAgICAgICAgICAgICAg==</UUID>
+            <String><Key>Title</Key><Value>Legacy</Value></String>
+            <String><Key>TOTP Seed</Key><Value>JBSWY3DPEHPK3PXP</Value></String>
+            <String><Key>TOTP Settings</Key><Value>30;S</Value></String>
+            </Entry>
+            <Entry><UUID>AwMDAwMDAwMDAwMDAwMDAw==</UUID>
+            <String><Key>Title</Key><Value>Sealed</Value></String>
+            <String><Key>Password</Key><Value Protected="True">c2VhbGVk</Value></String>
+            </Entry>
+            </Group></Root></KeePassFile>
+            """
+        let native = try Importer.read(Array(keepass.utf8))
+        #expect(native.problems.map(\.place) == ["entry 3"], "\(native.problems)")
+        let code = try #require(totp(native.items[0]))
+        #expect(code.digits == 8 && code.algorithm == .sha256 && code.secret == "JBSWY3DPEHPK3PXP")
+        // 63 839 664 000 seconds after 0001-01-01 is 2024-01-01T00:00:00Z.
+        #expect(native.items[0].creationAt == 1_704_067_200, "\(native.items[0].creationAt.map { "\($0)" } ?? "nil")")
+        var steam: String?
+        for case .customFields(let custom) in native.items[1].credentials {
+            steam = custom.fields.first { $0.label == "otpauth" }?.value
+        }
+        #expect(steam?.contains("encoder=steam") == true)
+        #expect(throws: ImportError.self) { try Importer.read(Array("<KeePassFile><Root>".utf8), format: .keepassXML) }
+    }
+
+    @Test(
         "otpauth lists: URIs and Google Authenticator migration URIs; a bad line is a problem with its line, the rest imported"
     )
     func otpauth() throws {

@@ -1,0 +1,209 @@
+import CredentialExchangeFormat
+import Foundation
+
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// KeePass 2's XML export (KeePass "KeePass XML (2.x)", `keepassxc-cli export --format xml`):
+/// every entry of every group, with its standard strings, the others as fields, its tags, times,
+/// group path, and its one-time-code secret in any of the three ways KeePass and KeePassXC keep
+/// one. Earlier versions of an entry (its History) are not imported.
+enum KeePassXML {
+    static func read(_ text: [UInt8]) throws(ImportError) -> Imported {
+        let root: XMLNode
+        do {
+            root = try XMLNode.parse(Data(text))
+        } catch {
+            throw ImportError("the file is not KeePass XML: \(error)")
+        }
+        guard root.name == "KeePassFile", let top = root.child("Root")?.child("Group") else {
+            throw ImportError("the file is XML but not a KeePass export (no KeePassFile/Root/Group)")
+        }
+        var imported = Imported(format: .keepassXML, items: [], problems: [])
+        var count = 0
+        // The top group is the database itself: its name is no tag.
+        walk(top, path: [], imported: &imported, count: &count)
+        return imported
+    }
+
+    private static func walk(_ group: XMLNode, path: [String], imported: inout Imported, count: inout Int) {
+        for entry in group.children where entry.name == "Entry" {
+            count += 1
+            do {
+                imported.items.append(try item(entry, path: path, place: "entry \(count)"))
+            } catch {
+                imported.problems.append(error)
+            }
+        }
+        for child in group.children where child.name == "Group" {
+            walk(child, path: path + [child.child("Name")?.text ?? ""], imported: &imported, count: &count)
+        }
+    }
+
+    private static let standard: Set<String> = ["Title", "UserName", "Password", "URL", "Notes"]
+    private static let otpKeys: Set<String> = [
+        "otp", "TOTP Seed", "TOTP Settings", "TimeOtp-Secret-Base32", "TimeOtp-Length", "TimeOtp-Period",
+        "TimeOtp-Algorithm", "HmacOtp-Secret-Base32", "HmacOtp-Counter",
+    ]
+
+    private static func item(_ node: XMLNode, path: [String], place: String) throws(ImportProblem) -> CXF.Item {
+        var strings: [(key: String, value: String, protected: Bool)] = []
+        for string in node.children where string.name == "String" {
+            guard let key = string.child("Key")?.text else { continue }
+            let value = string.child("Value")
+            if value?.attributes["Protected"] == "True" {
+                throw ImportProblem(
+                    place: place,
+                    message:
+                        "its \(key) is encrypted with the database's stream key (a KDBX file's inner XML); export the database as XML from KeePass or KeePassXC"
+                )
+            }
+            strings.append((key, value?.text ?? "", value?.attributes["ProtectInMemory"] == "True"))
+        }
+        func string(_ key: String) -> String? { strings.first { $0.key == key }?.value }
+        var entry = Entry(place: place)
+        entry.sourceID = node.child("UUID").flatMap { Data(base64Encoded: $0.text) }.map(Array.init)
+        entry.title = string("Title") ?? ""
+        entry.urls = [string("URL") ?? ""]
+        entry.username = string("UserName")
+        entry.password = string("Password")
+        entry.notes = string("Notes")
+        entry.otp = otp(string)
+        entry.created = node.child("Times")?.child("CreationTime").flatMap { date($0.text) }
+        entry.modified = node.child("Times")?.child("LastModificationTime").flatMap { date($0.text) }
+        let groupPath = path.joined(separator: "/")
+        let tags = (node.child("Tags")?.text ?? "").split(whereSeparator: { $0 == ";" || $0 == "," }).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        entry.tags = (groupPath.isEmpty ? [] : [groupPath]) + tags.filter { !$0.isEmpty }
+        entry.fields = strings.filter { !standard.contains($0.key) && !otpKeys.contains($0.key) }.map {
+            ($0.key, $0.value, $0.protected)
+        }
+        return try entry.item(format: .keepassXML)
+    }
+
+    /// The entry's one-time-code secret as an `otpauth://` URI: KeePassXC's `otp` (a URI, or
+    /// KeeOtp's `key=…&size=…&step=…`), the older `TOTP Seed` with `TOTP Settings`
+    /// (`period;digits`, `S` for Steam), or KeePass 2.47's `TimeOtp-*` and `HmacOtp-*` fields.
+    private static func otp(_ string: (String) -> String?) -> String? {
+        if let otp = string("otp"), !otp.isEmpty {
+            guard !otp.lowercased().hasPrefix("otpauth://") else { return otp }
+            var parameters: [String: String] = [:]
+            for pair in otp.split(separator: "&") {
+                let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+                if parts.count == 2 { parameters[parts[0]] = parts[1].removingPercentEncoding ?? parts[1] }
+            }
+            guard let key = parameters["key"] else { return otp }
+            return uri(
+                secret: key,
+                digits: parameters["size"],
+                period: parameters["step"],
+                algorithm: parameters["otpHashMode"]
+            )
+        }
+        if let seed = string("TOTP Seed"), !seed.isEmpty {
+            let settings = (string("TOTP Settings") ?? "30;6").split(separator: ";").map(String.init)
+            let period = settings.first ?? "30"
+            if settings.count > 1, settings[1] == "S" { return uri(secret: seed, period: period, steam: true) }
+            return uri(secret: seed, digits: settings.count > 1 ? settings[1] : nil, period: period)
+        }
+        if let secret = string("TimeOtp-Secret-Base32"), !secret.isEmpty {
+            return uri(
+                secret: secret,
+                digits: string("TimeOtp-Length"),
+                period: string("TimeOtp-Period"),
+                algorithm: string("TimeOtp-Algorithm")?.replacingOccurrences(of: "HMAC-", with: "")
+            )
+        }
+        if let secret = string("HmacOtp-Secret-Base32"), !secret.isEmpty {
+            let compact = secret.replacingOccurrences(of: " ", with: "")
+            return "otpauth://hotp/KeePass?secret=\(compact)&counter=\(string("HmacOtp-Counter") ?? "0")"
+        }
+        return nil
+    }
+
+    private static func uri(
+        secret: String,
+        digits: String? = nil,
+        period: String? = nil,
+        algorithm: String? = nil,
+        steam: Bool = false
+    ) -> String {
+        var text = "otpauth://totp/KeePass?secret=\(secret.replacingOccurrences(of: " ", with: ""))"
+        if let digits, !steam { text += "&digits=\(digits)" }
+        if let period { text += "&period=\(period)" }
+        if let algorithm { text += "&algorithm=\(algorithm.replacingOccurrences(of: "-", with: ""))" }
+        if steam { text += "&encoder=steam" }
+        return text
+    }
+
+    /// KeePass's times: ISO 8601, or (KDBX 4) Base64 of little-endian seconds since year 1.
+    private static func date(_ text: String) -> Int64? {
+        if let seconds = Dates.iso8601(text) { return seconds }
+        guard let bytes = Data(base64Encoded: text), bytes.count == 8 else { return nil }
+        let sinceYearOne = bytes.reversed().reduce(Int64(0)) { $0 << 8 | Int64($1) }
+        return sinceYearOne - 62_135_596_800
+    }
+}
+
+/// A small element tree read with Foundation's XMLParser (no DTDs, no external entities).
+final class XMLNode {
+    let name: String
+    let attributes: [String: String]
+    var children: [XMLNode] = []
+    var text = ""
+
+    init(name: String, attributes: [String: String]) {
+        self.name = name
+        self.attributes = attributes
+    }
+
+    func child(_ name: String) -> XMLNode? { children.first { $0.name == name } }
+
+    struct Failure: Error, CustomStringConvertible {
+        var line: Int
+        var message: String
+        var description: String { "line \(line): \(message)" }
+    }
+
+    static func parse(_ data: Data) throws(Failure) -> XMLNode {
+        let parser = XMLParser(data: data)
+        parser.shouldResolveExternalEntities = false
+        let builder = Builder()
+        parser.delegate = builder
+        guard parser.parse(), let root = builder.root else {
+            throw Failure(
+                line: parser.lineNumber,
+                message: parser.parserError.map { "\($0.localizedDescription)" } ?? "not XML"
+            )
+        }
+        return root
+    }
+
+    private final class Builder: NSObject, XMLParserDelegate {
+        var root: XMLNode?
+        private var stack: [XMLNode] = []
+
+        func parser(
+            _ parser: XMLParser,
+            didStartElement name: String,
+            namespaceURI: String?,
+            qualifiedName: String?,
+            attributes: [String: String]
+        ) {
+            let node = XMLNode(name: name, attributes: attributes)
+            stack.last?.children.append(node)
+            if root == nil { root = node }
+            stack.append(node)
+        }
+
+        func parser(_ parser: XMLParser, foundCharacters string: String) {
+            stack.last?.text += string
+        }
+
+        func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+            _ = stack.popLast()
+        }
+    }
+}

@@ -41,10 +41,12 @@ enum OTPAuthList {
 
     private static func add(_ uri: String, place: String, to imported: inout Imported) {
         let account = try? OTPAuthURI(parsing: uri)
+        // The URI as Keyport writes it: the same account listed twice (or exported and listed
+        // again) is the same text, so its item id is the same.
         let entry = Entry(
             place: place,
             title: account.map { $0.issuer ?? $0.account } ?? "",
-            otp: uri
+            otp: account?.uriString ?? uri
         )
         do {
             imported.items.append(try entry.item(format: .otpauth))

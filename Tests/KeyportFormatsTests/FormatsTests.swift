@@ -492,3 +492,41 @@ struct ImportTests {
 extension UUID {
     fileprivate var uuidBytes: [UInt8] { withUnsafeBytes(of: uuid, Array.init) }
 }
+
+@Suite("Exporting for others")
+struct ExportTests {
+    @Test("otpauth lists carry every one-time-code secret, HOTP and Steam included, and read back the same")
+    func otpauthRoundTrip() throws {
+        let list = """
+            otpauth://totp/GitHub:alice?secret=JBSWY3DPEHPK3PXP&issuer=GitHub&digits=8&period=60&algorithm=SHA256
+            otpauth://hotp/Bank:bob?secret=JBSWY3DPEHPK3PXP&issuer=Bank&counter=5
+            otpauth://totp/Steam:gamer?secret=JBSWY3DPEHPK3PXP&issuer=Steam&encoder=steam
+            """
+        let items = try Importer.read(Array(list.utf8), format: .otpauth).items
+        let exported = Exporter.otpauthList(items)
+        #expect(exported.skipped == 0)
+        let again = try Importer.read(Array(exported.text.utf8), format: .otpauth).items
+        #expect(again.map(\.credentials) == items.map(\.credentials))
+        #expect(again.map(\.id) == items.map(\.id), "the same accounts, the same ids")
+        #expect(exported.text.split(separator: "\n").count == 3)
+    }
+
+    @Test("a CXF export is a valid CXF 1.0 document that reads back item for item")
+    func cxf() throws {
+        let csv =
+            "name,url,username,password,note\nexample.com,https://example.com/,alice,pw,a note\nexample.org,https://example.org/,bob,pw2,\n"
+        let items = try Importer.read(Array(csv.utf8)).items
+        let account = CXF.Account(id: Data("me".utf8), username: "alice", email: "alice@example.com", items: [])
+        let bytes = Exporter.cxf(items, account: account, timestamp: 1_700_000_000)
+        let decoded = try CXF.Decoder().decode(bytes)
+        #expect(decoded.diagnostics.isEmpty, "\(decoded.diagnostics)")
+        #expect(CXF.Validator().validate(decoded.document).filter { $0.severity == .error }.isEmpty)
+        guard case .header(let header) = decoded.document else {
+            Issue.record("a header")
+            return
+        }
+        #expect(header.exporterRpId == "keyport.invalid" && header.timestamp == 1_700_000_000)
+        #expect(header.accounts.first?.items == items)
+        #expect(try Importer.read(bytes).items == items)
+    }
+}

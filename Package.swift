@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "keyport", targets: ["keyport"]),
         .executable(name: "keyport-cli", targets: ["keyport-cli"]),
         .executable(name: "keyportd", targets: ["keyportd"]),
+        .executable(name: "keyport-vault", targets: ["keyport-vault"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
@@ -152,6 +153,16 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // Keyport Vault's agent (org.keyport.Vault on Varlink): one process that holds a vault
+        // unlocked for a while, for `keyport vault`, the vault's provider and its importer; not a
+        // product.
+        .target(
+            name: "KeyportVaultAgent",
+            dependencies: [
+                "KeyportVault", "CredentialExchangeFormat", "KeyportInterfaces", "KeyportSystem", "KeyportEncoding",
+                "Varlink",
+            ]
+        ),
         // The system side: keyportd's services (exchange, providers, agents) on Varlink.
         .target(
             name: "KeyportDaemon",
@@ -161,6 +172,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
+        ),
+        // Keyport Vault's agent (and, next, its AutoFill provider).
+        .executableTarget(
+            name: "keyport-vault",
+            dependencies: ["KeyportVaultAgent", "KeyportInterfaces", "KeyportSystem", "Varlink"]
         ),
         .executableTarget(
             name: "keyportd",
@@ -215,6 +231,7 @@ let package = Package(
             name: "KeyportVaultTests",
             dependencies: [
                 "KeyportVault", "KeyportCrypto", "CredentialExchangeFormat", "KeyportSystem", "KeyportTestSupport",
+                "KeyportInterfaces", "KeyportEncoding", "Varlink", "keyport-vault",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -25,6 +25,9 @@ package enum KeyportInterfaces {
     /// `org.keyport.AutoFill`: clients asking for a credential.
     package static let autoFill = load("org.keyport.AutoFill")
 
+    /// `org.keyport.Vault`: Keyport Vault's agent, which holds a vault unlocked.
+    package static let vault = load("org.keyport.Vault")
+
     /// `org.keyport.CredentialProvider`: what providers serve, for keyportd to call.
     package static let credentialProvider = load("org.keyport.CredentialProvider")
 

@@ -24,6 +24,11 @@ package struct DaemonLocations: Hashable, Sendable {
     package var configuration: String
     /// Where state lives (the credential identity store).
     package var state: String
+    /// Where Keyport Vault's agent listens: `$KEYPORT_VAULT_SOCKET`, else `vault.sock` beside
+    /// keyportd's socket in Keyport's runtime directory.
+    package var vaultAgent: String
+    /// The vault `keyport vault` opens when none is named: `$XDG_DATA_HOME/keyport/vault.keyport`.
+    package var defaultVault: String
 
     /// The variable that overrides the socket's path.
     package static let socketVariable = "KEYPORT_SOCKET"
@@ -51,6 +56,17 @@ package struct DaemonLocations: Hashable, Sendable {
         }
         configuration = FilePaths.join(base.configHome, "keyport")
         state = FilePaths.join(base.stateHome, "keyport")
+        if let chosen = environment["KEYPORT_VAULT_SOCKET"], !chosen.isEmpty {
+            guard chosen.hasPrefix("/"), chosen.utf8.count <= UnixSocketPath.maximumLength else {
+                throw DaemonError(
+                    "KEYPORT_VAULT_SOCKET must be an absolute path of at most \(UnixSocketPath.maximumLength) bytes, not '\(chosen)'"
+                )
+            }
+            vaultAgent = FilePaths.standardized(chosen)
+        } else {
+            vaultAgent = FilePaths.join(base.keyportRuntime, "vault.sock")
+        }
+        defaultVault = FilePaths.join(base.dataHome, "keyport/vault.keyport")
     }
 
     /// Makes sure the socket's directory exists (when `create`) and is private to this user.

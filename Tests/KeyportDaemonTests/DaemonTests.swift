@@ -226,6 +226,12 @@ struct InterfaceDefinitionTests {
             ]
         )
         #expect(
+            Set(KeyportInterfaces.vault.methods.keys) == [
+                "Status", "Unlock", "Lock", "Add", "Update", "Remove", "Get", "Lookup", "List", "Import",
+            ]
+        )
+        #expect(KeyportInterfaces.vault.errors.keys.sorted() == ["Failed", "Locked"])
+        #expect(
             Set(KeyportInterfaces.identityStore.methods.keys) == [
                 "State", "Save", "Remove", "Replace", "RemoveAll", "List",
             ]

@@ -1,0 +1,79 @@
+import VarlinkCore
+
+/// Parameter types of `org.keyport.Vault` (Interfaces/org.keyport.Vault.varlink), which Keyport
+/// Vault's agent serves. Items travel as raw CXF item objects, read and written by the CXF codec.
+package enum VaultAgent {
+    package static let status = "org.keyport.Vault.Status"
+    package static let unlock = "org.keyport.Vault.Unlock"
+    package static let lock = "org.keyport.Vault.Lock"
+    package static let add = "org.keyport.Vault.Add"
+    package static let update = "org.keyport.Vault.Update"
+    package static let remove = "org.keyport.Vault.Remove"
+    package static let get = "org.keyport.Vault.Get"
+    package static let lookup = "org.keyport.Vault.Lookup"
+    package static let list = "org.keyport.Vault.List"
+    package static let importItems = "org.keyport.Vault.Import"
+
+    package enum Error {
+        package static let locked = "org.keyport.Vault.Locked"
+        package static let failed = "org.keyport.Vault.Failed"
+    }
+
+    package struct StatusOut: Codable, Hashable, Sendable {
+        package var path: String?
+        package var unlocked: Bool
+        package var locksIn: Int?
+        package var items: Int?
+
+        package init(path: String?, unlocked: Bool, locksIn: Int?, items: Int?) {
+            self.path = path
+            self.unlocked = unlocked
+            self.locksIn = locksIn
+            self.items = items
+        }
+    }
+
+    package struct UnlockIn: Codable, Hashable, Sendable {
+        package var path: String
+        package var passphrase: String
+        package var timeout: Int?
+
+        package init(path: String, passphrase: String, timeout: Int? = nil) {
+            self.path = path
+            self.passphrase = passphrase
+            self.timeout = timeout
+        }
+    }
+
+    package struct ItemsOut: Codable, Hashable, Sendable {
+        package var items: Int
+        package init(items: Int) { self.items = items }
+    }
+
+    package struct RevisionOut: Codable, Hashable, Sendable {
+        package var revision: Int
+        package init(revision: Int) { self.revision = revision }
+    }
+
+    package struct IDIn: Codable, Hashable, Sendable {
+        package var id: String
+        package init(id: String) { self.id = id }
+    }
+
+    package struct LookupIn: Codable, Hashable, Sendable {
+        package var service: String
+        package init(service: String) { self.service = service }
+    }
+
+    package struct ImportOut: Codable, Hashable, Sendable {
+        package var imported: Int
+        package var merged: Int
+        package var skipped: Int
+
+        package init(imported: Int, merged: Int, skipped: Int) {
+            self.imported = imported
+            self.merged = merged
+            self.skipped = skipped
+        }
+    }
+}

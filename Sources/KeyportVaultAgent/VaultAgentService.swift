@@ -1,0 +1,243 @@
+import CredentialExchangeFormat
+import Foundation
+import KeyportEncoding
+import KeyportInterfaces
+import KeyportSystem
+import KeyportVault
+import Synchronization
+import Varlink
+
+/// `org.keyport.Vault`: holds one vault unlocked, and forgets its key `timeout` after the last
+/// request, or on `Lock`.
+///
+/// The vault's calls are synchronous SQLite work (unlocking runs scrypt for half a second, an
+/// import of 100 000 items a few seconds); they run on the request's task, which holds one of
+/// the cooperative threads meanwhile. An agent serves one person's few clients, so that is
+/// acceptable, and no request waits on another's.
+package final class VaultAgentService: Sendable {
+    private struct State {
+        var vault: Vault?
+        var timeout: Duration
+        var deadline: ContinuousClock.Instant?
+        /// Counted up by every request: a lock timer that finds it changed was overtaken.
+        var generation = 0
+    }
+
+    private let state: Mutex<State>
+    private let defaultTimeout: Duration
+
+    /// An agent whose vaults lock `defaultTimeout` after their last request unless `Unlock` asks
+    /// for another time.
+    package init(defaultTimeout: Duration) {
+        self.defaultTimeout = defaultTimeout
+        state = Mutex(State(vault: nil, timeout: defaultTimeout))
+    }
+
+    /// The interface and its methods, for the server.
+    package var implementation: VarlinkInterfaceImplementation {
+        VarlinkInterfaceImplementation(
+            KeyportInterfaces.vault,
+            methods: [
+                "Status": { [self] _ throws(VarlinkError) in try RawJSON.reply(status()) },
+                "Unlock": { [self] request throws(VarlinkError) in try unlock(request) },
+                "Lock": { [self] _ throws(VarlinkError) in
+                    lock()
+                    return .emptyObject
+                },
+                "Add": { [self] request throws(VarlinkError) in
+                    let item = try Self.item(request)
+                    return try RawJSON.reply(
+                        VaultAgent.RevisionOut(
+                            revision: Int(try using { vault throws(VaultError) in try vault.add(item) })
+                        )
+                    )
+                },
+                "Update": { [self] request throws(VarlinkError) in
+                    let item = try Self.item(request)
+                    return try RawJSON.reply(
+                        VaultAgent.RevisionOut(
+                            revision: Int(try using { vault throws(VaultError) in try vault.update(item) })
+                        )
+                    )
+                },
+                "Remove": { [self] request throws(VarlinkError) in
+                    let id = try Self.id(request)
+                    try using { vault throws(VaultError) in try vault.remove(id: id) }
+                    return .emptyObject
+                },
+                "Get": { [self] request throws(VarlinkError) in
+                    let id = try Self.id(request)
+                    let item = try using { vault throws(VaultError) in try vault.item(id: id) }
+                    return JSONText.object([("item", item?.json ?? Array("null".utf8))])
+                },
+                "Lookup": { [self] request throws(VarlinkError) in
+                    let service = try request.parameters(as: VaultAgent.LookupIn.self).service
+                    let items = try using { vault throws(VaultError) in try vault.items(forService: service) }
+                    return JSONText.object([("items", Self.array(items))])
+                },
+                "List": { [self] request throws(VarlinkError) in try await list(request) },
+                "Import": { [self] request throws(VarlinkError) in try importItems(request) },
+            ]
+        )
+    }
+
+    // MARK: - Locking
+
+    private func status() -> VaultAgent.StatusOut {
+        state.withLock { state in
+            VaultAgent.StatusOut(
+                path: state.vault?.path,
+                unlocked: state.vault != nil,
+                locksIn: state.deadline.map { Int(max(($0 - .now).components.seconds, 0)) },
+                items: try? state.vault?.count
+            )
+        }
+    }
+
+    private func unlock(_ request: VarlinkRequest) throws(VarlinkError) -> RawJSON {
+        let input = try request.parameters(as: VaultAgent.UnlockIn.self)
+        guard input.path.hasPrefix("/") else {
+            throw .invalidParameter("path", "the vault's path must be absolute, not '\(input.path)'")
+        }
+        if let timeout = input.timeout, timeout <= 0 {
+            throw .invalidParameter(
+                "timeout",
+                "a vault stays unlocked for a positive number of seconds, not \(timeout)"
+            )
+        }
+        let vault: Vault
+        do {
+            vault = try Vault.unlock(at: input.path, passphrase: SecretBytes(input.passphrase))
+        } catch {
+            throw Self.failure(error)
+        }
+        state.withLock { state in
+            state.vault = vault
+            state.timeout = input.timeout.map { .seconds($0) } ?? defaultTimeout
+        }
+        touch()
+        return try RawJSON.reply(VaultAgent.ItemsOut(items: (try? vault.count) ?? 0))
+    }
+
+    /// Forgets the vault and its key.
+    package func lock() {
+        state.withLock { state in
+            state.vault = nil
+            state.deadline = nil
+            state.generation += 1
+        }
+    }
+
+    /// Moves the lock's deadline to `timeout` from now.
+    private func touch() {
+        let (generation, timeout) = state.withLock { state -> (Int, Duration) in
+            state.generation += 1
+            state.deadline = .now + state.timeout
+            return (state.generation, state.timeout)
+        }
+        Task { [self] in
+            try? await Task.sleep(for: timeout)
+            state.withLock { state in
+                guard state.generation == generation else { return }
+                state.vault = nil
+                state.deadline = nil
+            }
+        }
+    }
+
+    /// Runs `body` with the unlocked vault, and counts as a request for the lock's deadline.
+    private func using<T>(_ body: (Vault) throws(VaultError) -> T) throws(VarlinkError) -> T {
+        guard let vault = state.withLock({ $0.vault }) else {
+            throw VarlinkError(
+                name: VaultAgent.Error.locked,
+                ["message": "the vault is locked; unlock it with `keyport vault unlock`"]
+            )
+        }
+        touch()
+        do {
+            return try body(vault)
+        } catch {
+            throw Self.failure(error)
+        }
+    }
+
+    // MARK: - Items
+
+    private func list(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
+        guard request.call.more else { throw .expectedMore(request.call.method) }
+        var items: [CXF.Item] = []
+        try using { vault throws(VaultError) in
+            do {
+                try vault.forEachItem { items.append($0) }
+            } catch let error as VaultError {
+                throw error
+            } catch {
+                throw VaultError(.io, "\(error)")
+            }
+        }
+        guard let last = items.popLast() else { return JSONText.object([("item", Array("null".utf8))]) }
+        for item in items { try await request.send(JSONText.object([("item", item.json)])) }
+        return JSONText.object([("item", last.json)])
+    }
+
+    private func importItems(_ request: VarlinkRequest) throws(VarlinkError) -> RawJSON {
+        guard let raw = try? request.call.parameters.member("items") else {
+            throw .invalidParameter("items", "the items to import are missing")
+        }
+        var items: [CXF.Item] = []
+        var cursor = JSONCursor(raw.bytes)
+        do {
+            var index = 0
+            try cursor.forEachElement { cursor in
+                let bytes = Array(try cursor.rawValue())
+                do {
+                    items.append(try CXF.Decoder().decodeItem(bytes))
+                } catch {
+                    throw VarlinkError.invalidParameter("items", "item \(index + 1) is not a CXF item: \(error)")
+                }
+                index += 1
+            }
+        } catch let error as VarlinkError {
+            throw error
+        } catch {
+            throw .invalidParameter("items", "the items are not a JSON array: \(error)")
+        }
+        let report = try using { vault throws(VaultError) in try vault.importItems(items) }
+        return try RawJSON.reply(
+            VaultAgent.ImportOut(imported: report.imported, merged: report.merged, skipped: report.skipped)
+        )
+    }
+
+    private static func item(_ request: VarlinkRequest) throws(VarlinkError) -> CXF.Item {
+        guard let raw = try? request.call.parameters.member("item") else {
+            throw .invalidParameter("item", "the item is missing")
+        }
+        do {
+            return try CXF.Decoder().decodeItem(raw.bytes)
+        } catch {
+            throw .invalidParameter("item", "the item is not a CXF item: \(error)")
+        }
+    }
+
+    private static func id(_ request: VarlinkRequest) throws(VarlinkError) -> Data {
+        let text = try request.parameters(as: VaultAgent.IDIn.self).id
+        guard let bytes = try? Base64URL.decode(text), !bytes.isEmpty else {
+            throw .invalidParameter("id", "'\(text)' is not an item id (base64url)")
+        }
+        return Data(bytes)
+    }
+
+    private static func array(_ items: [CXF.Item]) -> [UInt8] {
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        for (index, item) in items.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out += item.json
+        }
+        out.append(UInt8(ascii: "]"))
+        return out
+    }
+
+    private static func failure(_ error: VaultError) -> VarlinkError {
+        VarlinkError(name: VaultAgent.Error.failed, ["code": error.code.rawValue, "message": error.message])
+    }
+}

@@ -1,0 +1,68 @@
+// Keyport Vault's programs.
+//
+//   keyport-vault agent [--timeout SECONDS]   holds a vault unlocked for `keyport vault` and the
+//                                            vault's provider (org.keyport.Vault on vault.sock),
+//                                            locking it SECONDS (default 900) after its last request
+import Foundation
+import KeyportInterfaces
+import KeyportSystem
+import KeyportVaultAgent
+import Varlink
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+func fail(_ message: String, status: Int32 = 2) -> Never {
+    FileHandle.standardError.write(Data("keyport-vault: \(message)\n".utf8))
+    exit(status)
+}
+
+let usage = """
+    usage: keyport-vault agent [--timeout SECONDS]
+    Holds a Keyport vault unlocked (org.keyport.Vault on $XDG_RUNTIME_DIR/keyport/vault.sock, or
+    $KEYPORT_VAULT_SOCKET) until SIGTERM or SIGINT; `keyport vault unlock` starts it when it is not
+    running. The vault locks itself SECONDS (default 900) after its last request.
+    """
+var arguments = Array(CommandLine.arguments.dropFirst())
+guard arguments.first == "agent" else { fail(arguments.contains("--help") ? usage : "expected `agent`\n\(usage)") }
+arguments.removeFirst()
+var timeout = 900
+while let argument = arguments.first {
+    arguments.removeFirst()
+    guard argument == "--timeout", let value = arguments.first.flatMap(Int.init), value > 0 else {
+        fail("unexpected '\(argument)'\n\(usage)")
+    }
+    arguments.removeFirst()
+    timeout = value
+}
+
+let locations: DaemonLocations
+do {
+    locations = try DaemonLocations(environment: ProcessInfo.processInfo.environment)
+    _ = try PrivateDirectory.prepare(FilePaths.parent(locations.vaultAgent), contents: "the vault's key", create: true)
+} catch {
+    fail("\(error)")
+}
+let service = VaultAgentService(defaultTimeout: .seconds(timeout))
+let server = VarlinkServer(
+    info: VarlinkServiceInfo(
+        vendor: "Keyport",
+        product: "keyport-vault agent",
+        version: "1",
+        url: "https://keyport.invalid"
+    ),
+    interfaces: [service.implementation],
+    maximumMessageSize: DaemonClient.maximumMessageSize
+)
+let path = locations.vaultAgent
+let (result, signal) = await TerminationSignals.cancelling {
+    try await server.serve(path: path) {
+        FileHandle.standardError.write(Data("keyport-vault: agent listening on \(path)\n".utf8))
+    }
+}
+service.lock()
+if let signal { TerminationSignals.end(by: signal) }
+if case .failure(let error) = result { fail("cannot serve \(path): \(error)", status: 1) }

@@ -1,0 +1,186 @@
+import CredentialExchangeFormat
+import Foundation
+import KeyportCrypto
+import KeyportEncoding
+import KeyportInterfaces
+import KeyportSystem
+import KeyportTestSupport
+import KeyportVault
+import Testing
+import Varlink
+
+/// keyport-vault, built beside this test bundle.
+private let agentProgram = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+    .appendingPathComponent("keyport-vault").path
+
+/// A vault with one login, and an agent for it listening in a private directory.
+private struct AgentSandbox {
+    let directory: TemporaryDirectory
+    let agent: Program
+    let socket: String
+    let vault: String
+
+    init(timeout: Int = 900) async throws {
+        directory = try TemporaryDirectory("kp-agent")
+        socket = directory.url.appendingPathComponent("run/vault.sock").path
+        vault = directory.url.appendingPathComponent("vault.keyport").path
+        _ = try Vault.create(at: vault, passphrase: SecretBytes("open sesame"), kdf: ScryptParameters(logN: 10))
+        var environment = ProcessInfo.processInfo.environment
+        environment["KEYPORT_VAULT_SOCKET"] = socket
+        agent = try Program(agentProgram, ["agent", "--timeout", "\(timeout)"], environment: environment)
+        _ = try await agent.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
+    }
+
+    func call(_ method: String, _ parameters: String = "{}") async throws -> RawJSON {
+        try await VarlinkConnection.withConnection(path: socket, maximumMessageSize: 1 << 26) {
+            try await $0.call(method, RawJSON(bytes: Array(parameters.utf8)))
+        }
+    }
+
+    func error(_ method: String, _ parameters: String = "{}") async -> VarlinkError? {
+        do {
+            _ = try await call(method, parameters)
+            return nil
+        } catch {
+            return error as? VarlinkError
+        }
+    }
+
+    func unlock(_ passphrase: String = "open sesame", timeout: Int? = nil) async throws -> RawJSON {
+        let extra = timeout.map { #","timeout":\#($0)"# } ?? ""
+        return try await call(VaultAgent.unlock, #"{"path":"\#(vault)","passphrase":"\#(passphrase)"\#(extra)}"#)
+    }
+}
+
+private func loginJSON(_ id: String, site: String, user: String = "alice") -> String {
+    let item = CXF.Item(
+        id: Data(id.utf8),
+        title: site,
+        scope: CXF.CredentialScope(urls: ["https://\(site)/"]),
+        credentials: [
+            .basicAuth(
+                CXF.BasicAuth(
+                    username: CXF.EditableField(value: user),
+                    password: CXF.EditableField(fieldType: .concealedString, value: "pw-\(id)")
+                )
+            )
+        ]
+    )
+    return String(decoding: item.json, as: UTF8.self)
+}
+
+@Suite("Keyport Vault's agent", .serialized)
+struct VaultAgentTests {
+    @Test("unlock (a wrong passphrase refused), add, look up, get, list, import, remove, lock; every failure says why")
+    func session() async throws {
+        let sandbox = try await AgentSandbox()
+        defer {
+            sandbox.agent.stop()
+            sandbox.directory.remove()
+        }
+        let status = try await sandbox.call(VaultAgent.status).decode(VaultAgent.StatusOut.self)
+        #expect(!status.unlocked && status.path == nil)
+        #expect(await sandbox.error(VaultAgent.lookup, #"{"service":"example.com"}"#)?.name == VaultAgent.Error.locked)
+        let wrong = await sandbox.error(VaultAgent.unlock, #"{"path":"\#(sandbox.vault)","passphrase":"nope"}"#)
+        #expect(wrong?.name == VaultAgent.Error.failed)
+        #expect(wrong?.parameters.description.contains(#""code":"wrong-passphrase""#) == true)
+        #expect(
+            await sandbox.error(VaultAgent.unlock, #"{"path":"relative","passphrase":"x"}"#)?.name
+                == "org.varlink.service.InvalidParameter"
+        )
+
+        #expect(try await sandbox.unlock().decode(VaultAgent.ItemsOut.self).items == 0)
+        #expect(
+            try await sandbox.call(VaultAgent.add, #"{"item":\#(loginJSON("a", site: "example.com"))}"#).description
+                == #"{"revision":1}"#
+        )
+        let duplicate = await sandbox.error(VaultAgent.add, #"{"item":\#(loginJSON("a", site: "example.com"))}"#)
+        #expect(duplicate?.parameters.description.contains(#""code":"exists""#) == true)
+        // Not an object: the interface refuses it; an object the CXF codec reads without an id:
+        // the vault does.
+        #expect(await sandbox.error(VaultAgent.add, #"{"item":[1]}"#)?.name == "org.varlink.service.InvalidParameter")
+        let noID = await sandbox.error(VaultAgent.add, #"{"item":{"title":"x"}}"#)
+        #expect(
+            noID?.parameters.description.contains(#""code":"invalid-item""#) == true,
+            "\(noID.map { "\($0)" } ?? "")"
+        )
+
+        let found = try await sandbox.call(VaultAgent.lookup, #"{"service":"https://login.example.com/"}"#)
+        #expect(found.description.contains(#""pw-a""#))
+        let id = Base64URL.encode(Array("a".utf8))
+        #expect(
+            try await sandbox.call(VaultAgent.get, #"{"id":"\#(id)"}"#).description.contains(#""title":"example.com""#)
+        )
+        #expect(
+            try await sandbox.call(VaultAgent.get, #"{"id":"\#(Base64URL.encode(Array("zz".utf8)))"}"#).description
+                == #"{"item":null}"#
+        )
+
+        let imported = try await sandbox.call(
+            VaultAgent.importItems,
+            #"{"items":[\#(loginJSON("b", site: "example.org")),\#(loginJSON("c", site: "example.net")),\#(loginJSON("a", site: "example.com"))]}"#
+        ).decode(VaultAgent.ImportOut.self)
+        #expect(imported == VaultAgent.ImportOut(imported: 2, merged: 0, skipped: 1))
+        var listed: [String] = []
+        try await VarlinkConnection.withConnection(path: sandbox.socket, maximumMessageSize: 1 << 26) { connection in
+            try await connection.send(VaultAgentTests.listCall)
+            while true {
+                let (parameters, continues) = try await connection.nextReply()
+                listed.append(parameters.description)
+                if !continues { break }
+            }
+        }
+        #expect(listed.count == 3 && listed.allSatisfy { $0.hasPrefix(#"{"item":{"id":"#) })
+        _ = try await sandbox.call(VaultAgent.remove, #"{"id":"\#(id)"}"#)
+        #expect(try await sandbox.call(VaultAgent.status).decode(VaultAgent.StatusOut.self).items == 2)
+
+        _ = try await sandbox.call(VaultAgent.lock)
+        #expect(await sandbox.error(VaultAgent.get, #"{"id":"\#(id)"}"#)?.name == VaultAgent.Error.locked)
+        // The agent kept nothing on disk: the vault file is the only file besides the socket.
+        let files = try FileManager.default.subpathsOfDirectory(atPath: sandbox.directory.url.path).filter {
+            !$0.hasPrefix("vault.keyport") && $0 != "run" && $0 != "run/vault.sock"
+        }
+        #expect(files.isEmpty, "\(files)")
+    }
+
+    static let listCall = VarlinkCall(method: VaultAgent.list, more: true)
+
+    @Test("the vault locks itself after its idle time; a request in between moves the time")
+    func idleLock() async throws {
+        let sandbox = try await AgentSandbox()
+        defer {
+            sandbox.agent.stop()
+            sandbox.directory.remove()
+        }
+        _ = try await sandbox.unlock(timeout: 2)
+        try await Task.sleep(for: .seconds(1))
+        _ = try await sandbox.call(VaultAgent.lookup, #"{"service":"example.com"}"#)
+        try await Task.sleep(for: .seconds(1.5))
+        #expect(
+            try await sandbox.call(VaultAgent.status).decode(VaultAgent.StatusOut.self).unlocked,
+            "touched 1.5 s ago"
+        )
+        try await Task.sleep(for: .seconds(1))
+        #expect(await sandbox.error(VaultAgent.lookup, #"{"service":"example.com"}"#)?.name == VaultAgent.Error.locked)
+    }
+
+    @Test("PyPI's varlink client introspects the agent and calls it")
+    func foreignClient() async throws {
+        let python = try await Peers.python(importing: ["varlink"])
+        let sandbox = try await AgentSandbox()
+        defer {
+            sandbox.agent.stop()
+            sandbox.directory.remove()
+        }
+        let script = """
+            import sys, varlink
+            with varlink.Client(address="unix:" + sys.argv[1]) as client:
+                print(client.get_interface("org.keyport.Vault").name)
+                with client.open("org.keyport.Vault") as vault:
+                    print(vault.Status()["unlocked"])
+            """
+        let ran = try await Program.run(python, ["-c", script, sandbox.socket], timeout: .seconds(60))
+        #expect(ran.status == 0, "\(ran.standardError)")
+        #expect(ran.standardOutput == "org.keyport.Vault\nFalse\n")
+    }
+}

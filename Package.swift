@@ -99,6 +99,7 @@ let package = Package(
         .executableTarget(
             name: "keyport-cli",
             dependencies: [
+                "KeyportVault", "KeyportFormats", "KeyportCrypto",
                 "CredentialExchangeFormat", "KeyportEncoding", "KeyportSystem", "OneTimeCodes",
                 "AuthenticationServices",
                 "WebAuthentication", "KeyportInterfaces", "Varlink",

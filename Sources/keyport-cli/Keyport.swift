@@ -15,7 +15,7 @@ struct Keyport: AsyncParsableCommand {
         abstract: "Credential exchange, one-time codes and sign-in for Linux.",
         subcommands: [
             CXFCommand.self, OTPCommand.self, LoginCommand.self, URLSchemeCommand.self, ProvidersCommand.self,
-            ExchangeCommand.self, AgentCommand.self, PasswordCommand.self, GitCredentialCommand.self,
+            ExchangeCommand.self, AgentCommand.self, PasswordCommand.self, GitCredentialCommand.self, VaultCommand.self,
         ]
     )
 

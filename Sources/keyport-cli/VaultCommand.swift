@@ -1,0 +1,444 @@
+import ArgumentParser
+import CredentialExchangeFormat
+import Foundation
+import KeyportCrypto
+import KeyportEncoding
+import KeyportFormats
+import KeyportInterfaces
+import KeyportSystem
+import KeyportVault
+import Varlink
+
+/// `keyport vault`: Keyport Vault, through its agent (`keyport-vault agent`), which holds the
+/// unlocked vault; only `init` opens the file itself.
+struct VaultCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vault",
+        abstract: "Keyport Vault: an encrypted password manager (through its agent, keyport-vault agent).",
+        discussion: """
+            `keyport vault init` creates the vault; `unlock` starts the agent when it is not running and \
+            opens the vault in it, where it stays unlocked until `lock` or its idle time; the other \
+            commands ask the agent. Passphrases are read from the terminal without echo, or with \
+            --passphrase-stdin from the first line of standard input; never from the arguments.
+            """,
+        subcommands: [
+            Init.self, Unlock.self, Lock.self, Status.self, Add.self, List.self, Show.self, Remove.self, Import.self,
+            Export.self,
+        ]
+    )
+}
+
+/// Where the vault is, and how its passphrase is read.
+struct VaultOptions: ParsableArguments {
+    @Option(help: "The vault file (default: $XDG_DATA_HOME/keyport/vault.keyport).")
+    var vault: String?
+
+    @Flag(help: "Read the passphrase from the first line of standard input (scripts).")
+    var passphraseStdin = false
+
+    func locations() throws(Failure) -> DaemonLocations {
+        do {
+            return try DaemonLocations(environment: ProcessInfo.processInfo.environment)
+        } catch {
+            throw .io(error.description)
+        }
+    }
+
+    /// The vault's absolute path.
+    func path() throws(Failure) -> String {
+        guard let vault else { return try locations().defaultVault }
+        return vault.hasPrefix("/") ? vault : FileManager.default.currentDirectoryPath + "/" + vault
+    }
+
+    /// The passphrase: typed without echo, or the first line of standard input.
+    func passphrase(_ prompt: String) throws(Failure) -> SecretBytes {
+        let line = passphraseStdin ? readLine(strippingNewline: true) : Terminal.readSecret(prompt: prompt)
+        guard let line, !line.isEmpty else { throw .invalid("no passphrase was given") }
+        return SecretBytes(line)
+    }
+}
+
+/// Calls the vault's agent; its refusals become failures that say why.
+func callVaultAgent(
+    _ locations: DaemonLocations,
+    _ method: String,
+    _ parameters: RawJSON = .emptyObject,
+    more: Bool = false,
+    each: ((RawJSON) throws -> Void)? = nil
+) async throws -> RawJSON {
+    do {
+        return try await VarlinkConnection.withConnection(path: locations.vaultAgent, maximumMessageSize: 1 << 26) {
+            connection in
+            guard more else { return try await connection.call(method, parameters) }
+            try await connection.send(VarlinkCall(method: method, parameters: parameters, more: true))
+            while true {
+                let (reply, continues) = try await connection.nextReply()
+                guard continues else { return reply }
+                try each?(reply)
+            }
+        }
+    } catch let error as VarlinkConnectionError where error.isRefused {
+        throw Failure.io("the vault's agent is not running; start it with `keyport vault unlock`")
+    } catch let error as VarlinkError {
+        let code = (try? error.parameters.member("code")).flatMap { try? $0.decode(String.self) }
+        throw Failure.invalid((error.message ?? error.name) + (code.map { " [\($0)]" } ?? ""))
+    } catch let error as VarlinkConnectionError {
+        throw Failure.io("the vault's agent: \(error)")
+    }
+}
+
+extension VaultCommand {
+    struct Init: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a vault, protected by a new passphrase.")
+
+        @OptionGroup var options: VaultOptions
+
+        func run() async throws {
+            let path = try options.path()
+            guard !FileManager.default.fileExists(atPath: path) else {
+                throw Failure.invalid("\(path) exists already; Keyport will not overwrite it")
+            }
+            let passphrase = try options.passphrase("New passphrase for \(path): ")
+            if !options.passphraseStdin {
+                let again = try options.passphrase("The same passphrase again: ")
+                guard again.isEqual(to: passphrase) else { throw Failure.invalid("the two passphrases differ") }
+            }
+            let directory = (path as NSString).deletingLastPathComponent
+            try? FileManager.default.createDirectory(
+                atPath: directory,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+            let kdf = ScryptParameters.calibrated()
+            do {
+                _ = try Vault.create(at: path, passphrase: passphrase, kdf: kdf)
+            } catch {
+                throw Failure.invalid("\(error.message) [\(error.code)]")
+            }
+            FileHandle.write(
+                "created \(path) (scrypt N=2^\(kdf.logN), r=\(kdf.r), p=\(kdf.p)); open it with `keyport vault unlock`\n"
+            )
+        }
+    }
+
+    struct Unlock: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Open the vault in its agent (started when it is not running) until `lock` or its idle time."
+        )
+
+        @OptionGroup var options: VaultOptions
+
+        @Option(help: "Lock again after this many seconds without a request (default: the agent's, 900).")
+        var timeout: Int?
+
+        func run() async throws {
+            let locations = try options.locations()
+            let path = try options.path()
+            try await startAgentIfNeeded(locations)
+            let passphrase = try options.passphrase("Passphrase for \(path): ")
+            let input = passphrase.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+            let reply = try await callVaultAgent(
+                locations,
+                VaultAgent.unlock,
+                try RawJSON(encoding: VaultAgent.UnlockIn(path: path, passphrase: input, timeout: timeout))
+            ).decode(VaultAgent.ItemsOut.self)
+            FileHandle.write("unlocked \(path): \(reply.items) items\n")
+        }
+
+        /// Starts `keyport-vault agent` (beside this program) when nothing answers on its socket,
+        /// and waits for it to listen.
+        private func startAgentIfNeeded(_ locations: DaemonLocations) async throws {
+            if (try? await callVaultAgent(locations, VaultAgent.status)) != nil { return }
+            let own = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+            let program = own.appendingPathComponent("keyport-vault").path
+            do {
+                // Its own process group, no terminal: it outlives this command.
+                _ = try ChildProcess(
+                    executable: program,
+                    arguments: ["agent"],
+                    environment: ProcessInfo.processInfo.environment
+                )
+            } catch {
+                throw Failure.io("cannot start the vault's agent \(program): \(error)")
+            }
+            let deadline = ContinuousClock.now + .seconds(10)
+            while ContinuousClock.now < deadline {
+                if (try? await callVaultAgent(locations, VaultAgent.status)) != nil { return }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            throw Failure.io("the vault's agent \(program) did not start listening within 10 s")
+        }
+    }
+
+    struct Lock: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Make the agent forget the vault's key now.")
+        @OptionGroup var options: VaultOptions
+
+        func run() async throws {
+            _ = try await callVaultAgent(try options.locations(), VaultAgent.lock)
+            FileHandle.write("locked\n")
+        }
+    }
+
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Whether the vault is unlocked, and for how long.")
+        @OptionGroup var options: VaultOptions
+
+        func run() async throws {
+            let status = try await callVaultAgent(try options.locations(), VaultAgent.status)
+                .decode(VaultAgent.StatusOut.self)
+            guard status.unlocked, let path = status.path else {
+                FileHandle.write("locked\n")
+                return
+            }
+            FileHandle.write("unlocked \(path): \(status.items ?? 0) items; locks in \(status.locksIn ?? 0) s\n")
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a login: its title, sites, user name, password (asked for) and one-time-code secret."
+        )
+        @OptionGroup var options: VaultOptions
+
+        @Option(help: "The login's title.") var title: String
+        @Option(help: "A site where it is used (repeat for several).") var url: [String] = []
+        @Option(help: "The user name.") var user: String?
+        @Flag(help: "Read a one-time-code secret (otpauth:// URI or Base32) too, after the password.")
+        var otp = false
+        @Flag(help: "No password (a login with only a one-time code).") var noPassword = false
+
+        func run() async throws {
+            let password = noPassword ? nil : try options.passphrase("Password for \(title): ")
+            let secret = otp ? try options.passphrase("One-time-code secret or otpauth:// URI: ") : nil
+            func text(_ secret: SecretBytes?) -> String? {
+                secret.map { $0.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
+            }
+            let item: CXF.Item
+            do {
+                item = try ItemBuilder.login(
+                    title: title,
+                    urls: url,
+                    username: user,
+                    password: text(password),
+                    otp: text(secret),
+                    notes: nil
+                )
+            } catch {
+                throw Failure.invalid(error.message)
+            }
+            _ = try await callVaultAgent(
+                try options.locations(),
+                VaultAgent.add,
+                JSONText.object([("item", item.json)])
+            )
+            FileHandle.write("added \(title) (\(Base64URL.encode(item.id)))\n")
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the items: id, title, user name, site.")
+        @OptionGroup var options: VaultOptions
+        @Argument(help: "Only the items whose title, user name or site contains this.") var search: String?
+
+        func run() async throws {
+            let items = try await vaultItems(options)
+            let wanted = search?.lowercased()
+            for item in items {
+                let summary = ItemSummary(item)
+                guard wanted.map({ summary.searchable.contains($0) }) ?? true else { continue }
+                FileHandle.write(summary.line + "\n")
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show an item (by id) or the items of a site; secrets hidden unless --reveal."
+        )
+        @OptionGroup var options: VaultOptions
+        @Argument(help: "An item id, or a site (a domain or URL).") var target: String
+        @Flag(help: "Show passwords and secrets too.") var reveal = false
+
+        func run() async throws {
+            let locations = try options.locations()
+            var items: [CXF.Item] = []
+            if let id = try? Base64URL.decode(target), !target.contains("."),
+                let item = try await callVaultAgent(
+                    locations,
+                    VaultAgent.get,
+                    try RawJSON(encoding: VaultAgent.IDIn(id: target))
+                )
+                .member("item").flatMap({ try? CXF.Decoder().decodeItem($0.bytes) }), !id.isEmpty
+            {
+                items = [item]
+            } else {
+                let reply = try await callVaultAgent(
+                    locations,
+                    VaultAgent.lookup,
+                    try RawJSON(encoding: VaultAgent.LookupIn(service: target))
+                )
+                var cursor = JSONCursor(try reply.member("items")?.bytes ?? Array("[]".utf8))
+                try cursor.forEachElement { items.append(try CXF.Decoder().decodeItem(Array(try $0.rawValue()))) }
+            }
+            guard !items.isEmpty else { throw Failure.invalid("the vault has nothing for \(target)") }
+            for item in items { FileHandle.write(ItemSummary(item).details(reveal: reveal)) }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove an item by its id.")
+        @OptionGroup var options: VaultOptions
+        @Argument(help: "The item's id (as `keyport vault list` shows it).") var id: String
+
+        func run() async throws {
+            _ = try await callVaultAgent(
+                try options.locations(),
+                VaultAgent.remove,
+                try RawJSON(encoding: VaultAgent.IDIn(id: id))
+            )
+            FileHandle.write("removed \(id)\n")
+        }
+    }
+
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract:
+                "Import another manager's export (CXF, Bitwarden, KeePassXC, KeePass XML, browsers, Aegis, 2FAS, otpauth).",
+            discussion: "The format is recognised from the file's content, or named with --format. All or nothing."
+        )
+        @OptionGroup var options: VaultOptions
+        @Argument(help: "The export file.") var file: String
+        @Option(help: "The format: \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
+        var format: String?
+
+        func run() async throws {
+            let chosen = try format.map { name throws(Failure) in
+                guard let format = ImportFormat(rawValue: name) else {
+                    throw Failure.invalid(
+                        "--format takes \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")), not '\(name)'"
+                    )
+                }
+                return format
+            }
+            let text = try readInput(file, limit: 256 << 20)
+            let imported: Imported
+            do {
+                imported = try Importer.read(text, format: chosen) {
+                    try? options.passphrase("Password of the export: ")
+                }
+            } catch {
+                throw Failure.invalid("\(file): \(error.message)")
+            }
+            var items: [UInt8] = [UInt8(ascii: "[")]
+            for (index, item) in imported.items.enumerated() {
+                if index > 0 { items.append(UInt8(ascii: ",")) }
+                items += item.json
+            }
+            items.append(UInt8(ascii: "]"))
+            let report = try await callVaultAgent(
+                try options.locations(),
+                VaultAgent.importItems,
+                JSONText.object([("items", items)])
+            )
+            .decode(VaultAgent.ImportOut.self)
+            FileHandle.write(
+                "\(file) (\(imported.format.name)): \(report.imported) imported, \(report.merged) merged, \(report.skipped) skipped\n"
+            )
+            for problem in imported.problems {
+                FileHandle.write("not imported: \(DisplayText.escaping(problem.description))\n", to: .standardError)
+            }
+        }
+    }
+
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write every item as a CXF document, or the one-time-code secrets as otpauth:// URIs."
+        )
+        @OptionGroup var options: VaultOptions
+        @Option(help: "cxf (default) or otpauth.") var format = "cxf"
+        @Option(name: .shortAndLong, help: "The file to write (0600); standard output when absent.") var output: String?
+
+        func run() async throws {
+            let items = try await vaultItems(options)
+            let bytes: [UInt8]
+            switch format {
+            case "cxf":
+                bytes = Exporter.cxf(
+                    items,
+                    account: CXF.Account(id: Data("keyport-vault".utf8), username: NSUserName())
+                )
+            case "otpauth":
+                bytes = Array(Exporter.otpauthList(items).text.utf8)
+            default:
+                throw Failure.invalid("--format takes cxf or otpauth, not '\(format)'")
+            }
+            if let output {
+                do {
+                    try AtomicFile.write(Data(bytes), to: output)
+                } catch {
+                    throw Failure.io("cannot write \(output): \(error)", code: .unwritableOutput)
+                }
+            } else {
+                FileHandle.write(Data(bytes))
+            }
+        }
+    }
+}
+
+/// Every item of the unlocked vault, through the agent.
+func vaultItems(_ options: VaultOptions) async throws -> [CXF.Item] {
+    var items: [CXF.Item] = []
+    func add(_ reply: RawJSON) throws {
+        guard let raw = try reply.member("item"), raw.bytes != Array("null".utf8) else { return }
+        items.append(try CXF.Decoder().decodeItem(raw.bytes))
+    }
+    let last = try await callVaultAgent(try options.locations(), VaultAgent.list, more: true, each: add)
+    try add(last)
+    return items
+}
+
+/// What `list` and `show` print of an item.
+struct ItemSummary {
+    var item: CXF.Item
+
+    init(_ item: CXF.Item) { self.item = item }
+
+    var user: String? {
+        for case .basicAuth(let auth) in item.credentials { return auth.username?.value }
+        for case .totp(let totp) in item.credentials { return totp.username }
+        return nil
+    }
+
+    var searchable: String {
+        ([item.title, user ?? ""] + (item.scope?.urls ?? [])).joined(separator: " ").lowercased()
+    }
+
+    var line: String {
+        [Base64URL.encode(item.id), item.title, user ?? "-", item.scope?.urls.first ?? "-"].map(DisplayText.escaping)
+            .joined(separator: "\t")
+    }
+
+    func details(reveal: Bool) -> String {
+        var lines = ["id: \(Base64URL.encode(item.id))", "title: \(item.title)"]
+        for url in item.scope?.urls ?? [] { lines.append("url: \(url)") }
+        for credential in item.credentials {
+            switch credential {
+            case .basicAuth(let auth):
+                if let user = auth.username?.value { lines.append("user: \(user)") }
+                if let password = auth.password?.value {
+                    lines.append("password: \(reveal ? password : "(hidden: --reveal)")")
+                }
+            case .totp(let totp):
+                lines.append(
+                    "one-time code: \(reveal ? totp.secret : "(secret hidden: --reveal)"), \(totp.digits) digits every \(totp.period) s"
+                )
+            case .note(let note):
+                lines.append("note: \(note.content.value)")
+            default:
+                lines.append("\(credential.type): (see `keyport vault export`)")
+            }
+        }
+        return lines.map(DisplayText.escaping).joined(separator: "\n") + "\n\n"
+    }
+}

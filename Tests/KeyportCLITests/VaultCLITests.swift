@@ -1,0 +1,120 @@
+import Foundation
+import KeyportTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The pids of keyport-vault agents whose environment names `socket`: the ones a test started.
+private func agents(listeningOn socket: String) -> [pid_t] {
+    let own = "KEYPORT_VAULT_SOCKET=\(socket)"
+    return ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { entry in
+        guard let pid = pid_t(entry),
+            let command = try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8),
+            command.contains("keyport-vault"),
+            let environment = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ"))
+        else { return nil }
+        return environment.split(separator: 0).contains { String(decoding: $0, as: UTF8.self) == own } ? pid : nil
+    }
+}
+
+@Suite("keyport vault", .serialized)
+struct VaultCLITests {
+    @Test("init, unlock (starting the agent), add, list, show, import a KeePassXC export, export, lock; clear refusals")
+    func workflow() async throws {
+        let directory = try TemporaryDirectory("kp-vault-cli")
+        let socket = directory.url.appendingPathComponent("run/vault.sock").path
+        defer {
+            for pid in agents(listeningOn: socket) { kill(pid, SIGTERM) }
+            directory.remove()
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment["KEYPORT_VAULT_SOCKET"] = socket
+        environment["XDG_DATA_HOME"] = directory.url.appendingPathComponent("data").path
+        func keyport(_ arguments: [String], _ input: String? = nil) async throws -> CLI.Result {
+            try await runProgram(
+                CLI.executable.path,
+                ["vault"] + arguments,
+                environment: environment,
+                input: input.map { Data($0.utf8) }
+            )
+        }
+
+        let created = try await keyport(["init", "--passphrase-stdin"], "open sesame\n")
+        #expect(created.status == 0 && created.stdout.contains("vault.keyport"), "\(created.stderr)")
+        let again = try await keyport(["init", "--passphrase-stdin"], "open sesame\n")
+        #expect(again.status == 1 && again.stderr.contains("exists already"))
+        let notRunning = try await keyport(["list"])
+        #expect(notRunning.status == 2 && notRunning.stderr.contains("keyport vault unlock"), "\(notRunning.stderr)")
+
+        let wrong = try await keyport(["unlock", "--passphrase-stdin"], "open says me\n")
+        #expect(wrong.status == 1 && wrong.stderr.contains("[wrong-passphrase]"), "\(wrong.stderr)")
+        #expect(agents(listeningOn: socket).count == 1, "unlock started one agent")
+        let unlocked = try await keyport(["unlock", "--passphrase-stdin"], "open sesame\n")
+        #expect(unlocked.status == 0 && unlocked.stdout.contains("0 items"), "\(unlocked.stderr)")
+        #expect(agents(listeningOn: socket).count == 1, "and used it again")
+
+        let added = try await keyport(
+            [
+                "add", "--passphrase-stdin", "--title", "Example", "--url", "https://example.com/", "--user", "alice",
+                "--otp",
+            ],
+            "hunter2\nJBSWY3DPEHPK3PXP\n"
+        )
+        #expect(added.status == 0, "\(added.stderr)")
+        let hidden = try await keyport(["show", "www.example.com"])
+        #expect(
+            hidden.stdout.contains("user: alice") && !hidden.stdout.contains("hunter2")
+                && hidden.stdout.contains("hidden")
+        )
+        let revealed = try await keyport(["show", "example.com", "--reveal"])
+        #expect(revealed.stdout.contains("password: hunter2") && revealed.stdout.contains("JBSWY3DPEHPK3PXP"))
+
+        // What keepassxc-cli exports comes in; the same file again adds nothing.
+        let cli = try Peers.require("/usr/bin/keepassxc-cli", "keepassxc-cli (Debian's keepassxc)")
+        let database = directory.url.appendingPathComponent("kp.kdbx").path
+        _ = try await Program.run(
+            cli,
+            ["db-create", "-p", database],
+            input: Data("pw\npw\n".utf8),
+            timeout: .seconds(60)
+        )
+        _ = try await Program.run(
+            cli,
+            ["add", "-u", "bob", "--url", "https://example.org/", "-p", database, "Intranet"],
+            input: Data("pw\nbobs password\n".utf8),
+            timeout: .seconds(60)
+        )
+        let csv = try await Program.run(
+            cli,
+            ["export", "-f", "csv", database],
+            input: Data("pw\n".utf8),
+            timeout: .seconds(60)
+        )
+        let export = directory.url.appendingPathComponent("kp.csv").path
+        try csv.standardOutput.write(toFile: export, atomically: true, encoding: .utf8)
+        let imported = try await keyport(["import", export])
+        #expect(
+            imported.stdout.contains("(KeePassXC CSV): 1 imported, 0 merged, 0 skipped"),
+            "\(imported.stdout)\(imported.stderr)"
+        )
+        #expect(try await keyport(["import", export]).stdout.contains("0 imported, 0 merged, 1 skipped"))
+
+        let listed = try await keyport(["list"])
+        #expect(listed.stdout.split(separator: "\n").count == 2, "\(listed.stdout)")
+        #expect(try await keyport(["list", "intra"]).stdout.contains("\tbob\t"))
+        let otpauth = try await keyport(["export", "--format", "otpauth"])
+        #expect(otpauth.stdout.hasPrefix("otpauth://totp/Example:alice?secret=JBSWY3DPEHPK3PXP"), "\(otpauth.stdout)")
+        let cxf = directory.url.appendingPathComponent("out.cxf.json").path
+        #expect(try await keyport(["export", "-o", cxf]).status == 0)
+        let validated = try await runProgram(CLI.executable.path, ["cxf", "validate", cxf], environment: environment)
+        #expect(validated.status == 0 && validated.stdout.contains("2 items"), "\(validated.stdout)")
+
+        #expect(try await keyport(["lock"]).status == 0)
+        let locked = try await keyport(["list"])
+        #expect(locked.status == 1 && locked.stderr.contains("locked"), "\(locked.stderr)")
+    }
+}

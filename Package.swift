@@ -177,7 +177,10 @@ let package = Package(
         // Keyport Vault's agent (and, next, its AutoFill provider).
         .executableTarget(
             name: "keyport-vault",
-            dependencies: ["KeyportVaultAgent", "KeyportInterfaces", "KeyportSystem", "Varlink"]
+            dependencies: [
+                "KeyportVaultAgent", "KeyportInterfaces", "KeyportSystem", "KeyportEncoding", "Varlink",
+                "AuthenticationServices", "CredentialExchangeFormat", "OneTimeCodes",
+            ]
         ),
         .executableTarget(
             name: "keyportd",
@@ -252,7 +255,8 @@ let package = Package(
         .testTarget(
             name: "KeyportDaemonTests",
             dependencies: [
-                "KeyportDaemon", "KeyportInterfaces", "keyportd", "keyport-cli", "Varlink", "KeyportSystem",
+                "KeyportDaemon", "KeyportInterfaces", "keyportd", "keyport-cli", "keyport-vault", "Varlink",
+                "KeyportSystem",
                 "KeyportTestSupport", "ExampleExporter", "ExampleImporter", "ExampleProvider",
                 "CredentialExchangeFormat", "WebAuthentication",
             ],

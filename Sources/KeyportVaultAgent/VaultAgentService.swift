@@ -23,13 +23,28 @@ package final class VaultAgentService: Sendable {
         var generation = 0
     }
 
+    /// What changed in the vault, for whoever keeps a copy of what it holds (the identity store
+    /// AutoFill matches against, which must know the vault's logins even while it is locked).
+    package enum Change: Sendable {
+        /// These items are new or changed.
+        case saved([CXF.Item])
+        /// These items are gone.
+        case removed([CXF.Item])
+        /// Anything may have changed (a vault was unlocked, or imported into): read them all
+        /// again (``allItems()``) when this change's turn comes.
+        case everything
+    }
+
     private let state: Mutex<State>
     private let defaultTimeout: Duration
+    private let changed: @Sendable (Change) -> Void
 
     /// An agent whose vaults lock `defaultTimeout` after their last request unless `Unlock` asks
-    /// for another time.
-    package init(defaultTimeout: Duration) {
+    /// for another time; `changed` hears every change, in order, as soon as it is written (it
+    /// must not block: queue the work).
+    package init(defaultTimeout: Duration, changed: @escaping @Sendable (Change) -> Void = { _ in }) {
         self.defaultTimeout = defaultTimeout
+        self.changed = changed
         state = Mutex(State(vault: nil, timeout: defaultTimeout))
     }
 
@@ -46,23 +61,24 @@ package final class VaultAgentService: Sendable {
                 },
                 "Add": { [self] request throws(VarlinkError) in
                     let item = try Self.item(request)
-                    return try RawJSON.reply(
-                        VaultAgent.RevisionOut(
-                            revision: Int(try using { vault throws(VaultError) in try vault.add(item) })
-                        )
-                    )
+                    let revision = try using { vault throws(VaultError) in try vault.add(item) }
+                    changed(.saved([item]))
+                    return try RawJSON.reply(VaultAgent.RevisionOut(revision: Int(revision)))
                 },
                 "Update": { [self] request throws(VarlinkError) in
                     let item = try Self.item(request)
-                    return try RawJSON.reply(
-                        VaultAgent.RevisionOut(
-                            revision: Int(try using { vault throws(VaultError) in try vault.update(item) })
-                        )
-                    )
+                    let revision = try using { vault throws(VaultError) in try vault.update(item) }
+                    changed(.saved([item]))
+                    return try RawJSON.reply(VaultAgent.RevisionOut(revision: Int(revision)))
                 },
                 "Remove": { [self] request throws(VarlinkError) in
                     let id = try Self.id(request)
-                    try using { vault throws(VaultError) in try vault.remove(id: id) }
+                    let removed = try using { vault throws(VaultError) -> CXF.Item? in
+                        let item = try vault.item(id: id)
+                        try vault.remove(id: id)
+                        return item
+                    }
+                    if let removed { changed(.removed([removed])) }
                     return .emptyObject
                 },
                 "Get": { [self] request throws(VarlinkError) in
@@ -116,6 +132,7 @@ package final class VaultAgentService: Sendable {
             state.timeout = input.timeout.map { .seconds($0) } ?? defaultTimeout
         }
         touch()
+        changed(.everything)
         return try RawJSON.reply(VaultAgent.ItemsOut(items: (try? vault.count) ?? 0))
     }
 
@@ -203,9 +220,23 @@ package final class VaultAgentService: Sendable {
             throw .invalidParameter("items", "the items are not a JSON array: \(error)")
         }
         let report = try using { vault throws(VaultError) in try vault.importItems(items) }
+        changed(.everything)
         return try RawJSON.reply(
             VaultAgent.ImportOut(imported: report.imported, merged: report.merged, skipped: report.skipped)
         )
+    }
+
+    /// Every item of the unlocked vault, or `nil` when it is locked (or cannot be read: its own
+    /// failures are its callers' to meet, not a copy's).
+    package func allItems() -> [CXF.Item]? {
+        guard let vault = state.withLock({ $0.vault }) else { return nil }
+        var items: [CXF.Item] = []
+        do {
+            try vault.forEachItem { items.append($0) }
+        } catch {
+            return nil
+        }
+        return items
     }
 
     private static func item(_ request: VarlinkRequest) throws(VarlinkError) -> CXF.Item {

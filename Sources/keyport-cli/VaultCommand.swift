@@ -67,18 +67,9 @@ func callVaultAgent(
     each: ((RawJSON) throws -> Void)? = nil
 ) async throws -> RawJSON {
     do {
-        return try await VarlinkConnection.withConnection(path: locations.vaultAgent, maximumMessageSize: 1 << 26) {
-            connection in
-            guard more else { return try await connection.call(method, parameters) }
-            try await connection.send(VarlinkCall(method: method, parameters: parameters, more: true))
-            while true {
-                let (reply, continues) = try await connection.nextReply()
-                guard continues else { return reply }
-                try each?(reply)
-            }
-        }
-    } catch let error as VarlinkConnectionError where error.isRefused {
-        throw Failure.io("the vault's agent is not running; start it with `keyport vault unlock`")
+        return try await VaultAgentClient.call(locations, method, parameters, more: more, each: each)
+    } catch let error as VaultAgentClient.NotRunning {
+        throw Failure.io(error.description)
     } catch let error as VarlinkError {
         let code = (try? error.parameters.member("code")).flatMap { try? $0.decode(String.self) }
         throw Failure.invalid((error.message ?? error.name) + (code.map { " [\($0)]" } ?? ""))
@@ -134,7 +125,12 @@ extension VaultCommand {
         func run() async throws {
             let locations = try options.locations()
             let path = try options.path()
-            try await startAgentIfNeeded(locations)
+            do {
+                let own = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+                try await VaultAgentClient.startIfNeeded(locations, from: own)
+            } catch {
+                throw Failure.io("cannot start the vault's agent: \(error)")
+            }
             let passphrase = try options.passphrase("Passphrase for \(path): ")
             let input = passphrase.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
             let reply = try await callVaultAgent(
@@ -143,30 +139,6 @@ extension VaultCommand {
                 try RawJSON(encoding: VaultAgent.UnlockIn(path: path, passphrase: input, timeout: timeout))
             ).decode(VaultAgent.ItemsOut.self)
             FileHandle.write("unlocked \(path): \(reply.items) items\n")
-        }
-
-        /// Starts `keyport-vault agent` (beside this program) when nothing answers on its socket,
-        /// and waits for it to listen.
-        private func startAgentIfNeeded(_ locations: DaemonLocations) async throws {
-            if (try? await callVaultAgent(locations, VaultAgent.status)) != nil { return }
-            let own = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-            let program = own.appendingPathComponent("keyport-vault").path
-            do {
-                // Its own process group, no terminal: it outlives this command.
-                _ = try ChildProcess(
-                    executable: program,
-                    arguments: ["agent"],
-                    environment: ProcessInfo.processInfo.environment
-                )
-            } catch {
-                throw Failure.io("cannot start the vault's agent \(program): \(error)")
-            }
-            let deadline = ContinuousClock.now + .seconds(10)
-            while ContinuousClock.now < deadline {
-                if (try? await callVaultAgent(locations, VaultAgent.status)) != nil { return }
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            throw Failure.io("the vault's agent \(program) did not start listening within 10 s")
         }
     }
 

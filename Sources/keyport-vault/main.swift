@@ -3,6 +3,10 @@
 //   keyport-vault agent [--timeout SECONDS]   holds a vault unlocked for `keyport vault` and the
 //                                            vault's provider (org.keyport.Vault on vault.sock),
 //                                            locking it SECONDS (default 900) after its last request
+//   keyport-vault provider [--vault PATH]    the AutoFill provider keyportd starts (its manifest's
+//                                            exec); asks the agent, unlocking through keyportd's
+//                                            agent when the vault is locked
+import AuthenticationServices
 import Foundation
 import KeyportInterfaces
 import KeyportSystem
@@ -21,13 +25,23 @@ func fail(_ message: String, status: Int32 = 2) -> Never {
 }
 
 let usage = """
-    usage: keyport-vault agent [--timeout SECONDS]
+    usage: keyport-vault agent [--timeout SECONDS] | keyport-vault provider [--vault PATH]
     Holds a Keyport vault unlocked (org.keyport.Vault on $XDG_RUNTIME_DIR/keyport/vault.sock, or
     $KEYPORT_VAULT_SOCKET) until SIGTERM or SIGINT; `keyport vault unlock` starts it when it is not
     running. The vault locks itself SECONDS (default 900) after its last request.
     """
 var arguments = Array(CommandLine.arguments.dropFirst())
-guard arguments.first == "agent" else { fail(arguments.contains("--help") ? usage : "expected `agent`\n\(usage)") }
+if arguments.first == "provider" {
+    let environment = ProcessInfo.processInfo.environment
+    let locations = try? DaemonLocations(environment: environment)
+    VaultProviderViewController.locations = locations
+    VaultProviderViewController.vaultPath = locations?.defaultVault ?? ""
+    if arguments.count == 3, arguments[1] == "--vault" { VaultProviderViewController.vaultPath = arguments[2] }
+    ASCredentialProviderExtension.run(VaultProviderViewController.self)
+}
+guard arguments.first == "agent" else {
+    fail(arguments.contains("--help") ? usage : "expected `agent` or `provider`\n\(usage)")
+}
 arguments.removeFirst()
 var timeout = 900
 while let argument = arguments.first {
@@ -46,7 +60,10 @@ do {
 } catch {
     fail("\(error)")
 }
-let service = VaultAgentService(defaultTimeout: .seconds(timeout))
+// Changes reach AutoFill's identity store one after another, in the order they were made.
+let (changes, queue) = AsyncStream.makeStream(of: VaultAgentService.Change.self)
+let service = VaultAgentService(defaultTimeout: .seconds(timeout)) { queue.yield($0) }
+Task { for await change in changes { await IdentitySync.apply(change, of: service) } }
 let server = VarlinkServer(
     info: VarlinkServiceInfo(
         vendor: "Keyport",

@@ -1,0 +1,165 @@
+import AuthenticationServices
+import CredentialExchangeFormat
+import Foundation
+import KeyportEncoding
+import KeyportInterfaces
+import KeyportVaultAgent
+import OneTimeCodes
+import Varlink
+
+/// Where this program was installed: keyport-vault starts its agent from here.
+let installDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+
+/// Keyport Vault as an AutoFill provider, written with Apple's API like any other: it answers
+/// from the agent's unlocked vault, and when the vault is locked asks the person (through
+/// keyportd's agent) for the passphrase, in `prepareInterfaceToProvideCredential`.
+final class VaultProviderViewController: ASCredentialProviderViewController {
+    /// The vault this provider unlocks (`--vault`, else the default).
+    nonisolated(unsafe) static var vaultPath = ""
+    nonisolated(unsafe) static var locations: DaemonLocations?
+
+    override func provideCredentialWithoutUserInteraction(for credentialRequest: any ASCredentialRequest) {
+        Task { await answer(credentialRequest, unlocking: false) }
+    }
+
+    override func prepareInterfaceToProvideCredential(for credentialRequest: any ASCredentialRequest) {
+        Task { await answer(credentialRequest, unlocking: true) }
+    }
+
+    private func answer(_ request: any ASCredentialRequest, unlocking: Bool) async {
+        guard let locations = Self.locations else {
+            extensionContext.cancelRequest(withError: ASExtensionError(.failed, reason: "no runtime directory"))
+            return
+        }
+        do {
+            if unlocking { try await unlock(locations) }
+            guard let id = request.credentialIdentity.recordIdentifier,
+                let item = try await item(id: id, locations)
+            else {
+                extensionContext.cancelRequest(withError: ASExtensionError(.credentialIdentityNotFound))
+                return
+            }
+            switch request.type {
+            case .oneTimeCode:
+                for case .totp(let totp) in item.credentials {
+                    let code = try OTPAuthURI(cxf: totp).code(at: Int64(Date().timeIntervalSince1970))
+                    _ = await extensionContext.completeOneTimeCodeRequest(using: ASOneTimeCodeCredential(code: code))
+                    return
+                }
+            default:
+                for case .basicAuth(let auth) in item.credentials
+                where auth.username?.value ?? "" == request.credentialIdentity.user {
+                    _ = await extensionContext.completeRequest(
+                        withSelectedCredential: ASPasswordCredential(
+                            user: auth.username?.value ?? "",
+                            password: auth.password?.value ?? ""
+                        )
+                    )
+                    return
+                }
+            }
+            extensionContext.cancelRequest(withError: ASExtensionError(.credentialIdentityNotFound))
+        } catch is VaultAgentClient.NotRunning where !unlocking {
+            extensionContext.cancelRequest(withError: ASExtensionError(.userInteractionRequired))
+        } catch let error as VarlinkError where error.name == VaultAgent.Error.locked && !unlocking {
+            extensionContext.cancelRequest(withError: ASExtensionError(.userInteractionRequired))
+        } catch let error as ASExtensionError {
+            extensionContext.cancelRequest(withError: error)
+        } catch let error as VarlinkError {
+            extensionContext.cancelRequest(withError: ASExtensionError(.failed, reason: error.message ?? error.name))
+        } catch {
+            extensionContext.cancelRequest(withError: ASExtensionError(.failed, reason: "\(error)"))
+        }
+    }
+
+    private func item(id: String, _ locations: DaemonLocations) async throws -> CXF.Item? {
+        let reply = try await VaultAgentClient.call(
+            locations,
+            VaultAgent.get,
+            try RawJSON(encoding: VaultAgent.IDIn(id: id))
+        )
+        guard let raw = try reply.member("item"), raw.bytes != Array("null".utf8) else { return nil }
+        return try CXF.Decoder().decodeItem(raw.bytes)
+    }
+
+    /// Starts the agent when it is not running, asks the person for the passphrase, unlocks.
+    private func unlock(_ locations: DaemonLocations) async throws {
+        try await VaultAgentClient.startIfNeeded(locations, from: installDirectory)
+        let status = try await VaultAgentClient.call(locations, VaultAgent.status).decode(VaultAgent.StatusOut.self)
+        if status.unlocked { return }
+        guard let passphrase = try await ASCredentialProviderPrompt.secret("Unlock Keyport Vault (\(Self.vaultPath))")
+        else { throw ASExtensionError(.userCanceled) }
+        _ = try await VaultAgentClient.call(
+            locations,
+            VaultAgent.unlock,
+            try RawJSON(encoding: VaultAgent.UnlockIn(path: Self.vaultPath, passphrase: passphrase))
+        )
+    }
+}
+
+/// Keeps AutoFill's identity store the vault's: every login a password identity and every TOTP
+/// secret a one-time-code identity, per site, keyed by the item's id. Called by the agent after
+/// each change; the store is keyportd's, which knows this program as the vault's provider.
+enum IdentitySync {
+    static func identities(of item: CXF.Item) -> [any ASCredentialIdentity] {
+        let record = Base64URL.encode(item.id)
+        let services = (item.scope?.urls ?? []).map { ASCredentialServiceIdentifier(identifier: $0, type: .URL) }
+        var identities: [any ASCredentialIdentity] = []
+        for service in services {
+            for credential in item.credentials {
+                switch credential {
+                case .basicAuth(let auth):
+                    identities.append(
+                        ASPasswordCredentialIdentity(
+                            serviceIdentifier: service,
+                            user: auth.username?.value ?? "",
+                            recordIdentifier: record
+                        )
+                    )
+                case .totp(let totp):
+                    identities.append(
+                        ASOneTimeCodeCredentialIdentity(
+                            serviceIdentifier: service,
+                            label: totp.username ?? item.title,
+                            recordIdentifier: record
+                        )
+                    )
+                default:
+                    continue
+                }
+            }
+        }
+        return identities
+    }
+
+    /// Applies `change` to the store (`service` gives every item for ``VaultAgentService/Change/everything``),
+    /// and says so on standard error.
+    static func apply(_ change: VaultAgentService.Change, of service: VaultAgentService) async {
+        let store = ASCredentialIdentityStore.shared
+        do {
+            let count: Int
+            switch change {
+            case .saved(let items):
+                let identities = items.flatMap(identities(of:))
+                try await store.saveCredentialIdentities(identities)
+                count = identities.count
+            case .removed(let items):
+                let identities = items.flatMap(identities(of:))
+                try await store.removeCredentialIdentities(identities)
+                count = identities.count
+            case .everything:
+                guard let items = service.allItems() else { return }
+                let identities = items.flatMap(identities(of:))
+                try await store.replaceCredentialIdentities(identities)
+                count = identities.count
+            }
+            FileHandle.standardError.write(Data("keyport-vault: AutoFill's identities updated (\(count))\n".utf8))
+        } catch {
+            // keyportd not running, or this program not registered as a provider: AutoFill then
+            // simply has no identities of the vault's; the vault itself is unaffected.
+            FileHandle.standardError.write(
+                Data("keyport-vault: AutoFill's identity store not updated: \(error)\n".utf8)
+            )
+        }
+    }
+}

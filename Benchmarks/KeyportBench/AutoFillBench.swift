@@ -17,12 +17,12 @@ import Musl
 // gnome-keyring holding 1 000 items, in the same run. And keyportd's own matching, in process.
 
 /// Why the benchmark could not run; thrown, so that what it started is stopped on the way out.
-private struct BenchFailure: Error, CustomStringConvertible {
+struct BenchFailure: Error, CustomStringConvertible {
     var description: String
 }
 
 /// Milliseconds from spawning `program` to its exit, `runs` times; throws if a run fails.
-private func spawnTimes(
+func spawnTimes(
     _ program: String,
     _ arguments: (Int) -> [String],
     environment: [String: String],
@@ -50,7 +50,7 @@ private func spawnTimes(
     return times
 }
 
-private func percentile(_ values: [Double], _ fraction: Double) -> Double {
+func percentile(_ values: [Double], _ fraction: Double) -> Double {
     let sorted = values.sorted()
     return sorted[min(sorted.count - 1, Int((Double(sorted.count) * fraction).rounded(.up)) - 1)]
 }

@@ -8,6 +8,7 @@ import Foundation
 //   swift run -c release KeyportBench webauth [sessions]
 //   swift build -c release && .build/release/KeyportBench exchange [items]   (keyportd and keyport from the same build)
 //   swift run -c release KeyportBench vault [items]
+//   swift build -c release && .build/release/KeyportBench vault-autofill [items] [runs]
 
 /// The best time of `runs` calls of `body`, and its last result. The previous run's result is
 /// freed before the clock starts, so no run pays for freeing another's output.
@@ -119,6 +120,11 @@ case "autofill":
         identities: arguments.dropFirst().first.flatMap { Int($0) } ?? 10_000,
         runs: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 300
     )
+case "vault-autofill":
+    try await vaultAutoFillBenchmark(
+        items: arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000,
+        runs: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 300
+    )
 case "vault-profile":
     try vaultImportProfile(items: arguments.dropFirst().first.flatMap { Int($0) } ?? 20_000)
 case "vault":
@@ -127,7 +133,7 @@ case "webauth":
     try await webAuthBenchmark(rounds: arguments.dropFirst().first.flatMap { Int($0) } ?? 200)
 default:
     print(
-        "usage: KeyportBench cxf [items] | cxf-profile decode|validate|encode | otp [codes] | webauth [sessions] | exchange [items] | autofill [identities] [runs] | vault [items]"
+        "usage: KeyportBench cxf [items] | cxf-profile decode|validate|encode | otp [codes] | webauth [sessions] | exchange [items] | autofill [identities] [runs] | vault [items] | vault-autofill [items] [runs]"
     )
     exit(2)
 }

@@ -31,7 +31,7 @@ package final class VaultAgentService: Sendable {
         /// These items are gone.
         case removed([CXF.Item])
         /// Anything may have changed (a vault was unlocked, or imported into): read them all
-        /// again (``allItems()``) when this change's turn comes.
+        /// again (``forEachItem(_:)``) when this change's turn comes.
         case everything
     }
 
@@ -226,17 +226,17 @@ package final class VaultAgentService: Sendable {
         )
     }
 
-    /// Every item of the unlocked vault, or `nil` when it is locked (or cannot be read: its own
-    /// failures are its callers' to meet, not a copy's).
-    package func allItems() -> [CXF.Item]? {
-        guard let vault = state.withLock({ $0.vault }) else { return nil }
-        var items: [CXF.Item] = []
+    /// Calls `body` with every item of the unlocked vault, one at a time (so that 100 000 items
+    /// are never all in memory); `false` when it is locked or cannot be read (its own failures are
+    /// its callers' to meet, not a copy's).
+    package func forEachItem(_ body: (CXF.Item) -> Void) -> Bool {
+        guard let vault = state.withLock({ $0.vault }) else { return false }
         do {
-            try vault.forEachItem { items.append($0) }
+            try vault.forEachItem(body)
+            return true
         } catch {
-            return nil
+            return false
         }
-        return items
     }
 
     private static func item(_ request: VarlinkRequest) throws(VarlinkError) -> CXF.Item {

@@ -3,6 +3,7 @@ import CredentialExchangeFormat
 import Foundation
 import KeyportEncoding
 import KeyportInterfaces
+import KeyportSystem
 import KeyportVaultAgent
 import OneTimeCodes
 import Varlink
@@ -148,10 +149,14 @@ enum IdentitySync {
                 try await store.removeCredentialIdentities(identities)
                 count = identities.count
             case .everything:
-                guard let items = service.allItems() else { return }
-                let identities = items.flatMap(identities(of:))
-                try await store.replaceCredentialIdentities(identities)
-                count = identities.count
+                var all: [any ASCredentialIdentity] = []
+                guard service.forEachItem({ all += identities(of: $0) }) else { return }
+                try await store.replaceCredentialIdentities(all)
+                count = all.count
+                all = []
+                // The identities of 100 000 items and their message are tens of megabytes, needed
+                // once: given back to the system, so the agent stays the size of what it looks up.
+                Memory.releaseFreed()
             }
             FileHandle.standardError.write(Data("keyport-vault: AutoFill's identities updated (\(count))\n".utf8))
         } catch {

@@ -1,0 +1,191 @@
+import CredentialExchangeFormat
+import Foundation
+import KeyportCrypto
+import KeyportInterfaces
+import KeyportSystem
+import KeyportVault
+import Varlink
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+// AutoFill from a large Keyport Vault, end to end: `keyport otp site-N.example` as a new process
+// each time, through keyportd, the vault's provider (warm) and its agent (unlocked), the vault
+// holding `items` logins with a TOTP secret each, one site per item; and the memory the agent and
+// the provider hold meanwhile, beside the vault file's size. Then `keyport vault add` (a new
+// process, the agent unlocked) adding one login.
+func vaultAutoFillBenchmark(items count: Int, runs: Int) async throws {
+    let build = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+    let keyportd = build.appendingPathComponent("keyportd").path
+    let keyport = build.appendingPathComponent("keyport").path
+    let vaultProgram = build.appendingPathComponent("keyport-vault").path
+    let root = privateDirectory("kp-vault-fill")
+    defer { try? FileManager.default.removeItem(at: root) }
+    for directory in ["data/keyport/providers", "config/keyport", "run"] {
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent(directory),
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
+    }
+    var environment = ProcessInfo.processInfo.environment
+    environment["KEYPORT_SOCKET"] = root.appendingPathComponent("run/d.sock").path
+    environment["KEYPORT_VAULT_SOCKET"] = root.appendingPathComponent("run/vault.sock").path
+    environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
+    environment["XDG_DATA_DIRS"] = root.appendingPathComponent("none").path
+    environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
+    environment["XDG_STATE_HOME"] = root.appendingPathComponent("state").path
+    environment["KEYPORT_LOG"] = "warning"
+    environment["KEYPORT_PROVIDER_IDLE"] = "3600"
+    let manifest: [String: Any] = [
+        "id": "org.keyport.vault", "name": "Keyport Vault", "exec": [vaultProgram, "provider"],
+        "capabilities": ["ProvidesPasswords": true, "ProvidesOneTimeCodes": true],
+    ]
+    try JSONSerialization.data(withJSONObject: manifest).write(
+        to: root.appendingPathComponent("data/keyport/providers/vault.json")
+    )
+    try JSONEncoder().encode(["enabled": ["org.keyport.vault"]]).write(
+        to: root.appendingPathComponent("config/keyport/settings.json")
+    )
+
+    let settled = environment
+    // The vault, made here (its scrypt calibrated as `keyport vault init` does).
+    let locations = try DaemonLocations(environment: environment)
+    try FileManager.default.createDirectory(
+        atPath: (locations.defaultVault as NSString).deletingLastPathComponent,
+        withIntermediateDirectories: true
+    )
+    let passphrase = "bench passphrase"
+    let vault = try Vault.create(
+        at: locations.defaultVault,
+        passphrase: SecretBytes(passphrase),
+        kdf: ScryptParameters.calibrated()
+    )
+    let logins = (0..<count).map { number in
+        CXF.Item(
+            id: Data("item-\(number)".utf8),
+            title: "Site \(number)",
+            scope: CXF.CredentialScope(urls: ["https://login.site-\(number).example/"]),
+            credentials: [
+                .basicAuth(
+                    CXF.BasicAuth(
+                        username: CXF.EditableField(value: "user\(number)"),
+                        password: CXF.EditableField(fieldType: .concealedString, value: "password-\(number)")
+                    )
+                ),
+                .totp(
+                    CXF.TOTP(
+                        secret: "JBSWY3DPEHPK3PXP",
+                        period: 30,
+                        digits: 6,
+                        username: "user\(number)",
+                        algorithm: .sha1
+                    )
+                ),
+            ]
+        )
+    }
+    _ = try vault.importItems(logins)
+    let size = (try FileManager.default.attributesOfItem(atPath: locations.defaultVault)[.size] as? Int) ?? 0
+
+    let daemon = try ChildProcess(executable: keyportd, arguments: [], environment: environment)
+    defer { daemon.signalGroup(SIGTERM) }
+    let agent = try ChildProcess(executable: vaultProgram, arguments: ["agent"], environment: environment)
+    defer { agent.signalGroup(SIGTERM) }
+    // Both listening, then the vault unlocked (its identities go to keyportd after the reply).
+    let unlocked = await within(.seconds(60)) { () -> Bool? in
+        while !Task.isCancelled {
+            if (try? await VaultAgentClient.call(
+                locations,
+                VaultAgent.unlock,
+                try RawJSON(encoding: VaultAgent.UnlockIn(path: locations.defaultVault, passphrase: passphrase))
+            )) != nil, FileManager.default.fileExists(atPath: locations.socket) {
+                return true
+            }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return nil
+    }
+    guard unlocked != nil else { throw BenchFailure(description: "the agent or keyportd did not start within 60 s") }
+    // The identities reach keyportd a little after the unlock; the provider starts on the first request.
+    let warm = await within(.seconds(120)) { () -> Bool? in
+        while !Task.isCancelled {
+            if (try? await spawnTimes(
+                keyport,
+                { _ in ["otp", "site-\(count - 1).example"] },
+                environment: settled,
+                runs: 1
+            ))
+                != nil
+            {
+                return true
+            }
+            try? await Task.sleep(for: .milliseconds(200))
+        }
+        return nil
+    }
+    guard warm != nil else { throw BenchFailure(description: "AutoFill did not answer from the vault within 120 s") }
+    let times = try await spawnTimes(
+        keyport,
+        { ["otp", "site-\(($0 * 7919) % count).example"] },
+        environment: environment,
+        runs: runs
+    )
+    let passwords = try await spawnTimes(
+        keyport,
+        { ["password", "https://site-\(($0 * 104_729) % count).example/"] },
+        environment: environment,
+        runs: runs
+    )
+    func residentMB(_ pid: pid_t) -> Double {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return (Double(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) / 1024
+    }
+    let provider = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(pid_t.init).first
+    { pid in
+        ((try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? "").contains("provider")
+            && ((try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? "").contains("keyport-vault")
+    }
+
+    // Adding one login through `keyport vault add`, a new process each time.
+    let adds = try await spawnTimes(
+        keyport,
+        {
+            [
+                "vault", "add", "--passphrase-stdin", "--no-password", "--title", "new \($0)", "--url",
+                "https://new-\($0).example/",
+            ]
+        },
+        environment: environment,
+        runs: 20
+    )
+
+    print("vault AutoFill: \(count) logins with TOTP, file \(size / 1_000_000) MB, \(runs) runs each")
+    print(
+        String(
+            format: "keyport otp DOMAIN:        p50 %.1f ms, p99 %.1f ms",
+            percentile(times, 0.5),
+            percentile(times, 0.99)
+        )
+    )
+    print(
+        String(
+            format: "keyport password URL:      p50 %.1f ms, p99 %.1f ms",
+            percentile(passwords, 0.5),
+            percentile(passwords, 0.99)
+        )
+    )
+    print(
+        String(
+            format: "keyport vault add (one):   p50 %.1f ms, max %.1f ms",
+            percentile(adds, 0.5),
+            percentile(adds, 1)
+        )
+    )
+    print(String(format: "agent resident memory:     %.0f MB", residentMB(agent.pid)))
+    if let provider { print(String(format: "provider resident memory:  %.0f MB", residentMB(provider))) }
+}

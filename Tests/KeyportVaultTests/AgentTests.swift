@@ -9,6 +9,12 @@ import KeyportVault
 import Testing
 import Varlink
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// keyport-vault, built beside this test bundle.
 private let agentProgram = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
     .appendingPathComponent("keyport-vault").path
@@ -162,6 +168,38 @@ struct VaultAgentTests {
         )
         try await Task.sleep(for: .seconds(1))
         #expect(await sandbox.error(VaultAgent.lookup, #"{"service":"example.com"}"#)?.name == VaultAgent.Error.locked)
+    }
+
+    @Test("kill -9 of the agent during a 50 000-item import: the vault opens, and holds all of them or none")
+    func killedDuringImport() async throws {
+        let sandbox = try await AgentSandbox()
+        defer { sandbox.directory.remove() }
+        _ = try await sandbox.unlock()
+        var items: [UInt8] = [UInt8(ascii: "[")]
+        for number in 0..<50_000 {
+            if number > 0 { items.append(UInt8(ascii: ",")) }
+            items += Array(loginJSON("bulk-\(number)", site: "site-\(number).example").utf8)
+        }
+        items.append(UInt8(ascii: "]"))
+        let parameters = JSONText.object([("items", items)])
+        let socket = sandbox.socket
+        let importing = Task {
+            try await VarlinkConnection.withConnection(path: socket, maximumMessageSize: 1 << 26) {
+                try await $0.call(VaultAgent.importItems, parameters)
+            }
+        }
+        // Once the agent has the request (its reading and sealing take seconds in a debug build).
+        try await Task.sleep(for: .milliseconds(700))
+        sandbox.agent.signal(SIGKILL)
+        let ended = await sandbox.agent.waitForExit(timeout: .seconds(30))
+        #expect(ended == .signalled(SIGKILL))
+        let outcome = await importing.result
+        let vault = try Vault.unlock(at: sandbox.vault, passphrase: SecretBytes("open sesame"))
+        let count = try vault.count
+        #expect(count == 0 || count == 50_000, "\(count) items: an import is all or nothing")
+        if case .failure = outcome {
+            #expect(count == 0, "the import was cut short, so none of it is there")
+        }
     }
 
     @Test("PyPI's varlink client introspects the agent and calls it")

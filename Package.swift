@@ -160,8 +160,8 @@ let package = Package(
         .target(
             name: "KeyportVaultAgent",
             dependencies: [
-                "KeyportVault", "CredentialExchangeFormat", "KeyportInterfaces", "KeyportSystem", "KeyportEncoding",
-                "Varlink",
+                "KeyportVault", "KeyportCrypto", "CredentialExchangeFormat", "KeyportInterfaces", "KeyportSystem",
+                "KeyportEncoding", "Varlink",
             ]
         ),
         // The system side: keyportd's services (exchange, providers, agents) on Varlink.

@@ -6,6 +6,7 @@ package enum VaultAgent {
     package static let status = "org.keyport.Vault.Status"
     package static let unlock = "org.keyport.Vault.Unlock"
     package static let lock = "org.keyport.Vault.Lock"
+    package static let changePassphrase = "org.keyport.Vault.ChangePassphrase"
     package static let add = "org.keyport.Vault.Add"
     package static let update = "org.keyport.Vault.Update"
     package static let remove = "org.keyport.Vault.Remove"
@@ -42,6 +43,16 @@ package enum VaultAgent {
             self.path = path
             self.passphrase = passphrase
             self.timeout = timeout
+        }
+    }
+
+    package struct ChangePassphraseIn: Codable, Hashable, Sendable {
+        package var passphrase: String
+        package var newPassphrase: String
+
+        package init(passphrase: String, newPassphrase: String) {
+            self.passphrase = passphrase
+            self.newPassphrase = newPassphrase
         }
     }
 

@@ -1,5 +1,6 @@
 import CredentialExchangeFormat
 import Foundation
+import KeyportCrypto
 import KeyportEncoding
 import KeyportInterfaces
 import KeyportSystem
@@ -55,6 +56,21 @@ package final class VaultAgentService: Sendable {
             methods: [
                 "Status": { [self] _ throws(VarlinkError) in try RawJSON.reply(status()) },
                 "Unlock": { [self] request throws(VarlinkError) in try unlock(request) },
+                "ChangePassphrase": { [self] request throws(VarlinkError) in
+                    let input = try request.parameters(as: VaultAgent.ChangePassphraseIn.self)
+                    guard !input.newPassphrase.isEmpty else {
+                        throw .invalidParameter("newPassphrase", "the new passphrase is empty")
+                    }
+                    try using { vault throws(VaultError) in
+                        // The current passphrase must open the file: proof, not just an unlocked agent.
+                        _ = try Vault.unlock(at: vault.path, passphrase: SecretBytes(input.passphrase))
+                        try vault.changePassphrase(
+                            to: SecretBytes(input.newPassphrase),
+                            kdf: ScryptParameters.calibrated()
+                        )
+                    }
+                    return .emptyObject
+                },
                 "Lock": { [self] _ throws(VarlinkError) in
                     lock()
                     return .emptyObject

@@ -23,7 +23,7 @@ struct VaultCommand: AsyncParsableCommand {
             """,
         subcommands: [
             Init.self, Unlock.self, Lock.self, Status.self, Add.self, List.self, Show.self, Remove.self, Import.self,
-            Export.self,
+            Export.self, Passwd.self,
         ]
     )
 }
@@ -149,6 +149,35 @@ extension VaultCommand {
         func run() async throws {
             _ = try await callVaultAgent(try options.locations(), VaultAgent.lock)
             FileHandle.write("locked\n")
+        }
+    }
+
+    struct Passwd: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change the vault's passphrase (its key is wrapped again; the items are not touched).",
+            discussion: "With --passphrase-stdin: the current passphrase on the first line, the new one on the second."
+        )
+        @OptionGroup var options: VaultOptions
+
+        func run() async throws {
+            let current = try options.passphrase("Current passphrase: ")
+            let new = try options.passphrase("New passphrase: ")
+            if !options.passphraseStdin {
+                guard try options.passphrase("The new passphrase again: ").isEqual(to: new) else {
+                    throw Failure.invalid("the two new passphrases differ")
+                }
+            }
+            func text(_ secret: SecretBytes) -> String {
+                secret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+            }
+            _ = try await callVaultAgent(
+                try options.locations(),
+                VaultAgent.changePassphrase,
+                try RawJSON(
+                    encoding: VaultAgent.ChangePassphraseIn(passphrase: text(current), newPassphrase: text(new))
+                )
+            )
+            FileHandle.write("the passphrase is changed\n")
         }
     }
 

@@ -113,6 +113,16 @@ struct VaultCLITests {
         let validated = try await runProgram(CLI.executable.path, ["cxf", "validate", cxf], environment: environment)
         #expect(validated.status == 0 && validated.stdout.contains("2 items"), "\(validated.stdout)")
 
+        let refusedChange = try await keyport(["passwd", "--passphrase-stdin"], "not it\nnew one\n")
+        #expect(
+            refusedChange.status == 1 && refusedChange.stderr.contains("[wrong-passphrase]"),
+            "\(refusedChange.stderr)"
+        )
+        #expect(try await keyport(["passwd", "--passphrase-stdin"], "open sesame\nnew sesame\n").status == 0)
+        #expect(try await keyport(["lock"]).status == 0)
+        let old = try await keyport(["unlock", "--passphrase-stdin"], "open sesame\n")
+        #expect(old.status == 1 && old.stderr.contains("[wrong-passphrase]"))
+        #expect(try await keyport(["unlock", "--passphrase-stdin"], "new sesame\n").stdout.contains("2 items"))
         #expect(try await keyport(["lock"]).status == 0)
         let locked = try await keyport(["list"])
         #expect(locked.status == 1 && locked.stderr.contains("locked"), "\(locked.stderr)")

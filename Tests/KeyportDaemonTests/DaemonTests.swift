@@ -228,6 +228,7 @@ struct InterfaceDefinitionTests {
         #expect(
             Set(KeyportInterfaces.vault.methods.keys) == [
                 "Status", "Unlock", "Lock", "Add", "Update", "Remove", "Get", "Lookup", "List", "Import",
+                "ChangePassphrase",
             ]
         )
         #expect(KeyportInterfaces.vault.errors.keys.sorted() == ["Failed", "Locked"])

@@ -190,7 +190,9 @@ enum Aegis {
         header: Header,
         passphrase: (() -> SecretBytes?)?
     ) throws(ImportError) -> Content {
-        let slots = (header.slots ?? []).filter { $0.type == 1 }
+        // Each slot may ask for scrypt's most: a file of many would be hours of work. Aegis writes
+        // one password slot (and a backup one), so four are enough.
+        let slots = (header.slots ?? []).filter { $0.type == 1 }.prefix(4)
         guard let params = header.params, !slots.isEmpty else {
             throw ImportError("the Aegis export is encrypted but has no password slot Keyport can open")
         }

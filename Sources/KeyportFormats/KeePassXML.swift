@@ -143,7 +143,8 @@ enum KeePassXML {
         if let seconds = Dates.iso8601(text) { return seconds }
         guard let bytes = Data(base64Encoded: text), bytes.count == 8 else { return nil }
         let sinceYearOne = bytes.reversed().reduce(Int64(0)) { $0 << 8 | Int64($1) }
-        return sinceYearOne - 62_135_596_800
+        let (seconds, overflow) = sinceYearOne.subtractingReportingOverflow(62_135_596_800)
+        return overflow ? nil : seconds
     }
 }
 

@@ -21,8 +21,9 @@ package enum AtomicFile {
         package var description: String { message }
     }
 
-    /// Writes `bytes` to `path`. A new file gets mode 0600; an existing one keeps its mode.
-    package static func write(_ bytes: some ContiguousBytes, to path: String) throws(Failure) {
+    /// Writes `bytes` to `path`. A new file gets mode 0600; an existing one keeps its mode unless
+    /// `private` (secrets: 0600 whatever the old file allowed).
+    package static func write(_ bytes: some ContiguousBytes, to path: String, private: Bool = false) throws(Failure) {
         // Follow a link to the file it leads to; a path that does not exist yet is used as given.
         var target = path
         if let resolved = realpath(path, nil) {
@@ -42,7 +43,7 @@ package enum AtomicFile {
         let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         var existing = stat()
         var problem: Failure?
-        if stat(target, &existing) == 0, fchmod(descriptor, existing.st_mode & 0o7777) != 0 {
+        if !`private`, stat(target, &existing) == 0, fchmod(descriptor, existing.st_mode & 0o7777) != 0 {
             problem = failure("cannot give the new file the old one's permissions")
         }
         if problem == nil, !writeAll(descriptor, bytes) { problem = failure("") }

@@ -25,9 +25,9 @@ extension Vault {
     /// Takes `items` into the vault in one transaction: all of them or, when any fails, none.
     ///
     /// Duplicates go by id first (nothing new: skipped; more: merged), then by site and
-    /// user: a login whose site, user name and password the vault (or this import) has already
-    /// is skipped; with another password it is a new item beside the old one, since either may be
-    /// the one that works. `progress` hears how many items were handled so far, every 1 000.
+    /// user: an item that is only a login whose site, user name and password the vault (or this
+    /// import) has already is skipped; with another password, or anything besides the login (a
+    /// TOTP secret, a note), it is a new item beside the old one, so nothing is lost. `progress` hears how many items were handled so far, every 1 000.
     package func importItems(
         _ items: some Sequence<CXF.Item>,
         progress: ((Int) -> Void)? = nil
@@ -88,7 +88,10 @@ extension Vault {
     private func prepare(_ items: [CXF.Item]) -> [(sites: [String], sealed: SealedItem)] {
         let results = UnsafeMutableBufferPointer<(sites: [String], sealed: SealedItem)?>.allocate(capacity: items.count)
         results.initialize(repeating: nil)
-        defer { results.deallocate() }
+        defer {
+            results.deinitialize()
+            results.deallocate()
+        }
         nonisolated(unsafe) let slots = results
         DispatchQueue.concurrentPerform(iterations: items.count) { index in
             let sites = sites(of: items[index])
@@ -97,8 +100,9 @@ extension Vault {
         return results.map { $0! }
     }
 
-    /// Whether a login of `item` (a basic-auth credential with a user name and password, on one of
-    /// its sites) is already in the vault or earlier in this import.
+    /// Whether `item` holds nothing but logins (basic-auth credentials with a user name and
+    /// password) that the vault, or this import, has already on one of its sites. An item with
+    /// anything more (a TOTP secret, a note) is never skipped for its login: it comes in whole.
     private func isKnownLogin(
         _ item: CXF.Item,
         sites: [String],
@@ -106,14 +110,21 @@ extension Vault {
         in db: Database
     ) throws -> Bool {
         let logins = Self.logins(of: item)
-        guard !logins.isEmpty else { return false }
+        let onlyLogins = item.credentials.allSatisfy {
+            if case .basicAuth = $0 { return true }
+            return false
+        }
+        guard !logins.isEmpty, onlyLogins, logins.count == item.credentials.count else { return false }
         for site in sites {
             if index.before > 0, index.loaded.insert(site).inserted {
-                for row in try rows(taggedWith: site, in: db) where (row["rowid"] as Int64) <= index.before {
-                    index.add(try decrypt(row), sites: [site])
+                for row in try rows(taggedWith: site, in: db)
+                where (try? row.decode(Int64.self, forColumn: "rowid")) ?? .max <= index.before {
+                    // Only an item whose own (sealed) URLs are on the site: tag rows are not sealed.
+                    let other = try decrypt(row)
+                    if self.sites(of: other).contains(site) { index.add(other, sites: [site]) }
                 }
             }
-            for login in logins where index.contains(site: site, login) { return true }
+            if logins.allSatisfy({ index.contains(site: site, $0) }) { return true }
         }
         return false
     }

@@ -71,7 +71,7 @@ package final class Vault: Sendable {
                               wrapped BLOB NOT NULL,
                               state BLOB NOT NULL
                             );
-                            CREATE TABLE items (id BLOB PRIMARY KEY, revision INTEGER NOT NULL, sealed BLOB NOT NULL);
+                            CREATE TABLE items (id BLOB PRIMARY KEY NOT NULL, revision INTEGER NOT NULL, sealed BLOB NOT NULL);
                             CREATE TABLE sites (
                               tag BLOB NOT NULL,
                               item BLOB NOT NULL REFERENCES items(id) ON DELETE CASCADE,
@@ -121,12 +121,14 @@ package final class Vault: Sendable {
                 "the passphrase does not open \(path) (or its key record was changed); nothing was read"
             )
         }
+        var keyBytes = vaultKey
         let vault = Vault(
             path: path,
             database: database,
-            keys: VaultKeys(vault: SymmetricKey(data: vaultKey)),
+            keys: VaultKeys(vault: SymmetricKey(data: keyBytes)),
             list: list
         )
+        Wipe.bytes(&keyBytes)
         try vault.checkIndex()
         return vault
     }
@@ -149,8 +151,10 @@ package final class Vault: Sendable {
         kdf: ScryptParameters
     ) throws(VaultError) -> [UInt8] {
         let key = try VaultError.unsafe { () throws(KDFError) in try kdf.deriveKey(from: passphrase) }
-        return vaultKey.withUnsafeBytes {
-            VaultKeys.seal(Array($0), with: key, record: VaultKeys.keyRecord(kdf: kdf.text))
+        return vaultKey.withUnsafeBytes { bytes in
+            var plain = Array(bytes)
+            defer { Wipe.bytes(&plain) }
+            return VaultKeys.seal(plain, with: key, record: VaultKeys.keyRecord(kdf: kdf.text))
         }
     }
 
@@ -309,7 +313,12 @@ package final class Vault: Sendable {
         let site = address.site(in: list)
         let rows = try Self.mapping(path) { try database.read { db in try self.rows(taggedWith: site, in: db) } }
         var items: [CXF.Item] = []
-        for row in rows { items.append(try decrypt(row)) }
+        // The tags are not sealed: an item counts only if its own (sealed) URLs are on the site,
+        // so a tag row added to the file cannot file an item under another site.
+        for row in rows {
+            let item = try decrypt(row)
+            if sites(of: item).contains(site) { items.append(item) }
+        }
         return items
     }
 
@@ -324,9 +333,18 @@ package final class Vault: Sendable {
     }
 
     func decrypt(_ row: Row) throws(VaultError) -> CXF.Item {
-        let id: Data = row["id"]
-        let revision: Int64 = row["revision"]
-        let sealed: Data = row["sealed"]
+        // Decoded with errors, not GRDB's trapping subscripts: a crafted file's NULL or text must
+        // be a damaged vault, not a crash.
+        let id: Data
+        let revision: Int64
+        let sealed: Data
+        do {
+            id = try row.decode(Data.self, forColumn: "id")
+            revision = try row.decode(Int64.self, forColumn: "revision")
+            sealed = try row.decode(Data.self, forColumn: "sealed")
+        } catch {
+            throw VaultError(.corrupt, "an item row of \(path) is not what the format says: \(error)")
+        }
         guard
             let json = VaultKeys.open(
                 Array(sealed),
@@ -392,7 +410,10 @@ package final class Vault: Sendable {
                 var digest = VaultState.empty
                 let rows = try Row.fetchCursor(db, sql: "SELECT id, revision FROM items")
                 while let row = try rows.next() {
-                    digest.toggle(keys.indexShare(id: Array(row["id"] as Data), revision: row["revision"]))
+                    guard let id = try? row.decode(Data.self, forColumn: "id"),
+                        let revision = try? row.decode(Int64.self, forColumn: "revision")
+                    else { throw VaultError(.corrupt, "an item row of \(path) is not what the format says") }
+                    digest.toggle(keys.indexShare(id: Array(id), revision: revision))
                 }
                 guard ConstantTime.equal(digest.digest, state.digest) else {
                     throw VaultError(

@@ -37,7 +37,13 @@ package final class VaultAgentService: Sendable {
     }
 
     private let state: Mutex<State>
+    /// Held across each change and its report, so that `changed` hears changes in the order
+    /// they were written.
+    private let writing = Mutex(())
     private let defaultTimeout: Duration
+
+    /// The longest a vault may stay unlocked without a request: a week.
+    package static let maximumTimeout = 7 * 24 * 3600
     private let changed: @Sendable (Change) -> Void
 
     /// An agent whose vaults lock `defaultTimeout` after their last request unless `Unlock` asks
@@ -77,24 +83,27 @@ package final class VaultAgentService: Sendable {
                 },
                 "Add": { [self] request throws(VarlinkError) in
                     let item = try Self.item(request)
-                    let revision = try using { vault throws(VaultError) in try vault.add(item) }
-                    changed(.saved([item]))
+                    let revision = try change { vault throws(VaultError) in
+                        (try vault.add(item), [.saved([item])])
+                    }
                     return try RawJSON.reply(VaultAgent.RevisionOut(revision: Int(revision)))
                 },
                 "Update": { [self] request throws(VarlinkError) in
                     let item = try Self.item(request)
-                    let revision = try using { vault throws(VaultError) in try vault.update(item) }
-                    changed(.saved([item]))
+                    let revision = try change { vault throws(VaultError) in
+                        let old = try vault.item(id: item.id)
+                        // The old identities go first: a changed user name or site leaves none behind.
+                        return (try vault.update(item), (old.map { [.removed([$0])] } ?? []) + [.saved([item])])
+                    }
                     return try RawJSON.reply(VaultAgent.RevisionOut(revision: Int(revision)))
                 },
                 "Remove": { [self] request throws(VarlinkError) in
                     let id = try Self.id(request)
-                    let removed = try using { vault throws(VaultError) -> CXF.Item? in
+                    try change { vault throws(VaultError) in
                         let item = try vault.item(id: id)
                         try vault.remove(id: id)
-                        return item
+                        return ((), item.map { [.removed([$0])] } ?? [])
                     }
-                    if let removed { changed(.removed([removed])) }
                     return .emptyObject
                 },
                 "Get": { [self] request throws(VarlinkError) in
@@ -116,14 +125,14 @@ package final class VaultAgentService: Sendable {
     // MARK: - Locking
 
     private func status() -> VaultAgent.StatusOut {
-        state.withLock { state in
-            VaultAgent.StatusOut(
-                path: state.vault?.path,
-                unlocked: state.vault != nil,
-                locksIn: state.deadline.map { Int(max(($0 - .now).components.seconds, 0)) },
-                items: try? state.vault?.count
-            )
-        }
+        let (vault, deadline) = state.withLock { ($0.vault, $0.deadline) }
+        // Counted outside the lock: a count waits for SQLite, and nothing else should wait for it.
+        return VaultAgent.StatusOut(
+            path: vault?.path,
+            unlocked: vault != nil,
+            locksIn: deadline.map { Int(max(($0 - .now).components.seconds, 0)) },
+            items: try? vault?.count
+        )
     }
 
     private func unlock(_ request: VarlinkRequest) throws(VarlinkError) -> RawJSON {
@@ -131,10 +140,10 @@ package final class VaultAgentService: Sendable {
         guard input.path.hasPrefix("/") else {
             throw .invalidParameter("path", "the vault's path must be absolute, not '\(input.path)'")
         }
-        if let timeout = input.timeout, timeout <= 0 {
+        if let timeout = input.timeout, !(1...Self.maximumTimeout).contains(timeout) {
             throw .invalidParameter(
                 "timeout",
-                "a vault stays unlocked for a positive number of seconds, not \(timeout)"
+                "a vault stays unlocked for 1 to \(Self.maximumTimeout) seconds (a week), not \(timeout)"
             )
         }
         let vault: Vault
@@ -143,12 +152,13 @@ package final class VaultAgentService: Sendable {
         } catch {
             throw Self.failure(error)
         }
-        state.withLock { state in
+        // The vault, its timeout and its deadline in one step: a timer of the previous vault that
+        // fires meanwhile finds the generation moved on.
+        touch { state in
             state.vault = vault
             state.timeout = input.timeout.map { .seconds($0) } ?? defaultTimeout
         }
-        touch()
-        changed(.everything)
+        writing.withLock { _ in changed(.everything) }
         return try RawJSON.reply(VaultAgent.ItemsOut(items: (try? vault.count) ?? 0))
     }
 
@@ -161,9 +171,12 @@ package final class VaultAgentService: Sendable {
         }
     }
 
-    /// Moves the lock's deadline to `timeout` from now.
-    private func touch() {
+    /// Moves the lock's deadline to `timeout` from now, after `update` (in the same critical
+    /// section). Each call starts a timer; only the latest one's generation still matches when it
+    /// fires.
+    private func touch(_ update: (inout State) -> Void = { _ in }) {
         let (generation, timeout) = state.withLock { state -> (Int, Duration) in
+            update(&state)
             state.generation += 1
             state.deadline = .now + state.timeout
             return (state.generation, state.timeout)
@@ -175,6 +188,16 @@ package final class VaultAgentService: Sendable {
                 state.vault = nil
                 state.deadline = nil
             }
+        }
+    }
+
+    /// Runs `body`, a change, with the unlocked vault, and reports what it returns for `changed`
+    /// before another change can start.
+    private func change<T: Sendable>(_ body: (Vault) throws(VaultError) -> (T, [Change])) throws(VarlinkError) -> T {
+        try writing.withLock { _ throws(VarlinkError) -> T in
+            let (result, changes) = try using(body)
+            for change in changes { changed(change) }
+            return result
         }
     }
 
@@ -235,8 +258,7 @@ package final class VaultAgentService: Sendable {
         } catch {
             throw .invalidParameter("items", "the items are not a JSON array: \(error)")
         }
-        let report = try using { vault throws(VaultError) in try vault.importItems(items) }
-        changed(.everything)
+        let report = try change { vault throws(VaultError) in (try vault.importItems(items), [.everything]) }
         return try RawJSON.reply(
             VaultAgent.ImportOut(imported: report.imported, merged: report.merged, skipped: report.skipped)
         )

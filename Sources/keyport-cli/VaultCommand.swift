@@ -376,7 +376,7 @@ extension VaultCommand {
             }
             if let output {
                 do {
-                    try AtomicFile.write(Data(bytes), to: output)
+                    try AtomicFile.write(Data(bytes), to: output, private: true)
                 } catch {
                     throw Failure.io("cannot write \(output): \(error)", code: .unwritableOutput)
                 }

@@ -109,7 +109,12 @@ struct VaultCLITests {
         let otpauth = try await keyport(["export", "--format", "otpauth"])
         #expect(otpauth.stdout.hasPrefix("otpauth://totp/Example:alice?secret=JBSWY3DPEHPK3PXP"), "\(otpauth.stdout)")
         let cxf = directory.url.appendingPathComponent("out.cxf.json").path
+        // An export holds every secret: 0600, even over a file others could read.
+        try "old".write(toFile: cxf, atomically: true, encoding: .utf8)
+        #expect(chmod(cxf, 0o644) == 0)
         #expect(try await keyport(["export", "-o", cxf]).status == 0)
+        var info = stat()
+        #expect(stat(cxf, &info) == 0 && info.st_mode & 0o777 == 0o600)
         let validated = try await runProgram(CLI.executable.path, ["cxf", "validate", cxf], environment: environment)
         #expect(validated.status == 0 && validated.stdout.contains("2 items"), "\(validated.stdout)")
 

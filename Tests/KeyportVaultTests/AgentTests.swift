@@ -151,6 +151,25 @@ struct VaultAgentTests {
 
     static let listCall = VarlinkCall(method: VaultAgent.list, more: true)
 
+    @Test("one agent per socket; an unlock timeout past a week is refused")
+    func limits() async throws {
+        let sandbox = try await AgentSandbox()
+        defer {
+            sandbox.agent.stop()
+            sandbox.directory.remove()
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment["KEYPORT_VAULT_SOCKET"] = sandbox.socket
+        let second = try await Program.run(agentProgram, ["agent"], environment: environment, timeout: .seconds(30))
+        #expect(second.status == 1 && second.standardError.contains("already listens"), "\(second.standardError)")
+        let tooLong = await sandbox.error(
+            VaultAgent.unlock,
+            #"{"path":"\#(sandbox.vault)","passphrase":"open sesame","timeout":9223372036854775807}"#
+        )
+        #expect(tooLong?.name == "org.varlink.service.InvalidParameter")
+        #expect(try await sandbox.call(VaultAgent.status).decode(VaultAgent.StatusOut.self).unlocked == false)
+    }
+
     @Test("the vault locks itself after its idle time; a request in between moves the time")
     func idleLock() async throws {
         let sandbox = try await AgentSandbox()

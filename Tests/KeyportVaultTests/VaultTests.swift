@@ -236,6 +236,26 @@ struct VaultTamperTests {
     }
 
     @Test(
+        "a tag row copied onto another item files nothing under the wrong site; a crafted row is a damaged vault, not a crash"
+    )
+    func forgedRows() throws {
+        let scratch = try Scratch()
+        defer { scratch.directory.remove() }
+        let vault = try scratch.create()
+        try vault.add(item("a", title: "A", urls: ["https://a.example/"]))
+        try vault.add(item("b", title: "B", urls: ["https://b.example/"]))
+        try scratch.tamper(
+            "INSERT INTO sites (tag, item) SELECT tag, ? FROM sites WHERE item = ?",
+            [Data("a".utf8), Data("b".utf8)]
+        )
+        #expect(try vault.items(forService: "b.example").map(\.title) == ["B"])
+        try scratch.tamper("UPDATE items SET revision = 'two' WHERE id = ?", [Data("a".utf8)])
+        expectError(.corrupt) { _ = try vault.item(id: Data("a".utf8)) }
+        // At unlock SQLite reads the text as 0, which the index does not expect.
+        expectError(.tampered) { _ = try Vault.unlock(at: scratch.path, passphrase: passphrase) }
+    }
+
+    @Test(
         "the key record's parameters are bound to it: a weaker N does not open; an absurd one is refused before deriving"
     )
     func keyRecord() throws {
@@ -355,6 +375,18 @@ struct VaultImportTests {
         #expect(try vault.items(forService: "example.net").map(\.title) == ["B"])
         #expect(try vault.items(forService: "example.com").map(\.title) == ["A", "same user, another password"])
         _ = try Vault.unlock(at: scratch.path, passphrase: passphrase)
+    }
+
+    @Test("an item with more than a known login (a TOTP secret) comes in whole, beside it")
+    func loginWithMore() throws {
+        let scratch = try Scratch()
+        defer { scratch.directory.remove() }
+        let vault = try scratch.create()
+        try vault.add(item("chrome", title: "Example", urls: ["https://example.com/"], password: "pw"))
+        var richer = item("bitwarden", title: "Example", urls: ["https://example.com/"], password: "pw")
+        richer.credentials.append(.totp(CXF.TOTP(secret: "JBSWY3DPEHPK3PXP", period: 30, digits: 6, algorithm: .sha1)))
+        #expect(try vault.importItems([richer]).imported == 1)
+        #expect(try vault.items(forService: "example.com").count == 2)
     }
 
     @Test("an import that fails part way imports nothing")

@@ -13,10 +13,13 @@ package enum AutoFillClient {
     package struct Failure: Error, Hashable, Sendable, CustomStringConvertible {
         package var message: String
         package var exitCode: Int32
+        /// keyportd's error, when it refused (`org.keyport.AutoFill.InteractionRequired`, …).
+        package var name: String?
 
-        package init(_ message: String, exitCode: Int32) {
+        package init(_ message: String, exitCode: Int32, name: String? = nil) {
             self.message = message
             self.exitCode = exitCode
+            self.name = name
         }
 
         package var description: String { message }
@@ -47,7 +50,7 @@ package enum AutoFillClient {
         do {
             reply = try DaemonClient.connect(environment: environment).call(method, parameters)
         } catch let error as VarlinkError {
-            throw Failure(error.message ?? error.description, exitCode: 1)
+            throw Failure(error.message ?? error.description, exitCode: 1, name: error.name)
         } catch let error as DaemonError {
             throw Failure(error.description, exitCode: 2)
         } catch {

@@ -61,7 +61,8 @@ package struct BaseDirectories: Sendable {
 
 /// The process's environment, read from `environ` (what `ProcessInfo` gives, without Foundation).
 package enum ProcessEnvironment {
-    /// Every `NAME=value` entry; the first of a repeated name wins, as `getenv` finds it.
+    /// Every `NAME=value` entry; the last of a repeated name wins, as in Foundation's
+    /// `ProcessInfo`, so that a program reading either finds the same value.
     package static var current: [String: String] {
         var variables: [String: String] = [:]
         var entry = environ
@@ -69,7 +70,7 @@ package enum ProcessEnvironment {
             let text = String(cString: pointer)
             if let equals = text.firstIndex(of: "=") {
                 let name = String(text[..<equals])
-                if variables[name] == nil { variables[name] = String(text[text.index(after: equals)...]) }
+                variables[name] = String(text[text.index(after: equals)...])
             }
             entry += 1
         }

@@ -58,7 +58,7 @@ struct GitCredentialCommand: AsyncParsableCommand {
     /// Says `message` to the person on standard error (git shows it; its protocol is on standard
     /// output).
     private func say(_ message: String) {
-        FileHandle.standardError.write(Data("keyport git-credential: \(message)\n".utf8))
+        FileHandle.standardError.write(Data("keyport git-credential: \(DisplayText.escaping(message))\n".utf8))
     }
 
     private func store(_ request: GitCredentialRequest) async throws {
@@ -70,16 +70,34 @@ struct GitCredentialCommand: AsyncParsableCommand {
             say("the password expires (password_expiry_utc): it is a token the helper that made it keeps; not saved")
             return
         }
+        if request.fields["oauth_refresh_token"] != nil {
+            say(
+                "the password is an OAuth access token (oauth_refresh_token): the helper that made it keeps it; not saved"
+            )
+            return
+        }
         if request.fields["authtype"] != nil || request.fields["credential"] != nil {
             say("the credential is not a password (authtype): not saved")
             return
         }
         // git stores after every use, the password a helper just gave it included: a password the
-        // providers hold already is left alone (no prompt to unlock, no rewrite).
-        if let held = try? requestCredential(.password, for: service, user: request.username, interactive: false),
-            let heldPassword = held.credential.password, ConstantTime.equal(heldPassword, password)
-        {
+        // providers hold already is left alone (no prompt to unlock, no rewrite), and so is one a
+        // locked provider holds for this site and user, which cannot be compared without asking
+        // the person.
+        do {
+            let held = try AutoFillClient.request(
+                .password,
+                for: service,
+                user: request.username,
+                interactive: false,
+                environment: ProcessInfo.processInfo.environment
+            )
+            if let heldPassword = held.credential.password, ConstantTime.equal(heldPassword, password) { return }
+        } catch  where error.name == AutoFill.Error.interactionRequired {
+            say("\(error.message); not saved (unlock it, and git will save the password the next time it works)")
             return
+        } catch {
+            // No credential there yet (or keyportd unreachable, which saving will say): save it.
         }
         let input = AutoFill.SavePasswordIn(
             serviceIdentifier: IdentityStore.ServiceIdentifier(identifier: service, type: .URL),
@@ -114,7 +132,8 @@ struct GitCredentialCommand: AsyncParsableCommand {
         // git-credential(1): values may not contain a newline (or NUL); such a credential is not
         // one git can use.
         let user = request.username ?? answer.credential.user ?? ""
-        guard !(user + password).contains(where: { $0 == "\n" || $0 == "\0" }) else {
+        // Bytes, not Characters: "\r\n" is one Character, and a CR would let a value add lines.
+        guard !(user + password).utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0x00 }) else {
             say("the credential holds a line break, which git cannot take")
             return
         }

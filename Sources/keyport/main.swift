@@ -42,7 +42,7 @@ struct AutoFillCommand {
                     json = true
                 } else if argument == "--user", user == nil, let value = rest.popFirst(), !value.hasPrefix("-") {
                     user = value
-                } else if argument.hasPrefix("--user="), user == nil {
+                } else if argument.hasPrefix("--user="), argument.count > "--user=".count, user == nil {
                     user = String(argument.dropFirst("--user=".count))
                 } else if site == nil, Self.isSite(argument) {
                     site = argument
@@ -85,12 +85,18 @@ struct AutoFillCommand {
 
 /// Replaces this process with keyport-cli, beside this program, given the same arguments.
 func handOver(_ arguments: [String]) -> Never {
-    let program = FilePaths.join(FilePaths.parent(ownPath()), "keyport-cli")
+    guard let own = ownPath() else {
+        writeError(
+            "keyport: cannot find where this program is installed (/proc/self/exe); keyport-cli cannot be found beside it\n"
+        )
+        exit(2)
+    }
+    let program = FilePaths.join(FilePaths.parent(own), "keyport-cli")
     let argv = ([program] + arguments).map { strdup($0) } + [nil]
     execv(program, argv)
     let reason = String(cString: strerror(errno))
     writeError(
-        "keyport: cannot run \(program) (\(reason)); it holds every command but `otp SITE` and `password SITE`. Install it beside keyport (`swift build` builds both)\n"
+        "keyport: cannot run \(DisplayText.escaping(program)) (\(reason)); it holds every command but `otp SITE` and `password SITE`. Install it beside keyport (`swift build` builds both)\n"
     )
     exit(2)
 }
@@ -106,11 +112,12 @@ func writeError(_ text: String) {
     }
 }
 
-/// This program's own path, links resolved.
-func ownPath() -> String {
+/// This program's own absolute path, links resolved; `nil` without /proc (never a guess from
+/// argv[0], which could name a program in the current directory).
+func ownPath() -> String? {
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-    guard count > 0 else { return CommandLine.arguments[0] }
+    guard count > 0, buffer[0] == CChar(UInt8(ascii: "/")) else { return nil }
     return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 

@@ -619,7 +619,29 @@ struct GitCredentialTests {
             host + "capability[]=authtype\nusername=carol\nauthtype=Bearer\ncredential=abc\npassword=token\n\n"
         )
         #expect(bearer.status == 0 && bearer.standardError.contains("not a password"), "\(bearer.standardError)")
+        let oauth = try await peer.helper("store", host + "username=carol\npassword=token\noauth_refresh_token=r\n\n")
+        #expect(oauth.standardError.contains("OAuth access token"), "\(oauth.standardError)")
         #expect(try await peer.password("carol").status == 1)
+
+        // A password holding a carriage return (saved by any client) is never handed to git: a CR
+        // would let it add lines of its own to git's credential.
+        _ = try await DaemonClient.withConnection(environment: sandbox.environment) {
+            try await $0.call(
+                AutoFill.savePassword,
+                RawJSON(
+                    encoding: AutoFill.SavePasswordIn(
+                        serviceIdentifier: .init(identifier: "http://127.0.0.1:\(peer.port)/", type: .URL),
+                        user: "eve",
+                        password: "pw\r\nquit=1"
+                    )
+                )
+            )
+        }
+        let injected = try await peer.helper("get", host + "username=eve\n\n")
+        #expect(
+            injected.standardOutput.isEmpty && injected.standardError.contains("line break"),
+            "\(injected.standardOutput)"
+        )
 
         // A locked provider asks the person through the agent: with none, nothing is saved; with
         // one that unlocks it, the password is saved.

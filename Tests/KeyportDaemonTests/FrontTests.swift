@@ -112,6 +112,7 @@ struct FrontTests {
         // Anything else (an option, help, another command) goes to keyport-cli, which is not there.
         for arguments in [
             ["otp", "example.com", "--copy"], ["--help"], ["otp", "code", "-"], ["password", "example.com", "--user"],
+            ["password", "example.com", "--user="],
         ] {
             let handed = try await Program.run(
                 alone,

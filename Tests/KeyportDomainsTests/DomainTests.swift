@@ -261,3 +261,13 @@ struct ServiceMatchTests {
         #expect(ServiceAddress("https://") == nil)
     }
 }
+
+@Suite("Reading a service identifier")
+struct ServiceAddressTests {
+    @Test("spaces around it are trimmed, a pasted no-break space too; a blank one names no host")
+    func trimming() {
+        #expect(ServiceAddress("  https://Example.com/login\t")?.description == "example.com")
+        #expect(ServiceAddress("\u{00A0}example.com\u{3000}")?.description == "example.com")
+        #expect(ServiceAddress(" \t ") == nil)
+    }
+}

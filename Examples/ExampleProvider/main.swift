@@ -84,14 +84,15 @@ final class ExampleProviderViewController: ASCredentialProviderViewController {
             answer(credentialRequest)
             return
         }
-        // Unlocking, as a vault would: the passphrase comes through keyportd's agent.
+        unlock("Unlock to fill \(account.user)'s credential") { self.answer(credentialRequest) }
+    }
+
+    /// Unlocking, as a vault would: the passphrase comes through keyportd's agent; `then` runs
+    /// once it is right, and the request is cancelled otherwise.
+    private func unlock(_ message: String, then: @escaping @MainActor () -> Void) {
         Task {
             do {
-                guard
-                    let passphrase = try await ASCredentialProviderPrompt.secret(
-                        "Unlock to fill \(account.user)'s credential"
-                    )
-                else {
+                guard let passphrase = try await ASCredentialProviderPrompt.secret(message) else {
                     extensionContext.cancelRequest(withError: ASExtensionError(.userCanceled))
                     return
                 }
@@ -99,7 +100,7 @@ final class ExampleProviderViewController: ASCredentialProviderViewController {
                     extensionContext.cancelRequest(withError: ASExtensionError(.failed, reason: "wrong passphrase"))
                     return
                 }
-                answer(credentialRequest)
+                then()
             } catch {
                 extensionContext.cancelRequest(withError: error)
             }
@@ -120,24 +121,8 @@ final class ExampleProviderViewController: ASCredentialProviderViewController {
             save(savePasswordRequest)
             return
         }
-        Task {
-            do {
-                guard
-                    let passphrase = try await ASCredentialProviderPrompt.secret(
-                        "Unlock to save the password of \(savePasswordRequest.credential.user)"
-                    )
-                else {
-                    extensionContext.cancelRequest(withError: ASExtensionError(.userCanceled))
-                    return
-                }
-                guard passphrase == "open sesame" else {
-                    extensionContext.cancelRequest(withError: ASExtensionError(.failed, reason: "wrong passphrase"))
-                    return
-                }
-                save(savePasswordRequest)
-            } catch {
-                extensionContext.cancelRequest(withError: error)
-            }
+        unlock("Unlock to save the password of \(savePasswordRequest.credential.user)") {
+            self.save(savePasswordRequest)
         }
     }
 

@@ -26,6 +26,26 @@ private func note(_ item: CXF.Item) -> String? {
     return nil
 }
 
+/// What keepassxc-cli exports in `format` of a database it makes by importing the KeePass XML at
+/// `source` (passphrase "pw").
+private func keepassxcExport(_ cli: String, source: String, database: String, format: String) async throws -> [UInt8] {
+    let made = try await Program.run(
+        cli,
+        ["import", "-p", source, database],
+        input: Data("pw\npw\n".utf8),
+        timeout: .seconds(60)
+    )
+    #expect(made.status == 0, "\(made.standardError)")
+    let exported = try await Program.run(
+        cli,
+        ["export", "-f", format, database],
+        input: Data("pw\n".utf8),
+        timeout: .seconds(60)
+    )
+    #expect(exported.status == 0, "\(exported.standardError)")
+    return Array(exported.standardOutput.utf8)
+}
+
 @Suite("CSV as managers write it")
 struct CSVTests {
     @Test("quotes, doubled quotes, commas and line breaks inside quotes, CRLF, a BOM, blank lines")
@@ -81,21 +101,7 @@ struct ImportTests {
         let source = directory.url.appendingPathComponent("in.xml").path
         let database = directory.url.appendingPathComponent("db.kdbx").path
         try xml.write(toFile: source, atomically: true, encoding: .utf8)
-        let made = try await Program.run(
-            cli,
-            ["import", "-p", source, database],
-            input: Data("pw\npw\n".utf8),
-            timeout: .seconds(60)
-        )
-        #expect(made.status == 0, "\(made.standardError)")
-        let exported = try await Program.run(
-            cli,
-            ["export", "-f", "csv", database],
-            input: Data("pw\n".utf8),
-            timeout: .seconds(60)
-        )
-        #expect(exported.status == 0, "\(exported.standardError)")
-        let text = Array(exported.standardOutput.utf8)
+        let text = try await keepassxcExport(cli, source: source, database: database, format: "csv")
         #expect(Importer.detect(text) == .keepassxcCSV)
         let imported = try Importer.read(text)
         #expect(imported.problems.isEmpty, "\(imported.problems)")
@@ -378,21 +384,7 @@ struct ImportTests {
         </Entry></Group></Group>
         </Group></Root></KeePassFile>
         """.write(toFile: source, atomically: true, encoding: .utf8)
-        let made = try await Program.run(
-            cli,
-            ["import", "-p", source, database],
-            input: Data("pw\npw\n".utf8),
-            timeout: .seconds(60)
-        )
-        #expect(made.status == 0, "\(made.standardError)")
-        let exported = try await Program.run(
-            cli,
-            ["export", "-f", "xml", database],
-            input: Data("pw\n".utf8),
-            timeout: .seconds(60)
-        )
-        #expect(exported.status == 0, "\(exported.standardError)")
-        let text = Array(exported.standardOutput.utf8)
+        let text = try await keepassxcExport(cli, source: source, database: database, format: "xml")
         #expect(Importer.detect(text) == .keepassXML)
         let imported = try Importer.read(text)
         #expect(imported.problems.isEmpty, "\(imported.problems)")

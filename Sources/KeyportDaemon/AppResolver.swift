@@ -12,7 +12,11 @@ import KeyportSystem
 ///    xdg-desktop-portal reads it) is that app when a manifest has that id. This is how an app
 ///    whose program is an interpreter (Python, Java) is found.
 /// 3. Otherwise the program the process runs, matched against each manifest's `exec[0]` with its
-///    links resolved. Two manifests naming the same program make it ambiguous, not the first.
+///    links resolved. When several manifests name that program (two vaults of Keyport Vault, each
+///    registered with its own `--vault`), the one whose arguments the process's command line
+///    begins with, the longest if several do: the program is what is trusted, and its arguments
+///    only say which of its registrations it acts for. A command line that fits none of them, or
+///    two alike, is ambiguous, never the first.
 ///
 /// A unit's app id that no manifest has does not stop rule 3: a desktop starts a terminal in a
 /// unit of its own, and everything run from that terminal shares it.
@@ -56,11 +60,18 @@ package enum AppResolver {
         case 1:
             return .app(matching[0], recognisedBy: "its program \(executable)")
         default:
+            let arguments = try process.arguments.dropFirst()
+            let fitting = matching.filter { arguments.starts(with: $0.exec.dropFirst()) }
+            let longest = fitting.map(\.exec.count).max()
+            let chosen = fitting.filter { $0.exec.count == longest }
+            if chosen.count == 1 {
+                return .app(chosen[0], recognisedBy: "its program \(executable) with the arguments of its manifest")
+            }
             let ids = matching.map(\.id).sorted().joined(separator: ", ")
             return .unregistered(
                 program: executable,
                 description:
-                    "\(executable), which several manifests name (\(ids)); an app that shares its program with another is recognised only by the app id of its Flatpak or systemd unit"
+                    "\(executable), which several manifests name (\(ids)), with arguments that fit \(chosen.isEmpty ? "none" : "more than one") of them; an app that shares its program with another is recognised by the arguments its manifest's exec gives, or by the app id of its Flatpak or systemd unit"
             )
         }
     }

@@ -69,7 +69,7 @@ package struct PeerCredentials: Sendable, Hashable {
 /// A process held by a pidfd, so that what is read about it is known to be its own: a pid number
 /// passes to a new process once its owner ends and is reaped, a pidfd never does.
 ///
-/// Each read (``executable``, ``cgroupUnit``, ``flatpakAppID``, ``systemdAppID``,
+/// Each read (``executable``, ``arguments``, ``cgroupUnit``, ``flatpakAppID``, ``systemdAppID``,
 /// ``isDescendant(of:)``) goes through `/proc/PID` and then checks that the process is still
 /// alive: while it is, its pid has stayed its own, so what was read was its. A process that ended
 /// meanwhile makes the read throw ``ProcessIdentityError/Reason/exited``.
@@ -190,6 +190,23 @@ package final class PinnedProcess: Sendable {
                 }
                 buffer = [CChar](repeating: 0, count: buffer.count * 2)
             }
+        }
+    }
+
+    /// The process's command line (`/proc/PID/cmdline`), its program's name first. A process can
+    /// rewrite its own; keyportd reads it only to tell apart registrations of one program
+    /// (``executable`` decides which program it is).
+    package var arguments: [String] {
+        get throws(ProcessIdentityError) {
+            let path = "/proc/\(pid)/cmdline"
+            guard let bytes = readFile(path, limit: 1 << 20) else { throw failure(reading: path) }
+            try checkAlive(after: "reading \(path)")
+            var words = bytes.split(separator: 0, omittingEmptySubsequences: false).map {
+                String(decoding: $0, as: UTF8.self)
+            }
+            // Each argument ends with a NUL, so the split leaves an empty word after the last.
+            if bytes.last == 0 { words.removeLast() }
+            return words
         }
     }
 

@@ -92,8 +92,9 @@ private func sleeper(under prefix: [String] = []) async throws -> (program: Prog
     return (program, try #require(pid_t(ready.dropFirst("READY ".count))))
 }
 
-private func manifest(_ id: String, exec: String) throws -> ProviderManifest {
-    let json = #"{"id": "\#(id)", "name": "\#(id)", "exec": ["\#(exec)"]}"#
+private func manifest(_ id: String, exec: String...) throws -> ProviderManifest {
+    let words = exec.map { "\"\($0)\"" }.joined(separator: ", ")
+    let json = #"{"id": "\#(id)", "name": "\#(id)", "exec": [\#(words)]}"#
     return try ProviderManifest(data: Data(json.utf8), file: "/test/\(id).json")
 }
 
@@ -128,6 +129,33 @@ struct CallerIdentityTests {
         if case .unregistered(_, let description) = ambiguous {
             #expect(description.contains("org.example.Sleep, org.example.Twin"))
         }
+    }
+
+    @Test("registrations of one program are told apart by the arguments their exec gives")
+    func byArguments() async throws {
+        let (program, pid) = try await sleeper()
+        defer { program.stop() }
+        let process = try PinnedProcess(pid: pid)
+        #expect(try process.arguments == ["/bin/sleep", "120"])
+        let plain = try manifest("org.example.Plain", exec: "/bin/sleep")
+        let long = try manifest("org.example.Long", exec: "/bin/sleep", "120")
+        let short = try manifest("org.example.Short", exec: "/bin/sleep", "60")
+        // The longest exec the command line begins with; one it does not begin with never counts.
+        #expect(recognised(try AppResolver.identify(process, among: [plain, long, short])) == "org.example.Long")
+        #expect(recognised(try AppResolver.identify(process, among: [plain, short])) == "org.example.Plain")
+        // Arguments only tell registrations of one program apart: alone, the program decides.
+        #expect(recognised(try AppResolver.identify(process, among: [short])) == "org.example.Short")
+        let none = try AppResolver.identify(
+            process,
+            among: [short, try manifest("org.example.S2", exec: "/bin/sleep", "9")]
+        )
+        guard case .unregistered(_, let description) = none else {
+            Issue.record("recognised as \(none)")
+            return
+        }
+        #expect(description.contains("fit none of them"))
+        let twin = try manifest("org.example.Twin", exec: "/bin/sleep", "120")
+        #expect(recognised(try AppResolver.identify(process, among: [plain, long, twin])) == nil)
     }
 
     @Test("in a Flatpak sandbox the app id decides, and only it")

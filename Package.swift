@@ -99,7 +99,7 @@ let package = Package(
         .executableTarget(
             name: "keyport-cli",
             dependencies: [
-                "KeyportVault", "KeyportFormats", "KeyportCrypto",
+                "KeyportVault", "KeyportVaultAgent", "KeyportFormats", "KeyportCrypto",
                 "CredentialExchangeFormat", "KeyportEncoding", "KeyportSystem", "OneTimeCodes",
                 "AuthenticationServices",
                 "WebAuthentication", "KeyportInterfaces", "Varlink",
@@ -179,7 +179,7 @@ let package = Package(
             name: "keyport-vault",
             dependencies: [
                 "KeyportVaultAgent", "KeyportInterfaces", "KeyportSystem", "KeyportEncoding", "Varlink",
-                "AuthenticationServices", "CredentialExchangeFormat", "OneTimeCodes",
+                "AuthenticationServices", "CredentialExchangeFormat", "OneTimeCodes", "KeyportFormats",
             ]
         ),
         .executableTarget(

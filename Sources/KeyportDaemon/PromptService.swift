@@ -3,7 +3,7 @@ import KeyportInterfaces
 import Varlink
 
 /// `org.keyport.Prompt`: a provider asks the person, through the agents (``AgentHub``), in its
-/// own name: confirm, choose one of several, or type a secret. The Linux stand-in for the view a
+/// own name: confirm, choose one of several, type a secret, or be told something. The Linux stand-in for the view a
 /// provider shows on Apple platforms. The answer is passed on; keyportd keeps nothing.
 package final class PromptService: Sendable {
     private let registry: ProviderRegistry
@@ -71,6 +71,11 @@ package final class PromptService: Sendable {
                     let input = try request.parameters(as: Prompt.ChooseIn.self)
                     let answer = try await ask(request, kind: .choose, message: input.message, choices: input.choices)
                     return try RawJSON.reply(Prompt.ChooseOut(choice: answer.choice))
+                },
+                "Notify": { [self] request throws(VarlinkError) in
+                    let input = try request.parameters(as: Prompt.MessageIn.self)
+                    _ = try await ask(request, kind: .notice, message: input.message)
+                    return .emptyObject
                 },
                 "Secret": { [self] request throws(VarlinkError) in
                     let input = try request.parameters(as: Prompt.MessageIn.self)

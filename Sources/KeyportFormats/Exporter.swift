@@ -10,10 +10,15 @@ package enum Exporter {
     package static let rpID = "keyport.invalid"
     package static let displayName = "Keyport Vault"
 
+    /// The account a vault's items are exported in: the person's login name.
+    package static var account: CXF.Account {
+        CXF.Account(id: Data("keyport-vault".utf8), username: NSUserName())
+    }
+
     /// A CXF 1.0 document of one account holding `items`.
     package static func cxf(
         _ items: [CXF.Item],
-        account: CXF.Account,
+        account: CXF.Account = account,
         timestamp: Int64 = Int64(Date().timeIntervalSince1970),
         prettyPrinted: Bool = false
     ) -> [UInt8] {

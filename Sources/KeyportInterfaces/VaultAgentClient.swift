@@ -2,7 +2,7 @@ import Foundation
 import KeyportSystem
 import Varlink
 
-/// A client of Keyport Vault's agent (`org.keyport.Vault` on ``DaemonLocations/vaultAgent``):
+/// A client of a Keyport vault's agent (`org.keyport.Vault` on ``DaemonLocations/vaultAgent``):
 /// `keyport vault` and the vault's AutoFill provider.
 package enum VaultAgentClient {
     /// Nothing listens on the agent's socket.
@@ -39,15 +39,14 @@ package enum VaultAgentClient {
 
     /// Starts `keyport-vault agent` from `directory` (where the calling program was installed)
     /// when nothing answers on the agent's socket, and waits up to 10 s for it to listen. It runs
-    /// in its own process group with no terminal, and outlives the caller.
+    /// in its own process group with no terminal, and outlives the caller. It listens on
+    /// `locations.vaultAgent` (``DaemonLocations/forVault(_:)``), which its environment names.
     package static func startIfNeeded(_ locations: DaemonLocations, from directory: URL) async throws {
         if (try? await call(locations, VaultAgent.status)) != nil { return }
         let program = directory.appendingPathComponent("keyport-vault").path
-        _ = try ChildProcess(
-            executable: program,
-            arguments: ["agent"],
-            environment: ProcessInfo.processInfo.environment
-        )
+        var environment = ProcessInfo.processInfo.environment
+        environment[DaemonLocations.vaultSocketVariable] = locations.vaultAgent
+        _ = try ChildProcess(executable: program, arguments: ["agent"], environment: environment)
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
             if (try? await call(locations, VaultAgent.status)) != nil { return }

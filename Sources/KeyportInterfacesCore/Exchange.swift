@@ -94,7 +94,7 @@ package enum Agent {
 
     /// The kinds of request.
     package enum Kind: String, Sendable {
-        case export, choose, confirm, secret
+        case export, choose, confirm, secret, notice
     }
 
     /// `Answer(confirm)`'s choice for yes.

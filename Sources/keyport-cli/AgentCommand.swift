@@ -14,7 +14,8 @@ struct AgentCommand: AsyncParsableCommand {
         discussion: """
             Shows each question in a dialog (zenity) when there is a display and zenity is installed, \
             else in this terminal, and reads your answer: the app to export to, one of a provider's \
-            choices, yes or no, or a secret such as a passphrase (read without echo). With --auto it \
+            choices, yes or no, or a secret such as a passphrase (read without echo); a provider's \
+            notice (what an import brought) is shown and needs no answer. With --auto it \
             answers by itself, for automation and tests: accept:ID chooses ID when it is offered \
             (and declines otherwise), accept-first chooses the first offered, decline declines \
             everything; confirmations are answered yes unless declining, and secrets with the first \
@@ -77,8 +78,12 @@ struct AgentCommand: AsyncParsableCommand {
                     }
                 // On a second connection: replies on the first come in order, after Serve's.
                 var outcome =
-                    answer.secret != nil
-                    ? "gave a secret" : answer.choice.map { "chose \(DisplayText.escaping($0))" } ?? "declined"
+                    if request.kind == Agent.Kind.notice.rawValue {
+                        "told you: \(DisplayText.escaping(request.message))"
+                    } else {
+                        answer.secret != nil
+                            ? "gave a secret" : answer.choice.map { "chose \(DisplayText.escaping($0))" } ?? "declined"
+                    }
                 do {
                     try await DaemonClient.withConnection(environment: environment) { answering in
                         _ = try await answering.call("org.keyport.Agent.Answer", RawJSON(encoding: answer))
@@ -102,6 +107,7 @@ struct AgentCommand: AsyncParsableCommand {
         case (_, .decline): break
         case (.confirm?, _): answer.choice = Agent.yes
         case (.secret?, _): answer.secret = secret
+        case (.notice?, _): break
         case (_, .accept(let id)): answer.choice = request.choices.contains { $0.id == id } ? id : nil
         case (_, .acceptFirst): answer.choice = request.choices.first?.id
         }
@@ -130,6 +136,8 @@ struct AgentCommand: AsyncParsableCommand {
             arguments = ["--question", "--title=\(title)", "--text=\(message)", "--width=480"]
         case .secret?:
             arguments = ["--password", "--title=\(title): \(message)"]
+        case .notice?:
+            arguments = ["--info", "--title=\(title)", "--text=\(message)", "--width=480"]
         default:
             let export = request.kind == Agent.Kind.export.rawValue
             arguments = [
@@ -170,6 +178,8 @@ struct AgentCommand: AsyncParsableCommand {
         case .secret?:
             FileHandle.write(header, to: .standardError)
             answer.secret = Terminal.readSecret(prompt: "Secret (empty to decline): ").flatMap { $0.isEmpty ? nil : $0 }
+        case .notice?:
+            FileHandle.write(header, to: .standardError)
         default:
             let export = request.kind == Agent.Kind.export.rawValue
             var text = header + "\n"

@@ -7,6 +7,7 @@ import KeyportFormats
 import KeyportInterfaces
 import KeyportSystem
 import KeyportVault
+import KeyportVaultAgent
 import Varlink
 
 /// `keyport vault`: Keyport Vault, through its agent (`keyport-vault agent`), which holds the
@@ -23,7 +24,7 @@ struct VaultCommand: AsyncParsableCommand {
             """,
         subcommands: [
             Init.self, Unlock.self, Lock.self, Status.self, Add.self, List.self, Show.self, Remove.self, Import.self,
-            Export.self, Passwd.self,
+            Export.self, Passwd.self, Register.self,
         ]
     )
 }
@@ -36,7 +37,12 @@ struct VaultOptions: ParsableArguments {
     @Flag(help: "Read the passphrase from the first line of standard input (scripts).")
     var passphraseStdin = false
 
+    /// Keyport's locations, with ``DaemonLocations/vaultAgent`` this vault's agent.
     func locations() throws(Failure) -> DaemonLocations {
+        try common().forVault(path())
+    }
+
+    private func common() throws(Failure) -> DaemonLocations {
         do {
             return try DaemonLocations(environment: ProcessInfo.processInfo.environment)
         } catch {
@@ -46,8 +52,10 @@ struct VaultOptions: ParsableArguments {
 
     /// The vault's absolute path.
     func path() throws(Failure) -> String {
-        guard let vault else { return try locations().defaultVault }
-        return vault.hasPrefix("/") ? vault : FileManager.default.currentDirectoryPath + "/" + vault
+        guard let vault else { return try common().defaultVault }
+        return FilePaths.standardized(
+            vault.hasPrefix("/") ? vault : FileManager.default.currentDirectoryPath + "/" + vault
+        )
     }
 
     /// The passphrase: typed without echo, or the first line of standard input.
@@ -66,8 +74,15 @@ func callVaultAgent(
     more: Bool = false,
     each: ((RawJSON) throws -> Void)? = nil
 ) async throws -> RawJSON {
+    try await vaultAgent { () async throws in
+        try await VaultAgentClient.call(locations, method, parameters, more: more, each: each)
+    }
+}
+
+/// Runs `body`, which asks the vault's agent; its refusals become failures that say why.
+func vaultAgent<Result>(_ body: () async throws -> Result) async throws -> Result {
     do {
-        return try await VaultAgentClient.call(locations, method, parameters, more: more, each: each)
+        return try await body()
     } catch let error as VaultAgentClient.NotRunning {
         throw Failure.io(error.description)
     } catch let error as VarlinkError {
@@ -331,18 +346,10 @@ extension VaultCommand {
             } catch {
                 throw Failure.invalid("\(file): \(error.message)")
             }
-            var items: [UInt8] = [UInt8(ascii: "[")]
-            for (index, item) in imported.items.enumerated() {
-                if index > 0 { items.append(UInt8(ascii: ",")) }
-                items += item.json
+            let locations = try options.locations()
+            let report = try await vaultAgent { () async throws in
+                try await VaultAgentClient.importItems(imported.items.map(\.json), locations)
             }
-            items.append(UInt8(ascii: "]"))
-            let report = try await callVaultAgent(
-                try options.locations(),
-                VaultAgent.importItems,
-                JSONText.object([("items", items)])
-            )
-            .decode(VaultAgent.ImportOut.self)
             FileHandle.write(
                 "\(file) (\(imported.format.name)): \(report.imported) imported, \(report.merged) merged, \(report.skipped) skipped\n"
             )
@@ -359,16 +366,34 @@ extension VaultCommand {
         @OptionGroup var options: VaultOptions
         @Option(help: "cxf (default) or otpauth.") var format = "cxf"
         @Option(name: .shortAndLong, help: "The file to write (0600); standard output when absent.") var output: String?
+        @Flag(
+            help: """
+                Export to an app you choose instead, through keyportd (credential exchange): the \
+                vault must be registered (`keyport vault register`).
+                """
+        )
+        var toApp = false
+        @Option(name: .customLong("item"), help: "Only this item (its id, as `list` shows it); repeat for several.")
+        var only: [String] = []
+
+        func validate() throws {
+            if toApp && (output != nil || format != "cxf") {
+                throw ValidationError("--to-app hands the items to an app: it takes neither --output nor --format")
+            }
+        }
 
         func run() async throws {
-            let items = try await vaultItems(options)
+            if toApp {
+                // The vault's own program exports, so that keyportd knows it as the vault's app.
+                let command = try options.appCommand() + ["export"] + only
+                let reason = ProcessImage.replace(with: command[0], arguments: command)
+                throw Failure.io("cannot run \(command[0]) (\(reason)); install it beside keyport-cli")
+            }
+            let items = try VaultSelection.items(try await vaultItems(options), only: only)
             let bytes: [UInt8]
             switch format {
             case "cxf":
-                bytes = Exporter.cxf(
-                    items,
-                    account: CXF.Account(id: Data("keyport-vault".utf8), username: NSUserName())
-                )
+                bytes = Exporter.cxf(items)
             case "otpauth":
                 bytes = Array(Exporter.otpauthList(items).text.utf8)
             default:
@@ -389,14 +414,8 @@ extension VaultCommand {
 
 /// Every item of the unlocked vault, through the agent.
 func vaultItems(_ options: VaultOptions) async throws -> [CXF.Item] {
-    var items: [CXF.Item] = []
-    func add(_ reply: RawJSON) throws {
-        guard let raw = try reply.member("item"), raw.bytes != Array("null".utf8) else { return }
-        items.append(try CXF.Decoder().decodeItem(raw.bytes))
-    }
-    let last = try await callVaultAgent(try options.locations(), VaultAgent.list, more: true, each: add)
-    try add(last)
-    return items
+    let locations = try options.locations()
+    return try await vaultAgent { () async throws in try await VaultAgentClient.items(locations) }
 }
 
 /// What `list` and `show` print of an item.

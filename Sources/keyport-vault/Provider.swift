@@ -8,16 +8,12 @@ import KeyportVaultAgent
 import OneTimeCodes
 import Varlink
 
-/// Where this program was installed: keyport-vault starts its agent from here.
-let installDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-
 /// Keyport Vault as an AutoFill provider, written with Apple's API like any other: it answers
 /// from the agent's unlocked vault, and when the vault is locked asks the person (through
 /// keyportd's agent) for the passphrase, in `prepareInterfaceToProvideCredential`.
 final class VaultProviderViewController: ASCredentialProviderViewController {
-    /// The vault this provider unlocks (`--vault`, else the default).
-    nonisolated(unsafe) static var vaultPath = ""
-    nonisolated(unsafe) static var locations: DaemonLocations?
+    /// The vault this provider answers from; set once, before the provider runs.
+    nonisolated(unsafe) static var vault: VaultInstance?
 
     override func provideCredentialWithoutUserInteraction(for credentialRequest: any ASCredentialRequest) {
         Task { await answer(credentialRequest, unlocking: false) }
@@ -28,12 +24,13 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
     }
 
     private func answer(_ request: any ASCredentialRequest, unlocking: Bool) async {
-        guard let locations = Self.locations else {
+        guard let vault = Self.vault else {
             extensionContext.cancelRequest(withError: ASExtensionError(.failed, reason: "no runtime directory"))
             return
         }
+        let locations = vault.locations
         do {
-            if unlocking { try await unlock(locations) }
+            if unlocking { try await vault.unlock(because: "to fill in a sign-in") }
             guard let id = request.credentialIdentity.recordIdentifier,
                 let item = try await item(id: id, locations)
             else {
@@ -83,19 +80,6 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
         return try CXF.Decoder().decodeItem(raw.bytes)
     }
 
-    /// Starts the agent when it is not running, asks the person for the passphrase, unlocks.
-    private func unlock(_ locations: DaemonLocations) async throws {
-        try await VaultAgentClient.startIfNeeded(locations, from: installDirectory)
-        let status = try await VaultAgentClient.call(locations, VaultAgent.status).decode(VaultAgent.StatusOut.self)
-        if status.unlocked { return }
-        guard let passphrase = try await ASCredentialProviderPrompt.secret("Unlock Keyport Vault (\(Self.vaultPath))")
-        else { throw ASExtensionError(.userCanceled) }
-        _ = try await VaultAgentClient.call(
-            locations,
-            VaultAgent.unlock,
-            try RawJSON(encoding: VaultAgent.UnlockIn(path: Self.vaultPath, passphrase: passphrase))
-        )
-    }
 }
 
 /// Keeps AutoFill's identity store the vault's: every login a password identity and every TOTP

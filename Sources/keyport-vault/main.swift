@@ -3,9 +3,17 @@
 //   keyport-vault agent [--timeout SECONDS]   holds a vault unlocked for `keyport vault` and the
 //                                            vault's provider (org.keyport.Vault on vault.sock),
 //                                            locking it SECONDS (default 900) after its last request
-//   keyport-vault provider [--vault PATH]    the AutoFill provider keyportd starts (its manifest's
-//                                            exec); asks the agent, unlocking through keyportd's
-//                                            agent when the vault is locked
+//   keyport-vault provider [--vault PATH]    the app keyportd starts (its manifest's exec): the
+//                                            AutoFill provider, answering from the vault's agent
+//                                            and unlocking through keyportd's agent when the vault
+//                                            is locked; or, launched with an import's activity,
+//                                            the importer of a credential exchange
+//   keyport-vault provider [--vault PATH] export [ID...]
+//                                            exports the vault (or the items ID...) to an app
+//                                            the person chooses
+//                                            (`keyport vault export --to-app` runs it); the
+//                                            arguments before `export` are its manifest's, by
+//                                            which keyportd tells vaults apart
 import AuthenticationServices
 import Foundation
 import KeyportInterfaces
@@ -25,18 +33,34 @@ func fail(_ message: String, status: Int32 = 2) -> Never {
 }
 
 let usage = """
-    usage: keyport-vault agent [--timeout SECONDS] | keyport-vault provider [--vault PATH]
+    usage: keyport-vault agent [--timeout SECONDS] | keyport-vault provider [--vault PATH] [export [ID...]]
     Holds a Keyport vault unlocked (org.keyport.Vault on $XDG_RUNTIME_DIR/keyport/vault.sock, or
     $KEYPORT_VAULT_SOCKET) until SIGTERM or SIGINT; `keyport vault unlock` starts it when it is not
     running. The vault locks itself SECONDS (default 900) after its last request.
     """
 var arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "provider" {
-    let environment = ProcessInfo.processInfo.environment
-    let locations = try? DaemonLocations(environment: environment)
-    VaultProviderViewController.locations = locations
-    VaultProviderViewController.vaultPath = locations?.defaultVault ?? ""
-    if arguments.count == 3, arguments[1] == "--vault" { VaultProviderViewController.vaultPath = arguments[2] }
+    var rest = arguments.dropFirst()
+    var path: String?
+    if rest.first == "--vault", rest.count >= 2 {
+        path = rest[rest.startIndex + 1]
+        rest = rest.dropFirst(2)
+    }
+    let exporting = rest.first == "export"
+    guard exporting || rest.isEmpty else { fail("unexpected '\(rest.first ?? "")'\n\(usage)") }
+    let vault: VaultInstance
+    do {
+        vault = try VaultInstance(path: path, environment: ProcessInfo.processInfo.environment)
+    } catch {
+        fail("\(error)")
+    }
+    if exporting { exit(await VaultExchange.export(vault, only: Array(rest.dropFirst()))) }
+    if let activity = NSUserActivity.launchActivity, activity.activityType == ASCredentialExchangeActivity,
+        let token = activity.userInfo?[ASCredentialImportToken] as? UUID
+    {
+        exit(await VaultExchange.importCredentials(token: token, into: vault))
+    }
+    VaultProviderViewController.vault = vault
     ASCredentialProviderExtension.run(VaultProviderViewController.self)
 }
 guard arguments.first == "agent" else {

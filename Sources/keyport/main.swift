@@ -92,9 +92,7 @@ func handOver(_ arguments: [String]) -> Never {
         exit(2)
     }
     let program = FilePaths.join(FilePaths.parent(own), "keyport-cli")
-    let argv = ([program] + arguments).map { strdup($0) } + [nil]
-    execv(program, argv)
-    let reason = String(cString: strerror(errno))
+    let reason = ProcessImage.replace(with: program, arguments: [program] + arguments)
     writeError(
         "keyport: cannot run \(DisplayText.escaping(program)) (\(reason)); it holds every command but `otp SITE` and `password SITE`. Install it beside keyport (`swift build` builds both)\n"
     )

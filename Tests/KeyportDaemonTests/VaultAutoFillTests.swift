@@ -105,4 +105,100 @@ struct VaultAutoFillTests {
         )
         #expect(try await run(["vault", "status"]).standardOutput.hasPrefix("unlocked"))
     }
+
+    @Test("an exchange between two vaults through keyportd: every item, whole, into a locked vault")
+    func exchangeBetweenVaults() async throws {
+        let directory = try TemporaryDirectory("kp-vault-exchange")
+        defer { directory.remove() }
+        var environment = sandboxEnvironment(in: directory.url)
+        // Each vault's agent listens in the runtime directory, named after its vault.
+        environment["XDG_RUNTIME_DIR"] = try directory.subdirectory("run").path
+        environment["KEYPORT_LOG"] = "info"
+        let second = directory.url.appendingPathComponent("second.keyport").path
+        func run(_ arguments: [String], _ input: String? = nil) async throws -> Program.Ran {
+            let ran = try await Program.run(
+                keyport,
+                arguments,
+                environment: environment,
+                input: input.map { Data($0.utf8) },
+                timeout: .seconds(120)
+            )
+            return ran
+        }
+        let daemon = try await startKeyportd(environment)
+        defer { daemon.stop() }
+        // Two vaults, two apps of one program, told apart by their manifests' arguments.
+        #expect(try await run(["vault", "register"]).status == 0)
+        let registered = try await run([
+            "vault", "register", "--vault", second, "--id", "org.example.second", "--name", "Second vault",
+        ])
+        #expect(registered.status == 0, "\(registered.standardError)")
+        #expect(try await run(["vault", "init", "--passphrase-stdin"], "first passphrase\n").status == 0)
+        #expect(
+            try await run(["vault", "init", "--vault", second, "--passphrase-stdin"], "second passphrase\n").status == 0
+        )
+        #expect(try await run(["vault", "unlock", "--passphrase-stdin"], "first passphrase\n").status == 0)
+        let sample = Peers.file("Examples/sample.cxf.json")
+        let imported = try await run(["vault", "import", sample])
+        #expect(imported.standardOutput.contains("15 imported"), "\(imported.standardOutput)\(imported.standardError)")
+
+        // The person, scripted: they choose the second vault, and type its passphrase when it asks.
+        let secret = directory.url.appendingPathComponent("secret").path
+        try "second passphrase\n".write(toFile: secret, atomically: true, encoding: .utf8)
+        let person = try Program(
+            keyport,
+            ["agent", "--auto", "accept:org.example.second", "--secret-file", secret],
+            environment: environment
+        )
+        defer { person.stop() }
+        _ = try await person.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("waiting") }
+
+        let exported = try await run(["vault", "export", "--to-app"])
+        #expect(exported.status == 0, "\(exported.standardError)")
+        #expect(exported.standardError.contains("exported 15 items"), "\(exported.standardError)")
+        let told = try await person.waitForLine(timeout: .seconds(60), onStandardError: true) {
+            $0.contains("told you:")
+        }
+        #expect(told.contains("Second vault: told you:"), "the notice is in the importer's name: \(told)")
+        #expect(told.contains("15 new, 0 merged"), "\(told)")
+
+        // Every item came over whole: the two vaults export the same document.
+        func document(_ vault: [String]) async throws -> NSDictionary {
+            let ran = try await run(["vault", "export"] + vault)
+            #expect(ran.status == 0, "\(ran.standardError)")
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(ran.standardOutput.utf8)) as? NSDictionary
+            )
+            let copy = try #require(object.mutableCopy() as? NSMutableDictionary)
+            copy.removeObject(forKey: "timestamp")
+            return copy
+        }
+        let first = try await document([])
+        #expect(try await document(["--vault", second]) == first)
+        #expect(((first["accounts"] as? [NSDictionary])?.first?["items"] as? [Any])?.count == 15)
+
+        // A selection, the other way: the second vault exports one item to the first, which had it.
+        let list = try await run(["vault", "list", "--vault", second, "Example login"])
+        let id = try #require(list.standardOutput.split(separator: "\t").first.map(String.init))
+        let back = try Program(
+            keyport,
+            ["agent", "--auto", "accept:org.keyport.vault"],
+            environment: environment
+        )
+        defer { back.stop() }
+        person.stop()
+        _ = try await back.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("waiting") }
+        let one = try await run(["vault", "export", "--vault", second, "--to-app", "--item", id])
+        #expect(one.status == 0, "\(one.standardError)")
+        let again = try await back.waitForLine(timeout: .seconds(60), onStandardError: true) {
+            $0.contains("told you:")
+        }
+        #expect(
+            again.contains("Keyport Vault: told you:")
+                && again.contains("0 new, 0 merged into items it had, 1 it had already"),
+            "\(again)"
+        )
+        let unknown = try await run(["vault", "export", "--vault", second, "--to-app", "--item", "bm9uZQ"])
+        #expect(unknown.status == 1 && unknown.standardError.contains("has no item bm9uZQ"), "\(unknown.standardError)")
+    }
 }

@@ -106,6 +106,23 @@ public final class ASCredentialExportManager: Sendable {
     ///   ``ASAuthorizationError/Code-swift.enum/failed`` when keyportd is not running; the reason
     ///   in `userInfo`.
     public func exportCredentials(_ credentialData: ASExportedCredentialData) async throws {
+        try await exchange.exportCredentials(export: takeExport(), document: credentialData.cxfJSON())
+    }
+
+    /// Hands a CXF document the app encoded itself (its header object's JSON) to the app the
+    /// person chose in ``requestExport(for:)``. (Linux addition.)
+    ///
+    /// For an app whose credentials hold more than Apple's types have room for (members and
+    /// extensions of its own, credential types Apple has no class for): the importer receives
+    /// `cxfJSON` exactly as written. Otherwise as ``exportCredentials(_:)``.
+    ///
+    /// - Throws: as ``exportCredentials(_:)``.
+    public func exportCredentials(cxfJSON: Data) async throws {
+        try await exchange.exportCredentials(export: takeExport(), document: cxfJSON)
+    }
+
+    /// The export ``requestExport(for:)`` began, which the export about to happen ends.
+    private func takeExport() throws(ASAuthorizationError) -> String {
         guard let export = requested.withLock({ $0.take() }) else {
             throw ASAuthorizationError(
                 .credentialExport,
@@ -113,6 +130,6 @@ public final class ASCredentialExportManager: Sendable {
                     "no export was requested: call requestExport(for:) first, and exportCredentials once for each requestExport"
             )
         }
-        try await exchange.exportCredentials(export: export, document: credentialData.cxfJSON())
+        return export
     }
 }

@@ -59,6 +59,20 @@ public final class ASCredentialImportManager: Sendable {
         }
     }
 
+    /// Receives the exported credentials as the exporter wrote them: the CXF document's JSON
+    /// (its header object). (Linux addition.)
+    ///
+    /// For an app that keeps what Apple's types leave out (members and extensions of the
+    /// exporter's own, credential types Apple has no class for); read it with the
+    /// `CredentialExchangeFormat` module's tolerant `CXF.Decoder`. The token is redeemed as in
+    /// ``importCredentials(token:)``: once.
+    ///
+    /// - Throws: ``ASAuthorizationError`` as ``importCredentials(token:)`` does, except that the
+    ///   data is not read here.
+    public func importCredentialsCXFJSON(token: UUID) async throws -> Data {
+        Data(try await exchange.importCredentials(token: token))
+    }
+
     private static func unreadable(_ why: String) -> ASAuthorizationError {
         ASAuthorizationError(
             .credentialImport,

@@ -49,6 +49,13 @@ public enum ASCredentialProviderPrompt {
         try await call("Secret", Prompt.MessageIn(message: message)).decode(Prompt.SecretOut.self).secret
     }
 
+    /// Tells the person `message`, such as what an import brought; returns once it was shown.
+    ///
+    /// - Throws: ``ASExtensionError`` as ``confirm(_:)`` does.
+    public static func notify(_ message: String) async throws {
+        _ = try await call("Notify", Prompt.MessageIn(message: message))
+    }
+
     private static func call(_ method: String, _ input: some Encodable) async throws -> RawJSON {
         do {
             return try await DaemonClient.withConnection(environment: ProcessInfo.processInfo.environment) {

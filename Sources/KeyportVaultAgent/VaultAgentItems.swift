@@ -1,0 +1,64 @@
+import CredentialExchangeFormat
+import KeyportEncoding
+import KeyportInterfaces
+import Varlink
+
+/// What the vault's clients (`keyport vault`, its exporter and importer) ask of its agent in
+/// items rather than in messages.
+extension VaultAgentClient {
+    /// Every item of the unlocked vault (`List`, one reply each).
+    ///
+    /// - Throws: as ``VaultAgentClient/call(_:_:_:more:each:)``; a `CXFDecodingError` when the
+    ///   agent sent an item that is not one.
+    package static func items(_ locations: DaemonLocations) async throws -> [CXF.Item] {
+        var items: [CXF.Item] = []
+        func add(_ reply: RawJSON) throws {
+            guard let raw = try reply.member("item"), raw.bytes != Array("null".utf8) else { return }
+            items.append(try CXF.Decoder().decodeItem(raw.bytes))
+        }
+        try add(try await call(locations, VaultAgent.list, more: true, each: add))
+        return items
+    }
+
+    /// Takes `items` (each a CXF item's JSON) into the unlocked vault in one transaction
+    /// (`Import`): what was imported, merged into items the vault had, and skipped.
+    package static func importItems(
+        _ items: [[UInt8]],
+        _ locations: DaemonLocations
+    ) async throws -> VaultAgent.ImportOut {
+        var array: [UInt8] = [UInt8(ascii: "[")]
+        for (index, item) in items.enumerated() {
+            if index > 0 { array.append(UInt8(ascii: ",")) }
+            array += item
+        }
+        array.append(UInt8(ascii: "]"))
+        return try await call(locations, VaultAgent.importItems, JSONText.object([("items", array)]))
+            .decode(VaultAgent.ImportOut.self)
+    }
+}
+
+/// The items an export takes: all, or those named by id.
+package enum VaultSelection {
+    /// Ids that name no item of the vault.
+    package struct UnknownItems: Error, CustomStringConvertible {
+        package var ids: [String]
+        package var description: String {
+            "the vault has no item \(ids.joined(separator: ", ")) (`keyport vault list` shows the ids)"
+        }
+    }
+
+    /// `items` when `only` is empty, else the items whose ids (base64url) it lists, in the vault's
+    /// order.
+    ///
+    /// - Throws: ``UnknownItems`` when an id names none: an export never quietly leaves out what
+    ///   was asked for.
+    package static func items(_ items: [CXF.Item], only: [String]) throws(UnknownItems) -> [CXF.Item] {
+        guard !only.isEmpty else { return items }
+        let wanted = Set(only)
+        let chosen = items.filter { wanted.contains(Base64URL.encode($0.id)) }
+        let found = Set(chosen.map { Base64URL.encode($0.id) })
+        let missing = only.filter { !found.contains($0) }
+        guard missing.isEmpty else { throw UnknownItems(ids: missing) }
+        return chosen
+    }
+}

@@ -1,0 +1,71 @@
+import AuthenticationServices
+import CredentialExchangeFormat
+import Foundation
+import KeyportFormats
+import KeyportInterfaces
+import KeyportVaultAgent
+import Varlink
+
+/// Keyport Vault's side of credential exchange, with Apple's managers: it exports through
+/// `ASCredentialExportManager` and imports through `ASCredentialImportManager` when keyportd
+/// launches it with the import's activity. Items travel as CXF JSON, whole: what Apple's types
+/// have no room for (unknown members, extensions, credential types) passes from vault to vault.
+enum VaultExchange {
+    /// Exports every item of `vault`, or those whose ids are in `only`, to the app the person
+    /// chooses; the exit status.
+    static func export(_ vault: VaultInstance, only: [String]) async -> Int32 {
+        do {
+            try await vault.unlock(because: "to export its credentials")
+            let items = try VaultSelection.items(try await VaultAgentClient.items(vault.locations), only: only)
+            let manager = ASCredentialExportManager(presentationAnchor: ASPresentationAnchor())
+            _ = try await manager.requestExport()
+            try await manager.exportCredentials(cxfJSON: Data(Exporter.cxf(items)))
+            report("exported \(items.count) items of \(vault.path); the app you chose has them")
+            return 0
+        } catch {
+            report("nothing was exported: \(reason(error))")
+            return 1
+        }
+    }
+
+    /// Imports what keyportd hands over for `token` into `vault`, in one transaction, and tells
+    /// the person what came in; the exit status.
+    static func importCredentials(token: UUID, into vault: VaultInstance) async -> Int32 {
+        let outcome: String
+        let status: Int32
+        do {
+            // The token is redeemed first: it expires soon, and unlocking may take the person a while.
+            let data = try await ASCredentialImportManager().importCredentialsCXFJSON(token: token)
+            let imported = try Importer.read(Array(data), format: .cxf)
+            try await vault.unlock(because: "to import the credentials you exported to it")
+            let counts = try await VaultAgentClient.importItems(imported.items.map(\.json), vault.locations)
+            outcome =
+                "Keyport Vault (\(vault.path)) imported the credentials: \(counts.imported) new, \(counts.merged) merged into items it had, \(counts.skipped) it had already"
+            status = 0
+        } catch {
+            outcome = "Keyport Vault (\(vault.path)) imported nothing: \(reason(error))"
+            status = 1
+        }
+        report(outcome)
+        // The person chose this app in keyportd's agent, which is where they learn how it went.
+        try? await ASCredentialProviderPrompt.notify(outcome)
+        return status
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        switch error {
+        case let error as ASAuthorizationError:
+            (error.userInfo[NSLocalizedFailureReasonErrorKey] as? String) ?? "\(error)"
+        case let error as ASExtensionError where error.code == .userCanceled:
+            "the vault stayed locked"
+        case let error as ImportError: error.message
+        case let error as VaultSelection.UnknownItems: error.description
+        case let error as VarlinkError: error.message ?? error.name
+        default: "\(error)"
+        }
+    }
+
+    private static func report(_ message: String) {
+        FileHandle.standardError.write(Data("keyport-vault: \(message)\n".utf8))
+    }
+}

@@ -23,16 +23,6 @@ private func monotonicNanoseconds() -> UInt64 {
     return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
 }
 
-/// `VmRSS` and `VmHWM` of a process, in bytes.
-private func memory(of pid: pid_t) -> (resident: Int, peak: Int) {
-    let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-    func value(_ key: String) -> Int {
-        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(key + ":") }) else { return 0 }
-        return (Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) * 1024
-    }
-    return (value("VmRSS"), value("VmHWM"))
-}
-
 /// The importer's side, when keyportd starts this program: redeem, decode, write the time.
 func exchangeImporter() async throws {
     let environment = ProcessInfo.processInfo.environment

@@ -9,6 +9,7 @@ import Foundation
 //   swift build -c release && .build/release/KeyportBench exchange [items]   (keyportd and keyport from the same build)
 //   swift run -c release KeyportBench vault [items]
 //   swift build -c release && .build/release/KeyportBench vault-autofill [items] [runs]
+//   swift build -c release && .build/release/KeyportBench vault-keepassxc [entries]
 
 /// The best time of `runs` calls of `body`, and its last result. The previous run's result is
 /// freed before the clock starts, so no run pays for freeing another's output.
@@ -33,6 +34,16 @@ func privateDirectory(_ prefix: String) -> URL {
         exit(2)
     }
     return URL(fileURLWithPath: String(cString: made))
+}
+
+/// `VmRSS` and `VmHWM` of a process, in bytes (0 once it has ended).
+func memory(of pid: pid_t) -> (resident: Int, peak: Int) {
+    let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+    func value(_ key: String) -> Int {
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(key + ":") }) else { return 0 }
+        return (Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) * 1024
+    }
+    return (value("VmRSS"), value("VmHWM"))
 }
 
 func mbps(_ bytes: Int, _ seconds: Double) -> String {
@@ -129,11 +140,13 @@ case "vault-profile":
     try vaultImportProfile(items: arguments.dropFirst().first.flatMap { Int($0) } ?? 20_000)
 case "vault":
     try vaultBenchmark(items: arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000)
+case "vault-keepassxc":
+    try await vaultKeePassXCBenchmark(entries: arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000)
 case "webauth":
     try await webAuthBenchmark(rounds: arguments.dropFirst().first.flatMap { Int($0) } ?? 200)
 default:
     print(
-        "usage: KeyportBench cxf [items] | cxf-profile decode|validate|encode | otp [codes] | webauth [sessions] | exchange [items] | autofill [identities] [runs] | vault [items] | vault-autofill [items] [runs]"
+        "usage: KeyportBench cxf [items] | cxf-profile decode|validate|encode | otp [codes] | webauth [sessions] | exchange [items] | autofill [identities] [runs] | vault [items] | vault-autofill [items] [runs] | vault-keepassxc [entries]"
     )
     exit(2)
 }

@@ -1,0 +1,249 @@
+import Foundation
+import KeyportSystem
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+// Keyport Vault beside KeePassXC on the same entries, each through its own command line, in one
+// run: a KeePass 2 XML file of `entries` logins (title, user, password, URL, a note and a TOTP
+// secret each) is imported by `keyport vault import` (into a vault unlocked in its agent) and by
+// `keepassxc-cli import` (into a new database); then one entry is shown, and one added, by each.
+// KeePassXC opens its whole database for every command, so its `show` and `add` are compared with
+// Keyport's both warm (the agent unlocked) and cold (`unlock`, then `show`). Peak memory is the
+// process's VmHWM, read every 10 ms while it runs.
+func vaultKeePassXCBenchmark(entries count: Int) async throws {
+    let keepassxc = "/usr/bin/keepassxc-cli"
+    guard FileManager.default.isExecutableFile(atPath: keepassxc) else {
+        throw BenchFailure(description: "\(keepassxc) is missing: scripts/test installs it (Debian's keepassxc)")
+    }
+    let build = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+    let keyport = build.appendingPathComponent("keyport").path
+    let root = privateDirectory("kp-vault-keepassxc")
+    defer {
+        // The vault's agent, which `keyport vault unlock` started, listens on this run's socket.
+        _ = try? ChildProcess.run(
+            executable: keyport,
+            arguments: ["vault", "lock"],
+            environment: benchEnvironment(root)
+        )
+        for pid in agents(of: root) { kill(pid, SIGTERM) }
+        try? FileManager.default.removeItem(at: root)
+    }
+    try FileManager.default.createDirectory(
+        at: root.appendingPathComponent("run"),
+        withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o700]
+    )
+    let environment = benchEnvironment(root)
+    let xml = root.appendingPathComponent("entries.xml").path
+    try keePassXML(entries: count).write(toFile: xml, atomically: false, encoding: .utf8)
+    let size = (try FileManager.default.attributesOfItem(atPath: xml)[.size] as? Int) ?? 0
+    print("\(count) entries, KeePass XML \(size / 1_000_000) MB; keepassxc-cli \(try version(keepassxc))")
+
+    func keyportRun(_ arguments: [String], _ input: String? = nil) async throws -> Timed {
+        try await timed(keyport, arguments, environment: environment, input: input)
+    }
+    let passphrase = "bench passphrase\n"
+    _ = try await keyportRun(["vault", "init", "--passphrase-stdin"], passphrase)
+    _ = try await keyportRun(["vault", "unlock", "--passphrase-stdin"], passphrase)
+    let keyportImport = try await keyportRun(["vault", "import", xml])
+    let agentMemory = agents(of: root).map { memory(of: $0).resident }.max() ?? 0
+    var warm: [Double] = []
+    for index in 0..<21 {
+        warm.append(try await keyportRun(["vault", "show", "site-\(index * 4099 % count).example"]).ms)
+    }
+    var cold: [Double] = []
+    for index in 0..<3 {
+        _ = try await keyportRun(["vault", "lock"])
+        let unlock = try await keyportRun(["vault", "unlock", "--passphrase-stdin"], passphrase)
+        let show = try await keyportRun(["vault", "show", "site-\(index * 7919 % count).example"])
+        cold.append(unlock.ms + show.ms)
+    }
+    var adds: [Double] = []
+    for index in 0..<11 {
+        let url = "https://added-\(index).example/"
+        adds.append(
+            try await keyportRun(
+                ["vault", "add", "--passphrase-stdin", "--title", "Added \(index)", "--url", url, "--user", "u"],
+                "a password\n"
+            ).ms
+        )
+    }
+    let vaultSize =
+        (try FileManager.default.attributesOfItem(
+            atPath: root.appendingPathComponent("data/keyport/vault.keyport").path
+        )[
+            .size
+        ] as? Int) ?? 0
+
+    let database = root.appendingPathComponent("entries.kdbx").path
+    let keepassImport = try await timed(
+        keepassxc,
+        ["import", "-p", xml, database],
+        environment: environment,
+        input: "pw\npw\n"
+    )
+    var keepassShows: [Timed] = []
+    for index in 0..<3 {
+        keepassShows.append(
+            try await timed(
+                keepassxc,
+                ["show", database, "Site \(index * 7919 % count)"],
+                environment: environment,
+                input: "pw\n"
+            )
+        )
+    }
+    var keepassAdds: [Double] = []
+    for index in 0..<3 {
+        keepassAdds.append(
+            try await timed(
+                keepassxc,
+                ["add", "-u", "u", "--url", "https://added-\(index).example/", "-p", database, "Added \(index)"],
+                environment: environment,
+                input: "pw\na password\n"
+            ).ms
+        )
+    }
+    let databaseSize = (try FileManager.default.attributesOfItem(atPath: database)[.size] as? Int) ?? 0
+
+    func line(_ what: String, _ keyport: String, _ keepass: String) {
+        print(
+            what.padding(toLength: 34, withPad: " ", startingAt: 0)
+                + keyport.padding(toLength: 30, withPad: " ", startingAt: 0) + keepass
+        )
+    }
+    func ms(_ value: Double) -> String {
+        value >= 1000 ? String(format: "%.2f s", value / 1000) : String(format: "%.1f ms", value)
+    }
+    func mb(_ bytes: Int) -> String { "\(bytes / 1_000_000) MB" }
+    let showTimes = keepassShows.map(\.ms).sorted()
+    line("", "Keyport Vault", "KeePassXC")
+    line(
+        "import \(count) (XML file)",
+        "\(ms(keyportImport.ms)), peak \(mb(keyportImport.peak))",
+        "\(ms(keepassImport.ms)), peak \(mb(keepassImport.peak))"
+    )
+    line(
+        "show one entry",
+        "\(ms(percentile(warm, 0.5))) p50 (agent unlocked)",
+        "\(ms(showTimes[1])) median of 3, peak \(mb(keepassShows.map(\.peak).max() ?? 0))"
+    )
+    line("  cold: unlock + show", "\(ms(cold.sorted()[1])) median of 3", "")
+    line("add one entry", "\(ms(percentile(adds, 0.5))) p50", "\(ms(keepassAdds.sorted()[1])) median of 3")
+    line("file", mb(vaultSize), mb(databaseSize))
+    line("memory holding it open", "agent \(mb(agentMemory))", "(nothing stays open)")
+}
+
+/// A run's wall time and its process's peak resident memory.
+private struct Timed {
+    var ms: Double
+    var peak: Int
+}
+
+/// Runs `program` to its end with `input` on standard input; throws when it fails.
+private func timed(
+    _ program: String,
+    _ arguments: [String],
+    environment: [String: String],
+    input: String?
+) async throws -> Timed {
+    let start = ContinuousClock.now
+    let child = try ChildProcess(
+        executable: program,
+        arguments: arguments,
+        environment: environment,
+        streams: .captured(input: Data((input ?? "").utf8))
+    )
+    let sampler = Task {
+        var peak = 0
+        while !Task.isCancelled {
+            peak = max(peak, memory(of: child.pid).peak)
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return peak
+    }
+    await child.waitForExit()
+    let elapsed = ContinuousClock.now - start
+    sampler.cancel()
+    let peak = await sampler.value
+    guard child.termination == .exited(0) else {
+        let output = child.output.map { String(decoding: $0.standardError, as: UTF8.self) } ?? ""
+        throw BenchFailure(description: "\(program) \(arguments.joined(separator: " ")) failed: \(output)")
+    }
+    return Timed(
+        ms: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15,
+        peak: peak
+    )
+}
+
+private func version(_ program: String) throws -> String {
+    let ran = try ChildProcess.run(executable: program, arguments: ["--version"], environment: [:])
+    return String(decoding: ran.standardOutput, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+/// Keyport's locations and XDG directories inside `root`.
+private func benchEnvironment(_ root: URL) -> [String: String] {
+    var environment = ProcessInfo.processInfo.environment
+    environment["KEYPORT_SOCKET"] = root.appendingPathComponent("run/d.sock").path
+    environment["KEYPORT_VAULT_SOCKET"] = root.appendingPathComponent("run/vault.sock").path
+    environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
+    environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
+    environment["XDG_STATE_HOME"] = root.appendingPathComponent("state").path
+    return environment
+}
+
+/// The vault agents listening in `root` (started by `keyport vault unlock`, with its socket in
+/// their environment).
+private func agents(of root: URL) -> [pid_t] {
+    let own = "KEYPORT_VAULT_SOCKET=" + root.appendingPathComponent("run/vault.sock").path
+    return ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { entry in
+        guard let pid = pid_t(entry),
+            let environ = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ")),
+            environ.split(separator: 0).contains(where: { String(decoding: $0, as: UTF8.self) == own }),
+            let command = try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8),
+            command.hasPrefix(
+                URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().path
+                    + "/keyport-vault"
+            )
+        else { return nil }
+        return pid
+    }
+}
+
+/// A KeePass 2 XML file of `count` logins in the root group: "Site N", user, password, URL
+/// `https://site-N.example/login`, a note and a TOTP secret (KeePassXC's `otp` attribute).
+private func keePassXML(entries count: Int) -> String {
+    var text = """
+        <?xml version="1.0" encoding="utf-8" standalone="yes"?>
+        <KeePassFile><Meta><Generator>KeyportBench</Generator></Meta><Root><Group>\
+        <UUID>\(uuid(0))</UUID><Name>Root</Name>
+
+        """
+    text.reserveCapacity(count * 700)
+    for index in 0..<count {
+        let secret = ["JBSWY3DPEHPK3PXP", "GEZDGNBVGY3TQOJQ", "MFRGGZDFMZTWQ2LK"][index % 3]
+        text += """
+            <Entry><UUID>\(uuid(index + 1))</UUID>\
+            <String><Key>Title</Key><Value>Site \(index)</Value></String>\
+            <String><Key>UserName</Key><Value>user\(index)@example.org</Value></String>\
+            <String><Key>Password</Key><Value ProtectInMemory="True">pw-\(index)-\(index &* 2_654_435_761 % 1_000_003)</Value></String>\
+            <String><Key>URL</Key><Value>https://site-\(index).example/login</Value></String>\
+            <String><Key>Notes</Key><Value>Entry \(index) of the benchmark</Value></String>\
+            <String><Key>otp</Key><Value ProtectInMemory="True">otpauth://totp/Site%20\(index):user\(index)?secret=\(secret)&amp;period=30&amp;digits=6&amp;issuer=Site%20\(index)</Value></String>\
+            </Entry>
+
+            """
+    }
+    return text + "</Group></Root></KeePassFile>\n"
+}
+
+/// A 16-byte UUID, Base64 as KeePass writes it, numbered.
+private func uuid(_ number: Int) -> String {
+    var bytes = [UInt8](repeating: 0x4b, count: 16)
+    withUnsafeBytes(of: UInt64(number).bigEndian) { bytes.replaceSubrange(8..<16, with: $0) }
+    return Data(bytes).base64EncodedString()
+}

@@ -10,15 +10,7 @@ import Musl
 
 /// The pids of keyport-vault agents whose environment names `socket`: the ones a test started.
 private func agents(listeningOn socket: String) -> [pid_t] {
-    let own = "KEYPORT_VAULT_SOCKET=\(socket)"
-    return ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { entry in
-        guard let pid = pid_t(entry),
-            let command = try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8),
-            command.contains("keyport-vault"),
-            let environment = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ"))
-        else { return nil }
-        return environment.split(separator: 0).contains { String(decoding: $0, as: UTF8.self) == own } ? pid : nil
-    }
+    Started.processes(running: "keyport-vault", withEnvironment: "KEYPORT_VAULT_SOCKET=\(socket)")
 }
 
 @Suite("keyport vault", .serialized)

@@ -109,10 +109,15 @@ struct VaultAutoFillTests {
     @Test("an exchange between two vaults through keyportd: every item, whole, into a locked vault")
     func exchangeBetweenVaults() async throws {
         let directory = try TemporaryDirectory("kp-vault-exchange")
-        defer { directory.remove() }
         var environment = sandboxEnvironment(in: directory.url)
         // Each vault's agent listens in the runtime directory, named after its vault.
         environment["XDG_RUNTIME_DIR"] = try directory.subdirectory("run").path
+        let runtime = "XDG_RUNTIME_DIR=" + (environment["XDG_RUNTIME_DIR"] ?? "")
+        defer {
+            // The two vaults' agents, which `unlock` and the importer started.
+            Started.stop(running: "keyport-vault", withEnvironment: runtime)
+            directory.remove()
+        }
         environment["KEYPORT_LOG"] = "info"
         let second = directory.url.appendingPathComponent("second.keyport").path
         func run(_ arguments: [String], _ input: String? = nil) async throws -> Program.Ran {
@@ -198,6 +203,7 @@ struct VaultAutoFillTests {
                 && again.contains("0 new, 0 merged into items it had, 1 it had already"),
             "\(again)"
         )
+        #expect(Started.processes(running: "keyport-vault", withEnvironment: runtime).count == 2, "one agent per vault")
         let unknown = try await run(["vault", "export", "--vault", second, "--to-app", "--item", "bm9uZQ"])
         #expect(unknown.status == 1 && unknown.standardError.contains("has no item bm9uZQ"), "\(unknown.standardError)")
     }

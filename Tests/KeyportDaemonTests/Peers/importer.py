@@ -26,7 +26,11 @@ if mode == "wait":
     with open(output + ".token.tmp", "w") as f:
         f.write(token)
     os.rename(output + ".token.tmp", output + ".token")
+    # A test that never says go (keyportd stopped first) must not leave this process behind.
+    deadline = time.monotonic() + 60
     while not os.path.exists(output + ".go"):
+        if time.monotonic() > deadline or not os.path.isdir(os.path.dirname(output)):
+            sys.exit(1)
         time.sleep(0.05)
 
 with varlink.Client(address="unix:" + os.environ["KEYPORT_SOCKET"]) as client:

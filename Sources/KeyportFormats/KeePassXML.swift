@@ -169,7 +169,10 @@ final class XMLNode {
     }
 
     static func parse(_ data: Data) throws(Failure) -> XMLNode {
-        let parser = XMLParser(data: data)
+        // From a stream, which the parser reads in pieces: given the data whole, Foundation hands
+        // libxml2 one chunk, which it refuses past 10 MB ("huge input lookup"), and KeePass
+        // exports of a few thousand entries are larger.
+        let parser = XMLParser(stream: InputStream(data: data))
         parser.shouldResolveExternalEntities = false
         let builder = Builder()
         parser.delegate = builder

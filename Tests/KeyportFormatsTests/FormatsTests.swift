@@ -441,6 +441,30 @@ struct ImportTests {
         #expect(throws: ImportError.self) { try Importer.read(Array("<KeePassFile><Root>".utf8), format: .keepassXML) }
     }
 
+    @Test("KeePass XML past 10 MB (libxml2 refuses one chunk that large): every entry comes in")
+    func largeKeePassXML() throws {
+        var text = "<?xml version=\"1.0\" encoding=\"utf-8\"?><KeePassFile><Root><Group><Name>Root</Name>\n"
+        let count = 25_000
+        for index in 0..<count {
+            text += """
+                <Entry><UUID>\(Data("entry-\(String(format: "%010d", index))".utf8).base64EncodedString())</UUID>\
+                <String><Key>Title</Key><Value>Site \(index)</Value></String>\
+                <String><Key>UserName</Key><Value>user\(index)</Value></String>\
+                <String><Key>Password</Key><Value ProtectInMemory="True">password \(index)</Value></String>\
+                <String><Key>URL</Key><Value>https://site-\(index).example/login</Value></String>\
+                <String><Key>Notes</Key><Value>A note long enough to make the file as large as a real export</Value></String>\
+                </Entry>
+
+                """
+        }
+        text += "</Group></Root></KeePassFile>\n"
+        #expect(text.utf8.count > 10_500_000)
+        let imported = try Importer.read(Array(text.utf8))
+        #expect(imported.format == .keepassXML && imported.problems.isEmpty)
+        #expect(imported.items.count == count)
+        #expect(imported.items.last?.title == "Site \(count - 1)")
+    }
+
     @Test(
         "otpauth lists: URIs and Google Authenticator migration URIs; a bad line is a problem with its line, the rest imported"
     )

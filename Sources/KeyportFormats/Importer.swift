@@ -62,14 +62,12 @@ package enum Importer {
         }
     }
 
-    /// Opens the sealed document with `key` and reads it as CXF: all of it, or nothing when any
-    /// byte was changed.
+    /// Reads `text` as an encrypted CXF export (checked before the key is asked for, so that a
+    /// request or a key file given by mistake is named as such) and opens it with `key`.
     private static func readEncryptedCXF(
         _ text: [UInt8],
         key: EncryptedCXF.RecipientKey?
     ) throws(ImportError) -> Imported {
-        // Read before the key is asked for, so that a request or a key file given by mistake is
-        // named as such.
         let response: EncryptedCXF.Response
         do {
             response = try EncryptedCXF.Response(parsing: text)
@@ -82,6 +80,15 @@ package enum Importer {
                     + "(what keyport vault keygen wrote beside the request)"
             )
         }
+        return try read(response, key: key)
+    }
+
+    /// The items of an encrypted CXF export read already (``EncryptedCXF/Response/init(parsing:)``),
+    /// opened with `key`: all of them, or none when any byte of the file was changed.
+    package static func read(
+        _ response: EncryptedCXF.Response,
+        key: EncryptedCXF.RecipientKey
+    ) throws(ImportError) -> Imported {
         var document: [UInt8]
         do {
             document = try EncryptedCXF.open(response, with: key)

@@ -295,7 +295,7 @@ struct EncryptedCXFTests {
     func keyFiles() throws {
         let (key, _, file, document) = try sealedSample()
         let kdf = ScryptParameters(logN: 10)
-        let sealed = try EncryptedCXF.KeyFile.encode(key, passphrase: SecretBytes("key pass"), kdf: kdf)
+        let sealed = try EncryptedCXF.KeyFile.encode(key, sealing: (SecretBytes("key pass"), kdf))
         let sealedText = sealed.withUnsafeBytes { Array($0) }
         #expect(!String(decoding: sealedText, as: UTF8.self).contains(#""d""#))
         let parsed = try EncryptedCXF.KeyFile.read(sealedText)
@@ -306,7 +306,7 @@ struct EncryptedCXFTests {
                 == .wrongPassphrase
         )
 
-        let plain = try EncryptedCXF.KeyFile.encode(key, passphrase: nil, kdf: kdf).withUnsafeBytes { Array($0) }
+        let plain = try EncryptedCXF.KeyFile.encode(key, sealing: nil).withUnsafeBytes { Array($0) }
         let plainParsed = try EncryptedCXF.KeyFile.read(plain)
         #expect(!plainParsed.needsPassphrase)
         #expect(try EncryptedCXF.open(file, with: try plainParsed.open(passphrase: nil)) == document)
@@ -347,7 +347,7 @@ struct EncryptedCXFTests {
         func path(_ name: String) -> String { directory.url.appendingPathComponent(name).path }
 
         let (key, request, file, document) = try sealedSample()
-        let keyFile = try EncryptedCXF.KeyFile.encode(key, passphrase: nil, kdf: ScryptParameters(logN: 10))
+        let keyFile = try EncryptedCXF.KeyFile.encode(key, sealing: nil)
         try keyFile.withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: path("key.json"))) }
         try Data(request).write(to: URL(fileURLWithPath: path("request.json")))
         try Data(file).write(to: URL(fileURLWithPath: path("export.json")))

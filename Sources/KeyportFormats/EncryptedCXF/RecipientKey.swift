@@ -60,11 +60,11 @@ extension EncryptedCXF {
         /// The file's bytes, wiped when released (without a passphrase they hold the key).
         ///
         /// - Parameters:
-        ///   - passphrase: seals `d` under scrypt `kdf`'s key of it; `nil` writes `d` plainly.
+        ///   - sealing: the passphrase `d` is sealed under, with the scrypt parameters that make
+        ///     its key; `nil` writes `d` plainly.
         package static func encode(
             _ key: RecipientKey,
-            passphrase: SecretBytes?,
-            kdf: ScryptParameters
+            sealing: (passphrase: SecretBytes, kdf: ScryptParameters)?
         ) throws(EncryptedCXFError) -> SecretBytes {
             let secret = key.secret
             var jwk: [JSONMember] = [
@@ -79,7 +79,7 @@ extension EncryptedCXF {
             ]
             // `d` in the clear is spliced in as bytes, never made a `String` that cannot be wiped.
             let marker = "\u{1}d\u{1}"
-            if let passphrase {
+            if let (passphrase, kdf) = sealing {
                 let sealed: [UInt8]
                 do {
                     let wrapping = try kdf.deriveKey(from: passphrase)
@@ -116,7 +116,7 @@ extension EncryptedCXF {
                 members.append(JSONMember(key: "key", value: .object(jwk)))
             }
             var text = CXF.Encoder(options: CXF.EncodingOptions(prettyPrinted: true)).encodeJSON(.object(members))
-            guard passphrase == nil else { return SecretBytes(taking: &text) }
+            guard sealing == nil else { return SecretBytes(taking: &text) }
             let quoted = CXF.Encoder().encodeJSON(.string(marker))
             let at = text.firstRange(of: quoted)!
             var out: [UInt8] = []

@@ -596,6 +596,8 @@ extension VaultCommand {
                 wrote the private key \(output) (\(protection)): keep it, and delete it once the export is imported
                 wrote the export request \(requestPath) (public): send it to the exporter, who seals to it with
                   keyport vault export --request \(requestPath) -o export.cxf-hpke.json
+                and check with them, by another way than the one the request took, that they seal to the key
+                  \(EncryptedCXF.fingerprint(key.publicKey))
                 then import what comes back with
                   keyport vault import export.cxf-hpke.json --key \(output)
 
@@ -652,7 +654,8 @@ func readRecipientKey(_ path: String, options: VaultOptions) throws(Failure) -> 
 func reportSealed(_ items: [CXF.Item], to request: EncryptedCXF.Request, output: String?) {
     let importer = DisplayText.escaping(request.importer)
     FileHandle.write(
-        "sealed \(items.count) item\(items.count == 1 ? "" : "s") to the key of \(importer)'s request\(output.map { " in \($0)" } ?? ""); only that key opens it\n",
+        "sealed \(items.count) item\(items.count == 1 ? "" : "s") to the key of \(importer)'s request\(output.map { " in \($0)" } ?? ""); only that key opens it\n"
+            + "the key's fingerprint is \(EncryptedCXF.fingerprint(request.publicKey)): check with the importer that it is theirs\n",
         to: .standardError
     )
     guard let taken = request.credentialTypes.map(Set.init) else { return }

@@ -98,6 +98,11 @@ struct EncryptedExportCLITests {
         let sealed = try await keyport(["export", "--request", path("import.request.json"), "-o", path("sealed.json")])
         #expect(sealed.status == 0, "\(sealed.stderr)")
         #expect(sealed.stderr.contains("sealed 15 items to the key of importer.example's request"), "\(sealed.stderr)")
+        // The fingerprint keygen shows is the one the exporter sees: 8 groups of 4 hex digits.
+        let fingerprint = try #require(
+            made.stdout.split(separator: "\n").first { $0.hasPrefix("  ") && $0.split(separator: " ").count == 8 }
+        ).trimmingCharacters(in: .whitespaces)
+        #expect(fingerprint.count == 39 && sealed.stderr.contains("fingerprint is \(fingerprint):"), "\(sealed.stderr)")
         #expect(mode(path("sealed.json")) == 0o600)
         let file = try String(contentsOfFile: path("sealed.json"), encoding: .utf8)
         #expect(!file.contains("alice") && !file.contains("basic-auth"), "nothing in the clear")

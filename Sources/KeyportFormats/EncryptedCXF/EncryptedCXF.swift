@@ -34,6 +34,14 @@ package enum EncryptedCXF {
     /// The extensions Keyport reads.
     package static let vaultExtensions = ["shared"]
 
+    /// A public key's fingerprint for people to compare over another channel (the importer reads
+    /// it to the exporter, who sees it when sealing): the first 128 bits of its SHA-256, in eight
+    /// groups of four hexadecimal digits.
+    package static func fingerprint(_ publicKey: [UInt8]) -> String {
+        let digest = Array(SHA256.hash(data: publicKey).prefix(16))
+        return stride(from: 0, to: 16, by: 2).map { Hex.encode(digest[$0..<$0 + 2]) }.joined(separator: " ")
+    }
+
     /// `info` for the request whose SHA-256 is `requestDigest`.
     package static func info(requestDigest: [UInt8]) -> Data {
         Data(infoLabel + requestDigest)

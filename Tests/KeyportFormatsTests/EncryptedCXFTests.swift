@@ -162,6 +162,10 @@ struct EncryptedCXFTests {
                 "a member twice", try replacing(file, #""exporter""#, #""exporter": "x", "exporter""#), .malformed,
                 "/exporter appears twice"
             ),
+            (
+                "a JWK member more", try replacing(file, #""kty": "OKP""#, #""kid": "k", "kty": "OKP""#), .malformed,
+                "/hpke/key/kid"
+            ),
             ("no exporter", try replacing(file, #""exporter""#, #""exporters""#), .malformed, "/exporters"),
             ("the request", request, .wrongFile, "export request"),
             ("another format", Array(#"{"items":[]}"#.utf8), .wrongFile, "neither hpke nor payload"),

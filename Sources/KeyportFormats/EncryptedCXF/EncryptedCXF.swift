@@ -147,14 +147,16 @@ extension EncryptedCXF {
 
     /// The 32 bytes of the X25519 key in the JWK `value` at `pointer`, checked: `kty` "OKP",
     /// `crv` "X25519", `x` strict base64url of 32 bytes, not a point of small order. Other
-    /// members are ignored, as RFC 7517 asks, except a private part `d` unless `allowPrivate`.
+    /// members are ignored, as RFC 7517 asks (unless `known` lists the only ones allowed: in
+    /// Keyport's own files), except a private part `d` unless `allowPrivate`.
     static func x25519(
         _ value: JSONValue,
         at pointer: String,
         code: EncryptedCXFError.Code,
+        known: [String]? = nil,
         allowPrivate: Bool = false
     ) throws(EncryptedCXFError) -> (x: [UInt8], d: String?) {
-        let key = try StrictObject(value, at: pointer, what: "a JWK", known: nil, code: code)
+        let key = try StrictObject(value, at: pointer, what: "a JWK", known: known, code: code)
         let kty = try key.string("kty")!
         guard kty == "OKP" else {
             throw EncryptedCXFError(
@@ -404,7 +406,13 @@ extension EncryptedCXF {
                         + "was changed)"
                 )
             }
-            let enc = try EncryptedCXF.x25519(try hpke.required("key"), at: "/hpke/key", code: .malformed).x
+            // Exactly the members the associated data holds.
+            let enc = try EncryptedCXF.x25519(
+                try hpke.required("key"),
+                at: "/hpke/key",
+                code: .malformed,
+                known: ["kty", "crv", "x"]
+            ).x
             let exporter = try root.string("exporter")!
             let payload = try root.string("payload")!
             guard let ciphertext = StrictBase64URL.decode(payload), ciphertext.count >= 16 else {

@@ -219,6 +219,7 @@ extension EncryptedCXF {
                 try checked.required("key"),
                 at: "/key",
                 code: .malformed,
+                known: ["kty", "crv", "x", "d"],
                 allowPrivate: true
             )
             var parsed = Parsed(publicKey: x, requestDigest: digest)

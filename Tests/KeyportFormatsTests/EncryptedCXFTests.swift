@@ -313,6 +313,11 @@ struct EncryptedCXFTests {
         let plain = try EncryptedCXF.KeyFile.encode(key, sealing: nil).withUnsafeBytes { Array($0) }
         let plainParsed = try EncryptedCXF.KeyFile.read(plain)
         #expect(!plainParsed.needsPassphrase)
+        let d = Base64URL.encode(key.privateKey.rawRepresentation)
+        #expect(String(decoding: plain, as: UTF8.self).contains(#""d": "\#(d)""#))
+        for shown in ["\(key)", String(reflecting: key), "\(try plainParsed.open(passphrase: nil))"] {
+            #expect(!shown.contains(d) && shown.hasSuffix("hidden>"), "the private key is never printed")
+        }
         #expect(try EncryptedCXF.open(file, with: try plainParsed.open(passphrase: nil)) == document)
 
         // The sealed part binds the public key, the request's digest and the scrypt record.

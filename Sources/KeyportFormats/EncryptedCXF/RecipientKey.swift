@@ -9,7 +9,7 @@ extension EncryptedCXF {
     /// The importer's side: the X25519 private key an export is sealed to, and the SHA-256 of
     /// the request it was made with (HPKE's `info` binds it, so the key opens only answers to
     /// that request).
-    package struct RecipientKey: Sendable {
+    package struct RecipientKey: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
         /// swift-crypto keeps the scalar in storage it zeroes when released, and never prints it.
         package let privateKey: Curve25519.KeyAgreement.PrivateKey
         package let requestDigest: [UInt8]
@@ -18,6 +18,12 @@ extension EncryptedCXF {
             self.privateKey = privateKey
             self.requestDigest = requestDigest
         }
+
+        /// Only the public key's fingerprint: the private key is never printed.
+        package var description: String {
+            "<X25519 private key of \(EncryptedCXF.fingerprint(publicKey)), hidden>"
+        }
+        package var debugDescription: String { description }
 
         /// The public key, as the request carries it.
         package var publicKey: [UInt8] { Array(privateKey.publicKey.rawRepresentation) }

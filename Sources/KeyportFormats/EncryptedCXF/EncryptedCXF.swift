@@ -278,21 +278,26 @@ extension EncryptedCXF {
                 let suite = try EncryptedCXF.suite(entry)
                 offered.append(suite.description)
                 guard found == nil, suite == EncryptedCXF.suite else { continue }
-                guard let key = try? entry.required("key") else {
+                guard entry.has("key") else {
                     throw EncryptedCXFError(
                         .missingImporterKey,
                         "\(entry.path("key")) is missing: the importer's public key for \(suite) must be there"
                     )
                 }
+                let key = try entry.required("key")
                 found = (
                     index, try EncryptedCXF.x25519(key, at: entry.path("key"), code: .incorrectImporterKeyEncoding).x
                 )
             }
             guard let found else {
+                // A request of thousands of suites is named by its first few.
+                let named =
+                    offered.prefix(4).joined(separator: "; ")
+                    + (offered.count > 4 ? " and \(offered.count - 4) more" : "")
                 throw EncryptedCXFError(
                     .incompatibleHPKEParameters,
-                    "the request offers \(offered.joined(separator: "; ")); Keyport seals with \(EncryptedCXF.suite) "
-                        + "only: ask the importer for a request with that suite"
+                    "the request offers \(named); Keyport seals with \(EncryptedCXF.suite) only: ask the importer "
+                        + "for a request with that suite"
                 )
             }
             let importer = try root.string("importer")!

@@ -30,7 +30,7 @@ private func items(_ path: String) throws -> [String: NSDictionary] {
 @Suite("keyport vault keygen, export --request, import --key", .serialized)
 struct EncryptedExportCLITests {
     @Test(
-        "keygen makes a 0600 key and a request; export seals a real vault's items to it; another vault imports every one equal; tampered files, another key and a locked-away key import nothing"
+        "keygen makes a 0600 key and a request; export seals a real vault's items to it; another vault imports every one equal; tampered files, another key and a wrong passphrase import nothing"
     )
     func roundTrip() async throws {
         let directory = try TemporaryDirectory("kp-hpke-cli")

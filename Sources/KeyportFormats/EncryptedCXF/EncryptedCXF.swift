@@ -2,6 +2,7 @@ import CredentialExchangeFormat
 import Crypto
 import Foundation
 import KeyportEncoding
+import KeyportSystem
 
 /// Keyport's encrypted CXF export: a CXF document sealed with HPKE (RFC 9180) to the importer's
 /// public key, in the shape of the FIDO Credential Exchange Protocol draft's messages.
@@ -523,7 +524,10 @@ extension EncryptedCXF {
                 info: info(requestDigest: key.requestDigest),
                 encapsulatedKey: Data(response.encapsulatedKey)
             )
-            return Array(try recipient.open(response.ciphertext, authenticating: response.associatedData))
+            // The opened document is the caller's to wipe; swift-crypto's own copy is wiped here.
+            var opened = try recipient.open(response.ciphertext, authenticating: response.associatedData)
+            defer { Wipe.data(&opened) }
+            return Array(opened)
         } catch {
             throw .tampered
         }

@@ -229,7 +229,8 @@ let package = Package(
                 "OneTimeCodes",
                 "KeyportTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            ],
+            exclude: ["Peers"]
         ),
         .testTarget(
             name: "KeyportVaultTests",

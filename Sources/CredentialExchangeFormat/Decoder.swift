@@ -118,6 +118,33 @@ extension CXF {
             return try result.get()
         }
 
+        /// One JSON value of any kind, read with the decoder's limits (size, depth, memory), for
+        /// the formats around CXF that Keyport reads strictly (the encrypted export's envelope):
+        /// numbers keep their source text, objects their members in order, repeats included.
+        ///
+        /// - Throws: ``CXFDecodingError`` (`syntax`, `too-large`, `too-deep`) for text that is not
+        ///   one JSON value within the limits, or is not UTF-8.
+        package func decodeJSON(_ bytes: [UInt8]) throws(CXFDecodingError) -> JSONValue {
+            var result: Result<JSONValue, CXFDecodingError>!
+            bytes.withUnsafeBytes { buffer in
+                result = Result { () throws(CXFDecodingError) in
+                    try read(buffer) { decoder throws(ScanFailure) in
+                        decoder.s.skipWhitespace()
+                        let start = decoder.s.pos
+                        var invalidUTF8 = false
+                        let value = try decoder.s.value(invalidUTF8: &invalidUTF8)
+                        guard !invalidUTF8 else { throw decoder.s.syntax("the text is not UTF-8", at: start) }
+                        decoder.s.skipWhitespace()
+                        guard decoder.s.pos == decoder.s.count else {
+                            throw decoder.s.syntax("unexpected \(decoder.s.describeCurrent()) after the value")
+                        }
+                        return value
+                    }
+                }
+            }
+            return try result.get()
+        }
+
         /// Runs `body` over a decoder of `buffer` within ``options``; a failure becomes a
         /// ``CXFDecodingError`` with its line and column.
         private func read<T>(

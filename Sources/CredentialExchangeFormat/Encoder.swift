@@ -38,6 +38,17 @@ extension CXF {
             return w.out
         }
 
+        /// `value` as UTF-8 JSON: members in the order given, numbers as their text, strings
+        /// escaped as RFC 8259 requires and nothing more (quote, backslash, and the controls
+        /// below U+0020 — `\b \f \n \r \t` short, the rest `\u00xx`), which is also RFC 8785's
+        /// rule: a value whose members are sorted comes out as its JCS serialization when compact.
+        package func encodeJSON(_ value: JSONValue) -> [UInt8] {
+            var w = JSONWriter(pretty: options.prettyPrinted, capacity: 1024)
+            w.value(value)
+            if options.prettyPrinted { w.out.append(0x0A) }
+            return w.out
+        }
+
         /// The document as UTF-8 JSON `Data`.
         public func encodeData(_ document: Document) -> Data { Data(encode(document)) }
     }

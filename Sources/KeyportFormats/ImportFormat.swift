@@ -4,6 +4,9 @@ import CredentialExchangeFormat
 package enum ImportFormat: String, CaseIterable, Sendable {
     /// A CXF document: a header, or one account.
     case cxf
+    /// A CXF document sealed with HPKE to the importer's key (``EncryptedCXF``): Keyport's
+    /// encrypted export, in the shape of the Credential Exchange Protocol's export response.
+    case encryptedCXF = "cxf-hpke"
     /// Bitwarden's unencrypted JSON export.
     case bitwarden
     /// KeePassXC's CSV export (`keepassxc-cli export --format csv`).
@@ -28,6 +31,7 @@ package enum ImportFormat: String, CaseIterable, Sendable {
     package var name: String {
         switch self {
         case .cxf: "CXF"
+        case .encryptedCXF: "encrypted CXF"
         case .bitwarden: "Bitwarden JSON"
         case .keepassxcCSV: "KeePassXC CSV"
         case .keepassXML: "KeePass XML"

@@ -16,6 +16,11 @@ package enum Importer {
             if object["items"] is [Any], object["encrypted"] as? Bool == false { return .bitwarden }
             if object["db"] != nil, object["header"] is [String: Any] { return .aegis }
             if object["services"] is [Any], object["schemaVersion"] != nil { return .twoFAS }
+            // Before CXF, which also has a version: the sealed file (and, so that the reader can
+            // say what they are instead, its request and key file).
+            if object["hpke"] != nil || object["keyport"] as? String == EncryptedCXF.KeyFile.kind {
+                return .encryptedCXF
+            }
             if object["version"] != nil || object["items"] != nil { return .cxf }
             return nil
         }
@@ -32,11 +37,13 @@ package enum Importer {
     ///
     /// - Throws: ``ImportError`` when the file is not that format at all; entries that cannot be
     ///   read are ``Imported/problems``, and the rest is imported.
-    /// `passphrase` is asked for only when the file is encrypted (Aegis).
+    /// `passphrase` is asked for only when the file is encrypted (Aegis); an encrypted CXF
+    /// export opens with `recipientKey`, the private key it was sealed to.
     package static func read(
         _ text: [UInt8],
         format: ImportFormat? = nil,
-        passphrase: (() -> SecretBytes?)? = nil
+        passphrase: (() -> SecretBytes?)? = nil,
+        recipientKey: EncryptedCXF.RecipientKey? = nil
     ) throws(ImportError) -> Imported {
         guard let format = format ?? detect(text) else {
             throw ImportError(
@@ -45,6 +52,7 @@ package enum Importer {
         }
         switch format {
         case .cxf: return try readCXF(text)
+        case .encryptedCXF: return try readEncryptedCXF(text, key: recipientKey)
         case .bitwarden: return try Bitwarden.read(text)
         case .keepassxcCSV, .chromeCSV, .firefoxCSV, .safariCSV: return try CSVFormats.read(text, as: format)
         case .keepassXML: return try KeePassXML.read(text)
@@ -52,6 +60,45 @@ package enum Importer {
         case .twoFAS: return try TwoFAS.read(text)
         case .otpauth: return try OTPAuthList.read(text)
         }
+    }
+
+    /// Reads `text` as an encrypted CXF export (checked before the key is asked for, so that a
+    /// request or a key file given by mistake is named as such) and opens it with `key`.
+    private static func readEncryptedCXF(
+        _ text: [UInt8],
+        key: EncryptedCXF.RecipientKey?
+    ) throws(ImportError) -> Imported {
+        let response: EncryptedCXF.Response
+        do {
+            response = try EncryptedCXF.Response(parsing: text)
+        } catch {
+            throw ImportError(error.description)
+        }
+        guard let key else {
+            throw ImportError(
+                "the file is an encrypted CXF export: name the private key it was sealed to with --key KEYFILE "
+                    + "(what keyport vault keygen wrote beside the request)"
+            )
+        }
+        return try read(response, key: key)
+    }
+
+    /// The items of an encrypted CXF export read already (``EncryptedCXF/Response/init(parsing:)``),
+    /// opened with `key`: all of them, or none when any byte of the file was changed.
+    package static func read(
+        _ response: EncryptedCXF.Response,
+        key: EncryptedCXF.RecipientKey
+    ) throws(ImportError) -> Imported {
+        var document: [UInt8]
+        do {
+            document = try EncryptedCXF.open(response, with: key)
+        } catch {
+            throw ImportError(error.description)
+        }
+        defer { Wipe.bytes(&document) }
+        var imported = try readCXF(document)
+        imported.format = .encryptedCXF
+        return imported
     }
 
     private static func readCXF(_ text: [UInt8]) throws(ImportError) -> Imported {

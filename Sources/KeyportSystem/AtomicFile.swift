@@ -56,6 +56,32 @@ package enum AtomicFile {
         }
     }
 
+    /// Creates `path` with `bytes` and `mode`, refusing to replace anything: a path that exists
+    /// (a file, a link, even a dangling one) is an error that says so, and nothing is written.
+    ///
+    /// For files that must never be overwritten silently (a private key). The file is opened
+    /// with `O_CREAT | O_EXCL | O_NOFOLLOW`, so the check and the creation are one step that no
+    /// other process can come between; written whole and flushed with `fsync`. It is not renamed
+    /// into place (a link made with `link` or `renameat2` would be, but not every file system a
+    /// person writes to, a FAT stick, takes them), so a failure part-way removes what it wrote.
+    package static func create(_ bytes: some ContiguousBytes, at path: String, mode: mode_t = 0o600) throws(Failure) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+        guard descriptor >= 0 else {
+            if errno == EEXIST {
+                throw Failure(message: "\(path) exists already; Keyport will not overwrite it")
+            }
+            throw Failure(message: "cannot create \(path): \(String(cString: strerror(errno)))")
+        }
+        // The umask may have taken bits away; it cannot have added any.
+        let written = fchmod(descriptor, mode) == 0 && writeAll(descriptor, bytes) && fsync(descriptor) == 0
+        var reason = written ? "" : String(cString: strerror(errno))
+        if close(descriptor) != 0, written { reason = String(cString: strerror(errno)) }
+        if !reason.isEmpty {
+            unlink(path)
+            throw Failure(message: "cannot write \(path): \(reason)")
+        }
+    }
+
     private static func writeAll(_ descriptor: Int32, _ bytes: some ContiguousBytes) -> Bool {
         bytes.withUnsafeBytes { buffer in
             var offset = 0

@@ -24,7 +24,7 @@ struct VaultCommand: AsyncParsableCommand {
             """,
         subcommands: [
             Init.self, Unlock.self, Lock.self, Status.self, Add.self, List.self, Show.self, Remove.self, Import.self,
-            Export.self, Passwd.self, Register.self,
+            Export.self, Keygen.self, Passwd.self, Register.self,
         ]
     )
 }
@@ -60,10 +60,15 @@ struct VaultOptions: ParsableArguments {
 
     /// The passphrase: typed without echo, or the first line of standard input.
     func passphrase(_ prompt: String) throws(Failure) -> SecretBytes {
-        let line = passphraseStdin ? readLine(strippingNewline: true) : Terminal.readSecret(prompt: prompt)
-        guard let line, !line.isEmpty else { throw .invalid("no passphrase was given") }
-        return SecretBytes(line)
+        try readPassphrase(prompt, fromStandardInput: passphraseStdin)
     }
+}
+
+/// A passphrase: typed without echo after `prompt`, or the next line of standard input.
+func readPassphrase(_ prompt: String, fromStandardInput: Bool) throws(Failure) -> SecretBytes {
+    let line = fromStandardInput ? readLine(strippingNewline: true) : Terminal.readSecret(prompt: prompt)
+    guard let line, !line.isEmpty else { throw .invalid("no passphrase was given") }
+    return SecretBytes(line)
 }
 
 /// Calls the vault's agent; its refusals become failures that say why.
@@ -320,13 +325,27 @@ extension VaultCommand {
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract:
-                "Import another manager's export (CXF, Bitwarden, KeePassXC, KeePass XML, browsers, Aegis, 2FAS, otpauth).",
-            discussion: "The format is recognised from the file's content, or named with --format. All or nothing."
+                "Import another manager's export (CXF plain or encrypted, Bitwarden, KeePassXC, KeePass XML, browsers, Aegis, 2FAS, otpauth).",
+            discussion: """
+                The format is recognised from the file's content, or named with --format. All or \
+                nothing. An encrypted CXF export opens with --key, the private key `keyport vault \
+                keygen` made for its request.
+                """
         )
         @OptionGroup var options: VaultOptions
         @Argument(help: "The export file.") var file: String
         @Option(help: "The format: \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
         var format: String?
+        @Option(
+            help: ArgumentHelp(
+                """
+                The private key an encrypted CXF export was sealed to (what `keyport vault keygen` \
+                wrote); its passphrase is asked for.
+                """,
+                valueName: "KEYFILE"
+            )
+        )
+        var key: String?
 
         func run() async throws {
             let chosen = try format.map { name throws(Failure) in
@@ -337,14 +356,39 @@ extension VaultCommand {
                 }
                 return format
             }
+            if key != nil, chosen.map({ $0 != .encryptedCXF }) ?? false {
+                throw Failure.invalid("--key opens an encrypted CXF export (--format cxf-hpke), not \(format!)")
+            }
             let text = try readInput(file, limit: 256 << 20)
             let imported: Imported
-            do {
-                imported = try Importer.read(text, format: chosen) {
-                    try? options.passphrase("Password of the export: ")
+            // A key is for a sealed file: read as one, a damaged file says what is wrong with it.
+            if key != nil || (chosen ?? Importer.detect(text)) == .encryptedCXF {
+                // The file is checked before the key's passphrase is asked for.
+                let response: EncryptedCXF.Response
+                do {
+                    response = try EncryptedCXF.Response(parsing: text)
+                } catch {
+                    throw Failure.invalid("\(file): \(error)")
                 }
-            } catch {
-                throw Failure.invalid("\(file): \(error.message)")
+                guard let key else {
+                    throw Failure.invalid(
+                        "\(file) is an encrypted CXF export: name the private key it was sealed to with --key KEYFILE (what keyport vault keygen wrote beside the request)"
+                    )
+                }
+                let recipientKey = try readRecipientKey(key, options: options)
+                do {
+                    imported = try Importer.read(response, key: recipientKey)
+                } catch {
+                    throw Failure.invalid("\(file): \(error.message)")
+                }
+            } else {
+                do {
+                    imported = try Importer.read(text, format: chosen) {
+                        try? options.passphrase("Password of the export: ")
+                    }
+                } catch {
+                    throw Failure.invalid("\(file): \(error.message)")
+                }
             }
             let locations = try options.locations()
             let report = try await vaultAgent { () async throws in
@@ -361,10 +405,25 @@ extension VaultCommand {
 
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Write every item as a CXF document, or the one-time-code secrets as otpauth:// URIs."
+            abstract:
+                "Write every item as a CXF document (plain, or sealed to an importer's key), or the one-time-code secrets as otpauth:// URIs.",
+            discussion: """
+                With --request, the CXF document is sealed with HPKE (X25519, HKDF-SHA256, \
+                AES-256-GCM) to the public key of an export request (`keyport vault keygen` makes \
+                one): only the holder of its private key can open the file, with `keyport vault \
+                import FILE --key KEYFILE`.
+                """
         )
         @OptionGroup var options: VaultOptions
-        @Option(help: "cxf (default) or otpauth.") var format = "cxf"
+        @Option(help: "cxf (the default), cxf-hpke (sealed to --request's key; the default with --request) or otpauth.")
+        var format: String?
+        @Option(
+            help: ArgumentHelp(
+                "An export request (what `keyport vault keygen` writes): seal the export to its public key.",
+                valueName: "REQUEST"
+            )
+        )
+        var request: String?
         @Option(name: .shortAndLong, help: "The file to write (0600); standard output when absent.") var output: String?
         @Flag(
             help: """
@@ -377,8 +436,15 @@ extension VaultCommand {
         var only: [String] = []
 
         func validate() throws {
-            if toApp && (output != nil || format != "cxf") {
-                throw ValidationError("--to-app hands the items to an app: it takes neither --output nor --format")
+            if toApp && (output != nil || format != nil || request != nil) {
+                throw ValidationError(
+                    "--to-app hands the items to an app: it takes neither --output, --format nor --request"
+                )
+            }
+            if format == "cxf-hpke" ? request == nil : request != nil && format != nil {
+                throw ValidationError(
+                    "--format cxf-hpke seals the export to the key of an export request: give both, or --request alone"
+                )
             }
         }
 
@@ -389,15 +455,27 @@ extension VaultCommand {
                 let reason = ProcessImage.replace(with: command[0], arguments: command)
                 throw Failure.io("cannot run \(command[0]) (\(reason)); install it beside keyport-cli")
             }
+            let format = format ?? (request == nil ? "cxf" : "cxf-hpke")
+            guard ["cxf", "cxf-hpke", "otpauth"].contains(format) else {
+                throw Failure.invalid("--format takes cxf, cxf-hpke or otpauth, not '\(format)'")
+            }
+            // The request is read and checked before the vault is asked for anything.
+            let sealTo = try request.map { path throws(Failure) in try readExportRequest(path) }
             let items = try VaultSelection.items(try await vaultItems(options), only: only)
             let bytes: [UInt8]
-            switch format {
-            case "cxf":
-                bytes = Exporter.cxf(items)
-            case "otpauth":
+            if let sealTo {
+                var document = Exporter.cxf(items)
+                defer { Wipe.bytes(&document) }
+                do {
+                    bytes = try EncryptedCXF.seal(document, for: sealTo, exporter: Exporter.rpID)
+                } catch {
+                    throw Failure.invalid("\(request!): \(error)")
+                }
+                reportSealed(items, to: sealTo, output: output)
+            } else if format == "otpauth" {
                 bytes = Array(Exporter.otpauthList(items).text.utf8)
-            default:
-                throw Failure.invalid("--format takes cxf or otpauth, not '\(format)'")
+            } else {
+                bytes = Exporter.cxf(items)
             }
             if let output {
                 do {
@@ -409,6 +487,189 @@ extension VaultCommand {
                 FileHandle.write(Data(bytes))
             }
         }
+    }
+}
+
+extension VaultCommand {
+    struct Keygen: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract:
+                "Make a key pair to receive an encrypted CXF export, and the export request to send to the exporter.",
+            discussion: """
+                Writes the private key (KEYFILE, mode 0600, sealed under a passphrase unless \
+                --no-passphrase; never overwritten) and the export request (public: the suite, \
+                X25519 / HKDF-SHA256 / AES-256-GCM, and the public key as a JWK). The exporter \
+                seals to the request (`keyport vault export --request REQUEST -o FILE`); you open \
+                the file with `keyport vault import FILE --key KEYFILE`. Use a new key pair for \
+                each export, and delete the key once the file is imported.
+                """
+        )
+
+        @Option(name: .shortAndLong, help: ArgumentHelp("The private key file to write.", valueName: "KEYFILE"))
+        var output = "keyport-import.key"
+        @Option(
+            help: ArgumentHelp(
+                "The export request to write (default: KEYFILE's name with .request.json for .key).",
+                valueName: "REQUEST"
+            )
+        )
+        var request: String?
+        @Option(
+            help: ArgumentHelp("Your RP ID, which the request names as the importer (a domain).", valueName: "RPID")
+        )
+        var importer = Exporter.rpID
+        @Flag(help: "Write the private key unsealed, protected only by its mode (0600).") var noPassphrase = false
+        @Flag(help: "Read the passphrase from the first line of standard input (scripts).")
+        var passphraseStdin = false
+
+        /// The request's path: KEYFILE's with `.request.json` in place of `.key`.
+        var requestPath: String {
+            request ?? ((output.hasSuffix(".key") ? String(output.dropLast(4)) : output) + ".request.json")
+        }
+
+        func validate() throws {
+            let labels = importer.split(separator: ".", omittingEmptySubsequences: false)
+            guard importer.utf8.count <= 253, !labels.isEmpty,
+                labels.allSatisfy({ label in
+                    // A DNS label as RP IDs are written: ASCII letters, digits and inner hyphens.
+                    !label.isEmpty && label.count <= 63 && label.first != "-" && label.last != "-"
+                        && label.utf8.allSatisfy {
+                            (0x61...0x7A).contains($0 | 0x20) || (0x30...0x39).contains($0) || $0 == UInt8(ascii: "-")
+                        }
+                })
+            else {
+                throw ValidationError(
+                    "--importer takes a domain name, your RP ID (such as example.com), not '\(DisplayText.escaping(importer))'"
+                )
+            }
+            guard FilePaths.standardized(absolute(requestPath)) != FilePaths.standardized(absolute(output)) else {
+                throw ValidationError("the key and the request must be two files")
+            }
+        }
+
+        func run() async throws {
+            let requestPath = requestPath
+            // Checked before the passphrase is asked; the creation itself checks again, at once.
+            for path in [output, requestPath] where FileManager.default.fileExists(atPath: path) {
+                throw Failure.invalid("\(path) exists already; Keyport will not overwrite it")
+            }
+            let passphrase: SecretBytes?
+            if noPassphrase {
+                passphrase = nil
+            } else {
+                passphrase = try readPassphrase(
+                    "Passphrase for the key \(output): ",
+                    fromStandardInput: passphraseStdin
+                )
+                if !passphraseStdin {
+                    let again = try readPassphrase("The same passphrase again: ", fromStandardInput: false)
+                    guard again.isEqual(to: passphrase!) else { throw Failure.invalid("the two passphrases differ") }
+                }
+            }
+            let sealing = passphrase.map { ($0, ScryptParameters.calibrated()) }
+            let (key, request) = EncryptedCXF.RecipientKey.generate(importer: importer)
+            let file: SecretBytes
+            do {
+                file = try EncryptedCXF.KeyFile.encode(key, sealing: sealing)
+            } catch {
+                throw Failure.invalid("\(error)")
+            }
+            do {
+                try file.withUnsafeBytes { bytes throws(AtomicFile.Failure) in
+                    try AtomicFile.create(bytes, at: output, mode: 0o600)
+                }
+            } catch {
+                throw Failure.io(error.message, code: .unwritableOutput)
+            }
+            do {
+                try AtomicFile.create(request, at: requestPath, mode: 0o644)
+            } catch {
+                // A key without its request is of no use: remove the one just made.
+                unlink(output)
+                throw Failure.io(error.message, code: .unwritableOutput)
+            }
+            let protection =
+                sealing.map { "sealed under your passphrase, scrypt N=2^\($0.1.logN), r=\($0.1.r), p=\($0.1.p)" }
+                ?? "unsealed, mode 0600"
+            FileHandle.write(
+                """
+                wrote the private key \(output) (\(protection)): keep it, and delete it once the export is imported
+                wrote the export request \(requestPath) (public): send it to the exporter, who seals to it with
+                  keyport vault export --request \(requestPath) -o export.cxf-hpke.json
+                and check with them, by another way than the one the request took, that they seal to the key
+                  \(EncryptedCXF.fingerprint(key.publicKey))
+                then import what comes back with
+                  keyport vault import export.cxf-hpke.json --key \(output)
+
+                """
+            )
+        }
+
+        private func absolute(_ path: String) -> String {
+            path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        }
+    }
+}
+
+/// An export request, read and checked (`keyport vault export --request`).
+func readExportRequest(_ path: String) throws(Failure) -> EncryptedCXF.Request {
+    let bytes = try readInput(path, limit: 1 << 20)
+    do {
+        return try EncryptedCXF.Request(parsing: bytes)
+    } catch {
+        throw .invalid("\(path): \(error)")
+    }
+}
+
+/// The private key of an encrypted export (`keyport vault import --key`), its passphrase asked
+/// for when it is sealed.
+func readRecipientKey(_ path: String, options: VaultOptions) throws(Failure) -> EncryptedCXF.RecipientKey {
+    var bytes = try readInput(path, limit: 64 << 10)
+    defer { Wipe.bytes(&bytes) }
+    do {
+        let parsed = try EncryptedCXF.KeyFile.read(bytes)
+        var status = stat()
+        if !parsed.needsPassphrase, stat(path, &status) == 0, status.st_mode & 0o077 != 0 {
+            FileHandle.write(
+                "keyport: warning: \(path) holds an unsealed private key that others may read (mode \(String(status.st_mode & 0o777, radix: 8))): chmod 600 it\n",
+                to: .standardError
+            )
+        }
+        let passphrase =
+            parsed.needsPassphrase
+            ? try readPassphrase("Passphrase of the key \(path): ", fromStandardInput: options.passphraseStdin) : nil
+        return try parsed.open(passphrase: passphrase)
+    } catch let error as EncryptedCXFError {
+        throw .invalid("\(path): \(error)")
+    } catch let error as Failure {
+        throw error
+    } catch {
+        throw .invalid("\(path): \(error)")
+    }
+}
+
+/// What `export --request` tells the person: whom the file is for, and which of its credentials
+/// the importer did not say it takes (they are in the file all the same; CXF asks an importer to
+/// skip what it does not know).
+func reportSealed(_ items: [CXF.Item], to request: EncryptedCXF.Request, output: String?) {
+    let importer = DisplayText.escaping(request.importer)
+    FileHandle.write(
+        "sealed \(items.count) item\(items.count == 1 ? "" : "s") to the key of \(importer)'s request\(output.map { " in \($0)" } ?? ""); only that key opens it\n"
+            + "the key's fingerprint is \(EncryptedCXF.fingerprint(request.publicKey)): check with the importer that it is theirs\n",
+        to: .standardError
+    )
+    guard let taken = request.credentialTypes.map(Set.init) else { return }
+    var others: [String: Int] = [:]
+    for item in items {
+        for credential in item.credentials where !taken.contains(credential.type) {
+            others[credential.type, default: 0] += 1
+        }
+    }
+    for (type, count) in others.sorted(by: { $0.key < $1.key }) {
+        FileHandle.write(
+            "keyport: note: \(importer) does not list \(DisplayText.escaping(type)) among the credential types it takes; the file holds \(count) all the same\n",
+            to: .standardError
+        )
     }
 }
 

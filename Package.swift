@@ -111,6 +111,7 @@ let package = Package(
         // Resources).
         .target(
             name: "KeyportDomains",
+            dependencies: ["KeyportEncoding"],
             resources: [.copy("Resources/public_suffix_list.dat")]
         ),
         // What keyportd and its clients share: where it listens, its interfaces' definitions
@@ -168,7 +169,8 @@ let package = Package(
         .target(
             name: "KeyportDaemon",
             dependencies: [
-                "Varlink", "KeyportSystem", "KeyportInterfaces", "CredentialExchangeFormat", "WebAuthentication",
+                "Varlink", "KeyportSystem", "KeyportEncoding", "KeyportInterfaces", "CredentialExchangeFormat",
+                "WebAuthentication",
                 "KeyportDomains",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

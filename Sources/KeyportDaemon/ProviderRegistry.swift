@@ -1,4 +1,5 @@
 import Foundation
+import KeyportEncoding
 import KeyportInterfaces
 import KeyportSystem
 import Synchronization
@@ -90,7 +91,7 @@ package struct ProviderManifest: Hashable, Sendable {
         guard let id, Self.isReverseDNS(id) else {
             throw ManifestError("\"id\" must be a reverse-DNS name such as org.example.app")
         }
-        guard let name, !name.trimmingCharacters(in: .whitespaces).isEmpty else {
+        guard let name, !name.trimmingWhitespace(newlines: false).isEmpty else {
             throw ManifestError("\"name\" must be the app's name, a non-empty string")
         }
         guard let exec, exec.first?.hasPrefix("/") == true else { throw Self.badExec }

@@ -1,4 +1,5 @@
 import Foundation
+import KeyportEncoding
 
 /// Where a credential is used, read from a service identifier as Apple's
 /// `ASCredentialServiceIdentifier` carries one: a URL (`https://login.example.com:8443/signin`) or a
@@ -24,11 +25,11 @@ package struct ServiceAddress: Hashable, Sendable, CustomStringConvertible {
         else { return nil }
         var text = String(identifier[first...last])
         if let head = text.utf8.first, let tail = text.utf8.last, head >= 0x80 || tail >= 0x80 {
-            text = text.trimmingCharacters(in: .whitespaces)
+            text = text.trimmingWhitespace(newlines: false)
         }
         if text.contains("://") {
             guard let components = URLComponents(string: text), let host = components.percentEncodedHost,
-                let parsed = ServiceHost(host.removingPercentEncoding ?? host)
+                let parsed = ServiceHost(PercentEncoding.unescape(host) ?? host)
             else { return nil }
             self.init(host: parsed, port: components.port)
             return

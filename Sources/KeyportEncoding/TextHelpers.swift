@@ -17,6 +17,51 @@ package enum PercentEncoding {
         }
         return String(decoding: out, as: UTF8.self)
     }
+
+    /// `text` with every `%XX` escape replaced by its byte; `nil` when a `%` is not followed by two
+    /// hex digits or the bytes are not UTF-8 (what Foundation's `removingPercentEncoding` does,
+    /// without its trip through UTF-16, which dominated reading 100 000 TOTP URIs).
+    package static func unescape(_ text: some StringProtocol) -> String? {
+        guard text.utf8.contains(UInt8(ascii: "%")) else { return String(text) }
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
+        var bytes = text.utf8.makeIterator()
+        while let byte = bytes.next() {
+            guard byte == UInt8(ascii: "%") else {
+                out.append(byte)
+                continue
+            }
+            guard let high = bytes.next().flatMap(Hex.value), let low = bytes.next().flatMap(Hex.value) else {
+                return nil
+            }
+            out.append(high << 4 | low)
+        }
+        return String(validating: out, as: UTF8.self)
+    }
+}
+
+extension StringProtocol {
+    /// The text without the white space (and, unless `newlines` is false, the line breaks) at its
+    /// ends: what Foundation's `trimmingCharacters(in: .whitespacesAndNewlines)` (or
+    /// `.whitespaces`) does, without its trip through UTF-16. White space is Foundation's set:
+    /// space, tab, U+00A0, U+1680, U+2000–U+200B, U+202F, U+205F and U+3000; line breaks are
+    /// U+000A–U+000D, U+0085, U+2028 and U+2029.
+    package func trimmingWhitespace(newlines: Bool = true) -> String {
+        func isSpace(_ scalar: Unicode.Scalar) -> Bool {
+            switch scalar.value {
+            case 0x20, 0x09, 0xA0, 0x1680, 0x2000...0x200B, 0x202F, 0x205F, 0x3000: true
+            case 0x0A...0x0D, 0x85, 0x2028, 0x2029: newlines
+            default: false
+            }
+        }
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isSpace($0) }),
+            let last = scalars.lastIndex(where: { !isSpace($0) })
+        else { return "" }
+        var trimmed = String.UnicodeScalarView()
+        trimmed.append(contentsOf: scalars[first...last])
+        return String(trimmed)
+    }
 }
 
 /// Comparison whose time depends only on the lengths of what is compared, for codes, states,

@@ -1,5 +1,6 @@
 import CredentialExchangeFormat
 import Foundation
+import KeyportEncoding
 
 /// The CSV exports: each known by its header row, read by column name (never by position).
 enum CSVFormats {
@@ -60,7 +61,7 @@ enum CSVFormats {
 
     /// The format whose columns the header row has (the most specific first).
     static func detect(header: [String]) -> ImportFormat? {
-        let names = Set(header.map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
+        let names = Set(header.map { $0.trimmingWhitespace(newlines: false).lowercased() })
         return formats.first { names.isSuperset(of: $0.columns) }?.format
     }
 
@@ -74,7 +75,7 @@ enum CSVFormats {
         guard let header = rows.first, let known = formats.first(where: { $0.format == format }) else {
             throw ImportError("the file is empty: \(format.name) starts with a header row")
         }
-        let names = header.fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let names = header.fields.map { $0.trimmingWhitespace(newlines: false).lowercased() }
         let missing = known.columns.subtracting(names)
         guard missing.isEmpty else {
             throw ImportError(

@@ -1,6 +1,7 @@
 import CredentialExchangeFormat
 import Crypto
 import Foundation
+import KeyportEncoding
 import OneTimeCodes
 
 /// What most managers keep per entry — a title, web addresses, a user name and password, notes,
@@ -50,7 +51,7 @@ struct Entry {
         var extra = fields.map {
             CXF.EditableField(fieldType: $0.concealed ? .concealedString : .string, value: $0.value, label: $0.label)
         }
-        if let otp = otp?.trimmingCharacters(in: .whitespacesAndNewlines), !otp.isEmpty {
+        if let otp = otp?.trimmingWhitespace(), !otp.isEmpty {
             let uri: OTPAuthURI
             do {
                 let issuer = title.isEmpty ? nil : title
@@ -83,7 +84,7 @@ struct Entry {
         guard !credentials.isEmpty || !title.isEmpty || !urls.isEmpty else {
             throw ImportProblem(place: place, message: "it is empty")
         }
-        let urls = urls.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        let urls = urls.filter { !$0.trimmingWhitespace(newlines: false).isEmpty }
         return CXF.Item(
             id: Data(sourceID ?? contentID(format: format)),
             creationAt: created,

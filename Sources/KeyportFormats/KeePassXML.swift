@@ -1,5 +1,6 @@
 import CredentialExchangeFormat
 import Foundation
+import KeyportEncoding
 
 #if canImport(FoundationXML)
 import FoundationXML
@@ -74,7 +75,7 @@ enum KeePassXML {
         entry.modified = node.child("Times")?.child("LastModificationTime").flatMap { date($0.text) }
         let groupPath = path.joined(separator: "/")
         let tags = (node.child("Tags")?.text ?? "").split(whereSeparator: { $0 == ";" || $0 == "," }).map {
-            $0.trimmingCharacters(in: .whitespaces)
+            $0.trimmingWhitespace(newlines: false)
         }
         entry.tags = (groupPath.isEmpty ? [] : [groupPath]) + tags.filter { !$0.isEmpty }
         entry.fields = strings.filter { !standard.contains($0.key) && !otpKeys.contains($0.key) }.map {
@@ -92,7 +93,7 @@ enum KeePassXML {
             var parameters: [String: String] = [:]
             for pair in otp.split(separator: "&") {
                 let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
-                if parts.count == 2 { parameters[parts[0]] = parts[1].removingPercentEncoding ?? parts[1] }
+                if parts.count == 2 { parameters[parts[0]] = PercentEncoding.unescape(parts[1]) ?? parts[1] }
             }
             guard let key = parameters["key"] else { return otp }
             return uri(

@@ -1,5 +1,6 @@
 import CredentialExchangeFormat
 import Foundation
+import KeyportEncoding
 import OneTimeCodes
 
 /// `otpauth://` URIs one per line, and Google Authenticator's `otpauth-migration://` export URIs
@@ -9,7 +10,7 @@ enum OTPAuthList {
         var imported = Imported(format: .otpauth, items: [], problems: [])
         let lines = String(decoding: text, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
         for (index, raw) in lines.enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+            let line = raw.trimmingWhitespace()
             guard !line.isEmpty, !line.hasPrefix("#") else { continue }
             let place = "line \(index + 1)"
             let lowered = line.lowercased()

@@ -116,7 +116,7 @@ public enum GoogleAuthenticatorMigration {
             var labelIssuer: String? = nil
             if let colon = name.firstIndex(of: ":") {
                 labelIssuer = String(name[..<colon])
-                account = name[name.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                account = name[name.index(after: colon)...].trimmingWhitespace(newlines: false)
             }
             // An empty prefix (":account") only protects the account's own colon: no issuer.
             if labelIssuer?.isEmpty == true { labelIssuer = nil }
@@ -132,7 +132,7 @@ public enum GoogleAuthenticatorMigration {
     }
 
     static func parsePayload(_ uri: String, position: Int) throws(OTPError) -> Payload {
-        let trimmed = uri.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = uri.trimmingWhitespace()
         guard trimmed.lowercased().hasPrefix(scheme) else {
             throw OTPError(.invalidMigration, "URI \(position + 1) does not start with otpauth-migration://offline?")
         }
@@ -140,7 +140,7 @@ public enum GoogleAuthenticatorMigration {
         guard let data = query.split(separator: "&").first(where: { $0.hasPrefix("data=") }) else {
             throw OTPError(.invalidMigration, "URI \(position + 1) has no data parameter")
         }
-        guard let unescaped = String(data.dropFirst(5)).removingPercentEncoding else {
+        guard let unescaped = PercentEncoding.unescape(data.dropFirst(5)) else {
             throw OTPError(.invalidMigration, "URI \(position + 1): the data parameter has a broken percent escape")
         }
         // Base64 as Google writes it; some tools hand it on URL-safe or without padding.

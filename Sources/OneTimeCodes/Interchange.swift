@@ -1,5 +1,6 @@
 import CredentialExchangeFormat
 import Foundation
+import KeyportEncoding
 
 // KeePassXC entry attributes and CXF `totp` credentials, both ways.
 
@@ -8,7 +9,7 @@ extension OTPAuthURI {
     /// KeeOtp form `key=…&step=…&size=…&otpHashMode=…`), else the legacy pair `TOTP Seed` and
     /// `TOTP Settings` (`"30;6"`, `"30;8"`, or `"30;S"` for Steam).
     public init(keePassXCAttributes attributes: [String: String]) throws(OTPError) {
-        if let otp = attributes["otp"]?.trimmingCharacters(in: .whitespacesAndNewlines), !otp.isEmpty {
+        if let otp = attributes["otp"]?.trimmingWhitespace(), !otp.isEmpty {
             if otp.lowercased().hasPrefix("otpauth://") || otp.lowercased().hasPrefix("steam://") {
                 try self.init(parsing: otp)
                 return
@@ -16,7 +17,7 @@ extension OTPAuthURI {
             var fields: [String: String] = [:]
             for pair in otp.split(separator: "&") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
-                guard parts.count == 2, let value = String(parts[1]).removingPercentEncoding else {
+                guard parts.count == 2, let value = PercentEncoding.unescape(parts[1]) else {
                     throw OTPError(
                         .invalidURI,
                         "the otp attribute is neither an otpauth:// URI nor key=…&step=…&size=…"
@@ -39,7 +40,7 @@ extension OTPAuthURI {
         var period: Int64 = 30
         var format = OTPGenerator.Format.decimal(digits: 6)
         if let settings = attributes["TOTP Settings"] {
-            let parts = settings.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            let parts = settings.split(separator: ";").map { $0.trimmingWhitespace(newlines: false) }
             guard parts.count == 2, let p = Int64(parts[0]), p > 0 else {
                 throw OTPError(
                     .invalidParameter,

@@ -73,7 +73,7 @@ public struct OTPAuthURI: Equatable, Sendable {
 
     /// Parses `text`; the error names the part that is wrong.
     public init(parsing text: String) throws(OTPError) {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespace()
         let lower = trimmed.lowercased()
         if lower.hasPrefix("steam://") {
             secret = try OTPSecret(base32: String(trimmed.dropFirst("steam://".count)))
@@ -96,7 +96,7 @@ public struct OTPAuthURI: Equatable, Sendable {
         let afterType = rest[rest.index(after: slash)...]
         let query = afterType.firstIndex(of: "?")
         let rawLabel = query.map { afterType[..<$0] } ?? afterType
-        guard let label = String(rawLabel).removingPercentEncoding else {
+        guard let label = PercentEncoding.unescape(rawLabel) else {
             throw OTPError(.invalidURI, "the label has a broken percent escape")
         }
 
@@ -107,8 +107,8 @@ public struct OTPAuthURI: Equatable, Sendable {
                 omittingEmptySubsequences: true
             ) {
                 let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                guard let name = String(parts[0]).removingPercentEncoding,
-                    let value = (parts.count > 1 ? String(parts[1]) : "").removingPercentEncoding
+                guard let name = PercentEncoding.unescape(parts[0]),
+                    let value = PercentEncoding.unescape(parts.count > 1 ? parts[1] : "")
                 else {
                     throw OTPError(.invalidURI, "the parameter '\(parts[0])' has a broken percent escape")
                 }
@@ -195,7 +195,7 @@ public struct OTPAuthURI: Equatable, Sendable {
         if let colon = label.firstIndex(of: ":") {
             // An empty prefix (":account") only protects the account's own colon: no issuer.
             prefix = colon == label.startIndex ? nil : String(label[..<colon])
-            account = label[label.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            account = label[label.index(after: colon)...].trimmingWhitespace(newlines: false)
         } else {
             account = label
         }
@@ -256,7 +256,7 @@ public struct OTPAuthURI: Equatable, Sendable {
     /// its own (the issuer is then given elsewhere), and an account with a colon of its own gets
     /// at least an empty prefix. Used for `otpauth://` labels and migration entries alike.
     static func labelPrefix(_ prefix: String?, account: String) -> String? {
-        let padded = account != account.trimmingCharacters(in: .whitespaces)
+        let padded = account != account.trimmingWhitespace(newlines: false)
         if let prefix, !prefix.isEmpty, !padded, !prefix.contains(":") { return prefix }
         return account.contains(":") ? "" : nil
     }

@@ -158,7 +158,7 @@ struct AgentCommand: AsyncParsableCommand {
         case .secret?: answer.secret = printed.hasSuffix("\n") ? String(printed.dropLast()) : printed
         default:
             // Only a choice that was offered: anything else zenity printed declines.
-            let chosen = printed.trimmingCharacters(in: .whitespacesAndNewlines)
+            let chosen = printed.trimmingWhitespace()
             answer.choice = request.choices.first { $0.id == chosen }?.id
         }
         return answer
@@ -172,7 +172,7 @@ struct AgentCommand: AsyncParsableCommand {
         switch Agent.Kind(rawValue: request.kind) {
         case .confirm?:
             FileHandle.write(header + "Continue? [y/N] ", to: .standardError)
-            if let line = readLine(), line.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("y") {
+            if let line = readLine(), line.trimmingWhitespace(newlines: false).lowercased().hasPrefix("y") {
                 answer.choice = Agent.yes
             }
         case .secret?:
@@ -189,7 +189,7 @@ struct AgentCommand: AsyncParsableCommand {
             text += export ? "  0. Do not export\nExport to which app? " : "  0. Cancel\nWhich one? "
             FileHandle.write(text, to: .standardError)
             while let line = readLine() {
-                if let number = Int(line.trimmingCharacters(in: .whitespaces)),
+                if let number = Int(line.trimmingWhitespace(newlines: false)),
                     (0...request.choices.count).contains(number)
                 {
                     answer.choice = number == 0 ? nil : request.choices[number - 1].id

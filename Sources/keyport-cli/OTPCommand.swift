@@ -17,7 +17,7 @@ struct OTPCommand: ParsableCommand {
 func readSecretArgument(_ argument: String) throws(Failure) -> String {
     guard argument == "-" else { return argument }
     let bytes = try readInput("-", limit: 1 << 20)
-    return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    return String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
 }
 
 /// Parses a URI, or builds a TOTP account from a bare Base32 secret.
@@ -202,7 +202,7 @@ extension OTPCommand {
 
             func run() throws {
                 let lines = String(decoding: try readInput("-", limit: 16 << 20), as: UTF8.self)
-                    .split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+                    .split(whereSeparator: \.isNewline).map { $0.trimmingWhitespace(newlines: false) }.filter {
                         !$0.isEmpty
                     }
                 var accounts: [OTPAuthURI] = []

@@ -102,6 +102,51 @@ struct PercentEncodingTests {
         }
         #expect(PercentEncoding.escape("a b/ü") == "a%20b%2F%C3%BC")
     }
+
+    @Test("unescaping agrees with Foundation's removingPercentEncoding, broken escapes and non-UTF-8 included")
+    func unescape() {
+        let cases = [
+            "", "plain", "a%20b", "%C3%BCber%2f", "%e2%82%AC 5", "100%", "%4", "%zz", "%%41", "%C3", "%FF%FE",
+            "%00x", "a+b", "Site%20%3A%20me", "ü%41",
+        ]
+        for text in cases {
+            #expect(PercentEncoding.unescape(text) == text.removingPercentEncoding, "\(text)")
+        }
+        for _ in 0..<300 {
+            let text = String(decoding: (0..<12).map { _ in Array("%A0fFzu €".utf8).randomElement()! }, as: UTF8.self)
+            #expect(PercentEncoding.unescape(text) == text.removingPercentEncoding, "\(text)")
+        }
+    }
+}
+
+@Suite("white space at the ends")
+struct TrimmingTests {
+    @Test(
+        "agrees with Foundation's trimmingCharacters over every scalar to U+30FF: its white space, line breaks only with newlines"
+    )
+    func agreesWithFoundation() {
+        let cases = [
+            "", " ", "\t x y \n", "\u{00A0}\u{3000}x\u{2009}", "\r\nx\u{85}", "\u{2028}x\u{2029}", "x\u{200B}",
+            "\u{1680}é\u{202F}", " \u{1F600} ", "\u{0B}\u{0C}x", "a b",
+        ]
+        for text in cases {
+            #expect(
+                text.trimmingWhitespace() == text.trimmingCharacters(in: .whitespacesAndNewlines),
+                "\(text.debugDescription)"
+            )
+            #expect(
+                text.trimmingWhitespace(newlines: false) == text.trimmingCharacters(in: .whitespaces),
+                "\(text.debugDescription)"
+            )
+            #expect(text.dropFirst(0).trimmingWhitespace() == text.trimmingWhitespace())
+        }
+        for value in UInt32(0)..<0x3100 {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let text = "\(scalar)x\(scalar)"
+            #expect(text.trimmingWhitespace() == text.trimmingCharacters(in: .whitespacesAndNewlines), "U+\(value)")
+            #expect(text.trimmingWhitespace(newlines: false) == text.trimmingCharacters(in: .whitespaces), "U+\(value)")
+        }
+    }
 }
 
 @Suite("hexadecimal")

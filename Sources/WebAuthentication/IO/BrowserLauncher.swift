@@ -1,4 +1,5 @@
 import Foundation
+import KeyportEncoding
 import KeyportSystem
 
 /// Opens a URL in the person's browser the way Linux desktops do: each command of `$BROWSER` (a
@@ -31,7 +32,7 @@ public struct BrowserLauncher: Sendable {
     public func candidates(for url: URL) -> [[String]] {
         var commands: [[String]] = []
         for entry in (environment["BROWSER"] ?? "").split(separator: ":")
-        where !entry.trimmingCharacters(in: .whitespaces).isEmpty {
+        where !entry.trimmingWhitespace(newlines: false).isEmpty {
             var words = entry.split(separator: " ").map(String.init)
             if words.contains(where: { $0.contains("%s") }) {
                 words = words.map { $0.replacingOccurrences(of: "%s", with: url.absoluteString) }

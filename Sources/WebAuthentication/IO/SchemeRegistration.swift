@@ -1,4 +1,5 @@
 import Foundation
+import KeyportEncoding
 import KeyportSystem
 
 #if canImport(Glibc)
@@ -189,7 +190,7 @@ public struct SchemeRegistration: Sendable {
             return (-1, "", "cannot run \(program): \(error.localizedDescription)")
         }
         func text(_ data: Data) -> String {
-            String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            String(decoding: data, as: UTF8.self).trimmingWhitespace()
         }
         return (ran.termination.shellStatus, text(ran.standardOutput), text(ran.standardError))
     }

@@ -1,4 +1,5 @@
 import Foundation
+import KeyportEncoding
 
 /// Where an authentication session's callback may arrive, and whether a URL is it. This is the
 /// logic of Apple's `ASWebAuthenticationSession.Callback`, plus the loopback redirect RFC 8252
@@ -80,7 +81,7 @@ extension CallbackMatcher {
         for pair in encoded.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             func decode(_ text: Substring) -> String? {
-                text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+                PercentEncoding.unescape(text.replacingOccurrences(of: "+", with: " "))
             }
             if decode(parts[0]) == name { return parts.count == 2 ? decode(parts[1]) : "" }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import KeyportEncoding
 
 // The pure half of ``SchemeRegistration``: scheme names, the `.desktop` entry's text and the
 // `mimeapps.list` edit, with no file or program touched (tested without a desktop).
@@ -148,13 +149,13 @@ extension SchemeRegistration {
         var lines: [Substring] = []
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             guard let equals = line.firstIndex(of: "="),
-                line[..<equals].trimmingCharacters(in: .whitespaces) == mimeType
+                line[..<equals].trimmingWhitespace(newlines: false) == mimeType
             else {
                 lines.append(line)
                 continue
             }
             let applications = line[line.index(after: equals)...].split(separator: ";")
-                .map { $0.trimmingCharacters(in: .whitespaces) }
+                .map { $0.trimmingWhitespace(newlines: false) }
             let kept = applications.filter { !$0.isEmpty && $0 != desktopFile }
             guard kept.count != applications.filter({ !$0.isEmpty }).count else {
                 lines.append(line)

@@ -58,9 +58,8 @@ extension StringProtocol {
         guard let first = scalars.firstIndex(where: { !isSpace($0) }),
             let last = scalars.lastIndex(where: { !isSpace($0) })
         else { return "" }
-        var trimmed = String.UnicodeScalarView()
-        trimmed.append(contentsOf: scalars[first...last])
-        return String(trimmed)
+        // The scalar view's indices are the text's: its UTF-8 between them is copied at once.
+        return String(decoding: utf8[first..<scalars.index(after: last)], as: UTF8.self)
     }
 }
 

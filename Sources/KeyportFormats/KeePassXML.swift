@@ -12,34 +12,34 @@ import FoundationXML
 /// one. Earlier versions of an entry (its History) are not imported.
 enum KeePassXML {
     static func read(_ text: [UInt8]) throws(ImportError) -> Imported {
+        var imported = Imported(format: .keepassXML, items: [], problems: [])
         let root: XMLNode
         do {
-            root = try XMLNode.parse(Data(text))
+            // Each entry is made an item as it ends and not kept: the whole tree of a large
+            // export took several times the file's size. KeePass and KeePassXC write a group's
+            // name before its entries, and its entries before its subgroups, so the path and the
+            // order are those of a walk of the whole tree.
+            root = try XMLNode.parse(Data(text)) { node, ancestors in
+                guard node.name == "Entry", ancestors.count >= 3, ancestors[0].name == "KeePassFile",
+                    ancestors[1].name == "Root", ancestors.dropFirst(2).allSatisfy({ $0.name == "Group" })
+                else { return false }
+                // The top group is the database itself: its name is no tag.
+                let path = ancestors.dropFirst(3).map { $0.child("Name")?.text ?? "" }
+                let place = "entry \(imported.items.count + imported.problems.count + 1)"
+                do throws(ImportProblem) {
+                    imported.items.append(try item(node, path: path, place: place))
+                } catch {
+                    imported.problems.append(error)
+                }
+                return true
+            }
         } catch {
             throw ImportError("the file is not KeePass XML: \(error)")
         }
-        guard root.name == "KeePassFile", let top = root.child("Root")?.child("Group") else {
+        guard root.name == "KeePassFile", root.child("Root")?.child("Group") != nil else {
             throw ImportError("the file is XML but not a KeePass export (no KeePassFile/Root/Group)")
         }
-        var imported = Imported(format: .keepassXML, items: [], problems: [])
-        var count = 0
-        // The top group is the database itself: its name is no tag.
-        walk(top, path: [], imported: &imported, count: &count)
         return imported
-    }
-
-    private static func walk(_ group: XMLNode, path: [String], imported: inout Imported, count: inout Int) {
-        for entry in group.children where entry.name == "Entry" {
-            count += 1
-            do {
-                imported.items.append(try item(entry, path: path, place: "entry \(count)"))
-            } catch {
-                imported.problems.append(error)
-            }
-        }
-        for child in group.children where child.name == "Group" {
-            walk(child, path: path + [child.child("Name")?.text ?? ""], imported: &imported, count: &count)
-        }
     }
 
     private static let standard: Set<String> = ["Title", "UserName", "Password", "URL", "Notes"]
@@ -169,15 +169,24 @@ final class XMLNode {
         var description: String { "line \(line): \(message)" }
     }
 
-    static func parse(_ data: Data) throws(Failure) -> XMLNode {
+    /// The document's tree, less the elements `take` took: it is given each element as it ends,
+    /// whole, with its ancestors (outermost first), and an element it returns true for is not
+    /// kept in its parent.
+    static func parse(
+        _ data: Data,
+        taking take: (_ element: XMLNode, _ ancestors: [XMLNode]) -> Bool
+    ) throws(Failure) -> XMLNode {
         // From a stream, which the parser reads in pieces: given the data whole, Foundation hands
         // libxml2 one chunk, which it refuses past 10 MB ("huge input lookup"), and KeePass
         // exports of a few thousand entries are larger.
         let parser = XMLParser(stream: InputStream(data: data))
         parser.shouldResolveExternalEntities = false
-        let builder = Builder()
-        parser.delegate = builder
-        guard parser.parse(), let root = builder.root else {
+        let root = withoutActuallyEscaping(take) { take in
+            let builder = Builder(take: take)
+            parser.delegate = builder
+            return parser.parse() ? builder.root : nil
+        }
+        guard let root else {
             throw Failure(
                 line: parser.lineNumber,
                 message: parser.parserError.map { "\($0.localizedDescription)" } ?? "not XML"
@@ -189,6 +198,11 @@ final class XMLNode {
     private final class Builder: NSObject, XMLParserDelegate {
         var root: XMLNode?
         private var stack: [XMLNode] = []
+        private let take: (XMLNode, [XMLNode]) -> Bool
+
+        init(take: @escaping (XMLNode, [XMLNode]) -> Bool) {
+            self.take = take
+        }
 
         func parser(
             _ parser: XMLParser,
@@ -208,7 +222,8 @@ final class XMLNode {
         }
 
         func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
-            _ = stack.popLast()
+            guard let node = stack.popLast() else { return }
+            if take(node, stack) { stack.last?.children.removeLast() }
         }
     }
 }

@@ -381,6 +381,10 @@ struct ImportTests {
         <String><Key>Title</Key><Value>Box</Value></String>
         <String><Key>UserName</Key><Value>root</Value></String>
         <String><Key>Password</Key><Value>toor</Value></String>
+        <History><Entry><UUID>dQDNyQvdRv+4wgylQ5aZfg==</UUID>
+        <String><Key>Title</Key><Value>Box</Value></String>
+        <String><Key>Password</Key><Value>an earlier one</Value></String>
+        </Entry></History>
         </Entry></Group></Group>
         </Group></Root></KeePassFile>
         """.write(toFile: source, atomically: true, encoding: .utf8)
@@ -403,6 +407,7 @@ struct ImportTests {
             fields["Recovery e-mail"]?.value == "alice@example.org" && fields["Recovery e-mail"]?.fieldType == .string
         )
         #expect(fields["otp"] == nil)
+        // An entry's earlier versions (its History) are not items of their own.
         #expect(imported.items[1].tags == ["Work/Servers"] && login(imported.items[1]).password == "toor")
 
         // KeePass 2's own ways: TimeOtp-* (2.47+), the older TOTP Seed and Settings (Steam), and

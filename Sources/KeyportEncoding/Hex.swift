@@ -24,6 +24,7 @@ package enum Hex {
     }
 
     /// The value of one hex digit (upper- or lowercase); `nil` for any other byte.
+    @inlinable
     package static func value(_ digit: UInt8) -> UInt8? {
         switch digit {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")

@@ -21,6 +21,7 @@ package enum PercentEncoding {
     /// `text` with every `%XX` escape replaced by its byte; `nil` when a `%` is not followed by two
     /// hex digits or the bytes are not UTF-8 (what Foundation's `removingPercentEncoding` does,
     /// without its trip through UTF-16, which dominated reading 100 000 TOTP URIs).
+    @inlinable
     package static func unescape(_ text: some StringProtocol) -> String? {
         guard text.utf8.contains(UInt8(ascii: "%")) else { return String(text) }
         var out: [UInt8] = []
@@ -46,6 +47,7 @@ extension StringProtocol {
     /// `.whitespaces`) does, without its trip through UTF-16. White space is Foundation's set:
     /// space, tab, U+00A0, U+1680, U+2000–U+200B, U+202F, U+205F and U+3000; line breaks are
     /// U+000A–U+000D, U+0085, U+2028 and U+2029.
+    @inlinable
     package func trimmingWhitespace(newlines: Bool = true) -> String {
         func isSpace(_ scalar: Unicode.Scalar) -> Bool {
             switch scalar.value {

@@ -100,7 +100,8 @@ public struct OTPAuthURI: Equatable, Sendable {
             throw OTPError(.invalidURI, "the label has a broken percent escape")
         }
 
-        var parameters: [(String, String)] = []
+        // Each with its name in lowercase once, for the look-ups below.
+        var parameters: [(key: String, name: String, value: String)] = []
         if let query {
             for pair in afterType[afterType.index(after: query)...].split(
                 separator: "&",
@@ -112,23 +113,23 @@ public struct OTPAuthURI: Equatable, Sendable {
                 else {
                     throw OTPError(.invalidURI, "the parameter '\(parts[0])' has a broken percent escape")
                 }
-                parameters.append((name, value))
+                parameters.append((name.lowercased(), name, value))
             }
         }
         // A parameter this type reads may come twice only with the same value: which of two
         // different ones counts is a guess readers make differently (values are not quoted: one
         // may be the secret).
         func take(_ name: String) throws(OTPError) -> String? {
-            let matches = parameters.indices.filter { parameters[$0].0.lowercased() == name }
+            let matches = parameters.indices.filter { parameters[$0].key == name }
             guard let first = matches.first else { return nil }
-            let value = parameters[first].1
-            guard matches.allSatisfy({ parameters[$0].1 == value }) else {
+            let value = parameters[first].value
+            guard matches.allSatisfy({ parameters[$0].value == value }) else {
                 throw OTPError(
                     .invalidParameter,
                     "the parameter '\(name)' is given more than once, with different values"
                 )
             }
-            parameters.removeAll { $0.0.lowercased() == name }
+            parameters.removeAll { $0.key == name }
             return value
         }
 
@@ -186,7 +187,7 @@ public struct OTPAuthURI: Equatable, Sendable {
             format = .decimal(digits: digits)
         }
         if let encoder, encoder != "steam" {
-            parameters.append(("encoder", encoder))
+            parameters.append(("encoder", "encoder", encoder))
         }
 
         // Label: "issuer:account", the colon possibly escaped; spaces after it are decoration.
@@ -201,7 +202,7 @@ public struct OTPAuthURI: Equatable, Sendable {
         }
         issuer = issuerParameter ?? prefix
         if let issuerParameter, let prefix, prefix != issuerParameter { labelIssuer = prefix }
-        otherParameters = parameters.map { Parameter(name: $0.0, value: $0.1) }
+        otherParameters = parameters.map { Parameter(name: $0.name, value: $0.value) }
     }
 
     /// The URI text. It contains the secret.

@@ -20,19 +20,20 @@ extension VaultAgentClient {
         return items
     }
 
-    /// Takes `items` (each a CXF item's JSON) into the unlocked vault in one transaction
-    /// (`Import`): what was imported, merged into items the vault had, and skipped.
+    /// Takes `items` into the unlocked vault in one transaction (`Import`): what was imported,
+    /// merged into items the vault had, and skipped.
     package static func importItems(
-        _ items: [[UInt8]],
+        _ items: [CXF.Item],
         _ locations: DaemonLocations
     ) async throws -> VaultAgent.ImportOut {
-        var array: [UInt8] = [UInt8(ascii: "[")]
+        // The message is written at once, each item into it.
+        var message = Array(#"{"items":["#.utf8)
         for (index, item) in items.enumerated() {
-            if index > 0 { array.append(UInt8(ascii: ",")) }
-            array += item
+            if index > 0 { message.append(UInt8(ascii: ",")) }
+            item.appendJSON(to: &message)
         }
-        array.append(UInt8(ascii: "]"))
-        return try await call(locations, VaultAgent.importItems, JSONText.object([("items", array)]))
+        message += Array("]}".utf8)
+        return try await call(locations, VaultAgent.importItems, RawJSON(bytes: message))
             .decode(VaultAgent.ImportOut.self)
     }
 }

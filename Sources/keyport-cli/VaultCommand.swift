@@ -392,7 +392,7 @@ extension VaultCommand {
             }
             let locations = try options.locations()
             let report = try await vaultAgent { () async throws in
-                try await VaultAgentClient.importItems(imported.items.map(\.json), locations)
+                try await VaultAgentClient.importItems(imported.items, locations)
             }
             FileHandle.write(
                 "\(file) (\(imported.format.name)): \(report.imported) imported, \(report.merged) merged, \(report.skipped) skipped\n"

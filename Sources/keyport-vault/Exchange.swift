@@ -38,7 +38,7 @@ enum VaultExchange {
             let data = try await ASCredentialImportManager().importCredentialsCXFJSON(token: token)
             let imported = try Importer.read(Array(data), format: .cxf)
             try await vault.unlock(because: "to import the credentials you exported to it")
-            let counts = try await VaultAgentClient.importItems(imported.items.map(\.json), vault.locations)
+            let counts = try await VaultAgentClient.importItems(imported.items, vault.locations)
             outcome =
                 "Keyport Vault (\(vault.path)) imported the credentials: \(counts.imported) new, \(counts.merged) merged into items it had, \(counts.skipped) it had already"
             status = 0

@@ -27,10 +27,12 @@ extension Vault {
     /// Duplicates go by id first (nothing new: skipped; more: merged), then by site and
     /// user: an item that is only a login whose site, user name and password the vault (or this
     /// import) has already is skipped; with another password, or anything besides the login (a
-    /// TOTP secret, a note), it is a new item beside the old one, so nothing is lost. `progress` hears how many items were handled so far, every 1 000.
+    /// TOTP secret, a note), it is a new item beside the old one, so nothing is lost. `progress`
+    /// hears the counts so far every 1 000 items (and once at the end), before they are
+    /// committed.
     package func importItems(
         _ items: some Sequence<CXF.Item>,
-        progress: ((Int) -> Void)? = nil
+        progress: ((ImportReport) -> Void)? = nil
     ) throws(VaultError) -> ImportReport {
         try write { db, state in
             var report = ImportReport()
@@ -72,7 +74,7 @@ extension Vault {
                     logins.add(item, sites: prepared.sites)
                 }
                 batch.removeAll(keepingCapacity: true)
-                progress?(report.total)
+                progress?(report)
             }
             for item in items {
                 try Self.checkID(item)

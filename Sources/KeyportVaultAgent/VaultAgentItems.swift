@@ -6,25 +6,32 @@ import Varlink
 /// What the vault's clients (`keyport vault`, its exporter and importer) ask of its agent in
 /// items rather than in messages.
 extension VaultAgentClient {
-    /// Every item of the unlocked vault (`List`, one reply each).
+    /// Every item of the unlocked vault (`List`, one reply each); `progress` hears how many have
+    /// come.
     ///
     /// - Throws: as ``VaultAgentClient/call(_:_:_:more:each:)``; a `CXFDecodingError` when the
     ///   agent sent an item that is not one.
-    package static func items(_ locations: DaemonLocations) async throws -> [CXF.Item] {
+    package static func items(
+        _ locations: DaemonLocations,
+        progress: ((Int) -> Void)? = nil
+    ) async throws -> [CXF.Item] {
         var items: [CXF.Item] = []
         func add(_ reply: RawJSON) throws {
             guard let raw = try reply.member("item"), raw.bytes != Array("null".utf8) else { return }
             items.append(try CXF.Decoder().decodeItem(raw.bytes))
+            progress?(items.count)
         }
         try add(try await call(locations, VaultAgent.list, more: true, each: add))
         return items
     }
 
     /// Takes `items` into the unlocked vault in one transaction (`Import`): what was imported,
-    /// merged into items the vault had, and skipped.
+    /// merged into items the vault had, and skipped. `progress`, when given, hears the counts so
+    /// far as the agent goes (every 1 000 items).
     package static func importItems(
         _ items: [CXF.Item],
-        _ locations: DaemonLocations
+        _ locations: DaemonLocations,
+        progress: ((VaultAgent.ImportOut) -> Void)? = nil
     ) async throws -> VaultAgent.ImportOut {
         // The message is written at once, each item into it.
         var message = Array(#"{"items":["#.utf8)
@@ -33,8 +40,10 @@ extension VaultAgentClient {
             item.appendJSON(to: &message)
         }
         message += Array("]}".utf8)
-        return try await call(locations, VaultAgent.importItems, RawJSON(bytes: message))
-            .decode(VaultAgent.ImportOut.self)
+        return try await call(locations, VaultAgent.importItems, RawJSON(bytes: message), more: progress != nil) {
+            progress?(try $0.decode(VaultAgent.ImportOut.self))
+        }
+        .decode(VaultAgent.ImportOut.self)
     }
 }
 

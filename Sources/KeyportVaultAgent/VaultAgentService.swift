@@ -117,7 +117,7 @@ package final class VaultAgentService: Sendable {
                     return JSONText.object([("items", Self.array(items))])
                 },
                 "List": { [self] request throws(VarlinkError) in try await list(request) },
-                "Import": { [self] request throws(VarlinkError) in try importItems(request) },
+                "Import": { [self] request throws(VarlinkError) in try await importItems(request) },
             ]
         )
     }
@@ -236,7 +236,7 @@ package final class VaultAgentService: Sendable {
         return JSONText.object([("item", last.json)])
     }
 
-    private func importItems(_ request: VarlinkRequest) throws(VarlinkError) -> RawJSON {
+    private func importItems(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
         guard let raw = try? request.call.parameters.member("items") else {
             throw .invalidParameter("items", "the items to import are missing")
         }
@@ -258,7 +258,31 @@ package final class VaultAgentService: Sendable {
         } catch {
             throw .invalidParameter("items", "the items are not a JSON array: \(error)")
         }
-        let report = try change { vault throws(VaultError) in (try vault.importItems(items), [.everything]) }
+        // Called with `more`, the counts so far go out as the import runs (for a progress bar),
+        // in order, by a task of their own: the import holds this thread until it commits.
+        let (counts, sender) = AsyncStream.makeStream(of: ImportReport.self, bufferingPolicy: .bufferingNewest(1))
+        let sending = Task {
+            for await report in counts {
+                try? await request.send(
+                    try RawJSON.reply(
+                        VaultAgent.ImportOut(imported: report.imported, merged: report.merged, skipped: report.skipped)
+                    )
+                )
+            }
+        }
+        let report: ImportReport
+        do {
+            report = try change { vault throws(VaultError) in
+                let progress: ((ImportReport) -> Void)? = request.call.more ? { sender.yield($0) } : nil
+                return (try vault.importItems(items, progress: progress), [.everything])
+            }
+        } catch {
+            sender.finish()
+            await sending.value
+            throw error
+        }
+        sender.finish()
+        await sending.value
         return try RawJSON.reply(
             VaultAgent.ImportOut(imported: report.imported, merged: report.merged, skipped: report.skipped)
         )

@@ -382,9 +382,12 @@ extension VaultCommand {
                     throw Failure.invalid("\(file): \(error.message)")
                 }
             } else {
+                let reading = ProgressBar("reading \(DisplayText.escaping(file))")
+                defer { reading?.finish() }
                 do {
                     imported = try Importer.read(text, format: chosen) {
-                        try? options.passphrase("Password of the export: ")
+                        reading?.finish()
+                        return try? options.passphrase("Password of the export: ")
                     }
                 } catch {
                     throw Failure.invalid("\(file): \(error.message)")
@@ -392,7 +395,13 @@ extension VaultCommand {
             }
             let locations = try options.locations()
             let report = try await vaultAgent { () async throws in
-                try await VaultAgentClient.importItems(imported.items, locations)
+                guard let bar = ProgressBar("importing", total: imported.items.count) else {
+                    return try await VaultAgentClient.importItems(imported.items, locations)
+                }
+                defer { bar.finish() }
+                return try await VaultAgentClient.importItems(imported.items, locations) {
+                    bar.update($0.imported + $0.merged + $0.skipped)
+                }
             }
             FileHandle.write(
                 "\(file) (\(imported.format.name)): \(report.imported) imported, \(report.merged) merged, \(report.skipped) skipped\n"
@@ -461,7 +470,7 @@ extension VaultCommand {
             }
             // The request is read and checked before the vault is asked for anything.
             let sealTo = try request.map { path throws(Failure) in try readExportRequest(path) }
-            let items = try VaultSelection.items(try await vaultItems(options), only: only)
+            let items = try VaultSelection.items(try await vaultItems(options, progress: "exporting"), only: only)
             let bytes: [UInt8]
             if let sealTo {
                 var document = Exporter.cxf(items)
@@ -673,10 +682,16 @@ func reportSealed(_ items: [CXF.Item], to request: EncryptedCXF.Request, output:
     }
 }
 
-/// Every item of the unlocked vault, through the agent.
-func vaultItems(_ options: VaultOptions) async throws -> [CXF.Item] {
+/// Every item of the unlocked vault, through the agent; with a `progress` label, counted on a
+/// progress bar as they come (on a terminal).
+func vaultItems(_ options: VaultOptions, progress label: String? = nil) async throws -> [CXF.Item] {
     let locations = try options.locations()
-    return try await vaultAgent { () async throws in try await VaultAgentClient.items(locations) }
+    return try await vaultAgent { () async throws in
+        guard let label, let bar = ProgressBar(label) else { return try await VaultAgentClient.items(locations) }
+        defer { bar.finish() }
+        let status = try await VaultAgentClient.call(locations, VaultAgent.status).decode(VaultAgent.StatusOut.self)
+        return try await VaultAgentClient.items(locations) { bar.update($0, of: status.items) }
+    }
 }
 
 /// What `list` and `show` print of an item.

@@ -124,4 +124,56 @@ struct VaultCLITests {
         let locked = try await keyport(["list"])
         #expect(locked.status == 1 && locked.stderr.contains("locked"), "\(locked.stderr)")
     }
+
+    @Test("a long import or export shows a progress bar on a terminal, cleared before the report; none when piped")
+    func progressBars() async throws {
+        let script = try Peers.require("/usr/bin/script", "script (util-linux)")
+        let directory = try TemporaryDirectory("kp-vault-progress")
+        let socket = directory.url.appendingPathComponent("run/vault.sock").path
+        defer {
+            for pid in agents(listeningOn: socket) { kill(pid, SIGTERM) }
+            directory.remove()
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment["KEYPORT_VAULT_SOCKET"] = socket
+        environment["XDG_DATA_HOME"] = directory.url.appendingPathComponent("data").path
+        func keyport(_ arguments: [String], _ input: String? = nil) async throws -> CLI.Result {
+            try await runProgram(
+                CLI.executable.path,
+                ["vault"] + arguments,
+                environment: environment,
+                input: input.map { Data($0.utf8) }
+            )
+        }
+        /// `keyport vault ARGUMENTS` on a terminal of its own (script(1)'s), its output and errors
+        /// as the terminal showed them.
+        func onTerminal(_ arguments: [String]) async throws -> CLI.Result {
+            let command = ([CLI.executable.path, "vault"] + arguments).joined(separator: " ")
+            return try await runProgram(script, ["-qefc", command, "/dev/null"], environment: environment)
+        }
+        #expect(try await keyport(["init", "--passphrase-stdin"], "open sesame\n").status == 0)
+        #expect(try await keyport(["unlock", "--passphrase-stdin"], "open sesame\n").status == 0)
+        let list = directory.url.appendingPathComponent("codes.txt").path
+        try (0..<2500).map { "otpauth://totp/Site%20\($0):user\($0)?secret=JBSWY3DPEHPK3PXP&issuer=Site%20\($0)" }
+            .joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+
+        // The agent's counts come every 1 000 items; the last one fills the bar.
+        let imported = try await onTerminal(["import", list])
+        #expect(imported.status == 0, "\(imported.stdout)")
+        let screen = imported.stdout
+        #expect(screen.contains("\rimporting [") && screen.contains("] 2500/2500 100%"), "\(screen.debugDescription)")
+        #expect(screen.contains("\r\u{1B}[K\(list) (otpauth URI list): 2500 imported"), "\(screen.debugDescription)")
+        let exported = try await onTerminal(["export", "-o", directory.url.appendingPathComponent("all.json").path])
+        #expect(
+            exported.status == 0 && exported.stdout.contains("] 2500/2500 100%"),
+            "\(exported.stdout.debugDescription)"
+        )
+
+        // Piped, the same commands write only what they report.
+        let piped = try await keyport(["import", list])
+        #expect(piped.status == 0 && piped.stdout == "\(list) (otpauth URI list): 0 imported, 0 merged, 2500 skipped\n")
+        #expect(piped.stderr.isEmpty, "\(piped.stderr.debugDescription)")
+        let pipedExport = try await keyport(["export", "-o", directory.url.appendingPathComponent("again.json").path])
+        #expect(pipedExport.status == 0 && pipedExport.stdout.isEmpty && pipedExport.stderr.isEmpty)
+    }
 }

@@ -354,7 +354,7 @@ struct VaultImportTests {
             item("b", title: "B", urls: ["https://example.org/"]),
         ]
         var counted: [Int] = []
-        let report = try vault.importItems(first) { counted.append($0) }
+        let report = try vault.importItems(first) { counted.append($0.total) }
         #expect(report.imported == 2 && report.merged == 0 && report.skipped == 0)
         #expect(counted.last == 2)
         #expect(try vault.importItems(first).skipped == 2)
@@ -417,7 +417,7 @@ struct VaultLargeImportTests {
         items.append(item("5", title: "T5", urls: ["https://s5.example/"], password: "p5"))  // the same again
         items.append(item("7", title: "T7", urls: ["https://other.example/"], password: "p7"))  // same id, more
         var progress: [Int] = []
-        let report = try vault.importItems(items) { progress.append($0) }
+        let report = try vault.importItems(items) { progress.append($0.total) }
         #expect(report.imported == 2500 && report.skipped == 1 && report.merged == 1, "\(report)")
         #expect(progress == [1000, 2000, 2502])
         #expect(try vault.item(id: Data("7".utf8))?.scope?.urls == ["https://s7.example/", "https://other.example/"])

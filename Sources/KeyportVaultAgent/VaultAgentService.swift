@@ -283,6 +283,9 @@ package final class VaultAgentService: Sendable {
         }
         sender.finish()
         await sending.value
+        // What the import decoded and sealed (several times the message) is freed by now; given
+        // back to the system, so the agent stays the size of what it looks up.
+        request.afterReply { Memory.releaseFreed() }
         return try RawJSON.reply(
             VaultAgent.ImportOut(imported: report.imported, merged: report.merged, skipped: report.skipped)
         )

@@ -24,7 +24,7 @@ struct VaultCommand: AsyncParsableCommand {
             """,
         subcommands: [
             Init.self, Unlock.self, Lock.self, Status.self, Add.self, List.self, Show.self, Remove.self, Import.self,
-            Export.self, Keygen.self, Passwd.self, Register.self,
+            Search.self, Export.self, Keygen.self, Passwd.self, Register.self,
         ]
     )
 }

@@ -98,6 +98,18 @@ struct VaultCLITests {
         let listed = try await keyport(["list"])
         #expect(listed.stdout.split(separator: "\n").count == 2, "\(listed.stdout)")
         #expect(try await keyport(["list", "intra"]).stdout.contains("\tbob\t"))
+        // search: every word, in any case, accents or not; never in secrets.
+        let found = try await keyport(["search", "EXÁMPLE", "alice"])
+        #expect(found.status == 0 && found.stdout.hasSuffix("\tExample\talice\thttps://example.com/\n"), "\(found)")
+        #expect(found.stdout.split(separator: "\n").count == 1)
+        #expect(try await keyport(["search", "intranet", "example.org"]).stdout.contains("\tbob\t"))
+        for secret in ["hunter2", "JBSWY3DPEHPK3PXP", "bobs"] {
+            let none = try await keyport(["search", secret])
+            #expect(
+                none.status == 1 && none.stdout.isEmpty && none.stderr.contains("nothing in the vault has \(secret)")
+            )
+        }
+        #expect(try await keyport(["search", "intranet", "alice"]).status == 1, "every word, not any")
         let otpauth = try await keyport(["export", "--format", "otpauth"])
         #expect(otpauth.stdout.hasPrefix("otpauth://totp/Example:alice?secret=JBSWY3DPEHPK3PXP"), "\(otpauth.stdout)")
         let cxf = directory.url.appendingPathComponent("out.cxf.json").path

@@ -238,7 +238,7 @@ let package = Package(
             name: "KeyportVaultTests",
             dependencies: [
                 "KeyportVault", "KeyportCrypto", "CredentialExchangeFormat", "KeyportSystem", "KeyportTestSupport",
-                "KeyportInterfaces", "KeyportEncoding", "Varlink", "keyport-vault",
+                "KeyportInterfaces", "KeyportEncoding", "Varlink", "keyport-vault", "KeyportVaultAgent",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -22,7 +22,10 @@ package enum VaultAgentClient {
         each: ((RawJSON) throws -> Void)? = nil
     ) async throws -> RawJSON {
         do {
-            return try await VarlinkConnection.withConnection(path: locations.vaultAgent, maximumMessageSize: 1 << 26) {
+            return try await VarlinkConnection.withConnection(
+                path: locations.vaultAgent,
+                maximumMessageSize: VaultAgent.maximumMessageSize
+            ) {
                 connection in
                 guard more else { return try await connection.call(method, parameters) }
                 try await connection.send(VarlinkCall(method: method, parameters: parameters, more: true))

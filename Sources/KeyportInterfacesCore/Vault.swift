@@ -15,6 +15,12 @@ package enum VaultAgent {
     package static let list = "org.keyport.Vault.List"
     package static let importItems = "org.keyport.Vault.Import"
 
+    /// The longest message the agent takes. An import is one message, so that it is one
+    /// transaction: this is the largest import, as CXF. `keyport vault import` reads files of up
+    /// to 256 MB, and their CXF is about as large (larger for an otpauth list), so 512 MB; larger
+    /// ones are refused before they are sent. Only this user's processes can connect.
+    package static let maximumMessageSize = 512 << 20
+
     package enum Error {
         package static let locked = "org.keyport.Vault.Locked"
         package static let failed = "org.keyport.Vault.Failed"

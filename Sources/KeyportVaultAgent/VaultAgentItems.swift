@@ -28,9 +28,13 @@ extension VaultAgentClient {
     /// Takes `items` into the unlocked vault in one transaction (`Import`): what was imported,
     /// merged into items the vault had, and skipped. `progress`, when given, hears the counts so
     /// far as the agent goes (every 1 000 items).
+    ///
+    /// - Throws: ``ImportTooLarge`` when the items are more than the agent takes in one message
+    ///   (`limit`), before anything is sent.
     package static func importItems(
         _ items: [CXF.Item],
         _ locations: DaemonLocations,
+        limit: Int = VaultAgent.maximumMessageSize,
         progress: ((VaultAgent.ImportOut) -> Void)? = nil
     ) async throws -> VaultAgent.ImportOut {
         // The message is written at once, each item into it.
@@ -40,10 +44,23 @@ extension VaultAgentClient {
             item.appendJSON(to: &message)
         }
         message += Array("]}".utf8)
+        guard message.count <= limit else {
+            throw ImportTooLarge(items: items.count, bytes: message.count, limit: limit)
+        }
         return try await call(locations, VaultAgent.importItems, RawJSON(bytes: message), more: progress != nil) {
             progress?(try $0.decode(VaultAgent.ImportOut.self))
         }
         .decode(VaultAgent.ImportOut.self)
+    }
+}
+
+/// An import larger than the agent takes in one message (and so in one transaction).
+package struct ImportTooLarge: Error, CustomStringConvertible {
+    package var items: Int
+    package var bytes: Int
+    package var limit: Int
+    package var description: String {
+        "the \(items) items are \((bytes + (1 << 20) - 1) >> 20) MB as CXF, more than the vault's agent takes in one import (\(limit >> 20) MB): import the file in parts; nothing was imported"
     }
 }
 

@@ -101,7 +101,7 @@ let server = VarlinkServer(
         url: "https://keyport.invalid"
     ),
     interfaces: [service.implementation],
-    maximumMessageSize: DaemonClient.maximumMessageSize
+    maximumMessageSize: VaultAgent.maximumMessageSize
 )
 let path = locations.vaultAgent
 let (result, signal) = await TerminationSignals.cancelling {

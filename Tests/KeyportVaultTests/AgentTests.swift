@@ -6,6 +6,7 @@ import KeyportInterfaces
 import KeyportSystem
 import KeyportTestSupport
 import KeyportVault
+import KeyportVaultAgent
 import Testing
 import Varlink
 
@@ -150,6 +151,37 @@ struct VaultAgentTests {
     }
 
     static let listCall = VarlinkCall(method: VaultAgent.list, more: true)
+
+    @Test(
+        "an import through the client hears the counts so far, then the report; one too large for a message is refused before anything is sent"
+    )
+    func importInOneMessage() async throws {
+        let sandbox = try await AgentSandbox()
+        defer {
+            sandbox.agent.stop()
+            sandbox.directory.remove()
+        }
+        _ = try await sandbox.unlock()
+        var locations = try DaemonLocations(environment: ProcessInfo.processInfo.environment)
+        locations.vaultAgent = sandbox.socket
+        let items = try (0..<2500).map {
+            try CXF.Decoder().decodeItem(Array(loginJSON("item-\($0)", site: "site-\($0).example").utf8))
+        }
+        var heard: [VaultAgent.ImportOut] = []
+        let report = try await VaultAgentClient.importItems(items, locations) { heard.append($0) }
+        #expect(report == VaultAgent.ImportOut(imported: 2500, merged: 0, skipped: 0))
+        #expect(heard.last == report && heard.map(\.imported) == heard.map(\.imported).sorted(), "\(heard)")
+
+        let more = try (0..<100).map {
+            try CXF.Decoder().decodeItem(Array(loginJSON("more-\($0)", site: "x.example").utf8))
+        }
+        await #expect {
+            try await VaultAgentClient.importItems(more, locations, limit: 10_000)
+        } throws: { error in
+            "\(error)".contains("the 100 items are 1 MB as CXF") && "\(error)".contains("nothing was imported")
+        }
+        #expect(try await sandbox.call(VaultAgent.status).decode(VaultAgent.StatusOut.self).items == 2500)
+    }
 
     @Test("one agent per socket; an unlock timeout past a week is refused")
     func limits() async throws {

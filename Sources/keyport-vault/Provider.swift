@@ -133,14 +133,21 @@ enum IdentitySync {
                 try await store.removeCredentialIdentities(identities)
                 count = identities.count
             case .everything:
+                // The identities of 100 000 items and their message are tens of megabytes, needed
+                // once: given back to the system, so the agent stays the size of what it looks up,
+                // whether or not AutoFill took them.
                 var all: [any ASCredentialIdentity] = []
                 guard service.forEachItem({ all += identities(of: $0) }) else { return }
-                try await store.replaceCredentialIdentities(all)
                 count = all.count
+                var failure: (any Error)?
+                do {
+                    try await store.replaceCredentialIdentities(all)
+                } catch {
+                    failure = error
+                }
                 all = []
-                // The identities of 100 000 items and their message are tens of megabytes, needed
-                // once: given back to the system, so the agent stays the size of what it looks up.
                 Memory.releaseFreed()
+                if let failure { throw failure }
             }
             FileHandle.standardError.write(Data("keyport-vault: AutoFill's identities updated (\(count))\n".utf8))
         } catch {

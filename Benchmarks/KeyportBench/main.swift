@@ -46,6 +46,20 @@ func memory(of pid: pid_t) -> (resident: Int, peak: Int) {
     return (value("VmRSS"), value("VmHWM"))
 }
 
+/// The resident memory of `pid` once it has settled: read every half second until two readings
+/// are within 1 MB of each other (at most 30 s), since a process may still be freeing what its
+/// last piece of work needed.
+func settledMemory(of pid: pid_t) async -> Int {
+    var last = memory(of: pid).resident
+    for _ in 0..<60 {
+        try? await Task.sleep(for: .milliseconds(500))
+        let now = memory(of: pid).resident
+        if abs(now - last) < 1_000_000 { return now }
+        last = now
+    }
+    return last
+}
+
 func mbps(_ bytes: Int, _ seconds: Double) -> String {
     String(format: "%7.1f MB/s (%6.1f ms)", Double(bytes) / 1e6 / seconds, seconds * 1000)
 }

@@ -179,6 +179,8 @@ struct ImportTests {
         "Bitwarden JSON: a login with URIs, TOTP and fields, a secure note, a card, an identity, an SSH key, a Steam secret, a folder"
     )
     func bitwarden() throws {
+        let passkeyKey = P256.Signing.PrivateKey()
+        let keyValue = Base64URL.encode(passkeyKey.derRepresentation)
         let json = #"""
             {
               "encrypted": false,
@@ -190,8 +192,13 @@ struct ImportTests {
                             {"name": "Linked", "value": null, "type": 3, "linkedId": 100}],
                  "login": {"uris": [{"match": null, "uri": "https://example.com/login"}, {"match": 0, "uri": "https://example.org"}],
                            "username": "alice", "password": "pw", "totp": "otpauth://totp/Example:alice?secret=JBSWY3DPEHPK3PXP",
-                           "fido2Credentials": []},
-                 "passwordHistory": null, "revisionDate": "2024-01-31T12:34:56.789Z", "creationDate": "2024-01-01T00:00:00.000Z",
+                           "fido2Credentials": [{"credentialId": "8c3b2b6e-4c1a-4a8e-9f4e-1a2b3c4d5e6f", "keyType": "public-key",
+                             "keyAlgorithm": "ECDSA", "keyCurve": "P-256", "keyValue": "\#(keyValue)", "rpId": "example.com",
+                             "userHandle": "dXNlci0x", "userName": "alice", "counter": "0", "rpName": "Example",
+                             "userDisplayName": "Alice", "discoverable": "true", "creationDate": "2024-01-02T03:04:05.000Z"}]},
+                 "passwordHistory": [{"lastUsedDate": "2023-12-01T00:00:00.000Z", "password": "older pw"},
+                                     {"lastUsedDate": "2023-06-01T00:00:00.000Z", "password": "oldest pw"}],
+                 "revisionDate": "2024-01-31T12:34:56.789Z", "creationDate": "2024-01-01T00:00:00.000Z",
                  "deletedDate": null, "collectionIds": null},
                 {"id": "1f0e0d0c-0b0a-4908-8706-050403020100", "type": 2, "name": "Wi-Fi", "notes": "the code is 42", "favorite": false,
                  "secureNote": {"type": 0}},
@@ -203,13 +210,22 @@ struct ImportTests {
                  "sshKey": {"privateKey": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3Bl\n-----END OPENSSH PRIVATE KEY-----", "publicKey": "ssh-ed25519 AAAA", "keyFingerprint": "SHA256:x"}},
                 {"id": "5f0e0d0c-0b0a-4908-8706-050403020100", "type": 1, "name": "Steam", "favorite": false,
                  "login": {"uris": [], "username": "gamer", "password": "pw", "totp": "steam://JBSWY3DPEHPK3PXP"}},
-                {"id": "6f0e0d0c-0b0a-4908-8706-050403020100", "type": 9, "name": "From the future", "favorite": false}
+                {"id": "6f0e0d0c-0b0a-4908-8706-050403020100", "type": 9, "name": "From the future", "favorite": false},
+                {"id": "7f0e0d0c-0b0a-4908-8706-050403020100", "type": 1, "name": "Broken passkey", "favorite": false,
+                 "login": {"username": "eve", "password": "pw", "fido2Credentials": [{"credentialId": "b64.AAECAwQFBgcICQ",
+                   "keyType": "public-key", "keyAlgorithm": "ECDSA", "keyCurve": "P-256", "keyValue": "bm90IGEga2V5",
+                   "rpId": "example.net", "userHandle": "dXNlci0y", "counter": 0}]}}
               ]
             }
             """#
         #expect(Importer.detect(Array(json.utf8)) == .bitwarden)
         let imported = try Importer.read(Array(json.utf8))
-        #expect(imported.problems.map(\.description) == ["item 7: Bitwarden item type 9 is not one Keyport knows"])
+        #expect(
+            imported.problems.map(\.description) == [
+                "item 7: Bitwarden item type 9 is not one Keyport knows",
+                "item 8, passkey 1: its keyValue is not a P-256 private key in PKCS#8, base64url",
+            ]
+        )
         try #require(imported.items.count == 6)
         let example = imported.items[0]
         #expect(example.id == Data(UUID(uuidString: "0f0e0d0c-0b0a-4908-8706-050403020100")!.uuidBytes))
@@ -221,6 +237,35 @@ struct ImportTests {
         var pin: CXF.EditableField?
         for case .customFields(let fields) in example.credentials { pin = fields.fields.first { $0.label == "PIN" } }
         #expect(pin?.value == "1234" && pin?.fieldType == .concealedString)
+        // Its passkey: a CXF passkey whose key signs as the one exported, and what CXF has no
+        // member for beside it; its earlier passwords, with when they were last used.
+        var passkey: CXF.Passkey?
+        var groups: [String: [CXF.EditableField]] = [:]
+        for credential in example.credentials {
+            if case .passkey(let found) = credential { passkey = found }
+            if case .customFields(let custom) = credential { groups[custom.label ?? ""] = custom.fields }
+        }
+        let key = try #require(passkey)
+        #expect(key.credentialId == Data(UUID(uuidString: "8c3b2b6e-4c1a-4a8e-9f4e-1a2b3c4d5e6f")!.uuidBytes))
+        #expect(key.rpId == "example.com" && key.username == "alice" && key.userDisplayName == "Alice")
+        #expect(key.userHandle == Data("user-1".utf8))
+        #expect(
+            try P256.Signing.PrivateKey(derRepresentation: key.key).publicKey.rawRepresentation
+                == passkeyKey.publicKey.rawRepresentation
+        )
+        #expect(
+            groups["Bitwarden passkey for example.com"]?.map { "\($0.label ?? "")=\($0.value)" } == [
+                "rpName=Example", "counter=0", "discoverable=true", "creationDate=2024-01-02T03:04:05.000Z",
+            ]
+        )
+        let history = try #require(groups["Password history"])
+        #expect(
+            history.map(\.value) == ["older pw", "oldest pw"] && history.allSatisfy { $0.fieldType == .concealedString }
+        )
+        #expect(history.map(\.label) == ["2023-12-01T00:00:00.000Z", "2023-06-01T00:00:00.000Z"])
+        // Whole through CXF: the document written and read again holds the same item.
+        let again = try CXF.Decoder().decodeItem(example.json)
+        #expect(again == example)
         #expect(note(imported.items[1]) == "the code is 42")
         var card: CXF.CreditCard?
         for case .creditCard(let found) in imported.items[2].credentials { card = found }

@@ -108,30 +108,3 @@ struct Entry {
         return Array(hash.finalize().prefix(16))
     }
 }
-
-/// Items a person makes by hand (`keyport vault add`), built as an import's entries are.
-package enum ItemBuilder {
-    /// A login: its title, sites, user name, password, one-time-code secret (an `otpauth://`
-    /// URI or a Base32 secret) and notes, with a new random id.
-    package static func login(
-        title: String,
-        urls: [String],
-        username: String?,
-        password: String?,
-        otp: String?,
-        notes: String?
-    ) throws(ImportProblem) -> CXF.Item {
-        var entry = Entry(place: "the new item")
-        entry.sourceID = Array(SymmetricKey(size: .bits128).withUnsafeBytes { Array($0) })
-        entry.title = title
-        entry.urls = urls
-        entry.username = username
-        entry.password = password
-        entry.otp = otp
-        entry.notes = notes
-        let now = Int64(Date().timeIntervalSince1970)
-        entry.created = now
-        entry.modified = now
-        return try entry.item(format: .cxf)
-    }
-}

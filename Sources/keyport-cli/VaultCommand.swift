@@ -23,8 +23,8 @@ struct VaultCommand: AsyncParsableCommand {
             --passphrase-stdin from the first line of standard input; never from the arguments.
             """,
         subcommands: [
-            Init.self, Unlock.self, Lock.self, Status.self, Add.self, List.self, Show.self, Remove.self, Import.self,
-            Search.self, Export.self, Keygen.self, Passwd.self, Register.self,
+            Init.self, Unlock.self, Lock.self, Status.self, Add.self, Edit.self, List.self, Show.self, Remove.self,
+            Import.self, Search.self, Export.self, Keygen.self, Passwd.self, Register.self,
         ]
     )
 }
@@ -213,47 +213,6 @@ extension VaultCommand {
                 return
             }
             FileHandle.write("unlocked \(path): \(status.items ?? 0) items; locks in \(status.locksIn ?? 0) s\n")
-        }
-    }
-
-    struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Add a login: its title, sites, user name, password (asked for) and one-time-code secret."
-        )
-        @OptionGroup var options: VaultOptions
-
-        @Option(help: "The login's title.") var title: String
-        @Option(help: "A site where it is used (repeat for several).") var url: [String] = []
-        @Option(help: "The user name.") var user: String?
-        @Flag(help: "Read a one-time-code secret (otpauth:// URI or Base32) too, after the password.")
-        var otp = false
-        @Flag(help: "No password (a login with only a one-time code).") var noPassword = false
-
-        func run() async throws {
-            let password = noPassword ? nil : try options.passphrase("Password for \(title): ")
-            let secret = otp ? try options.passphrase("One-time-code secret or otpauth:// URI: ") : nil
-            func text(_ secret: SecretBytes?) -> String? {
-                secret.map { $0.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
-            }
-            let item: CXF.Item
-            do {
-                item = try ItemBuilder.login(
-                    title: title,
-                    urls: url,
-                    username: user,
-                    password: text(password),
-                    otp: text(secret),
-                    notes: nil
-                )
-            } catch {
-                throw Failure.invalid(error.message)
-            }
-            _ = try await callVaultAgent(
-                try options.locations(),
-                VaultAgent.add,
-                JSONText.object([("item", item.json)])
-            )
-            FileHandle.write("added \(title) (\(Base64URL.encode(item.id)))\n")
         }
     }
 
@@ -730,7 +689,19 @@ struct ItemSummary {
                     "one-time code: \(reveal ? totp.secret : "(secret hidden: --reveal)"), \(totp.digits) digits every \(totp.period) s"
                 )
             case .note(let note):
-                lines.append("note: \(note.content.value)")
+                // A note's lines stay lines, indented under the first.
+                let text = note.content.value.split(separator: "\n", omittingEmptySubsequences: false)
+                lines.append("note: \(text.first ?? "")")
+                lines += text.dropFirst().map { "  \($0)" }
+            case .creditCard(let card):
+                let about = [card.cardType?.value, card.fullName?.value, card.expiryDate.map { "expires \($0.value)" }]
+                lines.append("card: \(about.compactMap { $0 }.joined(separator: ", "))")
+                if let number = card.number?.value {
+                    lines.append("number: \(reveal ? number : "ending \(number.suffix(4)) (whole: --reveal)")")
+                }
+                if let code = card.verificationNumber?.value {
+                    lines.append("security code: \(reveal ? code : "(hidden: --reveal)")")
+                }
             default:
                 lines.append("\(credential.type): (see `keyport vault export`)")
             }

@@ -137,6 +137,80 @@ struct VaultCLITests {
         #expect(locked.status == 1 && locked.stderr.contains("locked"), "\(locked.stderr)")
     }
 
+    @Test(
+        "add a note and a card, edit a login: secrets from standard input, hidden until --reveal; an unknown id changes nothing"
+    )
+    func itemsByHand() async throws {
+        let directory = try TemporaryDirectory("kp-vault-items")
+        let socket = directory.url.appendingPathComponent("run/vault.sock").path
+        defer {
+            for pid in agents(listeningOn: socket) { kill(pid, SIGTERM) }
+            directory.remove()
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment["KEYPORT_VAULT_SOCKET"] = socket
+        environment["XDG_DATA_HOME"] = directory.url.appendingPathComponent("data").path
+        func keyport(_ arguments: [String], _ input: String? = nil) async throws -> CLI.Result {
+            try await runProgram(
+                CLI.executable.path,
+                ["vault"] + arguments,
+                environment: environment,
+                input: input.map { Data($0.utf8) }
+            )
+        }
+        #expect(try await keyport(["init", "--passphrase-stdin"], "open sesame\n").status == 0)
+        #expect(try await keyport(["unlock", "--passphrase-stdin"], "open sesame\n").status == 0)
+
+        let note = try await keyport(["add", "--note", "--title", "Wi-Fi"], "the code is 42\nsecond line\n")
+        #expect(note.status == 0 && note.stdout.hasPrefix("added Wi-Fi ("), "\(note.stderr)")
+        let card = try await keyport(
+            ["add", "--passphrase-stdin", "--card", "--title", "Visa", "--holder", "Alice", "--expiry", "04/30"],
+            "4111 1111 1111 1111\n123\n"
+        )
+        #expect(card.status == 0, "\(card.stderr)")
+        let badCard = try await keyport(["add", "--passphrase-stdin", "--card", "--title", "x"], "12\n\n")
+        #expect(badCard.status == 1 && badCard.stderr.contains("8 to 19 digits"), "\(badCard.stderr)")
+        #expect(try await keyport(["add", "--note", "--card", "--title", "x"]).status == 2)
+
+        func id(_ title: String) async throws -> String {
+            let listed = try await keyport(["list", title])
+            return try #require(listed.stdout.split(separator: "\t").first.map(String.init))
+        }
+        let shownNote = try await keyport(["show", try await id("Wi-Fi")])
+        #expect(shownNote.stdout.contains("note: the code is 42\n  second line\n"), "\(shownNote.stdout)")
+        let cardID = try await id("Visa")
+        let hidden = try await keyport(["show", cardID])
+        #expect(hidden.stdout.contains("card: Alice, expires 2030-04") && hidden.stdout.contains("ending 1111"))
+        #expect(!hidden.stdout.contains("4111111111111111") && !hidden.stdout.contains("123"), "\(hidden.stdout)")
+        let revealed = try await keyport(["show", cardID, "--reveal"])
+        #expect(revealed.stdout.contains("number: 4111111111111111") && revealed.stdout.contains("security code: 123"))
+
+        // edit: the login keeps its id; what is not named stays.
+        _ = try await keyport(
+            ["add", "--passphrase-stdin", "--title", "Example", "--url", "https://example.com/", "--user", "alice"],
+            "old password\n"
+        )
+        let login = try await id("Example")
+        let edited = try await keyport(
+            ["edit", "--passphrase-stdin", login, "--title", "Example (work)", "--password", "--otp"],
+            "new password\nJBSWY3DPEHPK3PXP\n"
+        )
+        #expect(edited.status == 0 && edited.stdout.contains("revision 2"), "\(edited.stderr)")
+        let shown = try await keyport(["show", login, "--reveal"])
+        #expect(shown.stdout.contains("title: Example (work)") && shown.stdout.contains("password: new password"))
+        #expect(shown.stdout.contains("user: alice") && shown.stdout.contains("url: https://example.com/"))
+        #expect(shown.stdout.contains("one-time code: JBSWY3DPEHPK3PXP"), "\(shown.stdout)")
+        #expect(try await keyport(["show", "example.com"]).stdout.contains("title: Example (work)"))
+        let unknown = try await keyport(["edit", "bm9uZQ", "--title", "x"])
+        #expect(
+            unknown.status == 1 && unknown.stderr.contains("no item bm9uZQ")
+                && unknown.stderr.contains("nothing changed")
+        )
+        let nothing = try await keyport(["edit", login])
+        #expect(nothing.status == 1 && nothing.stderr.contains("say what to change"))
+        #expect(try await keyport(["list"]).stdout.split(separator: "\n").count == 3)
+    }
+
     @Test("a long import or export shows a progress bar on a terminal, cleared before the report; none when piped")
     func progressBars() async throws {
         let script = try Peers.require("/usr/bin/script", "script (util-linux)")

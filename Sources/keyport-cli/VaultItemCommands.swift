@@ -153,10 +153,13 @@ extension VaultCommand {
     }
 }
 
-/// Standard input to its end, after `prompt` on a terminal.
+/// Standard input to its end, after `prompt` on a terminal. Read line by line through the same
+/// buffer as the lines read before it (a password with --passphrase-stdin), which may already
+/// hold the text that follows them.
 private func readText(_ prompt: String) -> String {
     if isatty(STDIN_FILENO) == 1 { FileHandle.write(prompt + "\n", to: .standardError) }
-    let text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+    var text = ""
+    while let line = readLine(strippingNewline: false) { text += line }
     return text.hasSuffix("\n") ? String(text.dropLast()) : text
 }
 

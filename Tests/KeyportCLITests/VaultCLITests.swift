@@ -192,14 +192,15 @@ struct VaultCLITests {
         )
         let login = try await id("Example")
         let edited = try await keyport(
-            ["edit", "--passphrase-stdin", login, "--title", "Example (work)", "--password", "--otp"],
-            "new password\nJBSWY3DPEHPK3PXP\n"
+            ["edit", "--passphrase-stdin", login, "--title", "Example (work)", "--password", "--otp", "--notes"],
+            "new password\nJBSWY3DPEHPK3PXP\nthe notes,\non two lines\n"
         )
         #expect(edited.status == 0 && edited.stdout.contains("revision 2"), "\(edited.stderr)")
         let shown = try await keyport(["show", login, "--reveal"])
         #expect(shown.stdout.contains("title: Example (work)") && shown.stdout.contains("password: new password"))
         #expect(shown.stdout.contains("user: alice") && shown.stdout.contains("url: https://example.com/"))
         #expect(shown.stdout.contains("one-time code: JBSWY3DPEHPK3PXP"), "\(shown.stdout)")
+        #expect(shown.stdout.contains("note: the notes,\n  on two lines\n"), "\(shown.stdout)")
         #expect(try await keyport(["show", "example.com"]).stdout.contains("title: Example (work)"))
         let unknown = try await keyport(["edit", "bm9uZQ", "--title", "x"])
         #expect(

@@ -120,7 +120,7 @@ func autoFillBenchmark(identities total: Int, runs: Int) async throws {
         identities: store,
         configuration: URL(fileURLWithPath: locations.configuration, isDirectory: true),
         pool: ProviderPool(environment: environment, idleTime: .seconds(60), logger: logger),
-        agents: AgentHub(),
+        agents: AgentHub(policy: AgentHub.Policy(program: nil, allowsScripted: false), registry: registry),
         quickTime: .seconds(10),
         interactiveTime: .seconds(10),
         logger: logger

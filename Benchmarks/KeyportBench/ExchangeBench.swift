@@ -88,7 +88,7 @@ func exchangeBenchmark(items: Int, rounds: Int) async throws {
     environment["KEYPORT_LOG"] = "warning"
     for (name, value) in environment { setenv(name, value, 1) }
 
-    let daemon = try ChildProcess(executable: keyportd, arguments: [], environment: environment)
+    let daemon = try ChildProcess(executable: keyportd, arguments: ["--allow-scripted-agent"], environment: environment)
     defer { daemon.signalGroup(SIGTERM) }
     // keyportd listens once its socket exists; then the agent can connect.
     while !FileManager.default.fileExists(atPath: environment["KEYPORT_SOCKET"]!) { usleep(10_000) }

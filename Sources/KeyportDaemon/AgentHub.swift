@@ -1,5 +1,6 @@
 import Foundation
 import KeyportInterfaces
+import KeyportSystem
 import Synchronization
 import Varlink
 
@@ -10,31 +11,80 @@ private enum Outcome: Sendable {
     case unanswered(AgentHub.Unanswered)
 }
 
-/// The agents connected to keyportd (`org.keyport.Agent`), and the questions waiting for the
-/// person's answer.
+/// The person's agent (`org.keyport.Agent`), and the questions waiting for their answer.
 ///
-/// An agent's `Serve` call stays open; each question goes to every agent connected, and to each
-/// that connects while it waits; the first `Answer` counts. A question asked while no agent is
-/// connected fails at once: nobody would see it.
+/// The role is held the way a pinentry or a polkit agent is trusted, since whoever holds it
+/// decides where the person's credentials go (docs/protocol.md, "The agent"):
+/// - only the `keyport-cli` program installed beside keyportd may hold it (checked on the pinned
+///   process's program, never on what it says), outside any Flatpak sandbox and not as a
+///   registered app;
+/// - one process holds it at a time: another `Serve` is refused, naming the holder, and the
+///   holder is shown the attempt; with `replace`, the person confirms the change in the holder;
+/// - an `Answer` counts only from the process that holds the role;
+/// - scripted answers (`keyport agent --auto`) only where keyportd was started to allow them.
+///
+/// A question asked while no agent holds the role fails at once: nobody would see it. A question
+/// whose asker leaves is withdrawn, and the agent is told to take it off the screen.
 package final class AgentHub: Sendable {
+    /// Who may be the agent.
+    package struct Policy: Sendable {
+        /// The program an agent must run (`keyport-cli` beside keyportd, links resolved); `nil`
+        /// when there is none there, and then no process can be the agent.
+        package var program: String?
+        /// Whether `Serve(scripted: true)` is accepted (`keyportd --allow-scripted-agent`).
+        package var allowsScripted: Bool
+
+        package init(program: String?, allowsScripted: Bool) {
+            self.program = program
+            self.allowsScripted = allowsScripted
+        }
+    }
+
+    /// What the holder's `Serve` sends.
+    private enum Event: Sendable {
+        case request(Agent.Request)
+        case withdrawn(String)
+        case alert(String)
+        /// Another agent took the role, as the person confirmed: `Serve` ends with `Replaced`.
+        case replaced(by: String)
+    }
+
+    private struct Holder {
+        var id: Int
+        var process: PinnedProcess
+        var description: String
+        var events: AsyncStream<Event>.Continuation
+    }
+
     private struct Waiting {
+        var order: Int
         var request: Agent.Request
         var outcome: CheckedContinuation<Outcome, Never>
     }
 
     private struct State {
-        var agents: [Int: AsyncStream<Agent.Request>.Continuation] = [:]
-        var nextAgent = 0
+        var holder: Holder?
+        var nextID = 0
         var waiting: [String: Waiting] = [:]
+        /// When each refused process was last reported to the holder: one alert per process in
+        /// ``alertInterval``, so a program that keeps trying cannot flood the person's screen.
+        var alerted: [pid_t: ContinuousClock.Instant] = [:]
     }
 
-    private let state = Mutex(State())
+    private static let alertInterval = Duration.seconds(10)
 
-    package init() {}
+    private let state = Mutex(State())
+    private let policy: Policy
+    private let registry: ProviderRegistry
+
+    package init(policy: Policy, registry: ProviderRegistry) {
+        self.policy = policy
+        self.registry = registry
+    }
 
     /// Why a question got no answer.
     package enum Unanswered: Error, Sendable {
-        /// No agent was connected to ask.
+        /// No agent holds the role.
         case noAgent
         /// The app that asked went away first.
         case withdrawn
@@ -43,25 +93,24 @@ package final class AgentHub: Sendable {
     }
 
     /// Asks the person `request`; returns their answer (a choice, a secret, or neither when they
-    /// declined). Cancelling the calling task (the asking app left) withdraws the question.
+    /// declined). Cancelling the calling task (the asking app left) withdraws the question, and the
+    /// agent is told to take it off the screen.
     package func ask(_ request: Agent.Request) async throws(Unanswered) -> Agent.Answer {
         let id = request.id
         let outcome: Outcome = await withTaskCancellationHandler {
             await withCheckedContinuation { (outcome: CheckedContinuation<Outcome, Never>) in
-                let agents = state.withLock { state -> [AsyncStream<Agent.Request>.Continuation]? in
-                    guard !state.agents.isEmpty else { return nil }
-                    if Task.isCancelled { return [] }
-                    state.waiting[id] = Waiting(request: request, outcome: outcome)
-                    return Array(state.agents.values)
+                let sent = state.withLock { state -> Outcome? in
+                    guard let holder = state.holder else { return .unanswered(.noAgent) }
+                    if Task.isCancelled { return .unanswered(.withdrawn) }
+                    state.nextID += 1
+                    state.waiting[id] = Waiting(order: state.nextID, request: request, outcome: outcome)
+                    holder.events.yield(.request(request))
+                    return nil
                 }
-                switch agents {
-                case nil: outcome.resume(returning: .unanswered(.noAgent))
-                case let agents? where agents.isEmpty: outcome.resume(returning: .unanswered(.withdrawn))
-                case let agents?: for agent in agents { agent.yield(request) }
-                }
+                if let sent { outcome.resume(returning: sent) }
             }
         } onCancel: {
-            state.withLock { $0.waiting.removeValue(forKey: id) }?.outcome.resume(returning: .unanswered(.withdrawn))
+            withdraw(id)
         }
         switch outcome {
         case .answered(let answer): return answer
@@ -69,43 +118,200 @@ package final class AgentHub: Sendable {
         }
     }
 
-    /// `Serve`: sends each question to this agent as it comes, until its connection closes.
+    /// Ends a waiting question as withdrawn and tells the agent to take it off the screen.
+    private func withdraw(_ id: String) {
+        let waiting = state.withLock { state -> Waiting? in
+            guard let waiting = state.waiting.removeValue(forKey: id) else { return nil }
+            state.holder?.events.yield(.withdrawn(id))
+            return waiting
+        }
+        waiting?.outcome.resume(returning: .unanswered(.withdrawn))
+    }
+
+    // MARK: - Serve
+
+    /// `Serve`: makes the caller the agent, if it may be, and sends it each question as it comes,
+    /// until its connection closes or another agent takes the role.
     package func serve(_ call: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
         guard call.call.more else { throw VarlinkError.expectedMore(call.call.method) }
-        let (questions, continuation) = AsyncStream.makeStream(of: Agent.Request.self)
-        let agent = state.withLock { state in
-            state.nextAgent += 1
-            state.agents[state.nextAgent] = continuation
-            // Questions already waiting are this agent's too.
-            for waiting in state.waiting.values.sorted(by: { $0.request.id < $1.request.id }) {
-                continuation.yield(waiting.request)
-            }
-            return state.nextAgent
+        let input = try call.parameters(as: Agent.ServeIn.self)
+        let process = call.peer.process
+        let caller = Self.describe(process)
+        if let refusal = refusal(of: process) {
+            alertHolder(about: process, "\(caller) tried to become your agent; keyportd refused it: \(refusal)")
+            throw VarlinkError(
+                name: Agent.Error.notAnAgent,
+                ["message": "this program cannot be the person's agent: \(refusal)"]
+            )
         }
+        if input.scripted == true && !policy.allowsScripted {
+            alertHolder(about: process, "\(caller) tried to become a scripted agent; keyportd refused it")
+            throw VarlinkError(
+                name: Agent.Error.scriptedNotAllowed,
+                [
+                    "message":
+                        "keyportd answers only through the person: scripted answers (--auto) need a keyportd started with --allow-scripted-agent"
+                ]
+            )
+        }
+        if let holder = liveHolder() {
+            guard input.replace == true else {
+                alertHolder(about: process, "\(caller) tried to become your agent; keyportd refused it")
+                throw VarlinkError(
+                    name: Agent.Error.agentBusy,
+                    [
+                        "holder": holder,
+                        "message":
+                            "another agent answers keyportd's questions: \(holder); it was shown this attempt. To take over, run keyport agent --replace and confirm there",
+                    ]
+                )
+            }
+            try await confirmReplacement(by: caller, holder: holder)
+        }
+        let (events, continuation) = AsyncStream.makeStream(of: Event.self)
+        let (id, previous) = state.withLock { state in
+            state.nextID += 1
+            let previous = state.holder
+            state.holder = Holder(id: state.nextID, process: process, description: caller, events: continuation)
+            // Questions already waiting are this agent's now, in the order they were asked.
+            for waiting in state.waiting.values.sorted(by: { $0.order < $1.order }) {
+                continuation.yield(.request(waiting.request))
+            }
+            return (state.nextID, previous)
+        }
+        previous?.events.yield(.replaced(by: caller))
+        previous?.events.finish()
         defer {
-            // The last agent gone: nobody can answer the questions still waiting.
+            // The holder gone: nobody can answer the questions still waiting.
             let orphaned = state.withLock { state -> [Waiting] in
-                state.agents.removeValue(forKey: agent)
-                guard state.agents.isEmpty else { return [] }
+                guard state.holder?.id == id else { return [] }
+                state.holder = nil
                 defer { state.waiting = [:] }
                 return Array(state.waiting.values)
             }
             for question in orphaned { question.outcome.resume(returning: .unanswered(.noAgent)) }
         }
-        // The stream ends when the agent's connection closes (its call is cancelled).
-        for await question in questions {
-            try await call.send(RawJSON.reply(Agent.Served(request: question)))
+        try await call.send(RawJSON.reply(Agent.Served()))
+        // The stream ends when the agent's connection closes (its call is cancelled), or when
+        // keyportd stops.
+        for await event in events {
+            switch event {
+            case .request(let request): try await call.send(RawJSON.reply(Agent.Served(request: request)))
+            case .withdrawn(let id): try await call.send(RawJSON.reply(Agent.Served(withdrawn: id)))
+            case .alert(let text): try await call.send(RawJSON.reply(Agent.Served(alert: text)))
+            case .replaced(let by):
+                throw VarlinkError(
+                    name: Agent.Error.replaced,
+                    ["message": "\(by) answers keyportd's questions now, as you confirmed"]
+                )
+            }
         }
         return .emptyObject
     }
 
-    /// `Answer`: the person's answer to a waiting question; a choice must be one offered (for a
-    /// confirmation, "yes").
-    package func answer(_ answer: Agent.Answer) throws(VarlinkError) {
+    /// Why `process` cannot be the agent, or `nil` when it can.
+    private func refusal(of process: PinnedProcess) -> String? {
+        do {
+            if let app = try process.flatpakAppID { return "it runs in the Flatpak sandbox of \(app)" }
+            let executable = try process.executable
+            guard let program = policy.program else {
+                return "there is no keyport-cli beside keyportd, which alone may be the agent"
+            }
+            guard executable == program else { return "it is \(executable), and only \(program) may be the agent" }
+            if case .app(let manifest, let recognisedBy) = try AppResolver.identify(
+                process,
+                among: registry.scan().manifests
+            ) {
+                return "it is the registered app \(manifest.name) (\(manifest.id)), recognised by \(recognisedBy)"
+            }
+            return nil
+        } catch {
+            return "keyportd cannot tell what it is: \(error)"
+        }
+    }
+
+    /// The holder's description, when one holds the role and its process still runs (a holder
+    /// whose process ended is about to be removed as its connection closes).
+    private func liveHolder() -> String? {
+        state.withLock { state in
+            guard let holder = state.holder, holder.process.isAlive else { return nil }
+            return holder.description
+        }
+    }
+
+    /// Asks the person in the holding agent whether `caller` may take the role; throws
+    /// `AgentBusy` unless they confirm.
+    private func confirmReplacement(by caller: String, holder: String) async throws(VarlinkError) {
+        let question = Agent.Request(
+            id: UUID().uuidString,
+            kind: .confirm,
+            app: "keyportd",
+            message:
+                "\(caller) asks to become your agent in place of this one: it would see and answer every question keyportd asks you from now on. Did you start it?"
+        )
+        let answer: Agent.Answer
+        do {
+            answer = try await ask(question)
+        } catch {
+            switch error {
+            // The holder left meanwhile: the role is free.
+            case .noAgent: return
+            case .withdrawn, .stopping:
+                throw VarlinkError(
+                    name: Agent.Error.agentBusy,
+                    ["holder": holder, "message": "the takeover was not confirmed: \(holder) still holds the role"]
+                )
+            }
+        }
+        guard answer.choice == Agent.yes else {
+            throw VarlinkError(
+                name: Agent.Error.agentBusy,
+                [
+                    "holder": holder,
+                    "message": "the person declined the takeover in the agent that holds the role: \(holder)",
+                ]
+            )
+        }
+    }
+
+    /// Tells the holder, if any, about `process`'s refused attempt (once per process within
+    /// ``alertInterval``).
+    private func alertHolder(about process: PinnedProcess, _ text: String) {
+        state.withLock { state in
+            guard let holder = state.holder else { return }
+            let now = ContinuousClock.now
+            if let last = state.alerted[process.pid], now - last < Self.alertInterval { return }
+            state.alerted = state.alerted.filter { now - $0.value < Self.alertInterval }
+            state.alerted[process.pid] = now
+            holder.events.yield(.alert(text))
+        }
+    }
+
+    /// A process as the person can recognise it: its number and command line.
+    private static func describe(_ process: PinnedProcess) -> String {
+        let command = ((try? process.arguments) ?? []).joined(separator: " ")
+        let shown = command.count > 200 ? command.prefix(200) + "…" : Substring(command)
+        return shown.isEmpty ? "process \(process.pid)" : "process \(process.pid) (\(shown))"
+    }
+
+    // MARK: - Answer
+
+    /// `Answer`: the person's answer to a waiting question, from the process that holds the role;
+    /// a choice must be one offered (for a confirmation, "yes").
+    package func answer(_ answer: Agent.Answer, from process: PinnedProcess) throws(VarlinkError) {
         let problem: VarlinkError? = state.withLock { state in
+            guard let holder = state.holder, holder.process.isSameProcess(as: process) else {
+                return VarlinkError(
+                    name: Agent.Error.notTheAgent,
+                    [
+                        "message":
+                            "only the agent that holds the role answers the person's questions, and this process does not hold it"
+                    ]
+                )
+            }
             guard let waiting = state.waiting[answer.request] else {
                 return VarlinkError(
-                    name: "org.keyport.Agent.UnknownRequest",
+                    name: Agent.Error.unknownRequest,
                     [
                         "request": answer.request,
                         "message": "no question \(answer.request) is waiting (answered already, or withdrawn)",
@@ -118,7 +324,7 @@ package final class AgentHub: Sendable {
                     ? choice == Agent.yes : waiting.request.choices.contains { $0.id == choice }
                 guard offered else {
                     return VarlinkError(
-                        name: "org.keyport.Agent.InvalidChoice",
+                        name: Agent.Error.invalidChoice,
                         ["choice": choice, "message": "\(choice) is not one of the choices offered for this question"]
                     )
                 }
@@ -130,18 +336,18 @@ package final class AgentHub: Sendable {
         if let problem { throw problem }
     }
 
-    /// keyportd is stopping: every waiting question ends with `ShuttingDown`, and every agent's
+    /// keyportd is stopping: every waiting question ends with `ShuttingDown`, and the agent's
     /// `Serve` returns.
     package func shutDown() {
-        let (waiting, agents) = state.withLock { state in
+        let (waiting, holder) = state.withLock { state in
             defer {
                 state.waiting = [:]
-                state.agents = [:]
+                state.holder = nil
             }
-            return (Array(state.waiting.values), Array(state.agents.values))
+            return (Array(state.waiting.values), state.holder)
         }
         for question in waiting { question.outcome.resume(returning: .unanswered(.stopping)) }
-        for agent in agents { agent.finish() }
+        holder?.events.finish()
     }
 
     /// The interface and its methods, for the server.
@@ -152,7 +358,7 @@ package final class AgentHub: Sendable {
                 "Serve": { [self] request throws(VarlinkError) in try await self.serve(request) },
                 "Answer": { [self] request throws(VarlinkError) in
                     let answer = try request.parameters(as: Agent.Answer.self)
-                    try self.answer(answer)
+                    try self.answer(answer, from: request.peer.process)
                     return .emptyObject
                 },
             ]

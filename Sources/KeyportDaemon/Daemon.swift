@@ -27,8 +27,20 @@ package struct KeyportDaemon: Service {
         url: ""
     )
 
+    /// The keyport command line installed beside this keyportd (`keyport-cli`, links resolved):
+    /// the only program that may be the person's agent, and keyport's own file exporter; `nil`
+    /// when there is none.
+    package static let keyportCLI: String? = {
+        let own = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let cli = own.deletingLastPathComponent().appendingPathComponent("keyport-cli").resolvingSymlinksInPath().path
+        return FileManager.default.isExecutableFile(atPath: cli) ? cli : nil
+    }()
+
     package let locations: DaemonLocations
     package let listener: Listener
+    /// Whether an agent may answer without the person (`keyportd --allow-scripted-agent`: demos
+    /// and tests).
+    package let allowsScriptedAgent: Bool
     package let logger: Logger
     /// The environment manifests are found by (the XDG data directories).
     package let environment: [String: String]
@@ -49,9 +61,16 @@ package struct KeyportDaemon: Service {
         .seconds(environment[name].flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? value)
     }
 
-    package init(locations: DaemonLocations, listener: Listener, environment: [String: String], logger: Logger) {
+    package init(
+        locations: DaemonLocations,
+        listener: Listener,
+        allowsScriptedAgent: Bool = false,
+        environment: [String: String],
+        logger: Logger
+    ) {
         self.locations = locations
         self.listener = listener
+        self.allowsScriptedAgent = allowsScriptedAgent
         self.environment = environment
         self.logger = logger
     }
@@ -62,7 +81,10 @@ package struct KeyportDaemon: Service {
             registry: registry,
             configuration: URL(fileURLWithPath: locations.configuration, isDirectory: true)
         )
-        let agents = AgentHub()
+        let agents = AgentHub(
+            policy: AgentHub.Policy(program: Self.keyportCLI, allowsScripted: allowsScriptedAgent),
+            registry: registry
+        )
         let exchange = ExchangeService(registry: registry, agents: agents, tokenLifetime: tokenLifetime, logger: logger)
         let callbacks = CallbacksService(environment: environment, logger: logger)
         let pool = ProviderPool(environment: environment, idleTime: providerIdleTime, logger: logger)

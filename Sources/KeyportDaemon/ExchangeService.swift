@@ -64,9 +64,7 @@ package final class ExchangeService: Sendable {
         self.agents = agents
         self.tokenLifetime = tokenLifetime
         self.logger = logger
-        let own = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        let keyport = own.deletingLastPathComponent().appendingPathComponent("keyport-cli").path
-        builtInExporter = FileManager.default.isExecutableFile(atPath: keyport) ? keyport : nil
+        builtInExporter = KeyportDaemon.keyportCLI
     }
 
     // MARK: - RequestExport

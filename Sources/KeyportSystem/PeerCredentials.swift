@@ -173,6 +173,16 @@ package final class PinnedProcess: Sendable {
         ckp_pidfd_alive(pidfd) == 1
     }
 
+    /// Whether `later`, pinned after this one, is this same process (another connection of it).
+    ///
+    /// Equal numbers while this process is still alive: no two living processes share a number,
+    /// and this one, alive now, was alive when `later` was pinned, so the process `later` holds
+    /// had this number then and is this one. (Once this process has ended, its number may be
+    /// another's, and the answer is `false`.)
+    package func isSameProcess(as later: PinnedProcess) -> Bool {
+        later.pid == pid && isAlive
+    }
+
     /// The path of the program the process runs (`/proc/PID/exe`), as the kernel shows it: with
     /// ` (deleted)` appended when that file has since been removed or replaced (an upgrade).
     package var executable: String {

@@ -10,23 +10,29 @@ import Glibc
 import Musl
 #endif
 
-// keyportd takes no arguments: where it listens and keeps its files comes from the environment
+// keyportd takes one option: where it listens and keeps its files comes from the environment
 // (KEYPORT_SOCKET, the XDG variables), as for its clients; KEYPORT_LOG sets the log level.
-let arguments = CommandLine.arguments.dropFirst()
-if !arguments.isEmpty {
-    let help = arguments.contains("--help") || arguments.contains("-h")
-    let usage = """
-        usage: keyportd
-        Runs Keyport's per-user service in the foreground until SIGTERM or SIGINT.
-        Environment: KEYPORT_SOCKET (the socket's path; default $XDG_RUNTIME_DIR/keyport/keyportd.sock),
-        KEYPORT_LOG (trace, debug, info, notice, warning, error, critical; default info).
-        Started by systemd with socket activation, it serves the socket systemd passes.
+let usage = """
+    usage: keyportd [--allow-scripted-agent]
+    Runs Keyport's per-user service in the foreground until SIGTERM or SIGINT.
+      --allow-scripted-agent  let `keyport agent --auto` answer the person's questions by itself
+                              (for demos and tests: whatever it is told to choose, it chooses)
+    Environment: KEYPORT_SOCKET (the socket's path; default $XDG_RUNTIME_DIR/keyport/keyportd.sock),
+    KEYPORT_LOG (trace, debug, info, notice, warning, error, critical; default info).
+    Started by systemd with socket activation, it serves the socket systemd passes.
 
-        """
-    FileHandle.standardError.write(
-        Data((help ? usage : "keyportd: unexpected argument '\(arguments.first!)'\n" + usage).utf8)
-    )
-    exit(help ? 0 : 2)
+    """
+var allowsScriptedAgent = false
+for argument in CommandLine.arguments.dropFirst() {
+    switch argument {
+    case "--allow-scripted-agent": allowsScriptedAgent = true
+    case "--help", "-h":
+        FileHandle.standardError.write(Data(usage.utf8))
+        exit(0)
+    default:
+        FileHandle.standardError.write(Data("keyportd: unexpected argument '\(argument)'\n\(usage)".utf8))
+        exit(2)
+    }
 }
 
 let environment = ProcessInfo.processInfo.environment
@@ -51,7 +57,16 @@ if environment["LISTEN_PID"].flatMap(Int32.init) == getpid(), let count = enviro
 
 do {
     let locations = try DaemonLocations(environment: environment)
-    let daemon = KeyportDaemon(locations: locations, listener: listener, environment: environment, logger: logger)
+    let daemon = KeyportDaemon(
+        locations: locations,
+        listener: listener,
+        allowsScriptedAgent: allowsScriptedAgent,
+        environment: environment,
+        logger: logger
+    )
+    if allowsScriptedAgent {
+        logger.notice("a scripted agent may answer the person's questions (--allow-scripted-agent)")
+    }
     let group = ServiceGroup(services: [daemon], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
     try await group.run()
 } catch {

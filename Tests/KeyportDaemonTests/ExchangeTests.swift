@@ -13,20 +13,21 @@ import Musl
 
 /// keyportd, an agent and a registered importer (a Python app using PyPI's varlink), each a real
 /// process, in a sandbox of XDG directories.
-private struct ExchangeSandbox {
+struct ExchangeSandbox {
     let directory: TemporaryDirectory
     let environment: [String: String]
     let output: String
 
     /// `importer`: the importing app's command; by default the Python importer writing to `output`.
-    init(importer: [String]? = nil, mode: String = "import") async throws {
+    /// `name`: the importer's name in its manifest.
+    init(importer: [String]? = nil, mode: String = "import", name: String = "Example Importer") async throws {
         let python = try await Peers.python(importing: ["varlink"])
         directory = try TemporaryDirectory("kp-exchange")
         output = directory.url.appendingPathComponent("imported.json").path
         let providers = try directory.subdirectory("data/keyport/providers")
         let exec = importer ?? [python, Peers.file("Tests/KeyportDaemonTests/Peers/importer.py"), output, mode]
         let manifest: [String: Any] = [
-            "id": "org.example.importer", "name": "Example Importer", "exec": exec,
+            "id": "org.example.importer", "name": name, "exec": exec,
             "capabilities": ["SupportsCredentialExchange": true, "SupportedCredentialExchangeVersions": ["1.0"]],
         ]
         try JSONSerialization.data(withJSONObject: manifest).write(
@@ -45,7 +46,7 @@ private struct ExchangeSandbox {
 
     /// keyportd, and an agent answering with `policy` (`keyport agent --auto`), both ready.
     func startSystem(agent policy: String = "accept-first") async throws -> (daemon: Program, agent: Program) {
-        let daemon = try await start(keyportd, readyWhen: "listening")
+        let daemon = try await start(keyportd, [scriptedAgent], readyWhen: "listening")
         let agent = try await start(keyport, ["agent", "--auto", policy], readyWhen: "waiting")
         return (daemon, agent)
     }
@@ -80,7 +81,7 @@ private struct ExchangeSandbox {
     }
 }
 
-private let sample = Peers.file("Examples/sample.cxf.json")
+let sample = Peers.file("Examples/sample.cxf.json")
 
 /// The sample document as a JSON value, for comparison with what the importer received.
 private func sampleObject() throws -> NSDictionary {
@@ -95,7 +96,7 @@ struct ExchangeTests {
     func happyPath() async throws {
         let sandbox = try await ExchangeSandbox()
         defer { sandbox.directory.remove() }
-        let daemon = try await sandbox.start(keyportd, readyWhen: "listening")
+        let daemon = try await sandbox.start(keyportd, [scriptedAgent], readyWhen: "listening")
         defer { daemon.stop() }
         let agent = try await sandbox.start(
             keyport,
@@ -194,7 +195,7 @@ struct ExchangeTests {
                 at: sandbox.directory.url.appendingPathComponent("data/keyport/providers/importer.json")
             )
         }
-        let daemon = try await sandbox.start(keyportd, readyWhen: "listening")
+        let daemon = try await sandbox.start(keyportd, [scriptedAgent], readyWhen: "listening")
         defer { daemon.stop() }
         var agent: Program?
         if kind != "no agent" {
@@ -281,7 +282,7 @@ struct ExampleAppsTests {
         )
         var environment = sandbox.environment
         environment["KEYPORT_EXAMPLE_OUTPUT"] = sandbox.output
-        let daemon = try Program(keyportd, environment: environment)
+        let daemon = try Program(keyportd, [scriptedAgent], environment: environment)
         _ = try await daemon.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
         defer { daemon.stop() }
 
@@ -416,8 +417,9 @@ struct LargeExchangeTests {
 
 @Suite("the desktop agent", .serialized)
 struct DesktopAgentTests {
-    /// A stand-in for the person at zenity's dialog: it records what it was asked, then either
-    /// picks the last row's id (`choose`) or presses cancel.
+    /// A stand-in for the person at zenity's dialog: it records what it was asked (its arguments,
+    /// and the list's rows on its input), then either picks the last row (`choose`: its last
+    /// cell, the row's number) or presses cancel.
     private func dialog(in directory: URL, choose: Bool) throws -> URL {
         let bin = directory.appendingPathComponent("bin")
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
@@ -425,7 +427,8 @@ struct DesktopAgentTests {
         try """
         #!/bin/sh
         printf '%s\\n' "$@" > '\(directory.path)/zenity-arguments'
-        \(choose ? "for last; do :; done; echo \"$last\"" : "exit 1")
+        cat > '\(directory.path)/zenity-rows'
+        \(choose ? "tail -n 1 '\(directory.path)/zenity-rows'" : "exit 1")
         """.write(to: script, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
         return bin
@@ -439,7 +442,7 @@ struct DesktopAgentTests {
         let sandbox = try await ExchangeSandbox()
         defer { sandbox.directory.remove() }
         let bin = try dialog(in: sandbox.directory.url, choose: choose)
-        let daemon = try await sandbox.start(keyportd, readyWhen: "listening")
+        let daemon = try await sandbox.start(keyportd, [scriptedAgent], readyWhen: "listening")
         defer { daemon.stop() }
         var environment = sandbox.environment
         environment["DISPLAY"] = ":99"
@@ -455,7 +458,11 @@ struct DesktopAgentTests {
         )
         #expect(asked.contains("--list"))
         #expect(asked.contains("wants to export your credentials"))
-        #expect(asked.contains("Example Importer\norg.example.importer"))
+        let rows = try String(
+            contentsOfFile: sandbox.directory.url.appendingPathComponent("zenity-rows").path,
+            encoding: .utf8
+        )
+        #expect(rows == "Example Importer\n1\n")
         if choose {
             #expect(exported.status == 0, "\(exported.standardError)")
             #expect((try await sandbox.imported()["data"] as? NSDictionary) == (try sampleObject()))
@@ -473,22 +480,28 @@ struct AgentGoneTests {
         let python = try await Peers.python(importing: ["varlink"])
         let sandbox = try await ExchangeSandbox()
         defer { sandbox.directory.remove() }
-        let daemon = try await sandbox.start(keyportd, readyWhen: "listening")
+        let daemon = try await sandbox.start(keyportd, [scriptedAgent], readyWhen: "listening")
         defer { daemon.stop() }
-        // An agent (PyPI's client) that reads one question and leaves without answering.
-        let script = """
-            import os, sys, varlink
-            with varlink.Client(address="unix:" + os.environ["KEYPORT_SOCKET"]) as client, client.open("org.keyport.Agent", namespaced=False) as agent:
-                print("serving", file=sys.stderr, flush=True)
-                for question in agent.Serve(_more=True):
-                    print("asked", question["request"]["app"], flush=True)
-                    break
-            """
-        let agent = try Program(python, ["-c", script], environment: sandbox.environment)
-        _ = try await agent.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("serving") }
-        let exported = try await sandbox.export(sample)
+        // The person's agent, in a terminal that closes while the question is on it.
+        let steps = [
+            ["expect", "waiting for keyportd's questions"], ["say", "ready"], ["expect", "Export to which app? "],
+            ["say", "asked"],
+        ]
+        let terminal = try Program(
+            python,
+            [
+                Peers.file("Tests/KeyportDaemonTests/Peers/pty_driver.py"),
+                String(decoding: try JSONSerialization.data(withJSONObject: steps), as: UTF8.self), keyport, "agent",
+            ],
+            environment: sandbox.environment.filter { $0.key != "DISPLAY" && $0.key != "WAYLAND_DISPLAY" }
+        )
+        defer { terminal.stop() }
+        _ = try await terminal.waitForLine(timeout: .seconds(60)) { $0 == "@@ ready" }
+        let exporter = Task { try await sandbox.export(sample) }
+        _ = try await terminal.waitForLine(timeout: .seconds(60)) { $0 == "@@ asked" }
+        terminal.stop()
+        let exported = try await exporter.value
         #expect(exported.status == 1)
         #expect(exported.standardError.contains("no agent is running"), "\(exported.standardError)")
-        #expect(agent.standardOutput.hasPrefix("asked keyport"))
     }
 }

@@ -24,9 +24,14 @@ func sandboxEnvironment(in directory: URL) -> [String: String] {
     return environment
 }
 
-/// Starts keyportd with `environment` and waits until it listens.
-func startKeyportd(_ environment: [String: String]) async throws -> Program {
-    let daemon = try Program(keyportd, environment: environment)
+/// keyportd's option that lets `keyport agent --auto` answer for the person, which the tests'
+/// agents do.
+let scriptedAgent = "--allow-scripted-agent"
+
+/// Starts keyportd with `environment` and waits until it listens; it takes scripted agents unless
+/// `allowingScriptedAgent` is false.
+func startKeyportd(_ environment: [String: String], allowingScriptedAgent: Bool = true) async throws -> Program {
+    let daemon = try Program(keyportd, allowingScriptedAgent ? [scriptedAgent] : [], environment: environment)
     _ = try await daemon.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
     return daemon
 }

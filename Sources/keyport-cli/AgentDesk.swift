@@ -1,0 +1,372 @@
+import Foundation
+import KeyportEncoding
+import KeyportInterfaces
+import KeyportSystem
+import Synchronization
+import Varlink
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// How `keyport agent` asks the person.
+enum AgentAsker: Sendable {
+    /// Answers by itself (`--auto`): the policy, its text for messages, the secret to give.
+    case scripted(AgentCommand.Policy, String, secret: String?)
+    /// zenity dialogs on the person's display.
+    case dialog(zenity: String, environment: [String: String])
+    /// This terminal: questions on standard error, answers from standard input (a terminal).
+    case terminal
+
+    var isScripted: Bool {
+        if case .scripted = self { return true }
+        return false
+    }
+
+    /// The mode, as the agent announces it.
+    var mode: String {
+        switch self {
+        case .scripted(_, let text, _):
+            "answering them by itself (--auto \(text)), as this keyportd was started to allow"
+        case .dialog: "asking you in dialogs on your display"
+        case .terminal: "asking you in this terminal"
+        }
+    }
+
+    /// zenity's path when a dialog can be shown: a display, and zenity on `PATH`.
+    static func dialogProgram(_ environment: [String: String]) -> String? {
+        let display = !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
+        return display ? Executable.find("zenity", path: environment["PATH"]) : nil
+    }
+}
+
+/// A question being shown, and the way to take it away: a latch for asynchronous waits (a
+/// dialog's process) and a pipe for a terminal read blocked in `poll`.
+private final class Withdrawal: Sendable {
+    let latch = Latch()
+    private let pipe: (read: Int32, write: Int32)
+
+    init() {
+        var ends: [Int32] = [-1, -1]
+        if Glibc.pipe(&ends) == 0 {
+            for end in ends {
+                _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+                _ = fcntl(end, F_SETFL, O_NONBLOCK)
+            }
+        }
+        pipe = (ends[0], ends[1])
+    }
+
+    deinit {
+        close(pipe.read)
+        close(pipe.write)
+    }
+
+    /// What a terminal read watches.
+    var descriptor: Int32 { pipe.read }
+
+    func signal() {
+        guard !latch.isOpen else { return }
+        latch.open()
+        var byte: UInt8 = 1
+        _ = write(pipe.write, &byte, 1)
+    }
+}
+
+/// Where `keyport agent` shows keyportd's questions, one at a time, in the order they came, and
+/// sends the person's answers (on a connection of its own: replies on `Serve`'s come in order).
+/// A question withdrawn before it is shown is skipped; one withdrawn while shown is taken off
+/// the screen (the dialog closed, the terminal read abandoned) and not answered.
+final class AgentDesk: Sendable {
+    private struct State {
+        var withdrawn: Set<String> = []
+        var shown: (id: String, withdrawal: Withdrawal)?
+    }
+
+    /// The state, in an object of its own that the worker shares.
+    private final class Board: Sendable {
+        let state = Mutex(State())
+    }
+
+    private let questions: AsyncStream<Agent.Request>.Continuation
+    private let board = Board()
+    private let asker: AgentAsker
+    private let worker: Task<Void, Never>
+
+    init(asker: AgentAsker, environment: [String: String]) {
+        self.asker = asker
+        let (stream, continuation) = AsyncStream.makeStream(of: Agent.Request.self)
+        questions = continuation
+        let board = board
+        worker = Task {
+            for await request in stream {
+                let withdrawal = Withdrawal()
+                let skip = board.state.withLock { state -> Bool in
+                    if state.withdrawn.remove(request.id) != nil { return true }
+                    state.shown = (request.id, withdrawal)
+                    return false
+                }
+                if skip { continue }
+                let answer = await Self.show(request, asker: asker, withdrawal: withdrawal)
+                board.state.withLock { $0.shown = nil }
+                guard let answer else {
+                    FileHandle.write(
+                        "keyport agent: \(DisplayText.escaping(request.app)): the question was withdrawn (it no longer waits for your answer)\n",
+                        to: .standardError
+                    )
+                    continue
+                }
+                await Self.send(answer, to: request, environment: environment)
+            }
+        }
+    }
+
+    func ask(_ request: Agent.Request) {
+        questions.yield(request)
+    }
+
+    func withdraw(_ id: String) {
+        board.state.withLock { state in
+            if let shown = state.shown, shown.id == id {
+                shown.withdrawal.signal()
+            } else {
+                state.withdrawn.insert(id)
+            }
+        }
+    }
+
+    /// Something the person should know that needs no answer.
+    func alert(_ text: String) {
+        FileHandle.write("keyport agent: attention: \(DisplayText.escaping(text))\n", to: .standardError)
+        if case .dialog(let zenity, let environment) = asker {
+            // Not waited for: the person closes it when they have read it; its process is reaped
+            // by ChildProcess's own thread.
+            _ = try? ChildProcess(
+                executable: zenity,
+                arguments: ["--warning", "--title=Keyport", "--text=\(Self.markupEscaped(text))", "--width=480"],
+                environment: environment
+            )
+        }
+    }
+
+    /// Stops showing questions (the connection to keyportd ended).
+    func close() {
+        questions.finish()
+        board.state.withLock { $0.shown?.withdrawal.signal() }
+        worker.cancel()
+    }
+
+    /// The person's answer, or `nil` when the question was withdrawn first.
+    private static func show(_ request: Agent.Request, asker: AgentAsker, withdrawal: Withdrawal) async -> Agent.Answer?
+    {
+        // A kind of question this agent does not know how to show: declined.
+        guard let kind = Agent.Kind(rawValue: request.kind) else {
+            return Agent.Answer(request: request.id, choice: nil)
+        }
+        switch asker {
+        case .scripted(let policy, _, let secret):
+            return decide(request, kind: kind, by: policy, secret: secret)
+        case .dialog(let zenity, let environment):
+            return await askInDialog(
+                request,
+                kind: kind,
+                zenity: zenity,
+                environment: environment,
+                withdrawal: withdrawal
+            )
+        case .terminal:
+            return await withCheckedContinuation { (answer: CheckedContinuation<Agent.Answer?, Never>) in
+                // The terminal is read with blocking calls: on a thread of its own, not the
+                // concurrency pool's.
+                Thread.detachNewThread {
+                    answer.resume(returning: askInTerminal(request, kind: kind, withdrawal: withdrawal))
+                }
+            }
+        }
+    }
+
+    private static func send(_ answer: Agent.Answer, to request: Agent.Request, environment: [String: String]) async {
+        var outcome =
+            if request.kind == Agent.Kind.notice.rawValue {
+                "told you: \(DisplayText.escaping(request.message))"
+            } else {
+                answer.secret != nil
+                    ? "gave a secret" : answer.choice.map { "chose \(DisplayText.escaping($0))" } ?? "declined"
+            }
+        do {
+            try await DaemonClient.withConnection(environment: environment) { answering in
+                _ = try await answering.call(Agent.Method.answer, RawJSON(encoding: answer))
+            }
+        } catch let error as VarlinkError where error.name == Agent.Error.unknownRequest {
+            // The app that asked has gone meanwhile: nothing to do.
+            outcome = "withdrawn before the answer arrived"
+        } catch let error as VarlinkError {
+            outcome = "answer refused: \(DisplayText.escaping(error.message ?? error.name))"
+        } catch {
+            outcome = "answer not delivered: \(error)"
+        }
+        FileHandle.write("keyport agent: \(DisplayText.escaping(request.app)): \(outcome)\n", to: .standardError)
+    }
+
+    /// The answer `policy` gives; `secret` answers a request for one.
+    static func decide(
+        _ request: Agent.Request,
+        kind: Agent.Kind,
+        by policy: AgentCommand.Policy,
+        secret: String?
+    ) -> Agent.Answer {
+        var answer = Agent.Answer(request: request.id, choice: nil)
+        switch (kind, policy) {
+        case (_, .decline): break
+        case (.confirm, _): answer.choice = Agent.yes
+        case (.secret, _): answer.secret = secret
+        case (.notice, _): break
+        case (_, .accept(let id)): answer.choice = request.choices.contains { $0.id == id } ? id : nil
+        case (_, .acceptFirst): answer.choice = request.choices.first?.id
+        }
+        return answer
+    }
+
+    // MARK: - Dialogs
+
+    /// zenity reads its texts as Pango markup: what apps say is shown as written, not styled.
+    private static func markupEscaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;")
+    }
+
+    /// Asks in a zenity dialog: a list of the choices (an export, a provider's choice), a
+    /// question, a hidden entry for a secret, or a notice. Cancelling, closing the dialog or
+    /// choosing nothing declines; the dialog is closed when the question is withdrawn.
+    ///
+    /// Nothing a caller sends becomes an option of zenity's: every text of theirs is the value of
+    /// an option Keyport writes (`--text=…`), the list's rows go on standard input, one cell a
+    /// line (names escaped, so none can add a row), and the row's hidden id is its number,
+    /// Keyport's own. The dialog's title and first line name the app as keyportd knows it.
+    private static func askInDialog(
+        _ request: Agent.Request,
+        kind: Agent.Kind,
+        zenity: String,
+        environment: [String: String],
+        withdrawal: Withdrawal
+    ) async -> Agent.Answer? {
+        let app = markupEscaped(DisplayText.escaping(request.app))
+        let text = "<b>\(app)</b>\n\n\(markupEscaped(request.message))"
+        let title = "--title=Keyport: \(app)"
+        var arguments: [String]
+        var rows = Data()
+        switch kind {
+        case .confirm:
+            arguments = ["--question", title, "--text=\(text)", "--width=480"]
+        case .secret:
+            arguments = ["--entry", "--hide-text", title, "--text=\(text)", "--width=480"]
+        case .notice:
+            arguments = ["--info", title, "--text=\(text)", "--width=480"]
+        case .export, .choose:
+            let export = kind == .export
+            arguments = [
+                "--list", export ? "--title=Keyport: export credentials" : title, "--text=\(text)",
+                "--column=\(export ? "App" : "Choice")", "--column=Number", "--print-column=2", "--hide-column=2",
+                "--ok-label=\(export ? "Export" : "Choose")", "--cancel-label=\(export ? "Do not export" : "Cancel")",
+                "--width=560", "--height=360",
+            ]
+            for (index, choice) in request.choices.enumerated() {
+                rows += Data("\(DisplayText.escaping(choice.name))\n\(index + 1)\n".utf8)
+            }
+        }
+        var answer = Agent.Answer(request: request.id, choice: nil)
+        guard
+            let child = try? ChildProcess(
+                executable: zenity,
+                arguments: arguments,
+                environment: environment,
+                streams: .captured(input: rows)
+            ), let output = child.output
+        else { return answer }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await child.waitForExit() }
+            group.addTask {
+                await withdrawal.latch.wait()
+                child.signalGroup(SIGTERM)
+            }
+            await group.next()
+            group.cancelAll()
+        }
+        if withdrawal.latch.isOpen { return nil }
+        await output.waitForEnd()
+        guard child.termination == .exited(0) else { return answer }
+        var printed = String(decoding: output.standardOutput, as: UTF8.self)
+        switch kind {
+        case .confirm: answer.choice = Agent.yes
+        case .secret:
+            if printed.hasSuffix("\n") { printed.removeLast() }
+            answer.secret = printed.isEmpty ? nil : printed
+        case .notice: break
+        case .export, .choose:
+            // Only a row that was offered: anything else zenity printed declines.
+            if let number = Int(printed.trimmingWhitespace()), request.choices.indices.contains(number - 1) {
+                answer.choice = request.choices[number - 1].id
+            }
+        }
+        return answer
+    }
+
+    // MARK: - Terminal
+
+    /// Shows the whole question on standard error, throws away what was typed before, and reads
+    /// the answer from the terminal: a number (0, or the end of input, declines), y or n, or a
+    /// secret typed without echo. `nil` when the question was withdrawn meanwhile.
+    private static func askInTerminal(
+        _ request: Agent.Request,
+        kind: Agent.Kind,
+        withdrawal: Withdrawal
+    ) -> Agent.Answer? {
+        var answer = Agent.Answer(request: request.id, choice: nil)
+        var text = "\n\(DisplayText.escaping(request.app)): \(DisplayText.escaping(request.message))\n"
+        switch kind {
+        case .confirm: text += "Continue? [y/N] "
+        case .secret: text += "Secret (empty to decline): "
+        case .notice:
+            FileHandle.write(text, to: .standardError)
+            return answer
+        case .export, .choose:
+            text += "\n"
+            for (index, choice) in request.choices.enumerated() {
+                text += "  \(index + 1). \(DisplayText.escaping(choice.name)) (\(DisplayText.escaping(choice.id)))\n"
+            }
+            text += kind == .export ? "  0. Do not export\nExport to which app? " : "  0. Cancel\nWhich one? "
+        }
+        FileHandle.write(text, to: .standardError)
+        Terminal.discardTypedAhead(STDIN_FILENO)
+        while true {
+            let read = Terminal.readAnswer(from: STDIN_FILENO, echo: kind != .secret, unless: withdrawal.descriptor)
+            let line: String
+            switch read {
+            case .interrupted:
+                FileHandle.write("\n", to: .standardError)
+                return nil
+            case .end: return answer
+            case .line(let typed): line = typed
+            }
+            switch kind {
+            case .confirm:
+                if line.trimmingWhitespace(newlines: false).lowercased().hasPrefix("y") { answer.choice = Agent.yes }
+                return answer
+            case .secret:
+                answer.secret = line.isEmpty ? nil : line
+                return answer
+            case .notice: return answer
+            case .export, .choose:
+                if let number = Int(line.trimmingWhitespace(newlines: false)),
+                    (0...request.choices.count).contains(number)
+                {
+                    answer.choice = number == 0 ? nil : request.choices[number - 1].id
+                    return answer
+                }
+                FileHandle.write("Type a number from 0 to \(request.choices.count): ", to: .standardError)
+            }
+        }
+    }
+}

@@ -1,0 +1,271 @@
+import Foundation
+import KeyportInterfaces
+import KeyportTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// This process's environment for an agent that must ask in the terminal: no display.
+private func withoutDisplay(_ environment: [String: String]) -> [String: String] {
+    var environment = environment
+    environment["DISPLAY"] = nil
+    environment["WAYLAND_DISPLAY"] = nil
+    return environment
+}
+
+/// Waits until `program` has written `text` on standard error `count` times.
+private func waitForStandardError(_ program: Program, _ text: String, count: Int) async throws {
+    let deadline = ContinuousClock.now + .seconds(30)
+    while program.standardError.components(separatedBy: text).count - 1 < count {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("\(text) did not appear \(count) times: \(program.standardError)")
+            return
+        }
+        try await Task.sleep(for: .milliseconds(100))
+    }
+}
+
+@Suite("the person's agent: who may hold the role, and what it shows", .serialized)
+struct AgentAuthorityTests {
+    @Test(
+        "a program of the person's that is not keyport can neither take the agent's role nor answer; the agent is shown the attempt"
+    )
+    func rogueClient() async throws {
+        let sandbox = try await ExchangeSandbox()
+        defer { sandbox.directory.remove() }
+        let daemon = try await sandbox.start(keyportd, [scriptedAgent], readyWhen: "listening")
+        defer { daemon.stop() }
+        let agent = try await sandbox.start(
+            keyport,
+            ["agent", "--auto", "accept:org.example.importer"],
+            readyWhen: "waiting"
+        )
+        defer { agent.stop() }
+        let python = try await Peers.python(importing: ["varlink"])
+        let rogue = try await Program.run(
+            python,
+            [Peers.file("Tests/KeyportDaemonTests/Peers/rogue_agent.py"), "a-question", "org.example.importer"],
+            environment: sandbox.environment,
+            timeout: .seconds(60)
+        )
+        #expect(rogue.status == 0, "\(rogue.standardError)")
+        let said = try #require(
+            try JSONSerialization.jsonObject(with: Data(rogue.standardOutput.utf8)) as? [String: String]
+        )
+        #expect(said["serve"] == Agent.Error.notAnAgent)
+        #expect(said["answer"] == Agent.Error.notTheAgent)
+        let alert = try await agent.waitForLine(timeout: .seconds(30), onStandardError: true) {
+            $0.contains("attention")
+        }
+        #expect(alert.contains("rogue_agent.py") && alert.contains("tried to become your agent"), "\(alert)")
+        // The person's agent still holds the role: the export goes where it chose.
+        let exported = try await sandbox.export(sample)
+        #expect(exported.status == 0, "\(exported.standardError)")
+    }
+
+    @Test("keyport agent --auto is refused by a keyportd not started with --allow-scripted-agent, and says so")
+    func scriptedNeedsPermission() async throws {
+        let sandbox = try await ExchangeSandbox()
+        defer { sandbox.directory.remove() }
+        let daemon = try await sandbox.start(keyportd, readyWhen: "listening")
+        defer { daemon.stop() }
+        let scripted = try await Program.run(
+            keyport,
+            ["agent", "--auto", "accept-first"],
+            environment: sandbox.environment,
+            timeout: .seconds(30)
+        )
+        #expect(scripted.status == 1)
+        #expect(scripted.standardError.contains("--allow-scripted-agent"), "\(scripted.standardError)")
+        // Nobody answers for the person, so nothing is exported.
+        let exported = try await sandbox.export(sample)
+        #expect(exported.status == 1)
+        #expect(exported.standardError.contains("no agent is running"), "\(exported.standardError)")
+    }
+
+    @Test(
+        "one agent at a time: another is refused naming the holder, which shows it; --replace takes over once the holder confirms"
+    )
+    func oneAtATime() async throws {
+        let sandbox = try await ExchangeSandbox()
+        defer { sandbox.directory.remove() }
+        let daemon = try await sandbox.start(keyportd, [scriptedAgent], readyWhen: "listening")
+        defer { daemon.stop() }
+        let holder = try await sandbox.start(keyport, ["agent", "--auto", "decline"], readyWhen: "waiting")
+        defer { holder.stop() }
+
+        let second = try await Program.run(
+            keyport,
+            ["agent", "--auto", "accept-first"],
+            environment: sandbox.environment,
+            timeout: .seconds(30)
+        )
+        #expect(second.status == 1)
+        #expect(second.standardError.contains("another agent answers keyportd's questions"), "\(second.standardError)")
+        #expect(second.standardError.contains("process \(holder.pid) "), "\(second.standardError)")
+        _ = try await holder.waitForLine(timeout: .seconds(30), onStandardError: true) {
+            $0.contains("attention") && $0.contains("tried to become your agent")
+        }
+
+        // The holder (here: declining everything) is asked, and declines the takeover.
+        let refused = try await Program.run(
+            keyport,
+            ["agent", "--auto", "accept-first", "--replace"],
+            environment: sandbox.environment,
+            timeout: .seconds(30)
+        )
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains("declined the takeover"), "\(refused.standardError)")
+
+        // A holder that confirms hands the role over, and ends saying who has it.
+        holder.stop()
+        let confirming = try await sandbox.start(keyport, ["agent", "--auto", "accept-first"], readyWhen: "waiting")
+        defer { confirming.stop() }
+        let replacement = try await sandbox.start(
+            keyport,
+            ["agent", "--auto", "accept:org.example.importer", "--replace"],
+            readyWhen: "waiting"
+        )
+        defer { replacement.stop() }
+        let ended = try await confirming.finish(timeout: .seconds(30))
+        #expect(ended.status == 0)
+        #expect(ended.standardError.contains("process \(replacement.pid) "), "\(ended.standardError)")
+        let exported = try await sandbox.export(sample)
+        #expect(exported.status == 0, "\(exported.standardError)")
+        #expect(replacement.standardError.contains("chose org.example.importer"))
+    }
+
+    @Test("when keyportd stops, the agent says so and serves again once keyportd is back")
+    func reconnects() async throws {
+        let sandbox = try await ExchangeSandbox()
+        defer { sandbox.directory.remove() }
+        let first = try await sandbox.start(keyportd, [scriptedAgent], readyWhen: "listening")
+        let agent = try await sandbox.start(keyport, ["agent", "--auto", "accept-first"], readyWhen: "waiting")
+        defer { agent.stop() }
+        first.signal(SIGTERM)
+        _ = try await first.finish(timeout: .seconds(30))
+        _ = try await agent.waitForLine(timeout: .seconds(30), onStandardError: true) {
+            $0.contains("keyportd stopped; waiting for it to come back")
+        }
+        #expect(!agent.standardError.contains("not what this keyport understands"))
+        let again = try await sandbox.start(keyportd, [scriptedAgent], readyWhen: "listening")
+        defer { again.stop() }
+        try await waitForStandardError(agent, "waiting for keyportd's questions", count: 2)
+        let exported = try await sandbox.export(sample)
+        #expect(exported.status == 0, "\(exported.standardError)")
+    }
+
+    @Test(
+        "the terminal agent: what was typed before a question cannot answer it, and a withdrawn question leaves the screen"
+    )
+    func terminal() async throws {
+        let sandbox = try await ExchangeSandbox()
+        defer { sandbox.directory.remove() }
+        let daemon = try await sandbox.start(keyportd, readyWhen: "listening")
+        defer { daemon.stop() }
+        let steps: [[String]] = [
+            ["expect", "waiting for keyportd's questions"], ["type", "1\n"], ["say", "typed ahead"],
+            ["expect", "Export to which app? "], ["pause", "0.5"], ["type", "0\n"], ["expect", "declined"],
+            ["expect", "Export to which app? "], ["say", "asked again"], ["expect", "withdrawn"], ["say", "withdrawn"],
+        ]
+        let python = try await Peers.python(importing: ["varlink"])
+        let driver = try Program(
+            python,
+            [
+                Peers.file("Tests/KeyportDaemonTests/Peers/pty_driver.py"),
+                String(decoding: try JSONSerialization.data(withJSONObject: steps), as: UTF8.self), keyport, "agent",
+            ],
+            environment: withoutDisplay(sandbox.environment)
+        )
+        defer { driver.stop() }
+        _ = try await driver.waitForLine(timeout: .seconds(60)) { $0 == "@@ typed ahead" }
+        // "1" was typed before the question: it must not choose the importer. The "0" typed
+        // after it declines.
+        let declined = try await sandbox.export(sample)
+        #expect(declined.status == 1)
+        #expect(declined.standardError.contains("the export was declined"), "\(declined.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.output))
+
+        // The exporter gives up while the question is on the screen: it is taken away.
+        let exporter = try Program(keyport, ["exchange", "export", sample], environment: sandbox.environment)
+        _ = try await driver.waitForLine(timeout: .seconds(60)) { $0 == "@@ asked again" }
+        exporter.stop()
+        _ = try await driver.waitForLine(timeout: .seconds(60)) { $0 == "@@ withdrawn" }
+        #expect(driver.standardError.contains("the question was withdrawn"), "\(driver.standardError)")
+    }
+
+    @Test(
+        "the dialog agent: what apps call themselves reaches zenity only inside Keyport's options and as rows on its input; a withdrawn question closes the dialog"
+    )
+    func dialog() async throws {
+        // An importer whose name tries to be zenity's options, and to add a row of its own.
+        let sandbox = try await ExchangeSandbox(name: "--title=Keyport Vault\n--text=Choose me\n2")
+        defer { sandbox.directory.remove() }
+        let bin = try sandbox.directory.subdirectory("bin")
+        let records = try sandbox.directory.subdirectory("zenity")
+        // A zenity that records its arguments (each ended by a NUL) and input, then prints the answer
+        // file's content, or stays open until it is closed.
+        let standIn = bin.appendingPathComponent("zenity")
+        try """
+        #!/bin/sh
+        n=$(ls "\(records.path)" | grep -c '^argv')
+        printf '%s\\0' "$@" > "\(records.path)/argv-$n"
+        cat > "\(records.path)/stdin-$n"
+        echo $$ > "\(records.path)/pid-$n"
+        if [ -f "\(records.path)/answer" ]; then cat "\(records.path)/answer"; exit 0; fi
+        exec sleep 120
+        """.write(to: standIn, atomically: true, encoding: .utf8)
+        chmod(standIn.path, 0o755)
+        var environment = sandbox.environment
+        environment["DISPLAY"] = ":97"
+        environment["PATH"] = bin.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        let daemon = try await sandbox.start(keyportd, readyWhen: "listening")
+        defer { daemon.stop() }
+        let agent = try Program(keyport, ["agent"], environment: environment)
+        defer { agent.stop() }
+        _ = try await agent.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("waiting") }
+        #expect(agent.standardError.contains("in dialogs"))
+
+        try "1\n".write(to: records.appendingPathComponent("answer"), atomically: true, encoding: .utf8)
+        let exported = try await sandbox.export(sample)
+        #expect(exported.status == 0, "\(exported.standardError)")
+        let arguments = try String(contentsOf: records.appendingPathComponent("argv-0"), encoding: .utf8)
+            .split(separator: "\0").map(String.init)
+        // Every argument is an option Keyport wrote, with its value after "=".
+        let options = Set(arguments.map { $0.split(separator: "=", maxSplits: 1).first.map(String.init) ?? $0 })
+        #expect(
+            options.isSubset(of: [
+                "--list", "--title", "--text", "--column", "--print-column", "--hide-column", "--ok-label",
+                "--cancel-label", "--width", "--height",
+            ]),
+            "\(arguments)"
+        )
+        #expect(arguments.filter { $0.hasPrefix("--title=") } == ["--title=Keyport: export credentials"])
+        #expect(arguments.filter { $0.hasPrefix("--text=") }.count == 1)
+        // One row: the name (its line breaks shown, not made) and Keyport's own number.
+        let rows = try String(contentsOf: records.appendingPathComponent("stdin-0"), encoding: .utf8)
+        #expect(rows == "--title=Keyport Vault\\u{A}--text=Choose me\\u{A}2\n1\n", "\(rows)")
+
+        // Withdrawn while the dialog is open: the dialog is closed.
+        try FileManager.default.removeItem(at: records.appendingPathComponent("answer"))
+        let exporter = try Program(keyport, ["exchange", "export", sample], environment: sandbox.environment)
+        let pidFile = records.appendingPathComponent("pid-1").path
+        try #require(
+            try await FileChanges.waitUntil(within: .seconds(30), changesIn: records) {
+                (try? String(contentsOfFile: pidFile, encoding: .utf8))?.hasSuffix("\n") == true
+            }
+        )
+        let dialog = try #require(
+            pid_t(try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines))
+        )
+        exporter.stop()
+        _ = try await agent.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("withdrawn") }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while kill(dialog, 0) == 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(kill(dialog, 0) != 0, "the dialog of a withdrawn question is still open")
+    }
+}

@@ -86,11 +86,6 @@ do {
 }
 // Changes reach AutoFill's identity store one after another, in the order they were made.
 let (changes, queue) = AsyncStream.makeStream(of: VaultAgentService.Change.self)
-// One agent per socket: the server would take the place of a running one, which would then hold
-// its key unreachable until it locked.
-if (try? VarlinkBlockingConnection(path: locations.vaultAgent, maximumMessageSize: 1 << 16)) != nil {
-    fail("an agent already listens on \(locations.vaultAgent)", status: 1)
-}
 let service = VaultAgentService(defaultTimeout: .seconds(timeout)) { queue.yield($0) }
 Task { for await change in changes { await IdentitySync.apply(change, of: service) } }
 let server = VarlinkServer(

@@ -53,6 +53,35 @@ struct DaemonTests {
         #expect(!FileManager.default.fileExists(atPath: socket))
     }
 
+    @Test("a second keyportd on the same socket refuses to start, naming the first, which keeps serving its agent")
+    func secondInstance() async throws {
+        let directory = try TemporaryDirectory("kp-daemon")
+        defer { directory.remove() }
+        let socket = directory.url.appendingPathComponent("d.sock").path
+        let environment = environment(["KEYPORT_SOCKET": socket])
+        let first = try await startKeyportd(environment)
+        defer { first.stop() }
+        let agent = try Program(keyport, ["agent", "--auto", "decline"], environment: environment)
+        defer { agent.stop() }
+        _ = try await agent.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("waiting") }
+
+        let second = try await Program.run(keyportd, [scriptedAgent], environment: environment, timeout: .seconds(30))
+        #expect(second.status == 1)
+        #expect(
+            second.standardError.contains("process \(first.pid) (keyportd) already serves \(socket)"),
+            "\(second.standardError)"
+        )
+        // The first one's socket is still there, and its agent still holds the role.
+        #expect(try await getInfo(socket).product == "keyportd")
+        let busy = try await Program.run(
+            keyport,
+            ["agent", "--auto", "decline"],
+            environment: environment,
+            timeout: .seconds(30)
+        )
+        #expect(busy.standardError.contains("another agent answers"), "\(busy.standardError)")
+    }
+
     @Test("by default the socket is $XDG_RUNTIME_DIR/keyport/keyportd.sock, its directory made 0700")
     func defaultLocation() async throws {
         let directory = try TemporaryDirectory("kp-daemon")

@@ -193,7 +193,13 @@ struct VaultAgentTests {
         var environment = ProcessInfo.processInfo.environment
         environment["KEYPORT_VAULT_SOCKET"] = sandbox.socket
         let second = try await Program.run(agentProgram, ["agent"], environment: environment, timeout: .seconds(30))
-        #expect(second.status == 1 && second.standardError.contains("already listens"), "\(second.standardError)")
+        #expect(
+            second.status == 1
+                && second.standardError.contains("process \(sandbox.agent.pid) (keyport-vault) already serves"),
+            "\(second.standardError)"
+        )
+        // The first agent still answers on its socket.
+        #expect(try await sandbox.call(VaultAgent.status).decode(VaultAgent.StatusOut.self).unlocked == false)
         let tooLong = await sandbox.error(
             VaultAgent.unlock,
             #"{"path":"\#(sandbox.vault)","passphrase":"open sesame","timeout":9223372036854775807}"#

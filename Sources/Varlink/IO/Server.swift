@@ -137,10 +137,14 @@ package final class VarlinkServer: Sendable {
 
     /// Binds `path` (mode 0600; a stale socket file there is replaced) and serves until the task is
     /// cancelled; the socket file is removed on the way out. `path` must be in a directory only this
-    /// user can enter (`PrivateDirectory`).
+    /// user can enter (`PrivateDirectory`). Only one process serves a path: the lock beside it
+    /// (``SocketLock``) is taken before anything there is touched, and held until serving ends.
     ///
     /// - Parameter ready: called once the socket accepts connections.
+    /// - Throws: ``SocketLock/Held`` when another process serves `path` (its socket is left alone).
     package func serve(path: String, ready: @Sendable () -> Void = {}) async throws {
+        let lock = try SocketLock(socketPath: path)
+        defer { withExtendedLifetime(lock) {} }
         if UnixSocketPath.isSocket(path) { unlink(path) }
         let maximum = maximumMessageSize
         let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)

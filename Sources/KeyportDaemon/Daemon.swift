@@ -1,5 +1,6 @@
 import Foundation
 import KeyportInterfaces
+import KeyportSystem
 import Logging
 import ServiceLifecycle
 import Varlink
@@ -122,6 +123,15 @@ package struct KeyportDaemon: Service {
                     let path = locations.socket
                     try await server.serve(path: path) { logger.info("listening", metadata: ["socket": "\(path)"]) }
                 case .descriptor(let descriptor):
+                    // systemd made the socket, at this path when it is keyportd's own unit: the
+                    // lock still says who serves it, so that a keyportd started by hand is refused
+                    // rather than replacing systemd's socket with its own. (No directory there: no
+                    // socket of systemd's to protect.)
+                    let directory = FilePaths.parent(locations.socket)
+                    let lock =
+                        FileManager.default.fileExists(atPath: directory)
+                        ? try SocketLock(socketPath: locations.socket) : nil
+                    defer { withExtendedLifetime(lock) {} }
                     try await server.serve(listeningDescriptor: descriptor) {
                         logger.info("listening on the socket systemd passed", metadata: ["descriptor": "\(descriptor)"])
                     }

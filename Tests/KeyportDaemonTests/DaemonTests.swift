@@ -156,7 +156,9 @@ struct DaemonTests {
         let socket = directory.url.appendingPathComponent("a.sock").path
         let wrapper = try Program(
             activate,
-            ["-l", socket, keyportd],
+            // The variable reaches keyportd only through -E: systemd-socket-activate passes on
+            // little of its environment.
+            ["-l", socket, "-E", "KEYPORT_SOCKET=\(socket)", keyportd],
             environment: environment(["KEYPORT_SOCKET": nil])
         )
         defer { wrapper.stop() }
@@ -164,6 +166,15 @@ struct DaemonTests {
         // The first connection starts keyportd, which answers on the socket it was handed.
         #expect(try await getInfo(socket).product == "keyportd")
         #expect(try await getInfo(socket).interfaces.contains("org.varlink.service"))
+        // A keyportd started by hand on the same path leaves systemd's socket alone.
+        let byHand = try await Program.run(
+            keyportd,
+            environment: environment(["KEYPORT_SOCKET": socket]),
+            timeout: .seconds(30)
+        )
+        #expect(byHand.status == 1)
+        #expect(byHand.standardError.contains("already serves \(socket)"), "\(byHand.standardError)")
+        #expect(try await getInfo(socket).product == "keyportd")
     }
 
     @Test("the systemd units in contrib/systemd are valid, and their socket is where clients look")

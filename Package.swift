@@ -187,7 +187,7 @@ let package = Package(
         .executableTarget(
             name: "keyportd",
             dependencies: [
-                "KeyportDaemon", "KeyportInterfaces",
+                "KeyportDaemon", "KeyportInterfaces", "KeyportSystem",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

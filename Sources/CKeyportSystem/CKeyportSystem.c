@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <malloc.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -82,6 +83,10 @@ int ckp_filesystem_type(const char *path, long *type) {
     }
     *type = (long)filesystem.f_type;
     return 0;
+}
+
+int ckp_make_undumpable(void) {
+    return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
 
 #endif

@@ -9,4 +9,13 @@ package enum Memory {
     package static func releaseFreed() {
         _ = ckp_release_free_memory()
     }
+
+    /// Makes this process undumpable (`PR_SET_DUMPABLE` 0): no core dump, and none of the user's
+    /// other processes without `CAP_SYS_PTRACE` can ptrace it or read its memory, environment or
+    /// descriptors through `/proc` (the kernel gives those files to root). Programs it starts are
+    /// dumpable again (exec resets it). Only for a process nobody needs to identify through
+    /// `/proc`. `false` when the kernel refused.
+    package static func makeUndumpable() -> Bool {
+        ckp_make_undumpable() == 0
+    }
 }

@@ -72,9 +72,12 @@ extension Terminal {
             tcsetattr(descriptor, TCSANOW, &silent)
         }
         defer { if quiet { tcsetattr(descriptor, TCSANOW, &saved) } }
+        // In canonical mode a read returns at most one line of at most 4 KiB (the terminal's own
+        // limit): the chunk it lands in is kept out of core dumps.
         var bytes: [UInt8] = []
         defer { Wipe.bytes(&bytes) }
-        var chunk = [UInt8](repeating: 0, count: 1024)
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        SecretMemory.protect(&chunk)
         defer { Wipe.bytes(&chunk) }
         while true {
             var watched = [

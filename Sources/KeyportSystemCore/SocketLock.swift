@@ -11,8 +11,10 @@ import Musl
 /// started on the same path would delete the live socket and take its clients (keyportd's agent
 /// and exports, a vault agent's key). With the lock, only the process that holds it removes a
 /// stale socket and binds; a second one is refused, told which process serves the path. The lock
-/// file holds the holder's process id for that message; it is left in place when the server
-/// stops (removing it could let two processes lock two different files of one name).
+/// file holds the holder's process id for that message, and is removed when the holder lets go
+/// (a socket of one sign-in leaves nothing behind). A lock taken on a file that was removed
+/// meanwhile is let go and taken again on the file now at the path, so two processes never
+/// hold locks on two files of one name.
 package final class SocketLock: Sendable {
     /// Another process serves the path.
     package struct Held: Error, Sendable, CustomStringConvertible {
@@ -22,6 +24,7 @@ package final class SocketLock: Sendable {
     }
 
     private let descriptor: Int32
+    private let path: String
 
     /// Takes the lock for `socketPath`, which must be in a directory only this user can enter
     /// (``PrivateDirectory``): the lock file is made there with mode 0600, never through a link.
@@ -30,27 +33,42 @@ package final class SocketLock: Sendable {
     ///   and the reason when the lock file cannot be made.
     package init(socketPath: String) throws(Held) {
         let path = socketPath + ".lock"
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0o600)
-        guard descriptor >= 0 else {
-            throw Held(
-                holder: nil,
-                description: "cannot make the lock file \(path): \(String(cString: strerror(errno)))"
-            )
+        while true {
+            let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0o600)
+            guard descriptor >= 0 else {
+                throw Held(
+                    holder: nil,
+                    description: "cannot make the lock file \(path): \(String(cString: strerror(errno)))"
+                )
+            }
+            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+                let holder = Self.readHolder(descriptor)
+                close(descriptor)
+                let who =
+                    holder.map { "process \($0)\(Self.command(of: $0).map { " (\($0))" } ?? "")" } ?? "another process"
+                throw Held(holder: holder, description: "\(who) already serves \(socketPath)")
+            }
+            // The holder before may have removed the file between our open and our lock.
+            var held = stat()
+            var named = stat()
+            guard fstat(descriptor, &held) == 0, lstat(path, &named) == 0, held.st_dev == named.st_dev,
+                held.st_ino == named.st_ino
+            else {
+                close(descriptor)
+                continue
+            }
+            let text = Array("\(getpid())\n".utf8)
+            _ = ftruncate(descriptor, 0)
+            _ = text.withUnsafeBufferPointer { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+            self.descriptor = descriptor
+            self.path = path
+            return
         }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            let holder = Self.readHolder(descriptor)
-            close(descriptor)
-            let who =
-                holder.map { "process \($0)\(Self.command(of: $0).map { " (\($0))" } ?? "")" } ?? "another process"
-            throw Held(holder: holder, description: "\(who) already serves \(socketPath)")
-        }
-        let text = Array("\(getpid())\n".utf8)
-        _ = ftruncate(descriptor, 0)
-        _ = text.withUnsafeBufferPointer { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
-        self.descriptor = descriptor
     }
 
     deinit {
+        // Removed while still held: whoever opens the name next makes a new file.
+        unlink(path)
         close(descriptor)
     }
 

@@ -19,16 +19,21 @@ package enum Wipe {
     }
 }
 
-/// Secret bytes (a passphrase, a key's text) that are wiped when let go, never printed, and
-/// compared in constant time.
+/// Secret bytes (a passphrase, a key's text) that are wiped when let go, never printed, compared
+/// in constant time, and kept out of core dumps and swap (``SecretMemory``).
 package final class SecretBytes: @unchecked Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     // Written only in init and deinit: no one else can reach the storage to change it.
     private var storage: [UInt8]
 
     /// Takes `bytes`, wiping the caller's copy.
     package init(taking bytes: inout [UInt8]) {
-        storage = bytes
+        // A copy of its own, never shared with the caller's array, so that the pages marked are
+        // this storage's.
+        storage = [UInt8](unsafeUninitializedCapacity: bytes.count) { buffer, count in
+            count = buffer.initialize(fromContentsOf: bytes)
+        }
         Wipe.bytes(&bytes)
+        SecretMemory.protect(&storage)
     }
 
     /// The UTF-8 bytes of `text`. A `String` cannot be wiped: prefer ``init(taking:)`` where the

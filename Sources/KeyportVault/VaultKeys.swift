@@ -1,11 +1,14 @@
 import Crypto
 import Foundation
+import KeyportSystem
 
 /// The vault key and the keys made from it, one per use (HKDF-SHA256, each with its own `info`),
 /// so that no key does two jobs: sealing items, tagging sites, sealing the vault's state, and
 /// the index digest that notices rows removed, added back or replayed.
 ///
-/// `SymmetricKey` keeps its bytes in storage that swift-crypto wipes when released.
+/// `SymmetricKey` keeps its bytes in storage that swift-crypto wipes when released; its pages are
+/// kept out of core dumps and swap (``SecretMemory``), since the vault's agent, which holds these
+/// keys, stays dumpable for keyportd to identify it.
 struct VaultKeys: Sendable {
     let vault: SymmetricKey
     let items: SymmetricKey
@@ -26,6 +29,7 @@ struct VaultKeys: Sendable {
         sites = derive("sites")
         state = derive("state")
         index = derive("index")
+        for key in [vault, items, sites, state, index] { key.withUnsafeBytes { SecretMemory.protect($0) } }
     }
 
     /// A new random vault key.

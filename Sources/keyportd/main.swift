@@ -1,6 +1,7 @@
 import Foundation
 import KeyportDaemon
 import KeyportInterfaces
+import KeyportSystem
 import Logging
 import ServiceLifecycle
 
@@ -34,6 +35,11 @@ for argument in CommandLine.arguments.dropFirst() {
         exit(2)
     }
 }
+
+// Nobody needs to identify keyportd through /proc, and it holds exchanged documents and AutoFill's
+// answers in memory: no core dumps, and no ptrace or /proc reading by the person's other
+// processes (programs it starts are dumpable again: exec resets it).
+if !Memory.makeUndumpable() { FileHandle.standardError.write(Data("keyportd: cannot make itself undumpable\n".utf8)) }
 
 let environment = ProcessInfo.processInfo.environment
 let level = environment["KEYPORT_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .info

@@ -136,7 +136,9 @@ struct AgentAuthorityTests {
         #expect(ended.standardError.contains("process \(replacement.pid) "), "\(ended.standardError)")
         let exported = try await sandbox.export(sample)
         #expect(exported.status == 0, "\(exported.standardError)")
-        #expect(replacement.standardError.contains("chose org.example.importer"))
+        _ = try await replacement.waitForLine(timeout: .seconds(30), onStandardError: true) {
+            $0.contains("chose org.example.importer")
+        }
     }
 
     @Test("when keyportd stops, the agent says so and serves again once keyportd is back")
@@ -170,7 +172,8 @@ struct AgentAuthorityTests {
         let steps: [[String]] = [
             ["expect", "waiting for keyportd's questions"], ["type", "1\n"], ["say", "typed ahead"],
             ["expect", "Export to which app? "], ["pause", "0.5"], ["type", "0\n"], ["expect", "declined"],
-            ["expect", "Export to which app? "], ["say", "asked again"], ["expect", "withdrawn"], ["say", "withdrawn"],
+            ["expect", "Export to which app? "], ["say", "asked again"], ["expect", "the question was withdrawn"],
+            ["say", "withdrawn"],
         ]
         let python = try await Peers.python(importing: ["varlink"])
         let driver = try Program(
@@ -194,8 +197,8 @@ struct AgentAuthorityTests {
         let exporter = try Program(keyport, ["exchange", "export", sample], environment: sandbox.environment)
         _ = try await driver.waitForLine(timeout: .seconds(60)) { $0 == "@@ asked again" }
         exporter.stop()
+        // The driver says so once the terminal showed that the question was withdrawn.
         _ = try await driver.waitForLine(timeout: .seconds(60)) { $0 == "@@ withdrawn" }
-        #expect(driver.standardError.contains("the question was withdrawn"), "\(driver.standardError)")
     }
 
     @Test(

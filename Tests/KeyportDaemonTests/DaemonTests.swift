@@ -51,6 +51,7 @@ struct DaemonTests {
         let ended = try await daemon.finish(timeout: .seconds(30))
         #expect(ended.status == 0, "\(ended.standardError)")
         #expect(!FileManager.default.fileExists(atPath: socket))
+        #expect(!FileManager.default.fileExists(atPath: socket + ".lock"))
     }
 
     @Test("a second keyportd on the same socket refuses to start, naming the first, which keeps serving its agent")
@@ -318,6 +319,39 @@ struct InterfaceDefinitionTests {
 
 @Suite("keyportd and other users")
 struct DaemonOtherUserTests {
+    @Test(
+        "keyportd is undumpable (its /proc files are root's, not its user's), while the person's agent, which it identifies through /proc, stays dumpable and is accepted",
+        .enabled(
+            if: geteuid() == 0,
+            "needs root to run keyportd as an ordinary user, whose /proc files then differ from root's"
+        )
+    )
+    func undumpable() async throws {
+        let setpriv = try Peers.require("/usr/bin/setpriv", "setpriv (package util-linux)")
+        // An ordinary user's private directory: outside any directory only root can enter.
+        var template = Array("/tmp/kp-dump-XXXXXX".utf8CString)
+        let made = try #require(
+            template.withUnsafeMutableBufferPointer { buffer in mkdtemp(buffer.baseAddress!).map { String(cString: $0) }
+            }
+        )
+        defer { try? FileManager.default.removeItem(atPath: made) }
+        #expect(chown(made, 65534, 65534) == 0)
+        let environment = sandboxEnvironment(in: URL(fileURLWithPath: made))
+        let asUser = ["--reuid=65534", "--regid=65534", "--clear-groups"]
+        let daemon = try Program(setpriv, asUser + [keyportd, scriptedAgent], environment: environment)
+        defer { daemon.stop() }
+        _ = try await daemon.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
+        let agent = try Program(setpriv, asUser + [keyport, "agent", "--auto", "decline"], environment: environment)
+        defer { agent.stop() }
+        _ = try await agent.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("waiting") }
+        func owner(_ pid: pid_t) -> uid_t? {
+            var info = stat()
+            return stat("/proc/\(pid)/environ", &info) == 0 ? info.st_uid : nil
+        }
+        #expect(owner(daemon.pid) == 0)
+        #expect(owner(agent.pid) == 65534)
+    }
+
     @Test(
         "another user can neither reach keyportd's socket nor, were it reachable, talk to keyportd",
         .enabled(if: geteuid() == 0, "needs root to run a client as another user")

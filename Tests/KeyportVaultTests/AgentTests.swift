@@ -143,9 +143,10 @@ struct VaultAgentTests {
 
         _ = try await sandbox.call(VaultAgent.lock)
         #expect(await sandbox.error(VaultAgent.get, #"{"id":"\#(id)"}"#)?.name == VaultAgent.Error.locked)
-        // The agent kept nothing on disk: the vault file is the only file besides the socket.
+        // The agent kept nothing on disk: the vault file is the only file besides the socket and
+        // the lock beside it (which holds the agent's process id).
         let files = try FileManager.default.subpathsOfDirectory(atPath: sandbox.directory.url.path).filter {
-            !$0.hasPrefix("vault.keyport") && $0 != "run" && $0 != "run/vault.sock"
+            !$0.hasPrefix("vault.keyport") && $0 != "run" && $0 != "run/vault.sock" && $0 != "run/vault.sock.lock"
         }
         #expect(files.isEmpty, "\(files)")
     }
@@ -181,6 +182,34 @@ struct VaultAgentTests {
             "\(error)".contains("the 100 items are 1 MB as CXF") && "\(error)".contains("nothing was imported")
         }
         #expect(try await sandbox.call(VaultAgent.status).decode(VaultAgent.StatusOut.self).items == 2500)
+    }
+
+    @Test(
+        "the unlocked vault's keys are in memory kept out of core dumps (MADV_DONTDUMP), in an agent that stays dumpable for keyportd to identify"
+    )
+    func keysOutOfCoreDumps() async throws {
+        let sandbox = try await AgentSandbox()
+        defer {
+            sandbox.agent.stop()
+            sandbox.directory.remove()
+        }
+        // Writable memory the kernel leaves out of core dumps ("dd"), as /proc/PID/smaps shows it
+        // (read to its end: the file has no size to read up to).
+        func excludedAreas() throws -> [Substring] {
+            let smaps = try #require(FileHandle(forReadingAtPath: "/proc/\(sandbox.agent.pid)/smaps"))
+            defer { try? smaps.close() }
+            return String(decoding: try smaps.readToEnd() ?? Data(), as: UTF8.self).split(separator: "\n")
+                .filter { line in
+                    let flags = line.split(separator: " ")
+                    return flags.first == "VmFlags:" && flags.contains("dd") && flags.contains("wr")
+                }
+        }
+        #expect(try excludedAreas().isEmpty, "nothing is excluded before a key is held")
+        _ = try await sandbox.unlock()
+        #expect(!(try excludedAreas()).isEmpty)
+        // Dumpable: its /proc files belong to its user, not to root.
+        var info = stat()
+        #expect(stat("/proc/\(sandbox.agent.pid)/environ", &info) == 0 && info.st_uid == geteuid())
     }
 
     @Test("one agent per socket; an unlock timeout past a week is refused")

@@ -31,6 +31,11 @@ int ckp_pidfd_alive(int pidfd);
 /// nothing with another C library. Returns 1 when memory was released.
 int ckp_release_free_memory(void);
 
+/// Makes this process undumpable (prctl PR_SET_DUMPABLE 0): no core dump, and no process of the
+/// same user without CAP_SYS_PTRACE can ptrace it or read its memory, environment or descriptors
+/// through /proc (which the kernel gives to root). Undone by exec.
+int ckp_make_undumpable(void);
+
 /// The type of the filesystem `path` is on (statfs's f_type, such as FUSE_SUPER_MAGIC), in `type`.
 int ckp_filesystem_type(const char *path, long *type);
 

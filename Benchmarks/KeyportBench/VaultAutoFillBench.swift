@@ -93,7 +93,11 @@ func vaultAutoFillBenchmark(items count: Int, runs: Int) async throws {
 
     let daemon = try ChildProcess(executable: keyportd, arguments: [], environment: environment)
     defer { daemon.signalGroup(SIGTERM) }
-    let agent = try ChildProcess(executable: vaultProgram, arguments: ["agent"], environment: environment)
+    let agent = try ChildProcess(
+        executable: vaultProgram,
+        arguments: ["agent", "--vault", locations.defaultVault],
+        environment: environment
+    )
     defer { agent.signalGroup(SIGTERM) }
     // Both listening, then the vault unlocked (its identities go to keyportd after the reply).
     let unlocked = await within(.seconds(60)) { () -> Bool? in

@@ -10,10 +10,18 @@ package enum VaultAgentClient {
         package var description: String { "the vault's agent is not running; start it with `keyport vault unlock`" }
     }
 
-    /// Calls `method`; with `more`, `each` hears every reply but the last, which is returned.
+    /// The agent on the socket serves another vault than the one meant: it was started for
+    /// another file, by someone else than Keyport.
+    package struct WrongAgent: Error, CustomStringConvertible {
+        package var description: String
+    }
+
+    /// Calls `method`, once the agent said it serves `locations.vault` (``WrongAgent`` else: a
+    /// passphrase or an item is never given to an agent of another file); with `more`, `each`
+    /// hears every reply but the last, which is returned.
     ///
-    /// - Throws: ``NotRunning``; the agent's ``VarlinkError`` (`Locked`, `Failed`);
-    ///   ``VarlinkConnectionError``.
+    /// - Throws: ``NotRunning``; ``WrongAgent``; the agent's ``VarlinkError`` (`Locked`,
+    ///   `Failed`, `WrongVault`); ``VarlinkConnectionError``.
     package static func call(
         _ locations: DaemonLocations,
         _ method: String,
@@ -27,6 +35,15 @@ package enum VaultAgentClient {
                 maximumMessageSize: VaultAgent.maximumMessageSize
             ) {
                 connection in
+                let status = try await connection.call(VaultAgent.status)
+                let served = try status.decode(VaultAgent.StatusOut.self).path
+                guard FilePaths.sameFile(served, locations.vault) else {
+                    throw WrongAgent(
+                        description:
+                            "the vault's agent on \(locations.vaultAgent) serves \(served), not \(locations.vault)\(FileManager.default.fileExists(atPath: locations.vault) ? "; it was not started for this vault: stop it, and `keyport vault unlock` starts the right one" : ", which does not exist (`keyport vault init` makes it)")"
+                    )
+                }
+                if method == VaultAgent.status { return status }
                 guard more else { return try await connection.call(method, parameters) }
                 try await connection.send(VarlinkCall(method: method, parameters: parameters, more: true))
                 while true {
@@ -40,16 +57,28 @@ package enum VaultAgentClient {
         }
     }
 
-    /// Starts `keyport-vault agent` from `directory` (where the calling program was installed)
-    /// when nothing answers on the agent's socket, and waits up to 10 s for it to listen. It runs
-    /// in its own process group with no terminal, and outlives the caller. It listens on
-    /// `locations.vaultAgent` (``DaemonLocations/forVault(_:)``), which its environment names.
+    /// Starts `keyport-vault agent --vault VAULT` from `directory` (where the calling program was
+    /// installed) when nothing answers on the agent's socket, and waits up to 10 s for it to
+    /// listen. It runs in its own process group with no terminal, and outlives the caller. It
+    /// serves `locations.vault` alone, on `locations.vaultAgent` (``DaemonLocations/forVault(_:)``),
+    /// which its environment names.
+    ///
+    /// - Throws: ``WrongAgent`` when an agent of another vault answers there.
     package static func startIfNeeded(_ locations: DaemonLocations, from directory: URL) async throws {
-        if (try? await call(locations, VaultAgent.status)) != nil { return }
+        do {
+            _ = try await call(locations, VaultAgent.status)
+            return
+        } catch is NotRunning {
+            // Started below.
+        }
         let program = directory.appendingPathComponent("keyport-vault").path
         var environment = ProcessInfo.processInfo.environment
         environment[DaemonLocations.vaultSocketVariable] = locations.vaultAgent
-        _ = try ChildProcess(executable: program, arguments: ["agent"], environment: environment)
+        _ = try ChildProcess(
+            executable: program,
+            arguments: ["agent", "--vault", locations.vault],
+            environment: environment
+        )
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
             if (try? await call(locations, VaultAgent.status)) != nil { return }

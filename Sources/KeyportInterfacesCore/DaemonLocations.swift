@@ -35,6 +35,9 @@ package struct DaemonLocations: Hashable, Sendable {
     package var vaultAgent: String
     /// The vault `keyport vault` opens when none is named: `$XDG_DATA_HOME/keyport/vault.keyport`.
     package var defaultVault: String
+    /// The vault whose agent listens at ``vaultAgent``: ``defaultVault`` unless ``forVault(_:)``
+    /// chose another. Its agent serves that file alone, and its clients check that it does.
+    package var vault: String
 
     /// The variable that overrides the socket's path.
     package static let socketVariable = "KEYPORT_SOCKET"
@@ -75,19 +78,21 @@ package struct DaemonLocations: Hashable, Sendable {
             vaultAgent = FilePaths.join(base.keyportRuntime, "vault.sock")
         }
         defaultVault = FilePaths.join(base.dataHome, "keyport/vault.keyport")
+        vault = defaultVault
     }
 
     /// These locations with ``vaultAgent`` the socket of the agent for the vault at `vault` (an
     /// absolute path): each vault has an agent of its own, so two vaults can be open at once (and
     /// exchange credentials). The default vault's is ``vaultAgent``; another's, beside it, is named
     /// by its file's device and inode (`vault-DEV-INODE.sock`), so every path to one file finds
-    /// the same agent. A vault that does not exist yet has the default's (whose agent would only
-    /// say so).
+    /// the same agent. A vault that does not exist yet has the default's socket, whose agent
+    /// serves another file: its clients refuse it.
     package func forVault(_ vault: String) -> DaemonLocations {
         guard vault != defaultVault else { return self }
-        var status = stat()
-        guard stat(vault, &status) == 0 else { return self }
         var chosen = self
+        chosen.vault = vault
+        var status = stat()
+        guard stat(vault, &status) == 0 else { return chosen }
         chosen.vaultAgent = FilePaths.join(
             FilePaths.parent(vaultAgent),
             "vault-\(UInt64(status.st_dev))-\(UInt64(status.st_ino)).sock"

@@ -24,15 +24,16 @@ package enum VaultAgent {
     package enum Error {
         package static let locked = "org.keyport.Vault.Locked"
         package static let failed = "org.keyport.Vault.Failed"
+        package static let wrongVault = "org.keyport.Vault.WrongVault"
     }
 
     package struct StatusOut: Codable, Hashable, Sendable {
-        package var path: String?
+        package var path: String
         package var unlocked: Bool
         package var locksIn: Int?
         package var items: Int?
 
-        package init(path: String?, unlocked: Bool, locksIn: Int?, items: Int?) {
+        package init(path: String, unlocked: Bool, locksIn: Int?, items: Int?) {
             self.path = path
             self.unlocked = unlocked
             self.locksIn = locksIn

@@ -100,6 +100,15 @@ package enum FilePaths {
         standardized(directory + "/" + relative)
     }
 
+    /// Whether `a` and `b` name the same file: the same device and inode, through whatever links
+    /// and paths; for files that do not exist, the same standardized path.
+    package static func sameFile(_ a: String, _ b: String) -> Bool {
+        var first = stat()
+        var second = stat()
+        guard stat(a, &first) == 0, stat(b, &second) == 0 else { return standardized(a) == standardized(b) }
+        return first.st_dev == second.st_dev && first.st_ino == second.st_ino
+    }
+
     /// The directory that holds `path` (`/` for `/` and for names directly under it).
     package static func parent(_ path: String) -> String {
         let standard = standardized(path)

@@ -46,10 +46,15 @@ package final class VaultAgentService: Sendable {
     package static let maximumTimeout = 7 * 24 * 3600
     private let changed: @Sendable (Change) -> Void
 
-    /// An agent whose vaults lock `defaultTimeout` after their last request unless `Unlock` asks
-    /// for another time; `changed` hears every change, in order, as soon as it is written (it
-    /// must not block: queue the work).
-    package init(defaultTimeout: Duration, changed: @escaping @Sendable (Change) -> Void = { _ in }) {
+    /// The vault this agent serves: `Unlock` opens this file and no other, so no process can
+    /// switch the agent to a file of its own and catch what the person adds next.
+    package let vaultPath: String
+
+    /// An agent for the vault at `vault` (an absolute path), which locks `defaultTimeout` after
+    /// its last request unless `Unlock` asks for another time; `changed` hears every change, in
+    /// order, as soon as it is written (it must not block: queue the work).
+    package init(vault: String, defaultTimeout: Duration, changed: @escaping @Sendable (Change) -> Void = { _ in }) {
+        self.vaultPath = FilePaths.standardized(vault)
         self.defaultTimeout = defaultTimeout
         self.changed = changed
         state = Mutex(State(vault: nil, timeout: defaultTimeout))
@@ -128,7 +133,7 @@ package final class VaultAgentService: Sendable {
         let (vault, deadline) = state.withLock { ($0.vault, $0.deadline) }
         // Counted outside the lock: a count waits for SQLite, and nothing else should wait for it.
         return VaultAgent.StatusOut(
-            path: vault?.path,
+            path: vaultPath,
             unlocked: vault != nil,
             locksIn: deadline.map { Int(max(($0 - .now).components.seconds, 0)) },
             items: try? vault?.count
@@ -139,6 +144,16 @@ package final class VaultAgentService: Sendable {
         let input = try request.parameters(as: VaultAgent.UnlockIn.self)
         guard input.path.hasPrefix("/") else {
             throw .invalidParameter("path", "the vault's path must be absolute, not '\(input.path)'")
+        }
+        guard FilePaths.sameFile(input.path, vaultPath) else {
+            throw VarlinkError(
+                name: VaultAgent.Error.wrongVault,
+                [
+                    "vault": vaultPath,
+                    "message":
+                        "this agent serves \(vaultPath), not \(input.path); each vault has an agent of its own (`keyport vault unlock --vault \(input.path)` starts it)",
+                ]
+            )
         }
         if let timeout = input.timeout, !(1...Self.maximumTimeout).contains(timeout) {
             throw .invalidParameter(

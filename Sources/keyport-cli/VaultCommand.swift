@@ -90,6 +90,8 @@ func vaultAgent<Result>(_ body: () async throws -> Result) async throws -> Resul
         return try await body()
     } catch let error as VaultAgentClient.NotRunning {
         throw Failure.io(error.description)
+    } catch let error as VaultAgentClient.WrongAgent {
+        throw Failure.io(error.description)
     } catch let error as VarlinkError {
         let code = (try? error.parameters.member("code")).flatMap { try? $0.decode(String.self) }
         throw Failure.invalid((error.message ?? error.name) + (code.map { " [\($0)]" } ?? ""))
@@ -208,11 +210,11 @@ extension VaultCommand {
         func run() async throws {
             let status = try await callVaultAgent(try options.locations(), VaultAgent.status)
                 .decode(VaultAgent.StatusOut.self)
-            guard status.unlocked, let path = status.path else {
+            guard status.unlocked else {
                 FileHandle.write("locked\n")
                 return
             }
-            FileHandle.write("unlocked \(path): \(status.items ?? 0) items; locks in \(status.locksIn ?? 0) s\n")
+            FileHandle.write("unlocked \(status.path): \(status.items ?? 0) items; locks in \(status.locksIn ?? 0) s\n")
         }
     }
 

@@ -1,8 +1,10 @@
 // Keyport Vault's programs.
 //
-//   keyport-vault agent [--timeout SECONDS]   holds a vault unlocked for `keyport vault` and the
-//                                            vault's provider (org.keyport.Vault on vault.sock),
-//                                            locking it SECONDS (default 900) after its last request
+//   keyport-vault agent --vault PATH [--timeout SECONDS]
+//                                            holds the vault PATH (and no other) unlocked for
+//                                            `keyport vault` and the vault's provider
+//                                            (org.keyport.Vault on vault.sock), locking it
+//                                            SECONDS (default 900) after its last request
 //   keyport-vault provider [--vault PATH]    the app keyportd starts (its manifest's exec): the
 //                                            AutoFill provider, answering from the vault's agent
 //                                            and unlocking through keyportd's agent when the vault
@@ -33,10 +35,11 @@ func fail(_ message: String, status: Int32 = 2) -> Never {
 }
 
 let usage = """
-    usage: keyport-vault agent [--timeout SECONDS] | keyport-vault provider [--vault PATH] [export [ID...]]
-    Holds a Keyport vault unlocked (org.keyport.Vault on $XDG_RUNTIME_DIR/keyport/vault.sock, or
-    $KEYPORT_VAULT_SOCKET) until SIGTERM or SIGINT; `keyport vault unlock` starts it when it is not
-    running. The vault locks itself SECONDS (default 900) after its last request.
+    usage: keyport-vault agent --vault PATH [--timeout SECONDS] | keyport-vault provider [--vault PATH] [export [ID...]]
+    Holds the Keyport vault PATH, and no other, unlocked (org.keyport.Vault on
+    $XDG_RUNTIME_DIR/keyport/vault.sock, or $KEYPORT_VAULT_SOCKET) until SIGTERM or SIGINT;
+    `keyport vault unlock` starts it when it is not running. The vault locks itself SECONDS
+    (default 900) after its last request.
     """
 var arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "provider" {
@@ -68,14 +71,26 @@ guard arguments.first == "agent" else {
 }
 arguments.removeFirst()
 var timeout = 900
+var served: String?
 while let argument = arguments.first {
     arguments.removeFirst()
-    guard argument == "--timeout", let value = arguments.first.flatMap(Int.init), value > 0 else {
+    switch argument {
+    case "--timeout":
+        guard let value = arguments.first.flatMap(Int.init), value > 0 else {
+            fail("--timeout takes seconds\n\(usage)")
+        }
+        timeout = value
+    case "--vault":
+        guard let value = arguments.first, value.hasPrefix("/") else {
+            fail("--vault takes an absolute path\n\(usage)")
+        }
+        served = value
+    default:
         fail("unexpected '\(argument)'\n\(usage)")
     }
     arguments.removeFirst()
-    timeout = value
 }
+guard let served else { fail("the agent serves one vault: --vault PATH\n\(usage)") }
 
 let locations: DaemonLocations
 do {
@@ -86,7 +101,7 @@ do {
 }
 // Changes reach AutoFill's identity store one after another, in the order they were made.
 let (changes, queue) = AsyncStream.makeStream(of: VaultAgentService.Change.self)
-let service = VaultAgentService(defaultTimeout: .seconds(timeout)) { queue.yield($0) }
+let service = VaultAgentService(vault: served, defaultTimeout: .seconds(timeout)) { queue.yield($0) }
 Task { for await change in changes { await IdentitySync.apply(change, of: service) } }
 let server = VarlinkServer(
     info: VarlinkServiceInfo(

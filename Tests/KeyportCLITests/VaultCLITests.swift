@@ -212,6 +212,46 @@ struct VaultCLITests {
         #expect(try await keyport(["list"]).stdout.split(separator: "\n").count == 3)
     }
 
+    @Test("an agent started for another file on the vault's socket is refused before it gets a passphrase or an item")
+    func agentOfAnotherVault() async throws {
+        let directory = try TemporaryDirectory("kp-vault-cli")
+        let socket = directory.url.appendingPathComponent("run/vault.sock").path
+        defer {
+            for pid in agents(listeningOn: socket) { kill(pid, SIGTERM) }
+            directory.remove()
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment["KEYPORT_VAULT_SOCKET"] = socket
+        environment["XDG_DATA_HOME"] = directory.url.appendingPathComponent("data").path
+        func keyport(_ arguments: [String], _ input: String? = nil) async throws -> CLI.Result {
+            try await runProgram(
+                CLI.executable.path,
+                ["vault"] + arguments,
+                environment: environment,
+                input: input.map { Data($0.utf8) }
+            )
+        }
+        let other = directory.url.appendingPathComponent("other.keyport").path
+        #expect(try await keyport(["init", "--passphrase-stdin"], "open sesame\n").status == 0)
+        #expect(try await keyport(["init", "--vault", other, "--passphrase-stdin"], "theirs\n").status == 0)
+        // Another process's agent, for its own file, where the person's vault's agent would be.
+        let intruder = try Program(
+            CLI.executable.deletingLastPathComponent().appendingPathComponent("keyport-vault").path,
+            ["agent", "--vault", other],
+            environment: environment
+        )
+        defer { intruder.stop() }
+        _ = try await intruder.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
+        for attempt in [
+            try await keyport(["unlock", "--passphrase-stdin"], "open sesame\n"),
+            try await keyport(["add", "--passphrase-stdin", "--title", "Bank", "--user", "me"], "hunter2\n"),
+            try await keyport(["status"]),
+        ] {
+            #expect(attempt.status == 2, "\(attempt.stderr)")
+            #expect(attempt.stderr.contains("serves \(other), not "), "\(attempt.stderr)")
+        }
+    }
+
     @Test("a long import or export shows a progress bar on a terminal, cleared before the report; none when piped")
     func progressBars() async throws {
         let script = try Peers.require("/usr/bin/script", "script (util-linux)")

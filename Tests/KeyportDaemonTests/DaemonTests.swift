@@ -277,6 +277,12 @@ struct InterfaceDefinitionTests {
             ]
         )
         #expect(Set(KeyportInterfaces.agent.methods.keys) == ["Serve", "Answer"])
+        #expect(
+            KeyportInterfaces.agent.errors.keys.sorted() == [
+                "AgentBusy", "InvalidChoice", "NotAnAgent", "NotTheAgent", "Replaced", "ScriptedNotAllowed",
+                "UnknownRequest",
+            ]
+        )
         #expect(Set(KeyportInterfaces.callbacks.methods.keys) == ["Listen", "Deliver"])
         #expect(KeyportInterfaces.callbacks.errors.keys.sorted() == ["InvalidCallback", "NoSession"])
         #expect(
@@ -299,7 +305,7 @@ struct InterfaceDefinitionTests {
                 "ChangePassphrase",
             ]
         )
-        #expect(KeyportInterfaces.vault.errors.keys.sorted() == ["Failed", "Locked"])
+        #expect(KeyportInterfaces.vault.errors.keys.sorted() == ["Failed", "Locked", "WrongVault"])
         #expect(
             Set(KeyportInterfaces.identityStore.methods.keys) == [
                 "State", "Save", "Remove", "Replace", "RemoveAll", "List",

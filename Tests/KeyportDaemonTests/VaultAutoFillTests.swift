@@ -1,4 +1,5 @@
 import Foundation
+import KeyportInterfaces
 import KeyportTestSupport
 import Testing
 
@@ -37,7 +38,8 @@ struct VaultAutoFillTests {
         defer { daemon.stop() }
         #expect(try await run(["providers", "enable", "org.keyport.vault"]).status == 0)
         // The agent, started here (not by `unlock`) so the test can read what it says.
-        let agent = try Program(builtProgram("keyport-vault"), ["agent"], environment: environment)
+        let vault = try DaemonLocations(environment: environment).defaultVault
+        let agent = try Program(builtProgram("keyport-vault"), ["agent", "--vault", vault], environment: environment)
         defer { agent.stop() }
         _ = try await agent.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
 

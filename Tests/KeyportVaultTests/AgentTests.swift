@@ -34,7 +34,11 @@ private struct AgentSandbox {
         _ = try Vault.create(at: vault, passphrase: SecretBytes("open sesame"), kdf: ScryptParameters(logN: 10))
         var environment = ProcessInfo.processInfo.environment
         environment["KEYPORT_VAULT_SOCKET"] = socket
-        agent = try Program(agentProgram, ["agent", "--timeout", "\(timeout)"], environment: environment)
+        agent = try Program(
+            agentProgram,
+            ["agent", "--vault", vault, "--timeout", "\(timeout)"],
+            environment: environment
+        )
         _ = try await agent.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
     }
 
@@ -86,7 +90,7 @@ struct VaultAgentTests {
             sandbox.directory.remove()
         }
         let status = try await sandbox.call(VaultAgent.status).decode(VaultAgent.StatusOut.self)
-        #expect(!status.unlocked && status.path == nil)
+        #expect(!status.unlocked && status.path == sandbox.vault)
         #expect(await sandbox.error(VaultAgent.lookup, #"{"service":"example.com"}"#)?.name == VaultAgent.Error.locked)
         let wrong = await sandbox.error(VaultAgent.unlock, #"{"path":"\#(sandbox.vault)","passphrase":"nope"}"#)
         #expect(wrong?.name == VaultAgent.Error.failed)
@@ -165,6 +169,7 @@ struct VaultAgentTests {
         _ = try await sandbox.unlock()
         var locations = try DaemonLocations(environment: ProcessInfo.processInfo.environment)
         locations.vaultAgent = sandbox.socket
+        locations.vault = sandbox.vault
         let items = try (0..<2500).map {
             try CXF.Decoder().decodeItem(Array(loginJSON("item-\($0)", site: "site-\($0).example").utf8))
         }
@@ -212,6 +217,25 @@ struct VaultAgentTests {
         #expect(stat("/proc/\(sandbox.agent.pid)/environ", &info) == 0 && info.st_uid == geteuid())
     }
 
+    @Test("an agent opens only the vault it was started for: another file is WrongVault, a link to its own is fine")
+    func oneVault() async throws {
+        let sandbox = try await AgentSandbox()
+        defer {
+            sandbox.agent.stop()
+            sandbox.directory.remove()
+        }
+        let other = sandbox.directory.url.appendingPathComponent("other.keyport").path
+        _ = try Vault.create(at: other, passphrase: SecretBytes("mine"), kdf: ScryptParameters(logN: 10))
+        let refused = await sandbox.error(VaultAgent.unlock, #"{"path":"\#(other)","passphrase":"mine"}"#)
+        #expect(refused?.name == VaultAgent.Error.wrongVault)
+        #expect(refused?.parameters.description.contains(sandbox.vault) == true)
+        #expect(try await sandbox.call(VaultAgent.status).decode(VaultAgent.StatusOut.self).unlocked == false)
+        let link = sandbox.directory.url.appendingPathComponent("link.keyport").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: sandbox.vault)
+        _ = try await sandbox.call(VaultAgent.unlock, #"{"path":"\#(link)","passphrase":"open sesame"}"#)
+        #expect(try await sandbox.call(VaultAgent.status).decode(VaultAgent.StatusOut.self).unlocked)
+    }
+
     @Test("one agent per socket; an unlock timeout past a week is refused")
     func limits() async throws {
         let sandbox = try await AgentSandbox()
@@ -221,7 +245,12 @@ struct VaultAgentTests {
         }
         var environment = ProcessInfo.processInfo.environment
         environment["KEYPORT_VAULT_SOCKET"] = sandbox.socket
-        let second = try await Program.run(agentProgram, ["agent"], environment: environment, timeout: .seconds(30))
+        let second = try await Program.run(
+            agentProgram,
+            ["agent", "--vault", sandbox.vault],
+            environment: environment,
+            timeout: .seconds(30)
+        )
         #expect(
             second.status == 1
                 && second.standardError.contains("process \(sandbox.agent.pid) (keyport-vault) already serves"),

@@ -41,6 +41,10 @@ for argument in CommandLine.arguments.dropFirst() {
 // processes (programs it starts are dumpable again: exec resets it).
 if !Memory.makeUndumpable() { FileHandle.standardError.write(Data("keyportd: cannot make itself undumpable\n".utf8)) }
 
+// Connections are descriptors: as many as the system allows (keyportd's own limits on
+// connections, VarlinkConnectionLimits, stay below it).
+DescriptorLimit.raise()
+
 let environment = ProcessInfo.processInfo.environment
 let level = environment["KEYPORT_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .info
 LoggingSystem.bootstrap { label in

@@ -69,7 +69,11 @@ private func next(_ stream: AsyncStream<Void>, within limit: Duration = .seconds
     }
 }
 
-private func makeServer(_ observations: Observations, maximumMessageSize: Int = 1 << 20) throws -> VarlinkServer {
+private func makeServer(
+    _ observations: Observations,
+    maximumMessageSize: Int = 1 << 20,
+    limits: VarlinkConnectionLimits? = nil
+) throws -> VarlinkServer {
     let interface = try VarlinkInterface(testInterface)
     struct EchoIn: Decodable {
         var text: String
@@ -128,8 +132,20 @@ private func makeServer(_ observations: Observations, maximumMessageSize: Int = 
     return VarlinkServer(
         info: VarlinkServiceInfo(vendor: "Keyport", product: "test", version: "1", url: "https://example.invalid"),
         interfaces: [VarlinkInterfaceImplementation(interface, methods: methods)],
-        maximumMessageSize: maximumMessageSize
+        maximumMessageSize: maximumMessageSize,
+        limits: limits
     )
+}
+
+/// Whether the server closed the raw connection `descriptor` (it reads as the end), waiting up to
+/// `seconds` for it.
+private func closedByServer(_ descriptor: Int32, within seconds: Int) async throws -> Bool {
+    try await onOwnThread {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var byte: UInt8 = 0
+        return recv(descriptor, &byte, 1, 0) == 0
+    }
 }
 
 /// Runs `server` on a socket in a private directory while `body` runs.
@@ -324,6 +340,58 @@ struct ServerTests {
                     ).description.contains("still here")
                 )
             }
+        }
+    }
+
+    @Test(
+        "limits: a process's oldest idle connection makes room, one with a call in progress never does; an unfinished message has a deadline and a budget"
+    )
+    func connectionLimits() async throws {
+        let observations = Observations()
+        let limits = VarlinkConnectionLimits(
+            perProcess: 3,
+            total: 100,
+            bufferedPerProcess: 10_000,
+            messageDeadline: .seconds(2)
+        )
+        try await withServer(try makeServer(observations, limits: limits)) { path in
+            // A connection with a call in progress (as an agent's Serve is).
+            let busy = Task {
+                try await VarlinkConnection.withConnection(path: path, maximumMessageSize: 1 << 20) {
+                    _ = try await $0.call("org.keyport.test.Wait")
+                }
+            }
+            defer { busy.cancel() }
+            #expect(await next(observations.started))
+            // Three idle ones: with the busy one that is four, so an idle one goes (the oldest, as
+            // the server numbered them once set up: not necessarily the order they connected in).
+            let idle = try (0..<3).map { _ in try RawUnixSocket.connected(to: path) }
+            defer { for descriptor in idle { close(descriptor) } }
+            var closed = 0
+            for descriptor in idle where try await closedByServer(descriptor, within: closed == 0 ? 3 : 1) {
+                closed += 1
+            }
+            #expect(closed == 1)
+            // A new connection still gets in and is answered; the busy call goes on.
+            let answered = try await rawExchange(
+                path,
+                Array(#"{"method":"org.keyport.test.Fail"}"#.utf8) + [0],
+                oneReply: true
+            )
+            #expect(String(decoding: answered ?? [], as: UTF8.self).contains("org.keyport.test.Failed"))
+            #expect(!(await next(observations.cancelled, within: .milliseconds(200))))
+        }
+        try await withServer(try makeServer(Observations(), limits: limits)) { path in
+            // An unfinished message is closed at its deadline, however it trickles.
+            let started = ContinuousClock.now
+            #expect(try await rawExchange(path, Array(#"{"method":"#.utf8)) == [])
+            #expect(ContinuousClock.now - started < .seconds(8))
+            // A process may hold 10 000 bytes of unfinished messages across its connections.
+            let holding = try RawUnixSocket.connected(to: path)
+            defer { close(holding) }
+            let part = [UInt8](repeating: UInt8(ascii: "a"), count: 6000)
+            #expect(part.withUnsafeBytes { send(holding, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == 6000)
+            #expect(try await rawExchange(path, Array(#"{"method":""#.utf8) + part) == [])
         }
     }
 

@@ -22,12 +22,27 @@ final class NULFramer: ByteToMessageDecoder, MessageToByteEncoder {
         var description: String { "a message is longer than \(limit) bytes, the most this connection takes" }
     }
 
+    /// The peer's process has as many bytes of unfinished messages buffered as it may.
+    struct OverBudget: Error, CustomStringConvertible {
+        var limit: Int
+        var description: String {
+            "the peer's process has \(limit) bytes of unfinished messages buffered, the most it may"
+        }
+    }
+
     private let maximumMessageSize: Int
     /// How far the current message has been searched for its NUL.
     private var searched = 0
+    /// A server's connection: its process's buffer budget, and the message deadline.
+    private let limits: FramingLimits?
+    /// The bytes of the unfinished message counted against the budget.
+    private var counted = 0
+    /// Closes the connection when the unfinished message has not arrived by its deadline.
+    private var deadline: Scheduled<Void>?
 
-    init(maximumMessageSize: Int) {
+    init(maximumMessageSize: Int, limits: FramingLimits? = nil) {
         self.maximumMessageSize = maximumMessageSize
+        self.limits = limits
     }
 
     func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
@@ -42,14 +57,38 @@ final class NULFramer: ByteToMessageDecoder, MessageToByteEncoder {
         guard let length = found else {
             searched = readable
             if readable > maximumMessageSize { throw MessageTooLarge(limit: maximumMessageSize) }
+            try count(readable, context: context)
             return .needMoreData
         }
         if length > maximumMessageSize { throw MessageTooLarge(limit: maximumMessageSize) }
         let message = buffer.readBytes(length: length) ?? []
         buffer.moveReaderIndex(forwardBy: 1)
         searched = 0
+        try count(0, context: context)
         context.fireChannelRead(Self.wrapInboundOut(message))
         return .continue
+    }
+
+    /// Counts `unfinished` bytes of a message still arriving against the process's budget, and
+    /// keeps the deadline for it running (0: none is arriving).
+    private func count(_ unfinished: Int, context: ChannelHandlerContext) throws {
+        guard let limits else { return }
+        if unfinished > 0 && deadline == nil {
+            let channel = context.channel
+            deadline = context.eventLoop.scheduleTask(in: limits.messageDeadline) { channel.close(promise: nil) }
+        } else if unfinished == 0 {
+            deadline?.cancel()
+            deadline = nil
+        }
+        guard limits.account.add(unfinished - counted) else { throw OverBudget(limit: limits.account.limit) }
+        counted = unfinished
+    }
+
+    func decoderRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+        if let limits { _ = limits.account.add(-counted) }
+        counted = 0
     }
 
     func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
@@ -68,7 +107,10 @@ final class NULFramer: ByteToMessageDecoder, MessageToByteEncoder {
 extension Channel {
     /// Adds the framing to a new connection's pipeline and wraps it for async use. Runs on the
     /// channel's event loop (channel initializers do), so the handlers need not be Sendable.
-    func varlinkAsyncChannel(maximumMessageSize: Int) -> EventLoopFuture<NIOAsyncChannel<[UInt8], OutgoingMessage>> {
+    func varlinkAsyncChannel(
+        maximumMessageSize: Int,
+        limits: FramingLimits? = nil
+    ) -> EventLoopFuture<NIOAsyncChannel<[UInt8], OutgoingMessage>> {
         eventLoop.makeCompletedFuture {
             // Reads grow up to 4 MiB at a time (swift-nio's default stops at 64 KiB): a 50 MB
             // message then takes tens of reads through the pipeline, not hundreds.
@@ -76,7 +118,7 @@ extension Channel {
                 ChannelOptions.recvAllocator,
                 value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 4 << 20)
             )
-            let framer = NULFramer(maximumMessageSize: maximumMessageSize)
+            let framer = NULFramer(maximumMessageSize: maximumMessageSize, limits: limits)
             try pipeline.syncOperations.addHandler(ByteToMessageHandler(framer))
             try pipeline.syncOperations.addHandler(
                 MessageToByteHandler(NULFramer(maximumMessageSize: maximumMessageSize))

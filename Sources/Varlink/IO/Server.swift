@@ -118,6 +118,8 @@ package final class VarlinkServer: Sendable {
     package let info: VarlinkServiceInfo
     package let maximumMessageSize: Int
     private let interfaces: [String: VarlinkInterfaceImplementation]
+    /// The connections open, held to their limits.
+    private let connections: ConnectionTable
     /// Calls being answered, and who waits for there to be none.
     private let calls = Mutex(Calls())
 
@@ -127,9 +129,17 @@ package final class VarlinkServer: Sendable {
         var idle: [Int: CheckedContinuation<Void, Never>] = [:]
     }
 
-    package init(info: VarlinkServiceInfo, interfaces: [VarlinkInterfaceImplementation], maximumMessageSize: Int) {
+    /// A server of `interfaces`, taking messages of up to `maximumMessageSize` bytes, its
+    /// connections held to `limits` (by default ``VarlinkConnectionLimits/standard(maximumMessageSize:)``).
+    package init(
+        info: VarlinkServiceInfo,
+        interfaces: [VarlinkInterfaceImplementation],
+        maximumMessageSize: Int,
+        limits: VarlinkConnectionLimits? = nil
+    ) {
         self.info = info
         self.maximumMessageSize = maximumMessageSize
+        connections = ConnectionTable(limits: limits ?? .standard(maximumMessageSize: maximumMessageSize))
         var byName: [String: VarlinkInterfaceImplementation] = [:]
         for implementation in interfaces { byName[implementation.interface.name] = implementation }
         self.interfaces = byName
@@ -147,8 +157,11 @@ package final class VarlinkServer: Sendable {
         defer { withExtendedLifetime(lock) {} }
         if UnixSocketPath.isSocket(path) { unlink(path) }
         let maximum = maximumMessageSize
+        let table = connections
         let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .bind(unixDomainSocketPath: path) { channel in channel.acceptVarlinkPeer(maximumMessageSize: maximum) }
+            .bind(unixDomainSocketPath: path) { channel in
+                channel.acceptVarlinkPeer(maximumMessageSize: maximum, connections: table)
+            }
         // The directory is what keeps other users out (callers put the socket in a private
         // directory); 0600 says the same on the socket itself. Not done with umask, which is
         // process-wide and would reach files other threads are making.
@@ -163,8 +176,9 @@ package final class VarlinkServer: Sendable {
     /// on the way out; its file belongs to whoever made it.
     package func serve(listeningDescriptor descriptor: Int32, ready: @Sendable () -> Void = {}) async throws {
         let maximum = maximumMessageSize
+        let table = connections
         let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .bind(descriptor) { channel in channel.acceptVarlinkPeer(maximumMessageSize: maximum) }
+            .bind(descriptor) { channel in channel.acceptVarlinkPeer(maximumMessageSize: maximum, connections: table) }
         ready()
         try await serve(listener)
     }
@@ -175,7 +189,10 @@ package final class VarlinkServer: Sendable {
     package func serve(connectedDescriptor descriptor: Int32) async throws {
         let maximum = maximumMessageSize
         let accepted = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .withConnectedSocket(descriptor) { channel in channel.acceptVarlinkPeer(maximumMessageSize: maximum) }
+            .withConnectedSocket(descriptor) { channel in
+                channel.acceptVarlinkPeer(maximumMessageSize: maximum, connections: nil)
+            }
+        connections.admit(1, process: accepted.peer.credentials.pid, channel: accepted.channel.channel)
         await handle(accepted.channel, peer: accepted.peer, id: 1)
     }
 
@@ -194,6 +211,12 @@ package final class VarlinkServer: Sendable {
                 for try await connection in connections {
                     number += 1
                     let id = number
+                    // In the order accepted, so that "oldest" means what it says.
+                    self.connections.admit(
+                        id,
+                        process: connection.peer.credentials.pid,
+                        channel: connection.channel.channel
+                    )
                     group.addTask { await self.handle(connection.channel, peer: connection.peer, id: id) }
                 }
             }
@@ -202,6 +225,7 @@ package final class VarlinkServer: Sendable {
 
     /// Serves one connection until it closes. Errors end this connection only.
     private func handle(_ connection: NIOAsyncChannel<[UInt8], OutgoingMessage>, peer: VarlinkPeer, id: Int) async {
+        defer { connections.remove(id) }
         try? await connection.executeThenClose { inbound, outbound in
             // Messages are read by one task and answered by another, so that a client closing its
             // end is seen while a call is still running, and that call is cancelled. The reader
@@ -242,7 +266,9 @@ package final class VarlinkServer: Sendable {
             return false
         }
         calls.withLock { $0.running += 1 }
+        connections.call(on: connection, began: true)
         defer {
+            connections.call(on: connection, began: false)
             let idle = calls.withLock { calls -> [CheckedContinuation<Void, Never>] in
                 calls.running -= 1
                 guard calls.running == 0 else { return [] }
@@ -371,7 +397,10 @@ extension Channel {
     /// directory allow (a misconfigured mode, a socket handed over by a service manager); pins the
     /// peer's process by the pidfd the socket gives (`SO_PEERPIDFD`; on kernels before 6.5 by its
     /// number, at once); then sets up Varlink on the connection.
-    func acceptVarlinkPeer(maximumMessageSize: Int) -> EventLoopFuture<AcceptedConnection> {
+    func acceptVarlinkPeer(
+        maximumMessageSize: Int,
+        connections: ConnectionTable?
+    ) -> EventLoopFuture<AcceptedConnection> {
         guard let provider = self as? SocketOptionProvider else {
             close(promise: nil)
             return eventLoop.makeFailedFuture(PeerRefused(description: "the connection is not a socket"))
@@ -401,7 +430,8 @@ extension Channel {
             }
         }
         return accepted.flatMap { peer in
-            self.varlinkAsyncChannel(maximumMessageSize: maximumMessageSize).map {
+            let limits = connections?.framing(for: peer.credentials.pid)
+            return self.varlinkAsyncChannel(maximumMessageSize: maximumMessageSize, limits: limits).map {
                 AcceptedConnection(channel: $0, peer: peer)
             }
         }.flatMapError { error in

@@ -123,6 +123,7 @@ func autoFillBenchmark(identities total: Int, runs: Int) async throws {
         agents: AgentHub(policy: AgentHub.Policy(program: nil, allowsScripted: false), registry: registry),
         quickTime: .seconds(10),
         interactiveTime: .seconds(10),
+        personTime: .seconds(10),
         logger: logger
     )
     let requests = (0..<1000).map { ServiceAddress("https://login.site-\(($0 * 7919) % total).example/")! }

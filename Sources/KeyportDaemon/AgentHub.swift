@@ -90,6 +90,33 @@ package final class AgentHub: Sendable {
         case withdrawn
         /// keyportd is stopping.
         case stopping
+        /// The person did not answer in the time given: the question was withdrawn.
+        case timedOut
+    }
+
+    /// ``ask(_:)``, withdrawing the question when the person has not answered within `limit`
+    /// (``Unanswered/timedOut``).
+    package func ask(_ request: Agent.Request, within limit: Duration) async throws(Unanswered) -> Agent.Answer {
+        typealias Outcome = Result<Agent.Answer, Unanswered>
+        let first: Outcome? = await withTaskGroup(of: Outcome?.self) { group -> Outcome? in
+            group.addTask { () -> Outcome? in
+                do throws(Unanswered) {
+                    return .success(try await self.ask(request))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            group.addTask { () -> Outcome? in
+                try? await Task.sleep(for: limit)
+                return nil
+            }
+            let first: Outcome?? = await group.next()
+            // The question still on the agent's screen is withdrawn with its task.
+            group.cancelAll()
+            return first ?? nil
+        }
+        guard let first else { throw Task.isCancelled ? .withdrawn : .timedOut }
+        return try first.get()
     }
 
     /// Asks the person `request`; returns their answer (a choice, a secret, or neither when they
@@ -256,7 +283,7 @@ package final class AgentHub: Sendable {
             switch error {
             // The holder left meanwhile: the role is free.
             case .noAgent: return
-            case .withdrawn, .stopping:
+            case .withdrawn, .stopping, .timedOut:
                 throw VarlinkError(
                     name: Agent.Error.agentBusy,
                     ["holder": holder, "message": "the takeover was not confirmed: \(holder) still holds the role"]

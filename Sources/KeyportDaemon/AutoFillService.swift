@@ -20,9 +20,11 @@ package final class AutoFillService: Sendable {
     private let agents: AgentHub
     private let list: PublicSuffixList
     private let logger: Logger
-    /// How long a provider has to answer without the person, and with them.
+    /// How long a provider has to answer without the person, and with them (its clock stopped
+    /// while the person is asked); how long the person has to answer.
     private let quickTime: Duration
     private let interactiveTime: Duration
+    private let personTime: Duration
 
     package init(
         registry: ProviderRegistry,
@@ -32,6 +34,7 @@ package final class AutoFillService: Sendable {
         agents: AgentHub,
         quickTime: Duration,
         interactiveTime: Duration,
+        personTime: Duration,
         list: PublicSuffixList = .current,
         logger: Logger
     ) {
@@ -42,6 +45,7 @@ package final class AutoFillService: Sendable {
         self.agents = agents
         self.quickTime = quickTime
         self.interactiveTime = interactiveTime
+        self.personTime = personTime
         self.list = list
         self.logger = logger
     }
@@ -123,9 +127,22 @@ package final class AutoFillService: Sendable {
             CredentialProvider.provideWithoutUserInteraction,
             then: CredentialProvider.provideWithUserInteraction,
             parameters,
-            interactive: input.interactive ?? true
+            interactive: input.interactive ?? true,
+            as: Self.call(for: request, to: provider)
         )
         return try answer(reply, from: provider)
+    }
+
+    /// A provider's call on behalf of `request`: when the provider asks the person through the
+    /// agent and the client called with `more`, the client hears so at once (an `Asking` reply),
+    /// rather than waiting in silence while the person is asked.
+    private static func call(for request: VarlinkRequest, to provider: ProviderManifest) -> ProviderPool.Call {
+        ProviderPool.Call { message in
+            guard request.call.more,
+                let reply = try? RawJSON(encoding: AutoFill.Asking(provider: provider.id, asking: message))
+            else { return }
+            try? await request.send(reply)
+        }
     }
 
     private func savePassword(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
@@ -168,7 +185,8 @@ package final class AutoFillService: Sendable {
             CredentialProvider.savePasswordWithoutUserInteraction,
             then: CredentialProvider.savePasswordWithUserInteraction,
             parameters,
-            interactive: input.interactive ?? true
+            interactive: input.interactive ?? true,
+            as: Self.call(for: request, to: provider)
         )
         logger.info("password saved", metadata: ["provider": "\(provider.id)"])
         return try RawJSON.reply(AutoFill.SavePasswordOut(provider: provider.id))
@@ -181,7 +199,8 @@ package final class AutoFillService: Sendable {
         _ quick: String,
         then withPerson: String,
         _ parameters: RawJSON,
-        interactive: Bool
+        interactive: Bool,
+        as call: ProviderPool.Call
     ) async throws(VarlinkError) -> RawJSON {
         do {
             return try await ask(provider, quick, parameters, quickTime, passingOnInteraction: true)
@@ -196,7 +215,7 @@ package final class AutoFillService: Sendable {
                 )
             }
             logger.info("provider needs the person", metadata: ["provider": "\(provider.id)"])
-            return try await ask(provider, withPerson, parameters, interactiveTime)
+            return try await ask(provider, withPerson, parameters, interactiveTime, as: call)
         }
     }
 
@@ -222,7 +241,7 @@ package final class AutoFillService: Sendable {
             )
             let answer: Agent.Answer
             do {
-                answer = try await agents.ask(question)
+                answer = try await agents.ask(question, within: personTime)
             } catch {
                 let why =
                     switch error {
@@ -230,6 +249,8 @@ package final class AutoFillService: Sendable {
                         "several providers could answer and no agent is running to ask you which; start one with `keyport agent`"
                     case .withdrawn: "the question was withdrawn"
                     case .stopping: "keyportd is stopping"
+                    case .timedOut:
+                        "you did not choose a provider in the agent within \(personTime.components.seconds) seconds"
                     }
                 throw VarlinkError(name: AutoFill.Error.canceled, ["message": why])
             }
@@ -242,7 +263,8 @@ package final class AutoFillService: Sendable {
             provider,
             CredentialProvider.provideFromList,
             try RawJSON.reply(input),
-            interactiveTime
+            interactiveTime,
+            as: Self.call(for: request, to: provider)
         )
         return try answer(reply, from: provider)
     }
@@ -255,11 +277,21 @@ package final class AutoFillService: Sendable {
         _ method: String,
         _ parameters: RawJSON,
         _ timeout: Duration,
-        passingOnInteraction: Bool = false
+        passingOnInteraction: Bool = false,
+        as call: ProviderPool.Call = ProviderPool.Call()
     ) async throws(VarlinkError) -> RawJSON {
         do {
-            return try await pool.call(provider, method, parameters, timeout: timeout)
+            return try await pool.call(provider, method, parameters, timeout: timeout, as: call)
         } catch let error as VarlinkError where error.name == CredentialProvider.canceled {
+            if let limit = call.personTimedOut {
+                throw VarlinkError(
+                    name: AutoFill.Error.canceled,
+                    [
+                        "message":
+                            "you did not answer \(provider.name)'s question in the agent within \(limit.components.seconds) seconds"
+                    ]
+                )
+            }
             if Self.extensionCode(error) == 100 {
                 if passingOnInteraction { throw error }
                 throw VarlinkError(

@@ -58,6 +58,10 @@ package struct KeyportDaemon: Service {
     /// by default; with the person (who may be typing a passphrase), twelve times that.
     package var providerTimeout: Duration { seconds("KEYPORT_PROVIDER_TIMEOUT", default: 10) }
 
+    /// How long the person has to answer a provider's question in the agent:
+    /// `KEYPORT_PERSON_TIMEOUT` seconds, 120 by default. The provider's own clock stops meanwhile.
+    package var personTimeout: Duration { seconds("KEYPORT_PERSON_TIMEOUT", default: 120) }
+
     private func seconds(_ name: String, default value: Int) -> Duration {
         .seconds(environment[name].flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? value)
     }
@@ -90,7 +94,7 @@ package struct KeyportDaemon: Service {
         let callbacks = CallbacksService(environment: environment, logger: logger)
         let pool = ProviderPool(environment: environment, idleTime: providerIdleTime, logger: logger)
         let identities = IdentityStoreService(registry: registry, locations: locations, pool: pool, logger: logger)
-        let prompts = PromptService(registry: registry, agents: agents, pool: pool)
+        let prompts = PromptService(registry: registry, agents: agents, pool: pool, personTime: personTimeout)
         let autoFill = AutoFillService(
             registry: registry,
             identities: identities,
@@ -99,6 +103,7 @@ package struct KeyportDaemon: Service {
             agents: agents,
             quickTime: providerTimeout,
             interactiveTime: providerTimeout * 12,
+            personTime: personTimeout,
             logger: logger
         )
         let server = VarlinkServer(

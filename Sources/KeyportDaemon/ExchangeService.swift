@@ -111,7 +111,8 @@ package final class ExchangeService: Sendable {
                     name: Exchange.Error.noAgent,
                     ["message": "no agent is running to ask you; start one with `keyport agent` and try again"]
                 )
-            case .withdrawn:
+            // (An export's question waits for the person as long as the exporter does.)
+            case .withdrawn, .timedOut:
                 throw VarlinkError(
                     name: Exchange.Error.declined,
                     ["message": "the request was withdrawn before it was answered"]

@@ -9,11 +9,14 @@ package final class PromptService: Sendable {
     private let registry: ProviderRegistry
     private let agents: AgentHub
     private let pool: ProviderPool?
+    /// How long the person has to answer a prompt.
+    private let personTime: Duration
 
-    package init(registry: ProviderRegistry, agents: AgentHub, pool: ProviderPool?) {
+    package init(registry: ProviderRegistry, agents: AgentHub, pool: ProviderPool?, personTime: Duration) {
         self.registry = registry
         self.agents = agents
         self.pool = pool
+        self.personTime = personTime
     }
 
     private func ask(
@@ -23,11 +26,8 @@ package final class PromptService: Sendable {
         choices: [Agent.Choice] = []
     ) async throws(VarlinkError) -> Agent.Answer {
         let provider: ProviderManifest
-        switch AppResolver.provider(
-            request.peer.process,
-            among: registry.scan().manifests,
-            startedAs: pool?.provider(startedAs: request.peer.process)
-        ) {
+        let started = pool?.provider(startedAs: request.peer.process)
+        switch AppResolver.provider(request.peer.process, among: registry.scan().manifests, startedAs: started) {
         case .success(let manifest): provider = manifest
         case .failure(let refusal):
             throw VarlinkError(name: Prompt.Error.notAProvider, ["message": refusal.message])
@@ -39,8 +39,13 @@ package final class PromptService: Sendable {
             message: message,
             choices: choices
         )
+        // A provider keyportd started is answering a call: its clock stops while the person is
+        // asked, and its caller is told that they are.
+        if let started { await pool?.promptBegan(started, name: provider.name) }
+        var personTimedOut: Duration?
+        defer { if let started { pool?.promptEnded(started, personTimedOut: personTimedOut) } }
         do {
-            return try await agents.ask(question)
+            return try await agents.ask(question, within: personTime)
         } catch {
             switch error {
             case .noAgent:
@@ -50,6 +55,10 @@ package final class PromptService: Sendable {
                 )
             case .withdrawn:
                 // The provider that asked has gone; nobody reads this.
+                return Agent.Answer(request: question.id, choice: nil)
+            case .timedOut:
+                // Declined, for the provider; its caller is told the person did not answer.
+                personTimedOut = personTime
                 return Agent.Answer(request: question.id, choice: nil)
             case .stopping:
                 throw VarlinkError(name: Prompt.Error.shuttingDown, ["message": "keyportd is stopping"])

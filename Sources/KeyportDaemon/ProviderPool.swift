@@ -27,11 +27,66 @@ package final class ProviderPool: Sendable {
         package var description: String
     }
 
+    /// One call's dealings with the person while its provider answers it: the provider's clock
+    /// stops while one of its prompts waits on the agent (the person is reading, or typing a
+    /// passphrase: that is not the provider being slow), and whoever made the call hears that
+    /// the person is being asked.
+    package final class Call: Sendable {
+        private struct State {
+            var prompts = 0
+            var used = Duration.zero
+            var since: ContinuousClock.Instant?
+            var personTimedOut: Duration?
+        }
+
+        private let state = Mutex(State())
+        private let asking: @Sendable (String) async -> Void
+
+        /// `asking` hears, each time the provider asks the person through the agent, what to tell
+        /// whoever is waiting (the provider's name is in it).
+        package init(asking: @escaping @Sendable (String) async -> Void = { _ in }) {
+            self.asking = asking
+        }
+
+        /// How long the person had when they did not answer one of the provider's prompts.
+        package var personTimedOut: Duration? { state.withLock { $0.personTimedOut } }
+
+        fileprivate func start() {
+            state.withLock { $0.since = .now }
+        }
+
+        /// The provider's time used so far, its clock stopped while a prompt waits.
+        fileprivate var used: Duration {
+            state.withLock { state in state.used + (state.since.map { .now - $0 } ?? .zero) }
+        }
+
+        fileprivate func promptBegan(_ provider: String) async {
+            state.withLock { state in
+                state.prompts += 1
+                if let since = state.since {
+                    state.used += .now - since
+                    state.since = nil
+                }
+            }
+            await asking("\(provider) is asking you through the agent")
+        }
+
+        fileprivate func promptEnded(personTimedOut limit: Duration?) {
+            state.withLock { state in
+                state.prompts -= 1
+                if state.prompts == 0 { state.since = .now }
+                if let limit { state.personTimedOut = limit }
+            }
+        }
+    }
+
     private struct Job: Sendable {
         var method: String
         var parameters: RawJSON
-        /// How long the provider has once it is given the call (not while it waits its turn).
+        /// How long the provider has once it is given the call (not while it waits its turn, nor
+        /// while one of its prompts waits on the person).
         var timeout: Duration
+        var call: Call
         /// Resumed with the outcome, or `nil` when the provider took no more calls.
         var reply: CheckedContinuation<Result<RawJSON, any Error>?, Never>
     }
@@ -44,6 +99,8 @@ package final class ProviderPool: Sendable {
         /// Calls given and not yet answered, when the last one ended (for the idle stop), and
         /// whether the provider takes calls no more.
         private let use = Mutex((calls: 0, last: ContinuousClock.now, closed: false))
+        /// The call the provider is answering now.
+        let current = Mutex<Call?>(nil)
 
         init(child: ChildProcess, jobs: AsyncStream<Job>.Continuation) {
             self.child = child
@@ -98,7 +155,8 @@ package final class ProviderPool: Sendable {
     }
 
     /// Calls `method` on `provider` (starting it if it is not running); the provider's reply, or
-    /// its `VarlinkError`. The provider has `timeout` from when it is given the call; calls to one
+    /// its `VarlinkError`. The provider has `timeout` from when it is given the call, its clock
+    /// stopped while one of its prompts waits on the person (`call` hears of them); calls to one
     /// provider are given one after another.
     ///
     /// - Throws: the provider's ``VarlinkError``, or ``Failure`` when it could not answer.
@@ -106,13 +164,14 @@ package final class ProviderPool: Sendable {
         _ provider: ProviderManifest,
         _ method: String,
         _ parameters: RawJSON,
-        timeout: Duration
+        timeout: Duration,
+        as call: Call = Call()
     ) async throws -> RawJSON {
         // A provider closing as this call arrives (idle, or gone) is started again, once.
         for _ in 0..<2 {
             let running = try instance(of: provider)
             let outcome: Result<RawJSON, any Error>? = await withCheckedContinuation { reply in
-                let job = Job(method: method, parameters: parameters, timeout: timeout, reply: reply)
+                let job = Job(method: method, parameters: parameters, timeout: timeout, call: call, reply: reply)
                 if !running.submit(job) { reply.resume(returning: nil) }
             }
             guard let outcome else { continue }
@@ -132,6 +191,18 @@ package final class ProviderPool: Sendable {
             if pinned.pid == process.pid || (try? process.isDescendant(of: pinned)) == true { return id }
         }
         return nil
+    }
+
+    /// The provider `id` began asking the person (`org.keyport.Prompt`): the call it is
+    /// answering stops its clock and tells its caller. Returns once the caller was told.
+    package func promptBegan(_ id: String, name: String) async {
+        await running.withLock { $0[id] }?.current.withLock { $0 }?.promptBegan(name)
+    }
+
+    /// The provider `id`'s prompt ended: its clock runs again. `personTimedOut`: the person did
+    /// not answer within that time.
+    package func promptEnded(_ id: String, personTimedOut: Duration? = nil) {
+        running.withLock { $0[id] }?.current.withLock { $0 }?.promptEnded(personTimedOut: personTimedOut)
     }
 
     /// Stops every provider (keyportd is stopping): no more calls, and each is asked to end
@@ -195,8 +266,16 @@ package final class ProviderPool: Sendable {
                         // broken connection; the calls waiting their turn fail below, and the next
                         // request starts it afresh.
                         let timedOut = Mutex(false)
+                        job.call.start()
+                        running.current.withLock { $0 = job.call }
                         let watchdog = Task {
-                            try await Task.sleep(for: job.timeout)
+                            // The clock stops while a prompt waits on the person: checked in
+                            // slices, each as long as the time left.
+                            while true {
+                                let left = job.timeout - job.call.used
+                                if left <= .zero { break }
+                                try await Task.sleep(for: min(left, .seconds(1)))
+                            }
                             timedOut.withLock { $0 = true }
                             child.signalGroup(SIGKILL)
                         }
@@ -207,6 +286,7 @@ package final class ProviderPool: Sendable {
                             outcome = .failure(error)
                         }
                         watchdog.cancel()
+                        running.current.withLock { $0 = nil }
                         if timedOut.withLock({ $0 }) {
                             let failure = Failure(
                                 description: "\(name) did not answer within \(job.timeout.components.seconds) seconds"

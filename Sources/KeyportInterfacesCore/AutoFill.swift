@@ -64,6 +64,18 @@ package enum AutoFill {
         }
     }
 
+    /// The reply that comes first, to a request called with `more`, when its provider asks the
+    /// person through the agent: `asking` is what to tell whoever waits.
+    package struct Asking: Codable, Hashable, Sendable {
+        package var provider: String
+        package var asking: String
+
+        package init(provider: String, asking: String) {
+            self.provider = provider
+            self.asking = asking
+        }
+    }
+
     package enum Error {
         package static let noCredential = "org.keyport.AutoFill.NoCredential"
         package static let noSavingProvider = "org.keyport.AutoFill.NoSavingProvider"

@@ -27,14 +27,17 @@ package enum AutoFillClient {
 
     /// Asks keyportd's AutoFill for a credential for `service` (a URL, or a domain): the one its
     /// identities fit best (for `user`, when given), or, `fromList`, the one the person picks from
-    /// a provider's list. `interactive: false`: the provider may not ask the person.
+    /// a provider's list. `interactive: false`: the provider may not ask the person. `asking`
+    /// hears at once each time the provider asks the person through the agent (what to tell
+    /// them, naming the provider), so the command does not wait in silence.
     package static func request(
         _ kind: IdentityStore.Kind,
         for service: String,
         user: String? = nil,
         fromList: Bool = false,
         interactive: Bool? = nil,
-        environment: [String: String]
+        environment: [String: String],
+        asking: (String) -> Void
     ) throws(Failure) -> AutoFill.RequestOut {
         let identifier = IdentityStore.ServiceIdentifier(
             identifier: service,
@@ -48,7 +51,9 @@ package enum AutoFillClient {
                 .json
         let reply: RawJSON
         do {
-            reply = try DaemonClient.connect(environment: environment).call(method, parameters)
+            reply = try DaemonClient.connect(environment: environment).call(method, parameters) { interim in
+                if let message = try? AutoFill.Asking(json: interim).asking { asking(message) }
+            }
         } catch let error as VarlinkError {
             throw Failure(error.message ?? error.description, exitCode: 1, name: error.name)
         } catch let error as DaemonError {
@@ -156,6 +161,24 @@ extension AutoFill.RequestOut {
         }
         guard let provider else { throw cursor.error("the reply has no \"provider\"") }
         self.init(credential: credential, provider: provider)
+    }
+}
+
+extension AutoFill.Asking {
+    /// Reads an `Asking` reply without Foundation.
+    package init(json: RawJSON) throws {
+        var provider: String?
+        var asking: String?
+        var cursor = JSONCursor(json.bytes)
+        try cursor.forEachMember { cursor, key in
+            switch key {
+            case "provider": provider = try cursor.optionalString(key)
+            case "asking": asking = try cursor.optionalString(key)
+            default: try cursor.skipValue()
+            }
+        }
+        guard let provider, let asking else { throw cursor.error("the reply is not an Asking one") }
+        self.init(provider: provider, asking: asking)
     }
 }
 

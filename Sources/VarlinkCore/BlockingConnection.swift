@@ -71,6 +71,27 @@ package final class VarlinkBlockingConnection {
     /// - Throws: the service's ``VarlinkError``, or ``VarlinkConnectionError``.
     package func call(_ method: String, _ parameters: RawJSON = .emptyObject) throws -> RawJSON {
         try transmit(VarlinkCall(method: method, parameters: parameters))
+        return try nextReply().parameters
+    }
+
+    /// Calls a method with `more`: `each` hears every reply but the last, as it comes; the last
+    /// one's parameters are returned.
+    ///
+    /// - Throws: the service's ``VarlinkError``, ``VarlinkConnectionError``, or what `each` throws.
+    package func call(
+        _ method: String,
+        _ parameters: RawJSON,
+        each: (RawJSON) throws -> Void
+    ) throws -> RawJSON {
+        try transmit(VarlinkCall(method: method, parameters: parameters, more: true))
+        while true {
+            let reply = try nextReply()
+            guard reply.continues else { return reply.parameters }
+            try each(reply.parameters)
+        }
+    }
+
+    private func nextReply() throws -> VarlinkReply {
         let reply: VarlinkReply
         do {
             reply = try VarlinkReply(message: try receive())
@@ -78,7 +99,7 @@ package final class VarlinkBlockingConnection {
             throw VarlinkConnectionError("the service's reply is not Varlink: \(error)")
         }
         if let name = reply.error { throw VarlinkError(name: name, parameters: reply.parameters) }
-        return reply.parameters
+        return reply
     }
 
     private func transmit(_ call: VarlinkCall) throws(VarlinkConnectionError) {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KeyportEncoding
 import KeyportInterfaces
 import KeyportSystem
 import Varlink
@@ -22,7 +23,9 @@ func requestCredential(
             fromList: fromList,
             interactive: interactive,
             environment: ProcessInfo.processInfo.environment
-        )
+        ) { asking in
+            FileHandle.write("keyport: \(DisplayText.escaping(asking))\n", to: .standardError)
+        }
     } catch {
         throw Failure(message: error.message, exitCode: error.exitCode)
     }

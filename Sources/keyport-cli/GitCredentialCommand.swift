@@ -91,7 +91,9 @@ struct GitCredentialCommand: AsyncParsableCommand {
                 user: request.username,
                 interactive: false,
                 environment: ProcessInfo.processInfo.environment
-            )
+            ) { _ in
+                // Not interactive: the provider cannot ask.
+            }
             if let heldPassword = held.credential.password, ConstantTime.equal(heldPassword, password) { return }
         } catch  where error.name == AutoFill.Error.interactionRequired {
             say("\(error.message); not saved (unlock it, and git will save the password the next time it works)")

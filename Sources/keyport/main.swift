@@ -72,7 +72,11 @@ struct AutoFillCommand {
                 for: site,
                 user: user,
                 environment: ProcessEnvironment.current
-            )
+            ) { asking in
+                // Said at once: the person may have an agent's question to answer before anything
+                // is printed here.
+                writeError("keyport: \(DisplayText.escaping(asking))\n")
+            }
             let secret = try AutoFillClient.secret(kind, of: answer)
             print(json ? AutoFillClient.passwordJSON(user: answer.credential.user, password: secret) : secret)
             return 0

@@ -7,6 +7,7 @@ usage: pty_driver.py STEPS-JSON COMMAND [ARGUMENT...]
     ["type", TEXT]    type TEXT on the terminal
     ["pause", SECONDS]
     ["say", TEXT]     print "@@ TEXT" on standard output, for the test to wait on
+    ["wait-file", PATH]  wait until the file PATH exists (the test says when to go on)
   Once the steps are played it keeps relaying until the command ends. Everything the terminal
   shows is copied to standard error. A step that waits more than 60 seconds ends the driver
   with status 3 and "@@ timeout: STEP".
@@ -62,6 +63,13 @@ for step in steps:
             pump(0.05)
     elif kind == "say":
         print("@@ " + value, flush=True)
+    elif kind == "wait-file":
+        deadline = time.monotonic() + 120
+        while not os.path.exists(value):
+            if time.monotonic() > deadline:
+                print("@@ timeout: " + json.dumps(step), flush=True)
+                sys.exit(3)
+            pump(0.05)
 
 while pump(1.0):
     pass

@@ -47,8 +47,9 @@ package struct KeyportDaemon: Service {
     package let environment: [String: String]
 
     /// How long an importer keyportd started has to redeem its token: `KEYPORT_TOKEN_LIFETIME`
-    /// seconds, 300 (five minutes) by default.
-    package var tokenLifetime: Duration { seconds("KEYPORT_TOKEN_LIFETIME", default: 300) }
+    /// seconds, 60 by default (an importer redeems it first thing, before asking the person for
+    /// anything; one that has not by then is stopped, and the exporter told).
+    package var tokenLifetime: Duration { seconds("KEYPORT_TOKEN_LIFETIME", default: 60) }
 
     /// How long a provider keyportd started stays running unused: `KEYPORT_PROVIDER_IDLE` seconds,
     /// 60 by default.
@@ -90,7 +91,13 @@ package struct KeyportDaemon: Service {
             policy: AgentHub.Policy(program: Self.keyportCLI, allowsScripted: allowsScriptedAgent),
             registry: registry
         )
-        let exchange = ExchangeService(registry: registry, agents: agents, tokenLifetime: tokenLifetime, logger: logger)
+        let exchange = ExchangeService(
+            registry: registry,
+            agents: agents,
+            tokenLifetime: tokenLifetime,
+            reportTime: personTimeout + .seconds(60),
+            logger: logger
+        )
         let callbacks = CallbacksService(environment: environment, logger: logger)
         let pool = ProviderPool(environment: environment, idleTime: providerIdleTime, logger: logger)
         let identities = IdentityStoreService(registry: registry, locations: locations, pool: pool, logger: logger)

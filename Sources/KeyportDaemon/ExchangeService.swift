@@ -19,11 +19,17 @@ import Varlink
 ///    app with `KEYPORT_ACTIVITY_TYPE` and a new `KEYPORT_IMPORT_TOKEN` in its environment (never
 ///    its arguments, which every user can read) and waits.
 /// 3. `ImportCredentials`: the token is single use, expires, and is honoured only for the process
-///    keyportd started or one it started. The data is handed over, the exporter's call returns,
-///    and keyportd's copy is wiped.
+///    keyportd started or one it started. The data is handed over and keyportd's copy is wiped.
+///    An importer that does not redeem its token in time is stopped.
+/// 4. `ReportImport`: the importer says what it kept; the exporter's call returns with that, or
+///    without it once the importer has ended or gone quiet. Called with `more`, the exporter hears
+///    each step on the way.
 package final class ExchangeService: Sendable {
     /// How long a started importer has to redeem its token.
     package let tokenLifetime: Duration
+    /// How long the exporter waits, once the importer has the data, for it to say what it kept
+    /// (the person may be typing the importer's passphrase).
+    package let reportTime: Duration
 
     private let registry: ProviderRegistry
     private let agents: AgentHub
@@ -49,20 +55,40 @@ package final class ExchangeService: Sendable {
         var exporterName: String
         var expires: ContinuousClock.Instant
         var delivered: CheckedContinuation<Result<Void, VarlinkError>, Never>
+        /// Opened when the importer took the data.
+        var redeemed: Latch
+        /// Opened when the hand-over ended either way (taken, or failed).
+        var settled: Latch
+    }
+
+    /// An import whose outcome the exporter waits for, by token.
+    private struct Reporting {
+        /// The process that redeemed the token.
+        var importer: PinnedProcess
+        var report: Exchange.ReportIn?
+        var waiter: CheckedContinuation<Void, Never>?
     }
 
     private struct State {
         var exports: [String: Export] = [:]
         var pending: [String: Pending] = [:]
+        var reports: [String: Reporting] = [:]
         var stopping = false
     }
 
     private let state = Mutex(State())
 
-    package init(registry: ProviderRegistry, agents: AgentHub, tokenLifetime: Duration, logger: Logger) {
+    package init(
+        registry: ProviderRegistry,
+        agents: AgentHub,
+        tokenLifetime: Duration,
+        reportTime: Duration,
+        logger: Logger
+    ) {
         self.registry = registry
         self.agents = agents
         self.tokenLifetime = tokenLifetime
+        self.reportTime = reportTime
         self.logger = logger
         builtInExporter = KeyportDaemon.keyportCLI
     }
@@ -234,6 +260,12 @@ package final class ExchangeService: Sendable {
         environment[Exchange.importTokenVariable] = token
         let lifetime = tokenLifetime
         let ready = Latch()
+        let redeemed = Latch()
+        let settled = Latch()
+        let name = export.importer.name
+        let started = Mutex<ChildProcess?>(nil)
+        // Told to the exporter (called with `more`) as soon as the importer runs.
+        let toldStarted = Mutex<Task<Void, Never>?>(nil)
         let result: Result<Void, VarlinkError> = await withTaskCancellationHandler {
             await withCheckedContinuation { (delivered: CheckedContinuation<Result<Void, VarlinkError>, Never>) in
                 // The token is known before the importer starts, so however fast it asks, it is
@@ -246,7 +278,9 @@ package final class ExchangeService: Sendable {
                         data: document,
                         exporterName: export.exporterName,
                         expires: .now + lifetime,
-                        delivered: delivered
+                        delivered: delivered,
+                        redeemed: redeemed,
+                        settled: settled
                     )
                     return false
                 }
@@ -271,9 +305,19 @@ package final class ExchangeService: Sendable {
                     )
                 } catch {
                     ready.open()
-                    let reason = "\(export.importer.name) could not be started (\(export.importer.exec[0])): \(error)"
+                    let reason = "\(name) could not be started (\(export.importer.exec[0])): \(error)"
                     fail(token, VarlinkError(name: Exchange.Error.importerFailed, ["message": reason]))
                     return
+                }
+                started.withLock { $0 = child }
+                if request.call.more {
+                    toldStarted.withLock {
+                        $0 = Task {
+                            guard let reply = try? RawJSON.reply(Exchange.ExportOut(state: .started, importer: name))
+                            else { return }
+                            try? await request.send(reply)
+                        }
+                    }
                 }
                 // A process that has already ended cannot be pinned; it could not redeem the
                 // token either, and the watch below reports how it ended.
@@ -283,27 +327,89 @@ package final class ExchangeService: Sendable {
                 ready.open()
                 logger.info("importer started", metadata: ["importer": "\(export.importer.id)", "pid": "\(child.pid)"])
                 // Whichever comes first ends the wait: the importer takes the data, ends without
-                // taking it, or the token expires.
+                // taking it, the token expires, or the exporter gives up — and unless the data was
+                // taken, the importer keyportd started for it is stopped, not left running.
                 Task {
                     await withTaskGroup(of: Void.self) { group in
                         group.addTask { await child.waitForExit() }
                         group.addTask { try? await Task.sleep(for: lifetime) }
+                        group.addTask { await settled.wait() }
                         await group.next()
                         group.cancelAll()
                     }
+                    guard !redeemed.isOpen else { return }
                     let reason =
                         child.isRunning
-                        ? "\(export.importer.name) did not import within \(lifetime.components.seconds) seconds; the token has expired"
-                        : "\(export.importer.name) ended (\(child.termination.map { "\($0)" } ?? "exited")) without importing"
+                        ? "\(name) did not take the credentials within \(lifetime.components.seconds) seconds of being started; it was stopped, and nothing was handed over"
+                        : "\(name) ended (\(child.termination.map { "\($0)" } ?? "exited")) without importing"
                     self.fail(token, VarlinkError(name: Exchange.Error.importerFailed, ["message": reason]))
+                    if child.isRunning { await Self.stop(child) }
                 }
             }
         } onCancel: {
             self.fail(token, VarlinkError(name: Exchange.Error.shuttingDown, ["message": "the export was cancelled"]))
         }
+        await toldStarted.withLock { $0 }?.value
         try result.get()
         logger.info("export handed over", metadata: ["importer": "\(export.importer.id)"])
-        return .emptyObject
+        if request.call.more {
+            try await request.send(RawJSON.reply(Exchange.ExportOut(state: .handed, importer: name)))
+        }
+        let report = await awaitReport(token, from: started.withLock { $0 })
+        logger.info(
+            report == nil ? "import not reported" : "import reported",
+            metadata: ["importer": "\(export.importer.id)", "imported": "\(report?.imported ?? -1)"]
+        )
+        return try RawJSON.reply(
+            Exchange.ExportOut(state: report == nil ? .unreported : .reported, importer: name, report: report)
+        )
+    }
+
+    /// Stops an importer keyportd started that did not take its data: SIGTERM to its process
+    /// group, SIGKILL if it has not ended 3 seconds later.
+    private static func stop(_ child: ChildProcess) async {
+        child.signalGroup(SIGTERM)
+        let ended = await within(.seconds(3)) { () -> Bool? in
+            await child.waitForExit()
+            return child.isRunning ? nil : true
+        }
+        if ended == nil { child.signalGroup(SIGKILL) }
+    }
+
+    /// Waits for the importer's report of the import `token`: until it comes, the importer
+    /// (`child`, when keyportd started it) has ended, or ``reportTime`` has passed. `nil` when it
+    /// did not say.
+    private func awaitReport(_ token: String, from child: ChildProcess?) async -> Exchange.ReportIn? {
+        let limit = reportTime
+        return await withTaskGroup(of: Void.self) { group -> Exchange.ReportIn? in
+            group.addTask {
+                await withCheckedContinuation { (reported: CheckedContinuation<Void, Never>) in
+                    let now = self.state.withLock { state -> Bool in
+                        guard var slot = state.reports[token], slot.report == nil else { return true }
+                        slot.waiter = reported
+                        state.reports[token] = slot
+                        return false
+                    }
+                    if now { reported.resume() }
+                }
+            }
+            group.addTask {
+                guard let child else {
+                    try? await Task.sleep(for: limit)
+                    return
+                }
+                await child.waitForExit()
+                // A report sent just before the importer ended may still be on its way.
+                try? await Task.sleep(for: .milliseconds(500))
+            }
+            group.addTask { try? await Task.sleep(for: limit) }
+            await group.next()
+            group.cancelAll()
+            // The waiter, if still waiting, is let go; what the importer said so far is the answer.
+            let slot = self.state.withLock { $0.reports.removeValue(forKey: token) }
+            slot?.waiter?.resume()
+            return slot?.report
+        }
     }
 
     /// keyportd is stopping: exchanges waiting for their importer end with `ShuttingDown` (their
@@ -330,6 +436,7 @@ package final class ExchangeService: Sendable {
         guard var pending = state.withLock({ $0.pending.removeValue(forKey: token) }) else { return }
         Wipe.bytes(&pending.data)
         pending.delivered.resume(returning: .failure(error))
+        pending.settled.open()
     }
 
     /// Refuses only what an importer cannot use at all: bytes that are not a CXF document, or a
@@ -464,9 +571,18 @@ package final class ExchangeService: Sendable {
             )
             throw invalid("this token was given to another process; only the app keyportd started for it can redeem it")
         }
-        guard var taken = state.withLock({ $0.pending.removeValue(forKey: token) }) else {
+        guard
+            var taken = state.withLock({ state -> Pending? in
+                guard let taken = state.pending.removeValue(forKey: token) else { return nil }
+                // From now on the exporter waits for this process to say what it kept.
+                state.reports[token] = Reporting(importer: caller)
+                return taken
+            })
+        else {
             throw invalid("the token is unknown or was used already; tokens are single use")
         }
+        taken.redeemed.open()
+        taken.settled.open()
         var reply = Array(#"{"data":"#.utf8)
         reply.reserveCapacity(reply.count + taken.data.count + 1)
         reply += taken.data
@@ -484,6 +600,37 @@ package final class ExchangeService: Sendable {
         return RawJSON(bytes: reply)
     }
 
+    // MARK: - ReportImport
+
+    private func reportImport(_ request: VarlinkRequest) throws(VarlinkError) {
+        let input = try request.parameters(as: Exchange.ReportIn.self)
+        let token = UUID(uuidString: input.token)?.uuidString.lowercased() ?? input.token
+        let caller = request.peer.process
+        func invalid(_ message: String) -> VarlinkError {
+            VarlinkError(name: Exchange.Error.invalidToken, ["message": message])
+        }
+        guard let importer = state.withLock({ $0.reports[token]?.importer }) else {
+            throw invalid(
+                "no export waits for a report of this token: it was never redeemed, was reported already, or the exporter stopped waiting"
+            )
+        }
+        guard caller.pid == importer.pid || (try? caller.isDescendant(of: importer)) == true else {
+            throw invalid("only the app that imported with this token can report on it")
+        }
+        guard input.imported >= 0 else { throw .invalidParameter("imported", "a count of items is never negative") }
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>?? in
+            guard var slot = state.reports[token], slot.report == nil else { return nil }
+            slot.report = input
+            defer {
+                slot.waiter = nil
+                state.reports[token] = slot
+            }
+            return .some(slot.waiter)
+        }
+        guard let waiter else { throw invalid("this import was reported already") }
+        waiter?.resume()
+    }
+
     // MARK: - Helpers
 
     /// The interface and its methods, for the server.
@@ -495,6 +642,10 @@ package final class ExchangeService: Sendable {
                 "ExportCredentials": { [self] request throws(VarlinkError) in try await self.exportCredentials(request)
                 },
                 "ImportCredentials": { [self] request throws(VarlinkError) in try await self.importCredentials(request)
+                },
+                "ReportImport": { [self] request throws(VarlinkError) in
+                    try self.reportImport(request)
+                    return .emptyObject
                 },
             ]
         )

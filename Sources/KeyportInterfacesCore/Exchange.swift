@@ -28,6 +28,58 @@ package enum Exchange {
         }
     }
 
+    /// The methods' full names.
+    package enum Method {
+        package static let requestExport = "org.keyport.Exchange.RequestExport"
+        package static let exportCredentials = "org.keyport.Exchange.ExportCredentials"
+        package static let importCredentials = "org.keyport.Exchange.ImportCredentials"
+        package static let reportImport = "org.keyport.Exchange.ReportImport"
+    }
+
+    /// Where an export is, in `ExportCredentials`'s replies.
+    package enum State: String, Sendable {
+        /// The importer runs and has not taken the data yet.
+        case started
+        /// The importer has the data; its report is awaited.
+        case handed
+        /// The importer said what it kept (last reply).
+        case reported
+        /// The importer ended, or went quiet, without saying (last reply).
+        case unreported
+    }
+
+    /// `ExportCredentials`'s replies.
+    package struct ExportOut: Codable, Hashable, Sendable {
+        package var state: String
+        package var importer: String
+        package var imported: Int?
+        package var declined: Bool?
+        package var message: String?
+
+        package init(state: State, importer: String, report: ReportIn? = nil) {
+            self.state = state.rawValue
+            self.importer = importer
+            imported = report?.imported
+            declined = report?.declined
+            message = report?.message
+        }
+    }
+
+    /// `ReportImport`'s input: what came of an import.
+    package struct ReportIn: Codable, Hashable, Sendable {
+        package var token: String
+        package var imported: Int
+        package var declined: Bool
+        package var message: String?
+
+        package init(token: String, imported: Int, declined: Bool, message: String?) {
+            self.token = token
+            self.imported = imported
+            self.declined = declined
+            self.message = message
+        }
+    }
+
     /// `ImportCredentials`'s input.
     package struct ImportIn: Codable, Hashable, Sendable {
         package var token: String

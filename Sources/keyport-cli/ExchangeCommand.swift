@@ -1,6 +1,7 @@
 import ArgumentParser
 import CredentialExchangeFormat
 import Foundation
+import KeyportEncoding
 import KeyportInterfaces
 import Varlink
 
@@ -17,9 +18,10 @@ struct ExchangeCommand: AsyncParsableCommand {
             abstract: "Export a CXF file you have to an app you choose.",
             discussion: """
                 keyportd asks you (through `keyport agent`) which registered app may import the \
-                credentials, starts it and hands the data over in memory. Exit status: 0 once the \
-                app has the data; 1 with the reason otherwise (declined, no app can import, the app \
-                failed); 2 when the file cannot be read or keyportd is not running.
+                credentials, starts it and hands the data over in memory, then says what the app \
+                reported it kept (or that it did not say). Exit status: 0 once the app has the data; \
+                1 with the reason otherwise (declined, no app can import, the app failed or did not \
+                take it in time); 2 when the file cannot be read or keyportd is not running.
                 """
         )
 
@@ -34,18 +36,43 @@ struct ExchangeCommand: AsyncParsableCommand {
             }
             // The bytes go to keyportd as they are: the importer gets the document as written.
             let bytes = try readInput(input.file, limit: input.maxSize, limitOption: "--max-size")
-            try await withKeyportd(refusal: "the export did not happen: ") { connection in
+            let outcome = try await withKeyportd(refusal: "the export did not happen: ") { connection in
                 let requested = try await connection.call(
-                    "org.keyport.Exchange.RequestExport",
+                    Exchange.Method.requestExport,
                     RawJSON(encoding: Exchange.RequestExportIn(formatVersions: ["1.0"]))
                 )
                 let options = try requested.decode(Exchange.RequestExportOut.self)
-                _ = try await connection.call(
-                    "org.keyport.Exchange.ExportCredentials",
-                    Exchange.exportCredentialsParameters(export: options.export, document: bytes)
+                try await connection.send(
+                    VarlinkCall(
+                        method: Exchange.Method.exportCredentials,
+                        parameters: Exchange.exportCredentialsParameters(export: options.export, document: bytes),
+                        more: true
+                    )
                 )
+                while true {
+                    let (reply, continues) = try await connection.nextReply()
+                    let step = try reply.decode(Exchange.ExportOut.self)
+                    guard continues else { return step }
+                    let importer = DisplayText.escaping(step.importer)
+                    let said =
+                        step.state == Exchange.State.started.rawValue
+                        ? "started \(importer); waiting for it to take the credentials"
+                        : "\(importer) has the credentials; waiting for it to say what it kept"
+                    FileHandle.write("keyport: \(said)\n", to: .standardError)
+                }
             }
-            FileHandle.write("The chosen app has the credentials.\n", to: .standardOutput)
+            FileHandle.write(Self.told(outcome) + "\n", to: .standardOutput)
+        }
+
+        /// What came of the export, as the importer reported it (or not).
+        static func told(_ outcome: Exchange.ExportOut) -> String {
+            let importer = DisplayText.escaping(outcome.importer)
+            guard outcome.state == Exchange.State.reported.rawValue else {
+                return "\(importer) has the credentials; it did not say what it kept."
+            }
+            let said = outcome.message.map { " \(importer) says: \(DisplayText.escaping($0))" } ?? ""
+            if outcome.declined == true { return "\(importer) took nothing: the import was declined there.\(said)" }
+            return "\(importer) kept \(outcome.imported ?? 0) items.\(said)"
         }
     }
 }

@@ -19,20 +19,40 @@ enum VaultExchange {
             let items = try VaultSelection.items(try await VaultAgentClient.items(vault.locations), only: only)
             let manager = ASCredentialExportManager(presentationAnchor: ASPresentationAnchor())
             _ = try await manager.requestExport()
-            try await manager.exportCredentials(cxfJSON: Data(Exporter.cxf(items)))
-            report("exported \(items.count) items of \(vault.path); the app you chose has them")
-            return 0
+            let outcome = try await manager.exportCredentials(cxfJSON: Data(Exporter.cxf(items))) { step in
+                switch step {
+                case .importerStarted(let importer):
+                    report("started \(importer); waiting for it to take the credentials")
+                case .importerHasCredentials(let importer):
+                    report("\(importer) has the credentials; waiting for it to say what it kept")
+                }
+            }
+            report(Self.told(outcome, count: items.count, from: vault.path))
+            return outcome.declined ? 1 : 0
         } catch {
             report("nothing was exported: \(reason(error))")
             return 1
         }
     }
 
-    /// Imports what keyportd hands over for `token` into `vault`, in one transaction, and tells
-    /// the person what came in; the exit status.
+    /// What the exporter says of an export, as its importer reported it (or not).
+    static func told(_ outcome: ASCredentialExportManager.ImportOutcome, count: Int, from vault: String) -> String {
+        let importer = outcome.importer
+        guard outcome.reported else {
+            return "handed \(count) items of \(vault) to \(importer); \(importer) did not say what it kept"
+        }
+        let said = outcome.message.map { ": \($0)" } ?? ""
+        if outcome.declined { return "\(importer) took nothing of \(vault): the import was declined there\(said)" }
+        return "\(importer) kept \(outcome.importedCount ?? 0) of the \(count) items of \(vault)\(said)"
+    }
+
+    /// Imports what keyportd hands over for `token` into `vault`, in one transaction, tells the
+    /// person what came in, and reports it to the exporter; the exit status.
     static func importCredentials(token: UUID, into vault: VaultInstance) async -> Int32 {
         let outcome: String
         let status: Int32
+        var kept = 0
+        var declined = false
         do {
             // The token is redeemed first: it expires soon, and unlocking may take the person a while.
             let data = try await ASCredentialImportManager().importCredentialsCXFJSON(token: token)
@@ -41,12 +61,22 @@ enum VaultExchange {
             let counts = try await VaultAgentClient.importItems(imported.items, vault.locations)
             outcome =
                 "Keyport Vault (\(vault.path)) imported the credentials: \(counts.imported) new, \(counts.merged) merged into items it had, \(counts.skipped) it had already"
+            kept = counts.imported + counts.merged + counts.skipped
             status = 0
         } catch {
             outcome = "Keyport Vault (\(vault.path)) imported nothing: \(reason(error))"
+            declined = (error as? ASExtensionError)?.code == .userCanceled
             status = 1
         }
         report(outcome)
+        // The exporter waits to hear what this vault kept (a token never redeemed has no export
+        // waiting: that refusal is not worth a word).
+        try? await ASCredentialImportManager().reportImport(
+            token: token,
+            imported: kept,
+            declined: declined,
+            message: outcome
+        )
         // The person chose this app in keyportd's agent, which is where they learn how it went.
         try? await ASCredentialProviderPrompt.notify(outcome)
         return status

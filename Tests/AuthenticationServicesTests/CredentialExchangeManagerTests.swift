@@ -192,7 +192,7 @@ struct CredentialExchangeManagerTests {
                 try await KeyportdExchange(environment: environment).exportCredentials(
                     export: "e",
                     document: Data(count: DaemonClient.maximumMessageSize)
-                )
+                ) { _ in }
             } throws: { error in
                 let error = error as? ASAuthorizationError
                 return error?.code == .credentialExport && error?.failureReason?.contains("at most") == true

@@ -262,7 +262,9 @@ struct InterfaceDefinitionTests {
         #expect(KeyportInterfaces.providers.name == "org.keyport.Providers")
         #expect(Set(KeyportInterfaces.providers.methods.keys) == ["List", "Enable", "Disable", "Order"])
         #expect(
-            Set(KeyportInterfaces.exchange.methods.keys) == ["RequestExport", "ExportCredentials", "ImportCredentials"]
+            Set(KeyportInterfaces.exchange.methods.keys) == [
+                "RequestExport", "ExportCredentials", "ImportCredentials", "ReportImport",
+            ]
         )
         #expect(
             KeyportInterfaces.exchange.methods["ImportCredentials"]?.output == [

@@ -107,7 +107,12 @@ struct ExchangeTests {
 
         let exported = try await sandbox.export(sample)
         #expect(exported.status == 0, "\(exported.standardError)")
-        #expect(exported.standardOutput == "The chosen app has the credentials.\n")
+        #expect(exported.standardOutput == "Example Importer has the credentials; it did not say what it kept.\n")
+        #expect(
+            exported.standardError.contains(
+                "keyport: Example Importer has the credentials; waiting for it to say what it kept"
+            )
+        )
         let imported = try await sandbox.imported()
         #expect(imported["activity"] as? String == "ASCredentialExchangeActivity")
         #expect((imported["data"] as? NSDictionary) == (try sampleObject()))
@@ -412,6 +417,92 @@ struct LargeExchangeTests {
             equal,
             "the documents received differ from those sent (\(received.map(\.count)) bytes against \(sent.map(\.count)))"
         )
+    }
+}
+
+@Suite("what the exporter hears", .serialized)
+struct ExportOutcomeTests {
+    @Test(
+        "an importer that never takes its data: the exporter hears it started, is told soon with the importer named, and the process keyportd started is stopped"
+    )
+    func importerNeverRedeems() async throws {
+        let sandbox = try await ExchangeSandbox(mode: "wait")
+        defer { sandbox.directory.remove() }
+        var environment = sandbox.environment
+        environment["KEYPORT_TOKEN_LIFETIME"] = "2"
+        let daemon = try Program(keyportd, [scriptedAgent], environment: environment)
+        _ = try await daemon.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
+        defer { daemon.stop() }
+        let agent = try await sandbox.start(keyport, ["agent", "--auto", "accept-first"], readyWhen: "waiting")
+        defer { agent.stop() }
+        let exported = try await Program.run(
+            keyport,
+            ["exchange", "export", sample],
+            environment: environment,
+            timeout: .seconds(60)
+        )
+        #expect(exported.status == 1)
+        #expect(
+            exported.standardError.contains(
+                "keyport: started Example Importer; waiting for it to take the credentials"
+            ),
+            "\(exported.standardError)"
+        )
+        #expect(
+            exported.standardError.contains("Example Importer did not take the credentials within 2 seconds"),
+            "\(exported.standardError)"
+        )
+        let token = try await sandbox.waitForToken()
+        let deadline = ContinuousClock.now + .seconds(10)
+        var left: [pid_t] = []
+        repeat {
+            left = Started.processes(running: "python3", withEnvironment: "KEYPORT_IMPORT_TOKEN=\(token)")
+            if left.isEmpty { break }
+            try await Task.sleep(for: .milliseconds(100))
+        } while ContinuousClock.now < deadline
+        #expect(left.isEmpty, "the importer keyportd started is still running: \(left)")
+    }
+
+    @Test("the importer reports what it kept, and only it can: the exporter prints its report")
+    func importerReports() async throws {
+        let sandbox = try await ExchangeSandbox(mode: "report")
+        defer { sandbox.directory.remove() }
+        let (daemon, agent) = try await sandbox.startSystem()
+        defer {
+            agent.stop()
+            daemon.stop()
+        }
+        let exporter = try Program(keyport, ["exchange", "export", sample], environment: sandbox.environment)
+        defer { exporter.stop() }
+        let token = try await sandbox.waitForToken()
+        // Another process of the person's that learned the token cannot speak for the importer.
+        let python = try await Peers.python(importing: ["varlink"])
+        let forged = try await Program.run(
+            python,
+            [
+                "-c",
+                """
+                import os, sys, varlink
+                with varlink.Client(address="unix:" + os.environ["KEYPORT_SOCKET"]) as client, client.open("org.keyport.Exchange", namespaced=False) as exchange:
+                    try:
+                        exchange.ReportImport(sys.argv[1], 999, False, "all of them")
+                        print("accepted")
+                    except varlink.VarlinkError as error:
+                        print(error.error(), error.parameters().get("message"))
+                """,
+                token,
+            ],
+            environment: sandbox.environment,
+            timeout: .seconds(30)
+        )
+        #expect(
+            forged.standardOutput.hasPrefix("org.keyport.Exchange.InvalidToken only the app that imported"),
+            "\(forged.standardOutput)\(forged.standardError)"
+        )
+        FileManager.default.createFile(atPath: sandbox.output + ".go", contents: Data())
+        let ran = try await exporter.finish(timeout: .seconds(60))
+        #expect(ran.status == 0, "\(ran.standardError)")
+        #expect(ran.standardOutput == "Example Importer kept 3 items. Example Importer says: three kept\n")
     }
 }
 

@@ -149,6 +149,20 @@ struct VaultAutoFillTests {
         let imported = try await run(["vault", "import", sample])
         #expect(imported.standardOutput.contains("15 imported"), "\(imported.standardOutput)\(imported.standardError)")
 
+        // The person chooses the second vault but does not give its passphrase: the exporter
+        // hears that the second vault took nothing.
+        let refusing = try Program(keyport, ["agent", "--auto", "accept:org.example.second"], environment: environment)
+        _ = try await refusing.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("waiting") }
+        let declined = try await run(["vault", "export", "--to-app"])
+        #expect(declined.status == 1)
+        #expect(
+            declined.standardError.contains("Second vault took nothing of ")
+                && declined.standardError.contains("declined"),
+            "\(declined.standardError)"
+        )
+        refusing.stop()
+        _ = await refusing.waitForExit(timeout: .seconds(30))
+
         // The person, scripted: they choose the second vault, and type its passphrase when it asks.
         let secret = directory.url.appendingPathComponent("secret").path
         try "second passphrase\n".write(toFile: secret, atomically: true, encoding: .utf8)
@@ -162,7 +176,8 @@ struct VaultAutoFillTests {
 
         let exported = try await run(["vault", "export", "--to-app"])
         #expect(exported.status == 0, "\(exported.standardError)")
-        #expect(exported.standardError.contains("exported 15 items"), "\(exported.standardError)")
+        #expect(exported.standardError.contains("Second vault kept 15 of the 15 items of"), "\(exported.standardError)")
+        #expect(exported.standardError.contains("started Second vault; waiting for it to take the credentials"))
         let told = try await person.waitForLine(timeout: .seconds(60), onStandardError: true) {
             $0.contains("told you:")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import KeyportInterfaces
 import Synchronization
 
 /// Exports credentials to another app the person chooses, with Apple's API, through keyportd.
@@ -97,7 +98,8 @@ public final class ASCredentialExportManager: Sendable {
 
     /// Hands `credentialData` to the app the person chose in ``requestExport(for:)``.
     ///
-    /// Returns once keyportd has started the importer and the importer has the data. The export
+    /// Returns once keyportd has started the importer, the importer has the data, and it has said
+    /// what it kept or ended (``exportCredentials(cxfJSON:progress:)`` returns what it said). The export
     /// ``requestExport(for:)`` began ends here, whatever the outcome: to try again, request again.
     ///
     /// - Throws: ``ASAuthorizationError``: ``ASAuthorizationError/Code-swift.enum/credentialExport``
@@ -106,7 +108,7 @@ public final class ASCredentialExportManager: Sendable {
     ///   ``ASAuthorizationError/Code-swift.enum/failed`` when keyportd is not running; the reason
     ///   in `userInfo`.
     public func exportCredentials(_ credentialData: ASExportedCredentialData) async throws {
-        try await exchange.exportCredentials(export: takeExport(), document: credentialData.cxfJSON())
+        _ = try await exchange.exportCredentials(export: takeExport(), document: credentialData.cxfJSON()) { _ in }
     }
 
     /// Hands a CXF document the app encoded itself (its header object's JSON) to the app the
@@ -114,11 +116,53 @@ public final class ASCredentialExportManager: Sendable {
     ///
     /// For an app whose credentials hold more than Apple's types have room for (members and
     /// extensions of its own, credential types Apple has no class for): the importer receives
-    /// `cxfJSON` exactly as written. Otherwise as ``exportCredentials(_:)``.
+    /// `cxfJSON` exactly as written. Otherwise as ``exportCredentials(_:)``, and it tells more:
+    /// `progress` hears each step as it happens (the importer started, then holding the data), and
+    /// the importer's own report comes back (``ImportOutcome``), or that it gave none.
     ///
     /// - Throws: as ``exportCredentials(_:)``.
-    public func exportCredentials(cxfJSON: Data) async throws {
-        try await exchange.exportCredentials(export: takeExport(), document: cxfJSON)
+    @discardableResult
+    public func exportCredentials(
+        cxfJSON: Data,
+        progress: @escaping @Sendable (ExportProgress) -> Void = { _ in }
+    ) async throws -> ImportOutcome {
+        let last = try await exchange.exportCredentials(export: takeExport(), document: cxfJSON) { step in
+            switch Exchange.State(rawValue: step.state) {
+            case .started?: progress(.importerStarted(importer: step.importer))
+            case .handed?: progress(.importerHasCredentials(importer: step.importer))
+            default: break
+            }
+        }
+        return ImportOutcome(
+            importer: last.importer,
+            reported: last.state == Exchange.State.reported.rawValue,
+            importedCount: last.imported,
+            declined: last.declined ?? false,
+            message: last.message
+        )
+    }
+
+    /// A step of an export on its way to the importer. (Linux addition.)
+    public enum ExportProgress: Sendable, Hashable {
+        /// keyportd started the importer, named as the person knows it; it has not taken the
+        /// credentials yet.
+        case importerStarted(importer: String)
+        /// The importer has the credentials; what it keeps is up to it.
+        case importerHasCredentials(importer: String)
+    }
+
+    /// What the importer said it did with an export. (Linux addition.)
+    public struct ImportOutcome: Sendable, Hashable {
+        /// The importer, named as the person knows it.
+        public let importer: String
+        /// Whether it said anything; when not, the other members are empty.
+        public let reported: Bool
+        /// How many items it says it kept.
+        public let importedCount: Int?
+        /// Whether the person declined the import in the importer (a passphrase not given).
+        public let declined: Bool
+        /// What the importer says, for the person.
+        public let message: String?
     }
 
     /// The export ``requestExport(for:)`` began, which the export about to happen ends.

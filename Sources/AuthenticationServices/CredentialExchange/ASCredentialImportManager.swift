@@ -73,6 +73,20 @@ public final class ASCredentialImportManager: Sendable {
         Data(try await exchange.importCredentials(token: token))
     }
 
+    /// Tells the exporter what came of the import of `token`: how many items were kept, whether
+    /// the person declined (a passphrase not given), and a sentence for them. (Linux addition.)
+    ///
+    /// The exporter's ``ASCredentialExportManager/exportCredentials(cxfJSON:progress:)`` returns
+    /// it; without a report it says only that this app has the credentials. Once, from the process
+    /// that redeemed the token (or one it started), while the exporter waits.
+    ///
+    /// - Throws: ``ASAuthorizationError``: ``ASAuthorizationError/Code-swift.enum/credentialImport``
+    ///   when no exporter waits for a report of this token; ``ASAuthorizationError/Code-swift.enum/failed``
+    ///   when keyportd is not running.
+    public func reportImport(token: UUID, imported: Int, declined: Bool, message: String?) async throws {
+        try await exchange.reportImport(token: token, imported: imported, declined: declined, message: message)
+    }
+
     private static func unreadable(_ why: String) -> ASAuthorizationError {
         ASAuthorizationError(
             .credentialImport,

@@ -22,9 +22,10 @@ struct KeyportdExchange: Sendable {
         }
     }
 
-    static let requestExport = "org.keyport.Exchange.RequestExport"
-    static let exportCredentials = "org.keyport.Exchange.ExportCredentials"
-    static let importCredentials = "org.keyport.Exchange.ImportCredentials"
+    static let requestExport = Exchange.Method.requestExport
+    static let exportCredentials = Exchange.Method.exportCredentials
+    static let importCredentials = Exchange.Method.importCredentials
+    static let reportImport = Exchange.Method.reportImport
 
     /// `RequestExport` with the versions of the exporter's manifest (`formatVersions` left out: the
     /// manifest is where an app declares them, as Info.plist is on Apple platforms).
@@ -37,8 +38,13 @@ struct KeyportdExchange: Sendable {
         }
     }
 
-    /// `ExportCredentials` with `document`, the CXF JSON of the export.
-    func exportCredentials(export: String, document: Data) async throws(ASAuthorizationError) {
+    /// `ExportCredentials` with `document`, the CXF JSON of the export, called with `more`:
+    /// `progress` hears each step before the last reply, which is returned.
+    func exportCredentials(
+        export: String,
+        document: Data,
+        progress: @Sendable (Exchange.ExportOut) -> Void
+    ) async throws(ASAuthorizationError) -> Exchange.ExportOut {
         let parameters = Exchange.exportCredentialsParameters(export: export, document: Array(document))
         // keyportd closes a connection whose message is over the limit without a word; saying so
         // here tells the app why.
@@ -50,7 +56,37 @@ struct KeyportdExchange: Sendable {
                     "the export is \(size) bytes as a message to keyportd, which takes at most \(DaemonClient.maximumMessageSize); export fewer credentials at a time"
             )
         }
-        _ = try await call(Self.exportCredentials, parameters, .exporting)
+        let last: RawJSON
+        do {
+            last = try await DaemonClient.withConnection(environment: environment) { connection in
+                try await connection.send(
+                    VarlinkCall(method: Self.exportCredentials, parameters: parameters, more: true)
+                )
+                while true {
+                    let (reply, continues) = try await connection.nextReply()
+                    guard continues else { return reply }
+                    if let step = try? reply.decode(Exchange.ExportOut.self) { progress(step) }
+                }
+            }
+        } catch {
+            throw Self.mapped(error, side: .exporting, cancelled: Task.isCancelled)
+        }
+        do {
+            return try last.decode(Exchange.ExportOut.self)
+        } catch {
+            throw Self.invalidReply(Self.exportCredentials, "it has no \"state\" and \"importer\"")
+        }
+    }
+
+    /// `ReportImport`: what came of the import of `token`.
+    func reportImport(token: UUID, imported: Int, declined: Bool, message: String?) async throws(ASAuthorizationError) {
+        let report = Exchange.ReportIn(
+            token: token.uuidString.lowercased(),
+            imported: imported,
+            declined: declined,
+            message: message
+        )
+        _ = try await call(Self.reportImport, RawJSON(encoding: report), .importing)
     }
 
     /// `ImportCredentials` with `token`; returns the CXF document's bytes.

@@ -6,6 +6,8 @@ usage: importer.py OUTPUT [MODE]
   MODE "unique": the same, to OUTPUT-TOKEN (several exchanges at once).
   MODE "twice": import, then try the same token again; write {"activity", "data", "second": error}.
   MODE "wait": write the token to OUTPUT.token, wait until OUTPUT.go exists, then import.
+  MODE "report": import, write the token to OUTPUT.token, wait until OUTPUT.go exists, then
+       report (ReportImport) 3 items kept, "three kept".
 """
 import json
 import os
@@ -21,7 +23,10 @@ if mode == "unique":
     output = output + "-" + token
 result = {"activity": os.environ.get("KEYPORT_ACTIVITY_TYPE")}
 
-if mode == "wait":
+
+
+def wait_for_go():
+    """Writes the token for the test, and waits until it says go."""
     # Written whole, then renamed: the test reads it as soon as the name appears.
     with open(output + ".token.tmp", "w") as f:
         f.write(token)
@@ -33,6 +38,10 @@ if mode == "wait":
             sys.exit(1)
         time.sleep(0.05)
 
+
+if mode == "wait":
+    wait_for_go()
+
 with varlink.Client(address="unix:" + os.environ["KEYPORT_SOCKET"]) as client:
     with client.open("org.keyport.Exchange", namespaced=False) as exchange:
         result["data"] = exchange.ImportCredentials(token)["data"]
@@ -42,6 +51,9 @@ with varlink.Client(address="unix:" + os.environ["KEYPORT_SOCKET"]) as client:
                 result["second"] = "accepted"
             except varlink.VarlinkError as error:
                 result["second"] = error.error()
+        if mode == "report":
+            wait_for_go()
+            exchange.ReportImport(token, 3, False, "three kept")
 
 with open(output + ".tmp", "w") as f:
     json.dump(result, f)

@@ -66,6 +66,24 @@ package final class PromptService: Sendable {
         }
     }
 
+    /// What a person can choose from: 1 to 100 choices, each with an id of its own and a name of
+    /// at most 200 characters. (Agents show names escaped, as text, never as options of a program
+    /// they run; these bounds keep a list a person can read.)
+    package static func check(_ choices: [Agent.Choice]) throws(VarlinkError) {
+        guard (1...100).contains(choices.count) else {
+            throw .invalidParameter("choices", "a person chooses from 1 to 100 choices, not \(choices.count)")
+        }
+        var seen = Set<String>()
+        for (index, choice) in choices.enumerated() {
+            guard !choice.id.isEmpty, choice.id.utf8.count <= 256, seen.insert(choice.id).inserted else {
+                throw .invalidParameter("choices", "choice \(index + 1) has an empty, overlong or repeated id")
+            }
+            guard !choice.name.isEmpty, choice.name.count <= 200 else {
+                throw .invalidParameter("choices", "choice \(index + 1) has an empty name, or one over 200 characters")
+            }
+        }
+    }
+
     /// The interface and its methods, for the server.
     package var implementation: VarlinkInterfaceImplementation {
         VarlinkInterfaceImplementation(
@@ -78,6 +96,7 @@ package final class PromptService: Sendable {
                 },
                 "Choose": { [self] request throws(VarlinkError) in
                     let input = try request.parameters(as: Prompt.ChooseIn.self)
+                    try Self.check(input.choices)
                     let answer = try await ask(request, kind: .choose, message: input.message, choices: input.choices)
                     return try RawJSON.reply(Prompt.ChooseOut(choice: answer.choice))
                 },

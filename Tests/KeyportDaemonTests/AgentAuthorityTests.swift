@@ -1,4 +1,5 @@
 import Foundation
+import KeyportDaemon
 import KeyportInterfaces
 import KeyportTestSupport
 import Testing
@@ -270,5 +271,29 @@ struct AgentAuthorityTests {
         let deadline = ContinuousClock.now + .seconds(10)
         while kill(dialog, 0) == 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
         #expect(kill(dialog, 0) != 0, "the dialog of a withdrawn question is still open")
+    }
+}
+
+@Suite("what a provider may ask the person to choose from")
+struct PromptChoicesTests {
+    @Test("1 to 100 choices, ids of their own, names a person can read; anything else is refused, naming the choice")
+    func bounds() throws {
+        func refusal(_ choices: [Agent.Choice]) -> String? {
+            do {
+                try PromptService.check(choices)
+                return nil
+            } catch {
+                return error.description
+            }
+        }
+        let fine = (1...3).map { Agent.Choice(id: "id\($0)", name: "--title=Name \($0)") }
+        #expect(refusal(fine) == nil)
+        #expect(refusal([])?.contains("from 1 to 100 choices") == true)
+        #expect(refusal((0...100).map { Agent.Choice(id: "\($0)", name: "n") })?.contains("not 101") == true)
+        #expect(refusal(fine + [Agent.Choice(id: "id2", name: "again")])?.contains("choice 4") == true)
+        #expect(refusal([Agent.Choice(id: "", name: "n")])?.contains("choice 1") == true)
+        #expect(
+            refusal([Agent.Choice(id: "a", name: String(repeating: "x", count: 201))])?.contains("choice 1") == true
+        )
     }
 }

@@ -381,17 +381,41 @@ struct ServerTests {
             #expect(String(decoding: answered ?? [], as: UTF8.self).contains("org.keyport.test.Failed"))
             #expect(!(await next(observations.cancelled, within: .milliseconds(200))))
         }
-        try await withServer(try makeServer(Observations(), limits: limits)) { path in
-            // An unfinished message is closed at its deadline, however it trickles.
+        try await withServer(try makeServer(Observations(), limits: limits)) { (path: String) async throws in
+            // An unfinished message is closed at its deadline.
             let started = ContinuousClock.now
             #expect(try await rawExchange(path, Array(#"{"method":"#.utf8)) == [])
             #expect(ContinuousClock.now - started < .seconds(8))
-            // A process may hold 10 000 bytes of unfinished messages across its connections.
+        }
+        var generous = limits
+        generous.messageDeadline = .seconds(60)
+        try await withServer(try makeServer(Observations(), limits: generous)) { path in
+            // A process may hold 10 000 bytes of unfinished messages across its connections: the
+            // connection that passes it is closed at once, long before the deadline.
             let holding = try RawUnixSocket.connected(to: path)
             defer { close(holding) }
             let part = [UInt8](repeating: UInt8(ascii: "a"), count: 6000)
             #expect(part.withUnsafeBytes { send(holding, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == 6000)
+            // Read by the server (in pieces) before the next connection's bytes come.
+            try await Task.sleep(for: .milliseconds(500))
+            let started = ContinuousClock.now
             #expect(try await rawExchange(path, Array(#"{"method":""#.utf8) + part) == [])
+            #expect(ContinuousClock.now - started < .seconds(8))
+        }
+    }
+
+    @Test("a client that sends call after call without reading the replies is closed, not read without bound")
+    func unreadReplies() async throws {
+        try await withServer(try makeServer(Observations())) { (path: String) async throws in
+            // 40 calls of a 1 MB reply each, sent before a byte is read.
+            let call =
+                Array(
+                    #"{"method":"org.keyport.test.Echo","parameters":{"text":"\#(String(repeating: "a", count: 1000))","times":1000}}"#
+                        .utf8
+                ) + [0]
+            let received = try await rawExchange(path, Array((0..<40).map { _ in call }.joined()))
+            let replies = received?.filter { $0 == 0 }.count ?? 0
+            #expect(replies < 40, "all \(replies) calls were read and answered")
         }
     }
 

@@ -223,6 +223,9 @@ package final class VarlinkServer: Sendable {
         }
     }
 
+    /// How many calls of one connection may wait for their turn (calls are answered in order).
+    static let maximumQueuedCalls = 16
+
     /// Serves one connection until it closes. Errors end this connection only.
     private func handle(_ connection: NIOAsyncChannel<[UInt8], OutgoingMessage>, peer: VarlinkPeer, id: Int) async {
         defer { connections.remove(id) }
@@ -232,22 +235,41 @@ package final class VarlinkServer: Sendable {
             // parses each message (`nil`: not a call) and lets its bytes go at once: a call that
             // runs long (an exchange waiting for its importer) keeps its parameters, not also the
             // message they came in.
-            let (calls, continuation) = AsyncStream.makeStream(of: VarlinkCall?.self)
+            //
+            // Calls read and not answered yet count against the process's buffer budget, and at
+            // most ``maximumQueuedCalls`` wait: a client that sends call after call without
+            // reading the replies is closed, rather than have keyportd read on without bound.
+            let account = connections.framing(for: peer.credentials.pid).account
+            let queued = QueuedCalls()
+            let (calls, continuation) = AsyncStream.makeStream(of: (call: VarlinkCall?, size: Int).self)
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    for await call in calls {
-                        guard await self.answer(call, connection: id, peer: peer, outbound: outbound) else { break }
+                    for await (call, size) in calls {
+                        let open = await self.answer(call, connection: id, peer: peer, outbound: outbound)
+                        queued.count.subtract(1, ordering: .relaxed)
+                        queued.bytes.subtract(size, ordering: .relaxed)
+                        _ = account.add(-size)
+                        guard open else { break }
                     }
                 }
                 group.addTask {
                     do {
-                        for try await message in inbound { continuation.yield(try? VarlinkCall(message: message)) }
+                        for try await message in inbound {
+                            let size = message.count
+                            let waiting = queued.count.add(1, ordering: .relaxed).newValue
+                            // Ending the reading closes the connection (below).
+                            guard waiting <= Self.maximumQueuedCalls, account.add(size) else { break }
+                            queued.bytes.add(size, ordering: .relaxed)
+                            continuation.yield((try? VarlinkCall(message: message), size))
+                        }
                     } catch {}
                     continuation.finish()
                 }
                 await group.next()
                 group.cancelAll()
             }
+            // Calls that were never answered give their bytes back to the process's budget.
+            _ = account.add(-queued.bytes.load(ordering: .relaxed))
         }
     }
 
@@ -268,7 +290,6 @@ package final class VarlinkServer: Sendable {
         calls.withLock { $0.running += 1 }
         connections.call(on: connection, began: true)
         defer {
-            connections.call(on: connection, began: false)
             let idle = calls.withLock { calls -> [CheckedContinuation<Void, Never>] in
                 calls.running -= 1
                 guard calls.running == 0 else { return [] }
@@ -284,6 +305,8 @@ package final class VarlinkServer: Sendable {
         } catch {
             reply = VarlinkReply(error: error)
         }
+        // Answered: a client that does not read its reply holds nothing that the limits spare.
+        connections.call(on: connection, began: false)
         if !call.oneway { try? await outbound.write(reply.outgoing) }
         request.afterwards.run()
         return true
@@ -371,6 +394,13 @@ package final class VarlinkServer: Sendable {
             preconditionFailure("plain strings always encode: \(error)")
         }
     }
+}
+
+/// How many calls of a connection are read and not answered yet.
+private final class QueuedCalls: Sendable {
+    let count = Atomic<Int>(0)
+    /// Their bytes, counted against the process's budget until answered.
+    let bytes = Atomic<Int>(0)
 }
 
 /// An accepted connection whose peer is this user, ready for Varlink.

@@ -33,10 +33,14 @@ package final class AgentHub: Sendable {
         package var program: String?
         /// Whether `Serve(scripted: true)` is accepted (`keyportd --allow-scripted-agent`).
         package var allowsScripted: Bool
+        /// How long the holder has to answer a takeover's question (a holder stopped with Ctrl-Z
+        /// does not keep the role from a newcomer the person started).
+        package var confirmationTime: Duration
 
-        package init(program: String?, allowsScripted: Bool) {
+        package init(program: String?, allowsScripted: Bool, confirmationTime: Duration = .seconds(120)) {
             self.program = program
             self.allowsScripted = allowsScripted
+            self.confirmationTime = confirmationTime
         }
     }
 
@@ -66,9 +70,13 @@ package final class AgentHub: Sendable {
         var holder: Holder?
         var nextID = 0
         var waiting: [String: Waiting] = [:]
-        /// When each refused process was last reported to the holder: one alert per process in
-        /// ``alertInterval``, so a program that keeps trying cannot flood the person's screen.
-        var alerted: [pid_t: ContinuousClock.Instant] = [:]
+        /// When the holder was last alerted, and the refused attempts since that it has not
+        /// been told of: one alert in ``alertInterval`` at most, however many processes try, so
+        /// that nothing can flood the person's screen.
+        var lastAlert: ContinuousClock.Instant?
+        var unreported = 0
+        /// A takeover waiting for the holder's answer: one at a time.
+        var replacing = false
     }
 
     private static let alertInterval = Duration.seconds(10)
@@ -165,14 +173,14 @@ package final class AgentHub: Sendable {
         let process = call.peer.process
         let caller = Self.describe(process)
         if let refusal = refusal(of: process) {
-            alertHolder(about: process, "\(caller) tried to become your agent; keyportd refused it: \(refusal)")
+            alertHolder("\(caller) tried to become your agent; keyportd refused it: \(refusal)")
             throw VarlinkError(
                 name: Agent.Error.notAnAgent,
                 ["message": "this program cannot be the person's agent: \(refusal)"]
             )
         }
         if input.scripted == true && !policy.allowsScripted {
-            alertHolder(about: process, "\(caller) tried to become a scripted agent; keyportd refused it")
+            alertHolder("\(caller) tried to become a scripted agent; keyportd refused it")
             throw VarlinkError(
                 name: Agent.Error.scriptedNotAllowed,
                 [
@@ -181,31 +189,41 @@ package final class AgentHub: Sendable {
                 ]
             )
         }
-        if let holder = liveHolder() {
+        let (events, continuation) = AsyncStream.makeStream(of: Event.self)
+        // Who holds the role is checked and changed in one step: two agents arriving together
+        // cannot both take it. A takeover the person confirmed applies only to the holder they
+        // were asked about.
+        var confirmed: Int?
+        var taken: (id: Int, previous: Holder?)?
+        while taken == nil {
+            let busy = state.withLock { state -> Holder? in
+                if let holder = state.holder, holder.process.isAlive, holder.id != confirmed { return holder }
+                state.nextID += 1
+                let previous = state.holder
+                state.holder = Holder(id: state.nextID, process: process, description: caller, events: continuation)
+                // Questions already waiting are this agent's now, in the order they were asked.
+                for waiting in state.waiting.values.sorted(by: { $0.order < $1.order }) {
+                    continuation.yield(.request(waiting.request))
+                }
+                taken = (state.nextID, previous)
+                return nil
+            }
+            guard let busy else { break }
             guard input.replace == true else {
-                alertHolder(about: process, "\(caller) tried to become your agent; keyportd refused it")
+                alertHolder("\(caller) tried to become your agent; keyportd refused it")
                 throw VarlinkError(
                     name: Agent.Error.agentBusy,
                     [
-                        "holder": holder,
+                        "holder": busy.description,
                         "message":
-                            "another agent answers keyportd's questions: \(holder); it was shown this attempt. To take over, run keyport agent --replace and confirm there",
+                            "another agent answers keyportd's questions: \(busy.description); it was shown this attempt. To take over, run keyport agent --replace and confirm there",
                     ]
                 )
             }
-            try await confirmReplacement(by: caller, holder: holder)
+            try await confirmReplacement(by: caller, holder: busy.description)
+            confirmed = busy.id
         }
-        let (events, continuation) = AsyncStream.makeStream(of: Event.self)
-        let (id, previous) = state.withLock { state in
-            state.nextID += 1
-            let previous = state.holder
-            state.holder = Holder(id: state.nextID, process: process, description: caller, events: continuation)
-            // Questions already waiting are this agent's now, in the order they were asked.
-            for waiting in state.waiting.values.sorted(by: { $0.order < $1.order }) {
-                continuation.yield(.request(waiting.request))
-            }
-            return (state.nextID, previous)
-        }
+        guard let (id, previous) = taken else { return .emptyObject }
         previous?.events.yield(.replaced(by: caller))
         previous?.events.finish()
         defer {
@@ -257,18 +275,20 @@ package final class AgentHub: Sendable {
         }
     }
 
-    /// The holder's description, when one holds the role and its process still runs (a holder
-    /// whose process ended is about to be removed as its connection closes).
-    private func liveHolder() -> String? {
-        state.withLock { state in
-            guard let holder = state.holder, holder.process.isAlive else { return nil }
-            return holder.description
-        }
-    }
-
     /// Asks the person in the holding agent whether `caller` may take the role; throws
     /// `AgentBusy` unless they confirm.
     private func confirmReplacement(by caller: String, holder: String) async throws(VarlinkError) {
+        let first = state.withLock { state -> Bool in
+            defer { state.replacing = true }
+            return !state.replacing
+        }
+        guard first else {
+            throw VarlinkError(
+                name: Agent.Error.agentBusy,
+                ["holder": holder, "message": "another takeover is waiting for the person's answer in \(holder)"]
+            )
+        }
+        defer { state.withLock { $0.replacing = false } }
         let question = Agent.Request(
             id: UUID().uuidString,
             kind: .confirm,
@@ -278,12 +298,15 @@ package final class AgentHub: Sendable {
         )
         let answer: Agent.Answer
         do {
-            answer = try await ask(question)
+            answer = try await ask(question, within: policy.confirmationTime)
         } catch {
             switch error {
             // The holder left meanwhile: the role is free.
             case .noAgent: return
-            case .withdrawn, .stopping, .timedOut:
+            // A holder that does not answer (stopped, hung) cannot keep the role from the agent
+            // the person just started.
+            case .timedOut: return
+            case .withdrawn, .stopping:
                 throw VarlinkError(
                     name: Agent.Error.agentBusy,
                     ["holder": holder, "message": "the takeover was not confirmed: \(holder) still holds the role"]
@@ -301,16 +324,21 @@ package final class AgentHub: Sendable {
         }
     }
 
-    /// Tells the holder, if any, about `process`'s refused attempt (once per process within
-    /// ``alertInterval``).
-    private func alertHolder(about process: PinnedProcess, _ text: String) {
+    /// Tells the holder, if any, about a refused attempt: at once when no alert went out within
+    /// ``alertInterval``; else it is counted, and the next alert says how many came meanwhile.
+    private func alertHolder(_ text: String) {
         state.withLock { state in
             guard let holder = state.holder else { return }
             let now = ContinuousClock.now
-            if let last = state.alerted[process.pid], now - last < Self.alertInterval { return }
-            state.alerted = state.alerted.filter { now - $0.value < Self.alertInterval }
-            state.alerted[process.pid] = now
-            holder.events.yield(.alert(text))
+            if let last = state.lastAlert, now - last < Self.alertInterval {
+                state.unreported += 1
+                return
+            }
+            let earlier = state.unreported
+            state.lastAlert = now
+            state.unreported = 0
+            let more = earlier == 0 ? "" : " (and \(earlier) refused attempt\(earlier == 1 ? "" : "s") before it)"
+            holder.events.yield(.alert(text + more))
         }
     }
 

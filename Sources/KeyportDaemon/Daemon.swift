@@ -88,7 +88,11 @@ package struct KeyportDaemon: Service {
             configuration: URL(fileURLWithPath: locations.configuration, isDirectory: true)
         )
         let agents = AgentHub(
-            policy: AgentHub.Policy(program: Self.keyportCLI, allowsScripted: allowsScriptedAgent),
+            policy: AgentHub.Policy(
+                program: Self.keyportCLI,
+                allowsScripted: allowsScriptedAgent,
+                confirmationTime: personTimeout
+            ),
             registry: registry
         )
         let exchange = ExchangeService(

@@ -16,7 +16,16 @@ package enum VaultAgentClient {
         package var description: String
     }
 
-    /// Calls `method`, once the agent said it serves `locations.vault` (``WrongAgent`` else: a
+    /// Keyport Vault's agent's program: `keyport-vault` installed beside the calling program
+    /// (`keyport-cli`, `keyport-vault` itself), links resolved, as `/proc/PID/exe` shows it.
+    static let agentProgram: String? = {
+        let own = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        let program = own.appendingPathComponent("keyport-vault").resolvingSymlinksInPath().path
+        return FileManager.default.isExecutableFile(atPath: program) ? program : nil
+    }()
+
+    /// Calls `method`, once the process on the socket is Keyport Vault's agent beside this
+    /// program and said it serves `locations.vault` (``WrongAgent`` else: a
     /// passphrase or an item is never given to an agent of another file); with `more`, `each`
     /// hears every reply but the last, which is returned.
     ///
@@ -35,6 +44,16 @@ package enum VaultAgentClient {
                 maximumMessageSize: VaultAgent.maximumMessageSize
             ) {
                 connection in
+                // Whoever answers on the socket must be Keyport Vault's agent as installed beside
+                // this program: a process that took the socket's name cannot be given a passphrase
+                // or an item, whatever it says about itself.
+                let program = try await connection.peerProcess().executable
+                guard program == Self.agentProgram else {
+                    throw WrongAgent(
+                        description:
+                            "\(program) answers on \(locations.vaultAgent), not Keyport Vault's agent (\(Self.agentProgram ?? "keyport-vault beside this program")); it was not started by Keyport: stop it, and `keyport vault unlock` starts the agent"
+                    )
+                }
                 let status = try await connection.call(VaultAgent.status)
                 let served = try status.decode(VaultAgent.StatusOut.self).path
                 guard FilePaths.sameFile(served, locations.vault) else {

@@ -180,7 +180,7 @@ package final class PinnedProcess: Sendable {
     /// had this number then and is this one. (Once this process has ended, its number may be
     /// another's, and the answer is `false`.)
     package func isSameProcess(as later: PinnedProcess) -> Bool {
-        later.pid == pid && isAlive
+        later.pid == pid && isAlive && later.isAlive
     }
 
     /// The path of the program the process runs (`/proc/PID/exe`), as the kernel shows it: with

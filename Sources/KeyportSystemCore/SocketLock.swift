@@ -21,6 +21,11 @@ package final class SocketLock: Sendable {
         /// The process that holds the lock, when its file says; `nil` when it does not.
         package var holder: Int32?
         package var description: String
+
+        package init(holder: Int32?, description: String) {
+            self.holder = holder
+            self.description = description
+        }
     }
 
     private let descriptor: Int32

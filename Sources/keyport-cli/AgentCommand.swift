@@ -86,6 +86,8 @@ struct AgentCommand: AsyncParsableCommand {
             asker = .terminal
         }
         var served = false
+        // Whether the person was shown, in a dialog, that keyportd refused this agent back.
+        var warned = false
         while true {
             do {
                 // Only the first time: back after keyportd stopped, nobody holds the role to ask.
@@ -96,6 +98,17 @@ struct AgentCommand: AsyncParsableCommand {
             } catch let error as VarlinkError where error.name == Agent.Error.replaced {
                 FileHandle.write("keyport agent: \(error.message ?? "another agent took over")\n", to: .standardError)
                 return
+            } catch let error as VarlinkError where served {
+                // Back after keyportd restarted, and refused (another agent took the role first,
+                // or this program was replaced by an upgrade): the person is told, and this agent
+                // keeps trying rather than leave them without one unawares.
+                let said =
+                    "keyport agent: keyportd did not take this agent back: \(error.message ?? error.name); trying again in 5 seconds"
+                FileHandle.write(said + "\n", to: .standardError)
+                if !warned { asker.warn(said) }
+                warned = true
+                try await Task.sleep(for: .seconds(5))
+                continue
             } catch let error as VarlinkError {
                 throw Failure.invalid(error.message ?? error.description)
             } catch let error as DaemonError where served {

@@ -35,6 +35,21 @@ enum AgentAsker: Sendable {
         }
     }
 
+    /// Shows `text` in a dialog when asking in dialogs (the person may not see this agent's
+    /// output); not waited for.
+    func warn(_ text: String) {
+        guard case .dialog(let zenity, let environment) = self else { return }
+        _ = try? ChildProcess(
+            executable: zenity,
+            // zenity unescapes C escapes even in plain text: backslashes are kept as written.
+            arguments: [
+                "--warning", "--title=Keyport", "--no-markup",
+                "--text=\(text.replacingOccurrences(of: "\\", with: "\\\\"))", "--width=480",
+            ],
+            environment: environment
+        )
+    }
+
     /// zenity's path when a dialog can be shown: a display, and zenity on `PATH`.
     static func dialogProgram(_ environment: [String: String]) -> String? {
         let display = !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
@@ -140,15 +155,9 @@ final class AgentDesk: Sendable {
     /// Something the person should know that needs no answer.
     func alert(_ text: String) {
         FileHandle.write("keyport agent: attention: \(DisplayText.escaping(text))\n", to: .standardError)
-        if case .dialog(let zenity, let environment) = asker {
-            // Not waited for: the person closes it when they have read it; its process is reaped
-            // by ChildProcess's own thread.
-            _ = try? ChildProcess(
-                executable: zenity,
-                arguments: ["--warning", "--title=Keyport", "--text=\(Self.markupEscaped(text))", "--width=480"],
-                environment: environment
-            )
-        }
+        // Not waited for: the person closes it when they have read it; its process is reaped by
+        // ChildProcess's own thread.
+        asker.warn(DisplayText.escaping(text))
     }
 
     /// Stops showing questions (the connection to keyportd ended).
@@ -231,10 +240,20 @@ final class AgentDesk: Sendable {
 
     // MARK: - Dialogs
 
-    /// zenity reads its texts as Pango markup: what apps say is shown as written, not styled.
+    /// zenity unescapes C escapes in its texts (`g_strcompress`), then reads them as Pango
+    /// markup: what apps say is shown as written — controls and bidirectional marks escaped as
+    /// everywhere in Keyport, backslashes kept, nothing styled or hidden.
     private static func markupEscaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+        DisplayText.escaping(text).replacingOccurrences(of: "\\", with: "\\\\")
+            .replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;")
+    }
+
+    /// For zenity's entry, whose text is plain with mnemonics (`_x` underlines x): escapes
+    /// unescaped as for ``markupEscaped(_:)``, underscores doubled.
+    private static func mnemonicEscaped(_ text: String) -> String {
+        DisplayText.escaping(text).replacingOccurrences(of: "\\", with: "\\\\")
+            .replacingOccurrences(of: "_", with: "__")
     }
 
     /// Asks in a zenity dialog: a list of the choices (an export, a provider's choice), a
@@ -252,7 +271,7 @@ final class AgentDesk: Sendable {
         environment: [String: String],
         withdrawal: Withdrawal
     ) async -> Agent.Answer? {
-        let app = markupEscaped(DisplayText.escaping(request.app))
+        let app = markupEscaped(request.app)
         let text = "<b>\(app)</b>\n\n\(markupEscaped(request.message))"
         let title = "--title=Keyport: \(app)"
         var arguments: [String]
@@ -261,7 +280,8 @@ final class AgentDesk: Sendable {
         case .confirm:
             arguments = ["--question", title, "--text=\(text)", "--width=480"]
         case .secret:
-            arguments = ["--entry", "--hide-text", title, "--text=\(text)", "--width=480"]
+            let plain = "\(mnemonicEscaped(request.app)):\n\n\(mnemonicEscaped(request.message))"
+            arguments = ["--entry", "--hide-text", title, "--text=\(plain)", "--width=480"]
         case .notice:
             arguments = ["--info", title, "--text=\(text)", "--width=480"]
         case .export, .choose:

@@ -252,6 +252,69 @@ struct VaultCLITests {
         }
     }
 
+    @Test("a program that takes the vault agent's socket and says it serves the vault is told apart, and hears nothing")
+    func impostorOnTheSocket() async throws {
+        let directory = try TemporaryDirectory("kp-vault-cli")
+        defer { directory.remove() }
+        let socket = directory.url.appendingPathComponent("run/vault.sock").path
+        var environment = ProcessInfo.processInfo.environment
+        environment["KEYPORT_VAULT_SOCKET"] = socket
+        environment["XDG_DATA_HOME"] = directory.url.appendingPathComponent("data").path
+        func keyport(_ arguments: [String], _ input: String? = nil) async throws -> CLI.Result {
+            try await runProgram(
+                CLI.executable.path,
+                ["vault"] + arguments,
+                environment: environment,
+                input: input.map { Data($0.utf8) }
+            )
+        }
+        #expect(try await keyport(["init", "--passphrase-stdin"], "open sesame\n").status == 0)
+        let vault = directory.url.appendingPathComponent("data/keyport/vault.keyport").path
+        let heard = directory.url.appendingPathComponent("heard").path
+        // A Varlink server in Python that answers Status as the vault's agent would, and writes
+        // down every message it gets.
+        let impostor = try Program(
+            try await Peers.python(importing: ["json"]),
+            [
+                "-c",
+                """
+                import json, os, socket, sys
+                path, vault, heard = sys.argv[1:4]
+                os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+                server = socket.socket(socket.AF_UNIX)
+                server.bind(path)
+                server.listen()
+                print("listening", flush=True)
+                while True:
+                    connection, _ = server.accept()
+                    data = b""
+                    while True:
+                        chunk = connection.recv(65536)
+                        if not chunk:
+                            break
+                        data += chunk
+                        while b"\\0" in data:
+                            message, data = data.split(b"\\0", 1)
+                            with open(heard, "ab") as f:
+                                f.write(message + b"\\n")
+                            reply = {"parameters": {"path": vault, "unlocked": False}}
+                            connection.sendall(json.dumps(reply).encode() + b"\\0")
+                    connection.close()
+                """,
+                socket, vault, heard,
+            ]
+        )
+        defer { impostor.stop() }
+        _ = try await impostor.waitForLine(timeout: .seconds(30)) { $0 == "listening" }
+        let unlock = try await keyport(["unlock", "--passphrase-stdin"], "open sesame\n")
+        #expect(unlock.status == 2)
+        #expect(unlock.stderr.contains("not Keyport Vault's agent"), "\(unlock.stderr)")
+        #expect(
+            !FileManager.default.fileExists(atPath: heard),
+            "the impostor heard: \((try? String(contentsOfFile: heard, encoding: .utf8)) ?? "")"
+        )
+    }
+
     @Test("a long import or export shows a progress bar on a terminal, cleared before the report; none when piped")
     func progressBars() async throws {
         let script = try Peers.require("/usr/bin/script", "script (util-linux)")

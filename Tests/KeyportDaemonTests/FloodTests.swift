@@ -62,6 +62,9 @@ struct FloodTests {
         #expect(listed.standardOutput.contains("org.example.importer"))
         let exported = try await sandbox.export(sample)
         #expect(exported.status == 0, "\(exported.standardError)")
+        // The agent kept its connection all along: it never had to come back.
+        #expect(agent.standardError.components(separatedBy: "waiting for keyportd's questions").count == 2)
+        #expect(!agent.standardError.contains("keyportd stopped"))
         let used = try usage(of: daemon.pid)
         #expect(used.descriptors < 200, "keyportd holds \(used.descriptors) descriptors")
         #expect(used.residentMB < 400, "keyportd holds \(used.residentMB) MB")

@@ -1,5 +1,12 @@
+import KeyportSystem
 import NIOCore
 import NIOPosix
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// A client's connection to a Varlink service, for the duration of ``withConnection(path:maximumMessageSize:_:)``.
 ///
@@ -8,13 +15,41 @@ import NIOPosix
 package final class VarlinkConnection {
     private var inbound: NIOAsyncChannelInboundStream<[UInt8]>.AsyncIterator
     private let outbound: NIOAsyncChannelOutboundWriter<OutgoingMessage>
+    private let channel: any Channel
 
     private init(
         inbound: NIOAsyncChannelInboundStream<[UInt8]>,
-        outbound: NIOAsyncChannelOutboundWriter<OutgoingMessage>
+        outbound: NIOAsyncChannelOutboundWriter<OutgoingMessage>,
+        channel: any Channel
     ) {
         self.inbound = inbound.makeAsyncIterator()
         self.outbound = outbound
+        self.channel = channel
+    }
+
+    /// The process at the other end, as the kernel says (`SO_PEERCRED`), held by the pidfd the
+    /// socket gives (`SO_PEERPIDFD`; by its number on kernels before 6.5): for a client that must
+    /// know which program it talks to before it says anything secret.
+    ///
+    /// - Throws: ``VarlinkConnectionError`` when the kernel does not say, or the peer has ended.
+    package func peerProcess() async throws -> PinnedProcess {
+        guard let provider = channel as? SocketOptionProvider else {
+            throw VarlinkConnectionError("the connection is not a socket")
+        }
+        do {
+            let credentials: SocketPeerCredentials = try await provider.unsafeGetSocketOption(
+                level: SocketOptionLevel(SOL_SOCKET),
+                name: SocketOptionName(SO_PEERCRED)
+            ).get()
+            let pidfd: Int32? = try? await provider.unsafeGetSocketOption(
+                level: SocketOptionLevel(SOL_SOCKET),
+                name: SocketOptionName(PinnedProcess.peerPIDFDOption)
+            ).get()
+            let peer = PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
+            return try PinnedProcess(peer: peer, pidfd: pidfd)
+        } catch {
+            throw VarlinkConnectionError("cannot tell which process serves this socket: \(error)")
+        }
     }
 
     /// Connects to the service at `path`, runs `body` with the connection, and closes it.
@@ -37,7 +72,7 @@ package final class VarlinkConnection {
             throw VarlinkConnectionError("cannot connect to \(path): \(error)")
         }
         return try await channel.executeThenClose { inbound, outbound in
-            try await body(VarlinkConnection(inbound: inbound, outbound: outbound))
+            try await body(VarlinkConnection(inbound: inbound, outbound: outbound, channel: channel.channel))
         }
     }
 
@@ -58,7 +93,7 @@ package final class VarlinkConnection {
             throw VarlinkConnectionError("cannot use descriptor \(descriptor) as a connection: \(error)")
         }
         return try await channel.executeThenClose { inbound, outbound in
-            try await body(VarlinkConnection(inbound: inbound, outbound: outbound))
+            try await body(VarlinkConnection(inbound: inbound, outbound: outbound, channel: channel.channel))
         }
     }
 

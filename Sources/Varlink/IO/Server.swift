@@ -155,7 +155,18 @@ package final class VarlinkServer: Sendable {
     package func serve(path: String, ready: @Sendable () -> Void = {}) async throws {
         let lock = try SocketLock(socketPath: path)
         defer { withExtendedLifetime(lock) {} }
-        if UnixSocketPath.isSocket(path) { unlink(path) }
+        if UnixSocketPath.isSocket(path) {
+            // A socket nobody locked may still be listened on: systemd's, waiting to start
+            // keyportd on its first connection. Only a dead one is replaced.
+            if (try? VarlinkBlockingConnection(path: path, maximumMessageSize: 1)) != nil {
+                throw SocketLock.Held(
+                    holder: nil,
+                    description:
+                        "something already listens on \(path) (a socket systemd holds for the service, say); stop it first"
+                )
+            }
+            unlink(path)
+        }
         let maximum = maximumMessageSize
         let table = connections
         let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -410,7 +421,7 @@ struct AcceptedConnection: Sendable {
 }
 
 /// `struct ucred`, which `SO_PEERCRED` fills (Swift's Glibc module does not export the type).
-private struct SocketPeerCredentials: Sendable {
+struct SocketPeerCredentials: Sendable {
     var pid: Int32 = 0
     var uid: UInt32 = 0
     var gid: UInt32 = 0

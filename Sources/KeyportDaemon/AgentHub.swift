@@ -127,6 +127,11 @@ package final class AgentHub: Sendable {
         return try first.get()
     }
 
+    /// Whether an agent holds the role now (a question asked now would reach the person).
+    package var isHeld: Bool {
+        state.withLock { $0.holder?.process.isAlive == true }
+    }
+
     /// Asks the person `request`; returns their answer (a choice, a secret, or neither when they
     /// declined). Cancelling the calling task (the asking app left) withdraws the question, and the
     /// agent is told to take it off the screen.
@@ -185,7 +190,7 @@ package final class AgentHub: Sendable {
                 name: Agent.Error.scriptedNotAllowed,
                 [
                     "message":
-                        "keyportd answers only through the person: scripted answers (--auto) need a keyportd started with --allow-scripted-agent"
+                        "this keyportd takes no scripted answers (--auto): its questions are the person's. Run `keyport agent` to answer them yourself; for a demo or a test, start keyportd with --allow-scripted-agent"
                 ]
             )
         }
@@ -216,7 +221,7 @@ package final class AgentHub: Sendable {
                     [
                         "holder": busy.description,
                         "message":
-                            "another agent answers keyportd's questions: \(busy.description); it was shown this attempt. To take over, run keyport agent --replace and confirm there",
+                            "another agent already answers keyportd's questions: \(busy.description), and it has been told of this attempt. To move the role here, run `keyport agent --replace` and say yes in that agent",
                     ]
                 )
             }

@@ -299,6 +299,13 @@ package final class AutoFillService: Sendable {
                     ["message": "\(provider.name) needs you, though it was given the chance to ask you"]
                 )
             }
+            // ASExtensionError.userCanceled: the person said no to what the provider asked.
+            if Self.extensionCode(error) == 1 {
+                throw VarlinkError(
+                    name: AutoFill.Error.canceled,
+                    ["message": "you declined what \(provider.name) asked in the agent; nothing was given"]
+                )
+            }
             let why = error.message ?? "it gave no reason"
             throw VarlinkError(name: AutoFill.Error.canceled, ["message": "\(provider.name) declined: \(why)"])
         } catch let error as VarlinkError {

@@ -41,7 +41,8 @@ package final class PromptService: Sendable {
         )
         // A provider keyportd started is answering a call: its clock stops while the person is
         // asked, and its caller is told that they are.
-        if let started { await pool?.promptBegan(started, name: provider.name) }
+        // (Said only when an agent will show the question: without one it fails at once.)
+        if let started, agents.isHeld { await pool?.promptBegan(started, name: provider.name) }
         var personTimedOut: Duration?
         defer { if let started { pool?.promptEnded(started, personTimedOut: personTimedOut) } }
         do {

@@ -16,23 +16,11 @@ package enum Terminal {
         guard tty >= 0 else { return readLine(strippingNewline: true) }
         defer { close(tty) }
         _ = prompt.utf8CString.withUnsafeBufferPointer { write(tty, $0.baseAddress, $0.count - 1) }
-        var saved = termios()
-        let hasAttributes = tcgetattr(tty, &saved) == 0
-        if hasAttributes {
-            var quiet = saved
-            quiet.c_lflag &= ~tcflag_t(ECHO)
-            quiet.c_lflag |= tcflag_t(ECHONL)
-            tcsetattr(tty, TCSAFLUSH, &quiet)
+        // Nothing interrupts this read: -1 is a descriptor poll leaves alone.
+        switch readAnswer(from: tty, echo: false, unless: -1) {
+        case .line(let line): return line
+        case .end, .interrupted: return nil
         }
-        defer { if hasAttributes { tcsetattr(tty, TCSAFLUSH, &saved) } }
-        var bytes: [UInt8] = []
-        defer { Wipe.bytes(&bytes) }
-        var byte: UInt8 = 0
-        while read(tty, &byte, 1) == 1 {
-            if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
-            bytes.append(byte)
-        }
-        return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
     }
 }
 

@@ -200,6 +200,8 @@ final class AgentDesk: Sendable {
         var outcome =
             if request.kind == Agent.Kind.notice.rawValue {
                 "told you: \(DisplayText.escaping(request.message))"
+            } else if request.kind == Agent.Kind.confirm.rawValue {
+                answer.choice == Agent.yes ? "you said yes" : "you said no"
             } else {
                 answer.secret != nil
                     ? "gave a secret" : answer.choice.map { "chose \(DisplayText.escaping($0))" } ?? "declined"
@@ -347,7 +349,7 @@ final class AgentDesk: Sendable {
         var text = "\n\(DisplayText.escaping(request.app)): \(DisplayText.escaping(request.message))\n"
         switch kind {
         case .confirm: text += "Continue? [y/N] "
-        case .secret: text += "Secret (empty to decline): "
+        case .secret: text += "Type it (hidden; empty to decline): "
         case .notice:
             FileHandle.write(text, to: .standardError)
             return answer

@@ -13,6 +13,38 @@ private func agents(listeningOn socket: String) -> [pid_t] {
     Started.processes(running: "keyport-vault", withEnvironment: "KEYPORT_VAULT_SOCKET=\(socket)")
 }
 
+/// A vault of the tests' own: its directory, the agent's socket in it, the environment that
+/// points `keyport vault` there; agents started there are stopped by ``remove()``.
+private struct VaultCLISandbox {
+    let directory: TemporaryDirectory
+    let socket: String
+    let environment: [String: String]
+
+    init() throws {
+        directory = try TemporaryDirectory("kp-vault-cli")
+        socket = directory.url.appendingPathComponent("run/vault.sock").path
+        var environment = ProcessInfo.processInfo.environment
+        environment["KEYPORT_VAULT_SOCKET"] = socket
+        environment["XDG_DATA_HOME"] = directory.url.appendingPathComponent("data").path
+        self.environment = environment
+    }
+
+    /// `keyport vault ARGUMENTS`, with `input` on standard input.
+    func keyport(_ arguments: [String], _ input: String? = nil) async throws -> CLI.Result {
+        try await runProgram(
+            CLI.executable.path,
+            ["vault"] + arguments,
+            environment: environment,
+            input: input.map { Data($0.utf8) }
+        )
+    }
+
+    func remove() {
+        for pid in agents(listeningOn: socket) { kill(pid, SIGTERM) }
+        directory.remove()
+    }
+}
+
 @Suite("keyport vault", .serialized)
 struct VaultCLITests {
     @Test("init, unlock (starting the agent), add, list, show, import a KeePassXC export, export, lock; clear refusals")
@@ -214,26 +246,13 @@ struct VaultCLITests {
 
     @Test("an agent started for another file on the vault's socket is refused before it gets a passphrase or an item")
     func agentOfAnotherVault() async throws {
-        let directory = try TemporaryDirectory("kp-vault-cli")
-        let socket = directory.url.appendingPathComponent("run/vault.sock").path
-        defer {
-            for pid in agents(listeningOn: socket) { kill(pid, SIGTERM) }
-            directory.remove()
-        }
-        var environment = ProcessInfo.processInfo.environment
-        environment["KEYPORT_VAULT_SOCKET"] = socket
-        environment["XDG_DATA_HOME"] = directory.url.appendingPathComponent("data").path
-        func keyport(_ arguments: [String], _ input: String? = nil) async throws -> CLI.Result {
-            try await runProgram(
-                CLI.executable.path,
-                ["vault"] + arguments,
-                environment: environment,
-                input: input.map { Data($0.utf8) }
-            )
-        }
+        let sandbox = try VaultCLISandbox()
+        defer { sandbox.remove() }
+        let directory = sandbox.directory
+        let environment = sandbox.environment
         let other = directory.url.appendingPathComponent("other.keyport").path
-        #expect(try await keyport(["init", "--passphrase-stdin"], "open sesame\n").status == 0)
-        #expect(try await keyport(["init", "--vault", other, "--passphrase-stdin"], "theirs\n").status == 0)
+        #expect(try await sandbox.keyport(["init", "--passphrase-stdin"], "open sesame\n").status == 0)
+        #expect(try await sandbox.keyport(["init", "--vault", other, "--passphrase-stdin"], "theirs\n").status == 0)
         // Another process's agent, for its own file, where the person's vault's agent would be.
         let intruder = try Program(
             CLI.executable.deletingLastPathComponent().appendingPathComponent("keyport-vault").path,
@@ -243,9 +262,9 @@ struct VaultCLITests {
         defer { intruder.stop() }
         _ = try await intruder.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
         for attempt in [
-            try await keyport(["unlock", "--passphrase-stdin"], "open sesame\n"),
-            try await keyport(["add", "--passphrase-stdin", "--title", "Bank", "--user", "me"], "hunter2\n"),
-            try await keyport(["status"]),
+            try await sandbox.keyport(["unlock", "--passphrase-stdin"], "open sesame\n"),
+            try await sandbox.keyport(["add", "--passphrase-stdin", "--title", "Bank", "--user", "me"], "hunter2\n"),
+            try await sandbox.keyport(["status"]),
         ] {
             #expect(attempt.status == 2, "\(attempt.stderr)")
             #expect(attempt.stderr.contains("serves \(other), not "), "\(attempt.stderr)")
@@ -254,21 +273,11 @@ struct VaultCLITests {
 
     @Test("a program that takes the vault agent's socket and says it serves the vault is told apart, and hears nothing")
     func impostorOnTheSocket() async throws {
-        let directory = try TemporaryDirectory("kp-vault-cli")
-        defer { directory.remove() }
-        let socket = directory.url.appendingPathComponent("run/vault.sock").path
-        var environment = ProcessInfo.processInfo.environment
-        environment["KEYPORT_VAULT_SOCKET"] = socket
-        environment["XDG_DATA_HOME"] = directory.url.appendingPathComponent("data").path
-        func keyport(_ arguments: [String], _ input: String? = nil) async throws -> CLI.Result {
-            try await runProgram(
-                CLI.executable.path,
-                ["vault"] + arguments,
-                environment: environment,
-                input: input.map { Data($0.utf8) }
-            )
-        }
-        #expect(try await keyport(["init", "--passphrase-stdin"], "open sesame\n").status == 0)
+        let sandbox = try VaultCLISandbox()
+        defer { sandbox.remove() }
+        let directory = sandbox.directory
+        let socket = sandbox.socket
+        #expect(try await sandbox.keyport(["init", "--passphrase-stdin"], "open sesame\n").status == 0)
         let vault = directory.url.appendingPathComponent("data/keyport/vault.keyport").path
         let heard = directory.url.appendingPathComponent("heard").path
         // A Varlink server in Python that answers Status as the vault's agent would, and writes
@@ -306,7 +315,7 @@ struct VaultCLITests {
         )
         defer { impostor.stop() }
         _ = try await impostor.waitForLine(timeout: .seconds(30)) { $0 == "listening" }
-        let unlock = try await keyport(["unlock", "--passphrase-stdin"], "open sesame\n")
+        let unlock = try await sandbox.keyport(["unlock", "--passphrase-stdin"], "open sesame\n")
         #expect(unlock.status == 2)
         #expect(unlock.stderr.contains("not Keyport Vault's agent"), "\(unlock.stderr)")
         #expect(

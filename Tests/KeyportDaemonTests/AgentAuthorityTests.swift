@@ -38,14 +38,11 @@ struct AgentAuthorityTests {
     func rogueClient() async throws {
         let sandbox = try await ExchangeSandbox()
         defer { sandbox.directory.remove() }
-        let daemon = try await sandbox.start(keyportd, [scriptedAgent], readyWhen: "listening")
-        defer { daemon.stop() }
-        let agent = try await sandbox.start(
-            keyport,
-            ["agent", "--auto", "accept:org.example.importer"],
-            readyWhen: "waiting"
-        )
-        defer { agent.stop() }
+        let (daemon, agent) = try await sandbox.startSystem(agent: "accept:org.example.importer")
+        defer {
+            agent.stop()
+            daemon.stop()
+        }
         let python = try await Peers.python(importing: ["varlink"])
         let rogue = try await Program.run(
             python,
@@ -106,7 +103,10 @@ struct AgentAuthorityTests {
             timeout: .seconds(30)
         )
         #expect(second.status == 1)
-        #expect(second.standardError.contains("another agent answers keyportd's questions"), "\(second.standardError)")
+        #expect(
+            second.standardError.contains("another agent already answers keyportd's questions"),
+            "\(second.standardError)"
+        )
         #expect(second.standardError.contains("process \(holder.pid) "), "\(second.standardError)")
         _ = try await holder.waitForLine(timeout: .seconds(30), onStandardError: true) {
             $0.contains("attention") && $0.contains("tried to become your agent")

@@ -230,6 +230,11 @@ struct AutoFillTests {
         let declining = try await sandbox.startAgent(secret: nil)
         let declined = await sandbox.requestResult(.password, ["example.com"])
         #expect(declined?.name == AutoFill.Error.canceled, "\(declined?.message ?? "")")
+        // The person said no: they are told so, not that the provider declined.
+        #expect(
+            declined?.message == "you declined what Example interactive asked in the agent; nothing was given",
+            "\(declined?.message ?? "")"
+        )
         declining.stop()
     }
 

@@ -80,7 +80,7 @@ struct DaemonTests {
             environment: environment,
             timeout: .seconds(30)
         )
-        #expect(busy.standardError.contains("another agent answers"), "\(busy.standardError)")
+        #expect(busy.standardError.contains("another agent already answers"), "\(busy.standardError)")
     }
 
     @Test("by default the socket is $XDG_RUNTIME_DIR/keyport/keyportd.sock, its directory made 0700")

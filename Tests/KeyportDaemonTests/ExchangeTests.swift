@@ -499,7 +499,7 @@ struct ExportOutcomeTests {
             forged.standardOutput.hasPrefix("org.keyport.Exchange.InvalidToken only the app that imported"),
             "\(forged.standardOutput)\(forged.standardError)"
         )
-        FileManager.default.createFile(atPath: sandbox.output + ".go", contents: Data())
+        #expect(FileManager.default.createFile(atPath: sandbox.output + ".go", contents: Data()))
         let ran = try await exporter.finish(timeout: .seconds(60))
         #expect(ran.status == 0, "\(ran.standardError)")
         #expect(ran.standardOutput == "Example Importer kept 3 items. Example Importer says: three kept\n")

@@ -28,14 +28,11 @@ struct FloodTests {
     func twentyThousandConnections() async throws {
         let sandbox = try await ExchangeSandbox()
         defer { sandbox.directory.remove() }
-        let daemon = try await sandbox.start(keyportd, [scriptedAgent], readyWhen: "listening")
-        defer { daemon.stop() }
-        let agent = try await sandbox.start(
-            keyport,
-            ["agent", "--auto", "accept:org.example.importer"],
-            readyWhen: "waiting"
-        )
-        defer { agent.stop() }
+        let (daemon, agent) = try await sandbox.startSystem(agent: "accept:org.example.importer")
+        defer {
+            agent.stop()
+            daemon.stop()
+        }
 
         let python = try await Peers.python(importing: ["varlink"])
         let socket = try #require(sandbox.environment["KEYPORT_SOCKET"])

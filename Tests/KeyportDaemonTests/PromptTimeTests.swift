@@ -31,7 +31,7 @@ struct PromptTimeTests {
         let agent = try await terminalAgent(
             [
                 ["expect", "waiting for keyportd's questions"], ["say", "ready"],
-                ["expect", "Secret (empty to decline): "],
+                ["expect", "Type it (hidden; empty to decline): "],
                 ["say", "asked"], ["wait-file", go], ["type", "open sesame\n"], ["expect", "gave a secret"],
             ],
             environment: sandbox.environment
@@ -48,7 +48,7 @@ struct PromptTimeTests {
         }
         #expect(said == "keyport: Example interactive is asking you through the agent")
         try await Task.sleep(for: .seconds(14))
-        FileManager.default.createFile(atPath: go, contents: Data())
+        #expect(FileManager.default.createFile(atPath: go, contents: Data()))
         let ran = try await client.finish(timeout: .seconds(60))
         #expect(ran.status == 0, "\(ran.standardError)")
         #expect(!ran.standardOutput.isEmpty)
@@ -65,10 +65,20 @@ struct PromptTimeTests {
         let daemon = try await startKeyportd(environment)
         defer { daemon.stop() }
         try await sandbox.setUp(order: ["interactive"], services: ["interactive": "example.com"])
+        // With no agent, nobody is said to be asking: the client is told there is no agent.
+        let alone = try await Program.run(
+            keyport,
+            ["password", "example.com"],
+            environment: environment,
+            timeout: .seconds(60)
+        )
+        #expect(alone.status == 1)
+        #expect(!alone.standardError.contains("asking you"), "\(alone.standardError)")
+        #expect(alone.standardError.contains("no agent is running"), "\(alone.standardError)")
         let agent = try await terminalAgent(
             [
                 ["expect", "waiting for keyportd's questions"], ["say", "ready"],
-                ["expect", "Secret (empty to decline): "],
+                ["expect", "Type it (hidden; empty to decline): "],
                 ["expect", "the question was withdrawn"], ["say", "withdrawn"],
             ],
             environment: environment

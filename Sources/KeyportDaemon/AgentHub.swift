@@ -159,7 +159,7 @@ package final class AgentHub: Sendable {
     }
 
     /// Ends a waiting question as withdrawn and tells the agent to take it off the screen.
-    private func withdraw(_ id: String) {
+    package func withdraw(_ id: String) {
         let waiting = state.withLock { state -> Waiting? in
             guard let waiting = state.waiting.removeValue(forKey: id) else { return nil }
             state.holder?.events.yield(.withdrawn(id))

@@ -281,7 +281,12 @@ package final class AutoFillService: Sendable {
         as call: ProviderPool.Call = ProviderPool.Call()
     ) async throws(VarlinkError) -> RawJSON {
         do {
-            return try await pool.call(provider, method, parameters, timeout: timeout, as: call)
+            // A client that leaves takes its provider's questions off the agent's screen.
+            return try await withTaskCancellationHandler {
+                try await pool.call(provider, method, parameters, timeout: timeout, as: call)
+            } onCancel: {
+                call.callerLeft()
+            }
         } catch let error as VarlinkError where error.name == CredentialProvider.canceled {
             if let limit = call.personTimedOut {
                 throw VarlinkError(

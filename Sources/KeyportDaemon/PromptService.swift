@@ -42,7 +42,11 @@ package final class PromptService: Sendable {
         // A provider keyportd started is answering a call: its clock stops while the person is
         // asked, and its caller is told that they are.
         // (Said only when an agent will show the question: without one it fails at once.)
-        if let started, agents.isHeld { await pool?.promptBegan(started, name: provider.name) }
+        if let started, agents.isHeld {
+            let agents = agents
+            let id = question.id
+            await pool?.promptBegan(started, name: provider.name) { agents.withdraw(id) }
+        }
         var personTimedOut: Duration?
         defer { if let started { pool?.promptEnded(started, personTimedOut: personTimedOut) } }
         do {

@@ -37,6 +37,9 @@ package final class ProviderPool: Sendable {
             var used = Duration.zero
             var since: ContinuousClock.Instant?
             var personTimedOut: Duration?
+            /// What takes the prompts open for this call off the agent's screen.
+            var withdrawals: [@Sendable () -> Void] = []
+            var left = false
         }
 
         private let state = Mutex(State())
@@ -60,7 +63,23 @@ package final class ProviderPool: Sendable {
             state.withLock { state in state.used + (state.since.map { .now - $0 } ?? .zero) }
         }
 
-        fileprivate func promptBegan(_ provider: String) async {
+        /// Whoever made the call has gone: its prompts waiting on the person are withdrawn (the
+        /// provider hears a decline; nobody is there for its answer).
+        package func callerLeft() {
+            let withdrawals = state.withLock { state in
+                state.left = true
+                defer { state.withdrawals = [] }
+                return state.withdrawals
+            }
+            for withdraw in withdrawals { withdraw() }
+        }
+
+        fileprivate func promptBegan(_ provider: String, withdraw: @escaping @Sendable () -> Void) async {
+            let left = state.withLock { state in
+                state.withdrawals.append(withdraw)
+                return state.left
+            }
+            if left { withdraw() }
             state.withLock { state in
                 state.prompts += 1
                 if let since = state.since {
@@ -195,8 +214,8 @@ package final class ProviderPool: Sendable {
 
     /// The provider `id` began asking the person (`org.keyport.Prompt`): the call it is
     /// answering stops its clock and tells its caller. Returns once the caller was told.
-    package func promptBegan(_ id: String, name: String) async {
-        await running.withLock { $0[id] }?.current.withLock { $0 }?.promptBegan(name)
+    package func promptBegan(_ id: String, name: String, withdraw: @escaping @Sendable () -> Void) async {
+        await running.withLock { $0[id] }?.current.withLock { $0 }?.promptBegan(name, withdraw: withdraw)
     }
 
     /// The provider `id`'s prompt ended: its clock runs again. `personTimedOut`: the person did

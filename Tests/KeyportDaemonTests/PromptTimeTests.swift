@@ -101,3 +101,30 @@ struct PromptTimeTests {
         _ = try await agent.waitForLine(timeout: .seconds(30)) { $0 == "@@ withdrawn" }
     }
 }
+
+@Suite("a provider's question when its client leaves", .serialized)
+struct PromptClientLeavesTests {
+    @Test("the command that asked gives up: the provider's question leaves the agent's screen at once")
+    func clientLeaves() async throws {
+        let sandbox = try AutoFillSandbox(timeout: 5)
+        defer { sandbox.directory.remove() }
+        let daemon = try await startKeyportd(sandbox.environment)
+        defer { daemon.stop() }
+        try await sandbox.setUp(order: ["interactive"], services: ["interactive": "example.com"])
+        let agent = try await terminalAgent(
+            [
+                ["expect", "waiting for keyportd's questions"], ["say", "ready"],
+                ["expect", "Type it (hidden; empty to decline): "], ["say", "asked"],
+                ["expect", "the question was withdrawn"], ["say", "withdrawn"],
+            ],
+            environment: sandbox.environment
+        )
+        defer { agent.stop() }
+        _ = try await agent.waitForLine(timeout: .seconds(60)) { $0 == "@@ ready" }
+        let client = try Program(keyport, ["password", "example.com"], environment: sandbox.environment)
+        _ = try await agent.waitForLine(timeout: .seconds(60)) { $0 == "@@ asked" }
+        client.stop()
+        // The person's time is 120 s: the question goes because the client went.
+        _ = try await agent.waitForLine(timeout: .seconds(20)) { $0 == "@@ withdrawn" }
+    }
+}

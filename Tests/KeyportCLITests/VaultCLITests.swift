@@ -212,10 +212,16 @@ struct VaultCLITests {
         #expect(shownNote.stdout.contains("note: the code is 42\n  second line\n"), "\(shownNote.stdout)")
         let cardID = try await id("Visa")
         let hidden = try await keyport(["show", cardID])
-        #expect(hidden.stdout.contains("card: Alice, expires 2030-04") && hidden.stdout.contains("ending 1111"))
+        #expect(
+            hidden.stdout.contains("card: Alice, expires 2030-04") && hidden.stdout.contains("ending 1111"),
+            "\(hidden.stdout)\(hidden.stderr)"
+        )
         #expect(!hidden.stdout.contains("4111111111111111") && !hidden.stdout.contains("123"), "\(hidden.stdout)")
         let revealed = try await keyport(["show", cardID, "--reveal"])
-        #expect(revealed.stdout.contains("number: 4111111111111111") && revealed.stdout.contains("security code: 123"))
+        #expect(
+            revealed.stdout.contains("number: 4111111111111111") && revealed.stdout.contains("security code: 123"),
+            "\(revealed.stdout)\(revealed.stderr)"
+        )
 
         // edit: the login keeps its id; what is not named stays.
         _ = try await keyport(

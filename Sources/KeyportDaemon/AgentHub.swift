@@ -49,8 +49,9 @@ package final class AgentHub: Sendable {
         case request(Agent.Request)
         case withdrawn(String)
         case alert(String)
-        /// Another agent took the role, as the person confirmed: `Serve` ends with `Replaced`.
-        case replaced(by: String)
+        /// Another agent took the role, as the person confirmed (or the holder did not answer in
+        /// time): `Serve` ends with `Replaced`.
+        case replaced(by: String, confirmed: Bool)
     }
 
     private struct Holder {
@@ -199,6 +200,7 @@ package final class AgentHub: Sendable {
         // cannot both take it. A takeover the person confirmed applies only to the holder they
         // were asked about.
         var confirmed: Int?
+        var confirmedInTime = true
         var taken: (id: Int, previous: Holder?)?
         while taken == nil {
             let busy = state.withLock { state -> Holder? in
@@ -225,11 +227,11 @@ package final class AgentHub: Sendable {
                     ]
                 )
             }
-            try await confirmReplacement(by: caller, holder: busy.description)
+            confirmedInTime = try await confirmReplacement(by: caller, holder: busy.description)
             confirmed = busy.id
         }
         guard let (id, previous) = taken else { return .emptyObject }
-        previous?.events.yield(.replaced(by: caller))
+        previous?.events.yield(.replaced(by: caller, confirmed: confirmedInTime))
         previous?.events.finish()
         defer {
             // The holder gone: nobody can answer the questions still waiting.
@@ -249,10 +251,11 @@ package final class AgentHub: Sendable {
             case .request(let request): try await call.send(RawJSON.reply(Agent.Served(request: request)))
             case .withdrawn(let id): try await call.send(RawJSON.reply(Agent.Served(withdrawn: id)))
             case .alert(let text): try await call.send(RawJSON.reply(Agent.Served(alert: text)))
-            case .replaced(let by):
+            case .replaced(let by, let confirmed):
+                let why = confirmed ? "as you confirmed" : "as this agent did not answer its request in time"
                 throw VarlinkError(
                     name: Agent.Error.replaced,
-                    ["message": "\(by) answers keyportd's questions now, as you confirmed"]
+                    ["message": "\(by) answers keyportd's questions now, \(why)"]
                 )
             }
         }
@@ -280,9 +283,10 @@ package final class AgentHub: Sendable {
         }
     }
 
-    /// Asks the person in the holding agent whether `caller` may take the role; throws
-    /// `AgentBusy` unless they confirm.
-    private func confirmReplacement(by caller: String, holder: String) async throws(VarlinkError) {
+    /// Asks the person in the holding agent whether `caller` may take the role: `true` when they
+    /// confirm, `false` when the holder did not answer in time or left; throws `AgentBusy` when
+    /// they decline.
+    private func confirmReplacement(by caller: String, holder: String) async throws(VarlinkError) -> Bool {
         let first = state.withLock { state -> Bool in
             defer { state.replacing = true }
             return !state.replacing
@@ -307,10 +311,10 @@ package final class AgentHub: Sendable {
         } catch {
             switch error {
             // The holder left meanwhile: the role is free.
-            case .noAgent: return
+            case .noAgent: return false
             // A holder that does not answer (stopped, hung) cannot keep the role from the agent
             // the person just started.
-            case .timedOut: return
+            case .timedOut: return false
             case .withdrawn, .stopping:
                 throw VarlinkError(
                     name: Agent.Error.agentBusy,
@@ -327,6 +331,7 @@ package final class AgentHub: Sendable {
                 ]
             )
         }
+        return true
     }
 
     /// Tells the holder, if any, about a refused attempt: at once when no alert went out within

@@ -68,8 +68,14 @@ final class ExampleProviderViewController: ASCredentialProviderViewController {
     override func provideCredentialWithoutUserInteraction(for credentialRequest: any ASCredentialRequest) {
         switch mode {
         case "interactive":
-            // Locked, as a vault is until the person unlocks it.
-            extensionContext.cancelRequest(withError: ASExtensionError(.userInteractionRequired))
+            // Locked, as a vault is until the person unlocks it. Written as Apple's documentation
+            // and sample code write it: an NSError of the extension error domain.
+            extensionContext.cancelRequest(
+                withError: NSError(
+                    domain: ASExtensionErrorDomain,
+                    code: ASExtensionError.Code.userInteractionRequired.rawValue
+                )
+            )
         case "hang":
             return  // never completes: keyportd gives up after its time limit
         case "crash":

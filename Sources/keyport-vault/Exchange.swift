@@ -65,7 +65,7 @@ enum VaultExchange {
             status = 0
         } catch {
             outcome = "Keyport Vault (\(vault.path)) imported nothing: \(reason(error))"
-            declined = (error as? ASExtensionError)?.code == .userCanceled
+            declined = ASExtensionError(bridging: error)?.code == .userCanceled
             status = 1
         }
         report(outcome)

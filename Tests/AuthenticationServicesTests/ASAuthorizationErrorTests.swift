@@ -57,3 +57,24 @@ struct ASAuthorizationErrorTests {
         #expect(outcome(.credentialExport) == "other")
     }
 }
+
+@Suite("ASExtensionError read as it bridges on Apple platforms")
+struct ASExtensionErrorBridgingTests {
+    @Test("an NSError of ASExtensionErrorDomain means the same as the Swift error; other errors are not it")
+    func bridging() {
+        let apple = NSError(
+            domain: ASExtensionErrorDomain,
+            code: ASExtensionError.Code.userInteractionRequired.rawValue
+        )
+        #expect(ASExtensionError(bridging: apple)?.code == .userInteractionRequired)
+        #expect(ASExtensionError(bridging: ASExtensionError(.userCanceled))?.code == .userCanceled)
+        let withReason = NSError(
+            domain: ASExtensionErrorDomain,
+            code: 101,
+            userInfo: [NSLocalizedFailureReasonErrorKey: "gone"]
+        )
+        #expect(ASExtensionError(bridging: withReason)?.failureReason == "gone")
+        #expect(ASExtensionError(bridging: NSError(domain: ASExtensionErrorDomain, code: 7)) == nil)
+        #expect(ASExtensionError(bridging: NSError(domain: NSCocoaErrorDomain, code: 100)) == nil)
+    }
+}

@@ -68,12 +68,13 @@ open class ASCredentialProviderExtensionContext: NSObject, @unchecked Sendable {
         !finish(.saved)
     }
 
-    /// Ends the request without a credential. An ``ASExtensionError`` says why
+    /// Ends the request without a credential. An ``ASExtensionError`` says why — or an `NSError`
+    /// of ``ASExtensionErrorDomain`` with one of its codes, as Apple's documentation writes it
     /// (``ASExtensionError/Code-swift.enum/userInteractionRequired`` leads to
     /// ``ASCredentialProviderViewController/prepareInterfaceToProvideCredential(for:)``); any other
     /// error ends it as ``ASExtensionError/Code-swift.enum/failed`` with its description.
     public func cancelRequest(withError error: any Error) {
-        let reason = error as? ASExtensionError ?? ASExtensionError(.failed, reason: "\(error)")
+        let reason = ASExtensionError(bridging: error) ?? ASExtensionError(.failed, reason: "\(error)")
         _ = finish(.canceled(reason))
     }
 

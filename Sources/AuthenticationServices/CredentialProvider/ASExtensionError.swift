@@ -67,4 +67,19 @@ public struct ASExtensionError: Error, Hashable, Sendable, CustomNSError, Custom
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
     /// Hashes the code.
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    /// `error` as an ``ASExtensionError``: the Swift error itself, or an `NSError` of
+    /// ``ASExtensionErrorDomain`` with one of its codes — the two mean the same, as they bridge on
+    /// Apple platforms (Apple's documentation cancels with
+    /// `NSError(domain: ASExtensionErrorDomain, code: …)`; on Linux `as? ASExtensionError` does not
+    /// bridge it). `nil` for anything else.
+    package init?(bridging error: any Error) {
+        if let error = error as? ASExtensionError {
+            self = error
+            return
+        }
+        let bridged = error as NSError
+        guard bridged.domain == ASExtensionErrorDomain, let code = Code(rawValue: bridged.code) else { return nil }
+        self.init(code, userInfo: bridged.userInfo)
+    }
 }

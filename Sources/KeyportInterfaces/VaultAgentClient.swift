@@ -25,7 +25,7 @@ package enum VaultAgentClient {
     }()
 
     /// Calls `method`, once the process on the socket is Keyport Vault's agent beside this
-    /// program and said it serves `locations.vault` (``WrongAgent`` else: a
+    /// program, started for `locations.vault` (``WrongAgent`` else: a
     /// passphrase or an item is never given to an agent of another file); with `more`, `each`
     /// hears every reply but the last, which is returned.
     ///
@@ -45,24 +45,29 @@ package enum VaultAgentClient {
             ) {
                 connection in
                 // Whoever answers on the socket must be Keyport Vault's agent as installed beside
-                // this program: a process that took the socket's name cannot be given a passphrase
-                // or an item, whatever it says about itself.
-                let program = try await connection.peerProcess().executable
+                // this program, started for this vault: a process that took the socket's name, or
+                // an agent of another file, is given neither a passphrase nor an item, whatever it
+                // says. Both are read from the kernel (the pinned peer's program and the `--vault`
+                // its command line was started with, which that program does not rewrite), so no
+                // call is added to each request.
+                let peer = try await connection.peerProcess()
+                let program = try peer.executable
                 guard program == Self.agentProgram else {
                     throw WrongAgent(
                         description:
-                            "\(program) answers on \(locations.vaultAgent), not Keyport Vault's agent (\(Self.agentProgram ?? "keyport-vault beside this program")); it was not started by Keyport: stop it, and `keyport vault unlock` starts the agent"
+                            "\(program) (process \(peer.pid)) answers on \(locations.vaultAgent), not Keyport Vault's agent (\(Self.agentProgram ?? "keyport-vault beside this program")); it was not started by Keyport: stop it (kill \(peer.pid)), and `keyport vault unlock` starts the agent"
                     )
                 }
-                let status = try await connection.call(VaultAgent.status)
-                let served = try status.decode(VaultAgent.StatusOut.self).path
-                guard FilePaths.sameFile(served, locations.vault) else {
+                let arguments = try peer.arguments
+                let served = arguments.firstIndex(of: "--vault").flatMap {
+                    arguments.index(after: $0) < arguments.endIndex ? arguments[arguments.index(after: $0)] : nil
+                }
+                guard let served, FilePaths.sameFile(served, locations.vault) else {
                     throw WrongAgent(
                         description:
-                            "the vault's agent on \(locations.vaultAgent) serves \(served), not \(locations.vault)\(FileManager.default.fileExists(atPath: locations.vault) ? "; it was not started for this vault: stop it, and `keyport vault unlock` starts the right one" : ", which does not exist (`keyport vault init` makes it)")"
+                            "the vault's agent on \(locations.vaultAgent) (process \(peer.pid)) serves \(served ?? "no vault it names"), not \(locations.vault)\(FileManager.default.fileExists(atPath: locations.vault) ? "; it was not started for this vault: stop it (kill \(peer.pid)), and `keyport vault unlock` starts the right one" : ", which does not exist (`keyport vault init` makes it)")"
                     )
                 }
-                if method == VaultAgent.status { return status }
                 guard more else { return try await connection.call(method, parameters) }
                 try await connection.send(VarlinkCall(method: method, parameters: parameters, more: true))
                 while true {

@@ -1,6 +1,7 @@
 import AuthenticationServices
 import CredentialExchangeFormat
 import Foundation
+import KeyportEncoding
 import KeyportFormats
 import KeyportInterfaces
 import KeyportVaultAgent
@@ -22,9 +23,9 @@ enum VaultExchange {
             let outcome = try await manager.exportCredentials(cxfJSON: Data(Exporter.cxf(items))) { step in
                 switch step {
                 case .importerStarted(let importer):
-                    report("started \(importer); waiting for it to take the credentials")
+                    report("started \(DisplayText.escaping(importer)); waiting for it to take the credentials")
                 case .importerHasCredentials(let importer):
-                    report("\(importer) has the credentials; waiting for it to say what it kept")
+                    report("\(DisplayText.escaping(importer)) has the credentials; waiting for it to say what it kept")
                 }
             }
             report(Self.told(outcome, count: items.count, from: vault.path))
@@ -36,12 +37,13 @@ enum VaultExchange {
     }
 
     /// What the exporter says of an export, as its importer reported it (or not).
+    /// The importer's name and words are another app's: escaped before they reach the terminal.
     static func told(_ outcome: ASCredentialExportManager.ImportOutcome, count: Int, from vault: String) -> String {
-        let importer = outcome.importer
+        let importer = DisplayText.escaping(outcome.importer)
         guard outcome.reported else {
             return "handed \(count) items of \(vault) to \(importer); \(importer) did not say what it kept"
         }
-        let said = outcome.message.map { ": \($0)" } ?? ""
+        let said = outcome.message.map { ": \(DisplayText.escaping($0))" } ?? ""
         if outcome.declined { return "\(importer) took nothing of \(vault): the import was declined there\(said)" }
         return "\(importer) kept \(outcome.importedCount ?? 0) of the \(count) items of \(vault)\(said)"
     }

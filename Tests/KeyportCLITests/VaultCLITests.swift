@@ -20,8 +20,8 @@ private struct VaultCLISandbox {
     let socket: String
     let environment: [String: String]
 
-    init() throws {
-        directory = try TemporaryDirectory("kp-vault-cli")
+    init(_ name: String = "kp-vault-cli") throws {
+        directory = try TemporaryDirectory(name)
         socket = directory.url.appendingPathComponent("run/vault.sock").path
         var environment = ProcessInfo.processInfo.environment
         environment["KEYPORT_VAULT_SOCKET"] = socket
@@ -49,22 +49,13 @@ private struct VaultCLISandbox {
 struct VaultCLITests {
     @Test("init, unlock (starting the agent), add, list, show, import a KeePassXC export, export, lock; clear refusals")
     func workflow() async throws {
-        let directory = try TemporaryDirectory("kp-vault-cli")
-        let socket = directory.url.appendingPathComponent("run/vault.sock").path
-        defer {
-            for pid in agents(listeningOn: socket) { kill(pid, SIGTERM) }
-            directory.remove()
-        }
-        var environment = ProcessInfo.processInfo.environment
-        environment["KEYPORT_VAULT_SOCKET"] = socket
-        environment["XDG_DATA_HOME"] = directory.url.appendingPathComponent("data").path
+        let sandbox = try VaultCLISandbox("kp-vault-cli")
+        defer { sandbox.remove() }
+        let directory = sandbox.directory
+        let socket = sandbox.socket
+        let environment = sandbox.environment
         func keyport(_ arguments: [String], _ input: String? = nil) async throws -> CLI.Result {
-            try await runProgram(
-                CLI.executable.path,
-                ["vault"] + arguments,
-                environment: environment,
-                input: input.map { Data($0.utf8) }
-            )
+            try await sandbox.keyport(arguments, input)
         }
 
         let created = try await keyport(["init", "--passphrase-stdin"], "open sesame\n")
@@ -173,22 +164,10 @@ struct VaultCLITests {
         "add a note and a card, edit a login: secrets from standard input, hidden until --reveal; an unknown id changes nothing"
     )
     func itemsByHand() async throws {
-        let directory = try TemporaryDirectory("kp-vault-items")
-        let socket = directory.url.appendingPathComponent("run/vault.sock").path
-        defer {
-            for pid in agents(listeningOn: socket) { kill(pid, SIGTERM) }
-            directory.remove()
-        }
-        var environment = ProcessInfo.processInfo.environment
-        environment["KEYPORT_VAULT_SOCKET"] = socket
-        environment["XDG_DATA_HOME"] = directory.url.appendingPathComponent("data").path
+        let sandbox = try VaultCLISandbox("kp-vault-items")
+        defer { sandbox.remove() }
         func keyport(_ arguments: [String], _ input: String? = nil) async throws -> CLI.Result {
-            try await runProgram(
-                CLI.executable.path,
-                ["vault"] + arguments,
-                environment: environment,
-                input: input.map { Data($0.utf8) }
-            )
+            try await sandbox.keyport(arguments, input)
         }
         #expect(try await keyport(["init", "--passphrase-stdin"], "open sesame\n").status == 0)
         #expect(try await keyport(["unlock", "--passphrase-stdin"], "open sesame\n").status == 0)
@@ -333,22 +312,12 @@ struct VaultCLITests {
     @Test("a long import or export shows a progress bar on a terminal, cleared before the report; none when piped")
     func progressBars() async throws {
         let script = try Peers.require("/usr/bin/script", "script (util-linux)")
-        let directory = try TemporaryDirectory("kp-vault-progress")
-        let socket = directory.url.appendingPathComponent("run/vault.sock").path
-        defer {
-            for pid in agents(listeningOn: socket) { kill(pid, SIGTERM) }
-            directory.remove()
-        }
-        var environment = ProcessInfo.processInfo.environment
-        environment["KEYPORT_VAULT_SOCKET"] = socket
-        environment["XDG_DATA_HOME"] = directory.url.appendingPathComponent("data").path
+        let sandbox = try VaultCLISandbox("kp-vault-progress")
+        defer { sandbox.remove() }
+        let directory = sandbox.directory
+        let environment = sandbox.environment
         func keyport(_ arguments: [String], _ input: String? = nil) async throws -> CLI.Result {
-            try await runProgram(
-                CLI.executable.path,
-                ["vault"] + arguments,
-                environment: environment,
-                input: input.map { Data($0.utf8) }
-            )
+            try await sandbox.keyport(arguments, input)
         }
         /// `keyport vault ARGUMENTS` on a terminal of its own (script(1)'s), its output and errors
         /// as the terminal showed them.

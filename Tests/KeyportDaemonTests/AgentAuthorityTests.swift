@@ -60,9 +60,22 @@ struct AgentAuthorityTests {
             $0.contains("attention")
         }
         #expect(alert.contains("rogue_agent.py") && alert.contains("tried to become your agent"), "\(alert)")
+        // Trying again and again, from new processes, does not flood the person's screen: the
+        // attempts of the next ten seconds are only counted.
+        for _ in 0..<5 {
+            let again = try await Program.run(
+                python,
+                [Peers.file("Tests/KeyportDaemonTests/Peers/rogue_agent.py"), "a-question", "org.example.importer"],
+                environment: sandbox.environment,
+                timeout: .seconds(60)
+            )
+            #expect(again.standardOutput.contains(Agent.Error.notAnAgent))
+        }
         // The person's agent still holds the role: the export goes where it chose.
         let exported = try await sandbox.export(sample)
         #expect(exported.status == 0, "\(exported.standardError)")
+        // (Six attempts; one alert, or two should the attempts straddle ten seconds on a slow machine.)
+        #expect(agent.standardError.components(separatedBy: "attention").count <= 3, "\(agent.standardError)")
     }
 
     @Test("keyport agent --auto is refused by a keyportd not started with --allow-scripted-agent, and says so")

@@ -92,7 +92,7 @@ let package = Package(
         // keyport-cli (Sources/keyport/main.swift says why).
         .executableTarget(
             name: "keyport",
-            dependencies: ["KeyportInterfacesCore", "KeyportSystemCore", "KeyportEncoding"],
+            dependencies: ["KeyportInterfacesCore", "KeyportSystemCore", "KeyportDomainsCore", "KeyportEncoding"],
             linkerSettings: [.unsafeFlags(["-static-stdlib"])]
         ),
         // The whole command line.
@@ -106,12 +106,15 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // Which service a credential belongs to: host names (IDNA, Punycode, IP literals) and
-        // registrable domains from the Public Suffix List (the newer of Debian's and the copy in
-        // Resources).
+        // KeyportDomains' part that needs only the standard library: URLs read as the WHATWG URL
+        // standard reads them, hosts (IDNA, IP forms), AutoFill's matching rule and the Public
+        // Suffix List's rules, for the `keyport` front as well as keyportd; not a product.
+        .target(name: "KeyportDomainsCore", dependencies: ["KeyportEncoding"]),
+        // Which service a credential belongs to: KeyportDomainsCore (re-exported) with the Public
+        // Suffix List to use (the newer of Debian's and the copy in Resources).
         .target(
             name: "KeyportDomains",
-            dependencies: ["KeyportEncoding"],
+            dependencies: ["KeyportDomainsCore"],
             resources: [.copy("Resources/public_suffix_list.dat")]
         ),
         // What keyportd and its clients share: where it listens, its interfaces' definitions
@@ -124,7 +127,10 @@ let package = Package(
         // KeyportInterfaces without Foundation or swift-nio: where keyportd listens, the
         // interfaces' names and parameter types, and a blocking AutoFill request, for the
         // `keyport` front program that must start fast; not a product.
-        .target(name: "KeyportInterfacesCore", dependencies: ["KeyportSystemCore", "VarlinkCore"]),
+        .target(
+            name: "KeyportInterfacesCore",
+            dependencies: ["KeyportSystemCore", "VarlinkCore", "KeyportDomainsCore"]
+        ),
         // Keys from passphrases (scrypt, PBKDF2) with caps on the parameters a file may ask for:
         // the vault's and encrypted exports'; not a product.
         .target(
@@ -242,7 +248,11 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
-        .testTarget(name: "KeyportDomainsTests", dependencies: ["KeyportDomains", "KeyportTestSupport"]),
+        .testTarget(
+            name: "KeyportDomainsTests",
+            dependencies: ["KeyportDomains", "KeyportTestSupport"],
+            exclude: ["Peers"]
+        ),
         .testTarget(
             name: "VarlinkTests",
             dependencies: [

@@ -126,10 +126,10 @@ func autoFillBenchmark(identities total: Int, runs: Int) async throws {
         personTime: .seconds(10),
         logger: logger
     )
-    let requests = (0..<1000).map { ServiceAddress("https://login.site-\(($0 * 7919) % total).example/")! }
-    _ = autoFill.best(kind: .oneTimeCode, for: [requests[0]])  // loads the stores
+    let requests = (0..<1000).map { ServiceOrigin("https://site-\(($0 * 7919) % total).example/login")! }
+    _ = autoFill.fits(kind: .oneTimeCode, for: [requests[0]])  // loads the stores
     let matchStart = ContinuousClock.now
-    for request in requests where autoFill.best(kind: .oneTimeCode, for: [request]) == nil {
+    for request in requests where autoFill.fits(kind: .oneTimeCode, for: [request]).exact == nil {
         throw BenchFailure(description: "no match for \(request)")
     }
     let matching = (ContinuousClock.now - matchStart) / requests.count

@@ -54,9 +54,43 @@ package final class AutoFillService: Sendable {
     package struct Candidate {
         var provider: ProviderManifest
         var identity: IdentityStore.Identity
+        /// Where the identity was saved for.
+        var origin: ServiceOrigin
+        var fit: ServiceFit
         /// Sort key: earlier identifier, better fit, earlier provider, higher rank.
         var key: (identifier: Int, fit: Int, provider: Int, rank: Int)
+
+        /// How the person sees it in a question: `https://github.com — alice (Keyport Vault)`.
+        var shown: String {
+            "\(origin) — \(identity.user.isEmpty ? "no user name" : identity.user) (\(provider.name))"
+        }
     }
+
+    /// What fits a request: the best exact fit (same scheme, host and port), given without the
+    /// person; else the wider fits (another port of the host, another host of its registrable
+    /// domain), best first, which only the person may choose.
+    package struct Fits {
+        package var exact: Candidate?
+        package var wider: [Candidate] = []
+
+        /// Keeps `candidate` among the best ``AutoFillService/offeredFits`` wider fits, in order,
+        /// an identity once (at its best, when it fits several requests). Work per identity
+        /// stays small however many share a domain.
+        mutating func keepBest(_ candidate: Candidate) {
+            if let same = wider.firstIndex(where: {
+                $0.provider.id == candidate.provider.id && $0.identity.key == candidate.identity.key
+            }) {
+                guard candidate.key < wider[same].key else { return }
+                wider.remove(at: same)
+            }
+            if wider.count == AutoFillService.offeredFits, let last = wider.last, !(candidate.key < last.key) { return }
+            wider.insert(candidate, at: wider.firstIndex { candidate.key < $0.key } ?? wider.endIndex)
+            if wider.count > AutoFillService.offeredFits { wider.removeLast() }
+        }
+    }
+
+    /// The most wider fits offered in one question.
+    static let offeredFits = 20
 
     /// The providers enabled in Settings whose capabilities pass `accepts`, in Settings order.
     private func enabledProviders(where accepts: (Providers.Capabilities) -> Bool) -> [ProviderManifest] {
@@ -69,51 +103,96 @@ package final class AutoFillService: Sendable {
         }
     }
 
-    /// The identity that fits `requested` best among the enabled providers', or `nil`.
-    package func best(kind: IdentityStore.Kind, user: String? = nil, for requested: [ServiceAddress]) -> Candidate? {
-        best(kind: kind, user: user, for: requested, among: enabledProviders { $0.provides(kind) })
+    /// What fits `requested` among the enabled providers' identities of `kind`.
+    package func fits(kind: IdentityStore.Kind, user: String? = nil, for requested: [ServiceOrigin]) -> Fits {
+        fits(kind: kind, user: user, for: requested, among: enabledProviders { $0.provides(kind) })
     }
 
-    /// The identity that fits `requested` best among `providers`' (in Settings order), or `nil`.
-    private func best(
+    /// What fits `requested` among `providers`' identities (in Settings order). The exact fits
+    /// are looked up by origin; only when there is none are the identities of the requests'
+    /// sites read for wider ones.
+    private func fits(
         kind: IdentityStore.Kind,
         user: String?,
-        for requested: [ServiceAddress],
+        for requested: [ServiceOrigin],
         among providers: [ProviderManifest]
-    ) -> Candidate? {
-        var best: Candidate?
+    ) -> Fits {
+        let stores = providers.map { identities.identities(of: $0.id) }
+        func wanted(_ identity: IdentityStore.Identity) -> Bool {
+            identity.kind == kind && (user == nil || identity.user == user)
+        }
+        var result = Fits()
         for (order, provider) in providers.enumerated() {
-            let stored = identities.identities(of: provider.id)
-            for (index, address) in requested.enumerated() {
-                for (identity, saved) in stored.bySite[address.site(in: list)] ?? []
-                where identity.kind == kind && (user == nil || identity.user == user) {
-                    let fit = saved.match(for: address, in: list)
-                    guard fit != .none else { continue }
+            for (index, origin) in requested.enumerated() {
+                for entry in stores[order].byOrigin[origin] ?? [] where wanted(entry.identity) {
                     let candidate = Candidate(
                         provider: provider,
-                        identity: identity,
-                        key: (index, -fit.rawValue, order, -identity.rank)
+                        identity: entry.identity,
+                        origin: entry.origin,
+                        fit: .exact,
+                        key: (index, -ServiceFit.exact.rawValue, order, -entry.identity.rank)
                     )
-                    if best.map({ candidate.key < $0.key }) ?? true { best = candidate }
+                    if result.exact.map({ candidate.key < $0.key }) ?? true { result.exact = candidate }
                 }
             }
         }
-        return best
+        guard result.exact == nil else { return result }
+        for (order, provider) in providers.enumerated() {
+            for (index, origin) in requested.enumerated() {
+                for entry in stores[order].bySite[origin.site(in: list)] ?? [] where wanted(entry.identity) {
+                    let fit = entry.origin.fit(for: origin, in: list)
+                    guard fit != .none else { continue }
+                    let candidate = Candidate(
+                        provider: provider,
+                        identity: entry.identity,
+                        origin: entry.origin,
+                        fit: fit,
+                        key: (index, -fit.rawValue, order, -entry.identity.rank)
+                    )
+                    result.keepBest(candidate)
+                }
+            }
+        }
+        return result
+    }
+
+    /// The service a request names, read; an identifier that names none is the client's error,
+    /// reported as `parameter`.
+    private static func origin(
+        of identifier: IdentityStore.ServiceIdentifier,
+        parameter: String
+    ) throws(VarlinkError) -> ServiceOrigin {
+        switch ServiceOrigin.parse(identifier.identifier) {
+        case .success(let origin): return origin
+        case .failure(let error): throw .invalidParameter(parameter, error.description)
+        }
     }
 
     private func requestCredential(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
         let input = try request.parameters(as: AutoFill.RequestIn.self)
-        let requested = input.serviceIdentifiers.compactMap { ServiceAddress($0.identifier) }
-        guard let candidate = best(kind: input.type, user: input.user, for: requested) else {
-            let services =
-                input.serviceIdentifiers.map(\.identifier).joined(separator: ", ")
-                + (input.user.map { " (user \($0))" } ?? "")
+        var requested: [ServiceOrigin] = []
+        for (index, identifier) in input.serviceIdentifiers.enumerated() {
+            requested.append(try Self.origin(of: identifier, parameter: "serviceIdentifiers[\(index)]"))
+        }
+        let kind = input.type == .password ? "password" : "one-time code"
+        let services =
+            requested.map(\.description).joined(separator: ", ") + (input.user.map { " (user \($0))" } ?? "")
+        let fits = fits(kind: input.type, user: input.user, for: requested)
+        let candidate: Candidate
+        if let exact = fits.exact {
+            candidate = exact
+        } else if !fits.wider.isEmpty {
+            candidate = try await offer(
+                fits.wider,
+                kind: kind,
+                services: services,
+                interactive: input.interactive ?? true,
+                for: request
+            )
+        } else {
             throw VarlinkError(
                 name: AutoFill.Error.noCredential,
-                [
-                    "message":
-                        "no enabled provider has a \(input.type == .password ? "password" : "one-time code") for \(services.isEmpty ? "no service" : services)"
-                ]
+                ["message": "no enabled provider has a \(kind) for \(services.isEmpty ? "no service" : services)"]
             )
         }
         let provider = candidate.provider
@@ -130,7 +209,78 @@ package final class AutoFillService: Sendable {
             interactive: input.interactive ?? true,
             as: Self.call(for: request, to: provider)
         )
-        return try answer(reply, from: provider)
+        return try answer(reply, from: provider, site: candidate.origin)
+    }
+
+    /// Only wider fits: the person chooses one in the agent, or none. Without an agent, or when
+    /// the request is not to involve the person, the client is told the nearest fit instead.
+    private func offer(
+        _ fits: [Candidate],
+        kind: String,
+        services: String,
+        interactive: Bool,
+        for request: VarlinkRequest
+    ) async throws(VarlinkError) -> Candidate {
+        let nearest = fits[0]
+        let onlyOffered =
+            "no enabled provider has a \(kind) for \(services) itself; the nearest fit, \(nearest.shown), is saved for another site and is only given when you choose it in the agent"
+        guard interactive else {
+            throw VarlinkError(
+                name: AutoFill.Error.noCredential,
+                ["message": onlyOffered + ", and the request was not to involve you"]
+            )
+        }
+        guard agents.isHeld else {
+            throw VarlinkError(
+                name: AutoFill.Error.noCredential,
+                ["message": onlyOffered + "; no agent is running (start one with `keyport agent`)"]
+            )
+        }
+        if request.call.more,
+            let reply = try? RawJSON(
+                encoding: AutoFill.Asking(
+                    provider: "",
+                    asking: "Keyport is asking you through the agent which saved \(kind) to give to \(services)"
+                )
+            )
+        {
+            try? await request.send(reply)
+        }
+        let question = Agent.Request(
+            id: UUID().uuidString,
+            kind: .choose,
+            app: "Keyport",
+            message:
+                "No \(kind) is saved for \(services). Give one saved for another site of it? Choose only if \(services) is the same service.",
+            choices: fits.enumerated().map { Agent.Choice(id: String($0.offset), name: $0.element.shown) }
+        )
+        let answer = try await askPerson(question, what: "which saved \(kind) to give")
+        guard let index = answer.choice.flatMap(Int.init), fits.indices.contains(index) else {
+            throw VarlinkError(
+                name: AutoFill.Error.canceled,
+                ["message": "you chose none of the \(kind)s saved for other sites; nothing was given"]
+            )
+        }
+        logger.info("wider fit chosen by the person", metadata: ["provider": "\(fits[index].provider.id)"])
+        return fits[index]
+    }
+
+    /// Asks the person `question` through the agent; what keeps them from answering is the
+    /// client's `Canceled`.
+    private func askPerson(_ question: Agent.Request, what: String) async throws(VarlinkError) -> Agent.Answer {
+        do {
+            return try await agents.ask(question, within: personTime)
+        } catch {
+            let why =
+                switch error {
+                case .noAgent: "no agent is running to ask you \(what); start one with `keyport agent`"
+                case .withdrawn: "the question was withdrawn"
+                case .stopping: "keyportd is stopping"
+                case .timedOut:
+                    "you did not answer \(what) in the agent within \(personTime.components.seconds) seconds"
+                }
+            throw VarlinkError(name: AutoFill.Error.canceled, ["message": why])
+        }
     }
 
     /// A provider's call on behalf of `request`: when the provider asks the person through the
@@ -147,18 +297,14 @@ package final class AutoFillService: Sendable {
 
     private func savePassword(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
         let input = try request.parameters(as: AutoFill.SavePasswordIn.self)
-        guard let address = ServiceAddress(input.serviceIdentifier.identifier) else {
-            throw .invalidParameter(
-                "serviceIdentifier",
-                "'\(input.serviceIdentifier.identifier)' is neither a domain nor a URL with a host"
-            )
-        }
+        let address = try Self.origin(of: input.serviceIdentifier, parameter: "serviceIdentifier")
         guard !input.password.isEmpty else { throw .invalidParameter("password", "an empty password is not saved") }
         let savers = enabledProviders { $0.SavesPasswords }
-        // An update goes where the account is already; a new one to the first provider in Settings.
-        guard
-            let provider = best(kind: .password, user: input.user, for: [address], among: savers)?.provider
-                ?? savers.first
+        // An update goes where the account is already (saved for this service, else nearest to
+        // it); a new one to the first provider in Settings. Which provider is not consent: the
+        // provider asks the person before it changes a password it has.
+        let existing = fits(kind: .password, user: input.user, for: [address], among: savers)
+        guard let provider = (existing.exact ?? existing.wider.first)?.provider ?? savers.first
         else {
             throw VarlinkError(
                 name: AutoFill.Error.noSavingProvider,
@@ -239,21 +385,7 @@ package final class AutoFillService: Sendable {
                 message: "Which provider's \(kind)\(services.isEmpty ? "" : " for \(services)")?",
                 choices: providers.map { Agent.Choice(id: $0.id, name: $0.name) }
             )
-            let answer: Agent.Answer
-            do {
-                answer = try await agents.ask(question, within: personTime)
-            } catch {
-                let why =
-                    switch error {
-                    case .noAgent:
-                        "several providers could answer and no agent is running to ask you which; start one with `keyport agent`"
-                    case .withdrawn: "the question was withdrawn"
-                    case .stopping: "keyportd is stopping"
-                    case .timedOut:
-                        "you did not choose a provider in the agent within \(personTime.components.seconds) seconds"
-                    }
-                throw VarlinkError(name: AutoFill.Error.canceled, ["message": why])
-            }
+            let answer = try await askPerson(question, what: "which provider's \(kind) to show")
             guard let chosen = providers.first(where: { $0.id == answer.choice }) else {
                 throw VarlinkError(name: AutoFill.Error.canceled, ["message": "you chose no provider"])
             }
@@ -266,7 +398,7 @@ package final class AutoFillService: Sendable {
             interactiveTime,
             as: Self.call(for: request, to: provider)
         )
-        return try answer(reply, from: provider)
+        return try answer(reply, from: provider, site: nil)
     }
 
     /// Calls the provider; its refusal and its failures become AutoFill's errors — except
@@ -322,12 +454,22 @@ package final class AutoFillService: Sendable {
         }
     }
 
-    private func answer(_ reply: RawJSON, from provider: ProviderManifest) throws(VarlinkError) -> RawJSON {
+    /// The credential `provider` answered, with the site its identity was saved for (`nil` when
+    /// the person picked from the provider's own list).
+    private func answer(
+        _ reply: RawJSON,
+        from provider: ProviderManifest,
+        site: ServiceOrigin?
+    ) throws(VarlinkError)
+        -> RawJSON
+    {
         guard let credential = try? reply.decode(CredentialProvider.CredentialOut.self).credential else {
             throw Self.failed(provider, "its answer is not a credential")
         }
         logger.info("credential provided", metadata: ["provider": "\(provider.id)"])
-        return try RawJSON.reply(AutoFill.RequestOut(credential: credential, provider: provider.id))
+        return try RawJSON.reply(
+            AutoFill.RequestOut(credential: credential, provider: provider.id, site: site?.description)
+        )
     }
 
     private static func failed(_ provider: ProviderManifest, _ why: String) -> VarlinkError {

@@ -83,9 +83,12 @@ package struct KeyportDaemon: Service {
 
     package func run() async throws {
         let registry = ProviderRegistry(environment: environment)
+        let pool = ProviderPool(environment: environment, idleTime: providerIdleTime, logger: logger)
+        let identities = IdentityStoreService(registry: registry, locations: locations, pool: pool, logger: logger)
         let providers = ProvidersService(
             registry: registry,
-            configuration: URL(fileURLWithPath: locations.configuration, isDirectory: true)
+            configuration: URL(fileURLWithPath: locations.configuration, isDirectory: true),
+            identities: identities
         )
         let agents = AgentHub(
             policy: AgentHub.Policy(
@@ -103,8 +106,6 @@ package struct KeyportDaemon: Service {
             logger: logger
         )
         let callbacks = CallbacksService(environment: environment, logger: logger)
-        let pool = ProviderPool(environment: environment, idleTime: providerIdleTime, logger: logger)
-        let identities = IdentityStoreService(registry: registry, locations: locations, pool: pool, logger: logger)
         let prompts = PromptService(registry: registry, agents: agents, pool: pool, personTime: personTimeout)
         let autoFill = AutoFillService(
             registry: registry,

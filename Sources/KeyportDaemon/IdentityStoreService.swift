@@ -14,17 +14,31 @@ import Varlink
 /// its process (``AppResolver``). Changes are refused while it is not enabled in Settings, as
 /// Apple's store is disabled then; every change is all or nothing.
 package final class IdentityStoreService: Sendable {
-    /// One provider's identities, and the same filed by site (``ServiceAddress/site(in:)``) with
-    /// their services read, so a request finds its candidates without reading every identity.
+    /// One provider's identities, indexed as AutoFill looks them up: by origin (scheme, host and
+    /// port: the exact fits, answered without the person) and by site (``ServiceOrigin/site(in:)``:
+    /// where the wider fits, only offered, are found), so a request reads only the identities it
+    /// could use however many share its registrable domain.
     package struct Identities: Sendable {
+        package struct Entry: Sendable {
+            package var identity: IdentityStore.Identity
+            package var origin: ServiceOrigin
+        }
+
         package var all: [IdentityStore.Identity] = []
-        package var bySite: [String: [(identity: IdentityStore.Identity, address: ServiceAddress)]] = [:]
+        package var byOrigin: [ServiceOrigin: [Entry]] = [:]
+        package var bySite: [String: [Entry]] = [:]
+        /// How many are saved as a domain (no scheme), which AutoFill gives without the person
+        /// only to `https` on the default port of that very host (`keyport providers list` says so).
+        package var domainOnly = 0
 
         init(_ identities: [IdentityStore.Identity], list: PublicSuffixList) {
             all = identities
             for identity in identities {
-                guard let address = ServiceAddress(identity.serviceIdentifier.identifier) else { continue }
-                bySite[address.site(in: list), default: []].append((identity, address))
+                guard let origin = ServiceOrigin(identity.serviceIdentifier.identifier) else { continue }
+                let entry = Entry(identity: identity, origin: origin)
+                byOrigin[origin, default: []].append(entry)
+                bySite[origin.site(in: list), default: []].append(entry)
+                if !identity.serviceIdentifier.identifier.contains("://") { domainOnly += 1 }
             }
         }
     }
@@ -148,10 +162,8 @@ package final class IdentityStoreService: Sendable {
                     ["message": "identities[\(index)] \(why); nothing was changed"]
                 )
             }
-            guard ServiceAddress(identity.serviceIdentifier.identifier) != nil else {
-                throw invalid(
-                    "names no host a service could have: \(identity.serviceIdentifier.identifier.debugDescription)"
-                )
+            if case .failure(let error) = ServiceOrigin.parse(identity.serviceIdentifier.identifier) {
+                throw invalid("names no service: \(error)")
             }
             guard provider.capabilities.provides(identity.kind) else {
                 throw invalid(
@@ -233,17 +245,18 @@ package final class IdentityStoreService: Sendable {
         guard let service = input.service else {
             return try RawJSON.reply(IdentityStore.Identities(identities: identities))
         }
-        guard let requested = ServiceAddress(service.identifier) else {
-            throw VarlinkError(
-                name: IdentityStore.Error.invalidIdentity,
-                ["message": "service names no host: \(service.identifier.debugDescription)"]
-            )
+        let requested: ServiceOrigin
+        switch ServiceOrigin.parse(service.identifier) {
+        case .success(let origin): requested = origin
+        case .failure(let error):
+            throw VarlinkError(name: IdentityStore.Error.invalidIdentity, ["message": "service: \(error)"])
         }
+        // The provider's own identities for the service, exact fits first (AutoFill's rule).
         let matching =
             identities
-            .compactMap { identity -> (IdentityStore.Identity, ServiceMatch)? in
-                guard let address = ServiceAddress(identity.serviceIdentifier.identifier) else { return nil }
-                let fit = address.match(for: requested, in: list)
+            .compactMap { identity -> (IdentityStore.Identity, ServiceFit)? in
+                guard let origin = ServiceOrigin(identity.serviceIdentifier.identifier) else { return nil }
+                let fit = origin.fit(for: requested, in: list)
                 return fit == .none ? nil : (identity, fit)
             }
             .sorted { ($0.1, $0.0.rank) > ($1.1, $1.0.rank) }

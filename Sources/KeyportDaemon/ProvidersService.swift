@@ -84,9 +84,13 @@ package final class ProvidersService: Sendable {
     /// Serialises read-modify-write of the settings file.
     private let settingsLock = Mutex(())
 
-    package init(registry: ProviderRegistry, configuration: URL) {
+    /// The identity store, for the counts `List` shows; `nil` shows none.
+    private let identities: IdentityStoreService?
+
+    package init(registry: ProviderRegistry, configuration: URL, identities: IdentityStoreService? = nil) {
         self.registry = registry
         self.configuration = configuration
+        self.identities = identities
     }
 
     /// The registered apps with their Settings: enabled ones first in order, then the others by id.
@@ -97,14 +101,19 @@ package final class ProvidersService: Sendable {
         let enabled = settings.enabled.filter { registered.contains($0) }
         let position = Dictionary(enabled.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         let providers = manifests.map { manifest in
-            Providers.Provider(
+            let stored =
+                manifest.capabilities.ProvidesPasswords || manifest.capabilities.ProvidesOneTimeCodes
+                ? identities?.identities(of: manifest.id) : nil
+            return Providers.Provider(
                 id: manifest.id,
                 name: manifest.name,
                 exec: manifest.exec,
                 capabilities: manifest.capabilities,
                 manifest: manifest.file,
                 enabled: position[manifest.id] != nil,
-                position: position[manifest.id]
+                position: position[manifest.id],
+                identities: stored?.all.count,
+                domainIdentities: stored?.domainOnly
             )
         }
         .sorted { ($0.position ?? Int.max, $0.id) < ($1.position ?? Int.max, $1.id) }

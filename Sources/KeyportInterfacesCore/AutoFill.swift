@@ -57,10 +57,14 @@ package enum AutoFill {
     package struct RequestOut: Codable, Hashable, Sendable {
         package var credential: CredentialProvider.Credential
         package var provider: String
+        /// Where the answering identity was saved for (`https://github.com`); `nil` for a pick
+        /// from a provider's own list.
+        package var site: String?
 
-        package init(credential: CredentialProvider.Credential, provider: String) {
+        package init(credential: CredentialProvider.Credential, provider: String, site: String? = nil) {
             self.credential = credential
             self.provider = provider
+            self.site = site
         }
     }
 

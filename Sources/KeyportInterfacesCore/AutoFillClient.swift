@@ -1,3 +1,4 @@
+import KeyportDomainsCore
 import VarlinkCore
 
 /// One AutoFill request from the command line, on a blocking connection: what `keyport otp`,
@@ -39,6 +40,9 @@ package enum AutoFillClient {
         environment: [String: String],
         asking: (String) -> Void
     ) throws(Failure) -> AutoFill.RequestOut {
+        // Read here as keyportd will read it, so a site that names no service is said before
+        // keyportd is asked (with the same words).
+        if case .failure(let error) = ServiceOrigin.parse(service) { throw Failure(error.description, exitCode: 2) }
         let identifier = IdentityStore.ServiceIdentifier(
             identifier: service,
             type: service.contains("://") ? .URL : .domain
@@ -71,12 +75,26 @@ package enum AutoFillClient {
         }
     }
 
-    /// What `keyport password --json` prints: `{"password": …, "user": …}`, keys sorted, `user`
-    /// left out when the credential has none.
-    package static func passwordJSON(user: String?, password: String) -> String {
-        var members: [(name: String, value: [UInt8])] = [("password", JSONText.quoted(password))]
-        if let user { members.append(("user", JSONText.quoted(user))) }
+    /// What `keyport password --json` prints: `{"password", "provider", "site", "user"}`, keys
+    /// sorted; `site` and `user` left out when the answer has none (a pick from a provider's
+    /// list names no site).
+    package static func passwordJSON(_ answer: AutoFill.RequestOut, password: String) -> String {
+        var members: [(name: String, value: [UInt8])] = [
+            ("password", JSONText.quoted(password)), ("provider", JSONText.quoted(answer.provider)),
+        ]
+        if let site = answer.site { members.append(("site", JSONText.quoted(site))) }
+        if let user = answer.credential.user { members.append(("user", JSONText.quoted(user))) }
         return JSONText.object(members).description
+    }
+
+    /// Which account answered and where it was saved, for standard error: `the password of alice
+    /// saved for https://github.com (org.keyport.vault)`. The person sees what went out, and a
+    /// wider fit they chose is named.
+    package static func answered(_ kind: IdentityStore.Kind, _ answer: AutoFill.RequestOut) -> String {
+        let what = kind == .password ? "the password" : "the one-time code"
+        let user = answer.credential.user.map { $0.isEmpty ? "" : " of \($0)" } ?? ""
+        let site = answer.site.map { " saved for \($0)" } ?? ""
+        return "\(what)\(user)\(site) (\(answer.provider))"
     }
 
     /// The secret `answer` carries for `kind`: the code, or the password.
@@ -137,10 +155,11 @@ extension IdentityStore.ServiceIdentifier {
 
 extension AutoFill.RequestOut {
     /// Reads the reply's parameters: `credential` (`user`, `password`, `code`, each a string or
-    /// absent) and `provider`. Members the interface may add later are passed over.
+    /// absent), `provider` and `site`. Members the interface may add later are passed over.
     package init(json: RawJSON) throws {
         var credential = CredentialProvider.Credential()
         var provider: String?
+        var site: String?
         var cursor = JSONCursor(json.bytes)
         try cursor.forEachMember { cursor, key in
             switch key {
@@ -155,12 +174,14 @@ extension AutoFill.RequestOut {
                 }
             case "provider":
                 provider = try cursor.optionalString(key)
+            case "site":
+                site = try cursor.optionalString(key)
             default:
                 try cursor.skipValue()
             }
         }
         guard let provider else { throw cursor.error("the reply has no \"provider\"") }
-        self.init(credential: credential, provider: provider)
+        self.init(credential: credential, provider: provider, site: site)
     }
 }
 

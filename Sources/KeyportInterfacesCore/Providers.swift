@@ -39,6 +39,11 @@ package enum Providers {
         package var manifest: String
         package var enabled: Bool
         package var position: Int?
+        /// How many identities it keeps in keyportd; `nil` for an app that provides no credentials.
+        package var identities: Int?
+        /// How many of them are saved as a domain (`example.com`, no scheme): AutoFill gives
+        /// them without the person only to `https` on that very host's default port.
+        package var domainIdentities: Int?
 
         package init(
             id: String,
@@ -47,8 +52,12 @@ package enum Providers {
             capabilities: Capabilities,
             manifest: String,
             enabled: Bool,
-            position: Int?
+            position: Int?,
+            identities: Int? = nil,
+            domainIdentities: Int? = nil
         ) {
+            self.identities = identities
+            self.domainIdentities = domainIdentities
             self.id = id
             self.name = name
             self.exec = exec

@@ -309,7 +309,7 @@ package final class Vault: Sendable {
     /// The items that have a URL on the site of `service` (a URL, or a domain): its registrable
     /// domain, or the host itself when it has none. Only they are read and opened.
     package func items(forService service: String) throws(VaultError) -> [CXF.Item] {
-        guard let address = ServiceAddress(service) else { return [] }
+        guard let address = ServiceOrigin(service) else { return [] }
         let site = address.site(in: list)
         let rows = try Self.mapping(path) { try database.read { db in try self.rows(taggedWith: site, in: db) } }
         var items: [CXF.Item] = []
@@ -448,7 +448,7 @@ package final class Vault: Sendable {
 
     /// The sites an item is filed under: those of its scope's URLs.
     func sites(of item: CXF.Item) -> [String] {
-        (item.scope?.urls ?? []).compactMap { ServiceAddress($0)?.site(in: list) }
+        (item.scope?.urls ?? []).compactMap { ServiceOrigin($0)?.site(in: list) }
     }
 
     static func checkID(_ item: CXF.Item) throws(VaultError) {

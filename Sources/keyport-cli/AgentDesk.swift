@@ -204,7 +204,7 @@ final class AgentDesk: Sendable {
                 answer.choice == Agent.yes ? "you said yes" : "you said no"
             } else {
                 answer.secret != nil
-                    ? "gave a secret" : answer.choice.map { "chose \(DisplayText.escaping($0))" } ?? "declined"
+                    ? "gave a secret" : answer.choice.map { chosen(request, $0) } ?? "declined"
             }
         do {
             try await DaemonClient.withConnection(environment: environment) { answering in
@@ -219,6 +219,12 @@ final class AgentDesk: Sendable {
             outcome = "answer not delivered: \(error)"
         }
         FileHandle.write("keyport agent: \(DisplayText.escaping(request.app)): \(outcome)\n", to: .standardError)
+    }
+
+    /// `chose ID: NAME`, naming the choice as it was offered, so the agent's log says what was given.
+    private static func chosen(_ request: Agent.Request, _ id: String) -> String {
+        let name = request.choices.first { $0.id == id }?.name
+        return "chose \(DisplayText.escaping(id))" + (name.map { ": \(DisplayText.escaping($0))" } ?? "")
     }
 
     /// The answer `policy` gives; `secret` answers a request for one.

@@ -78,8 +78,9 @@ extension OTPCommand {
             abstract: "Print the current one-time code for a site, from the providers enabled in Settings.",
             discussion: """
                 The default subcommand: `keyport otp example.com` is `keyport otp fill example.com`. keyportd \
-                asks the provider whose identity fits the site best (the provider may ask you, through \
-                `keyport agent`). Exit status: 0 the code was printed; 1 no provider has a code for the \
+                asks the provider that saved a code for the site: the same scheme, host and port \
+                (example.com means https://example.com); one saved only for another host of the site is \
+                offered in `keyport agent`, never given without you. The provider may ask you too. Exit status: 0 the code was printed; 1 no provider has a code for the \
                 site, or it declined or failed; 2 keyportd is not running, or a usage error.
                 """
         )
@@ -106,9 +107,12 @@ struct PasswordCommand: AsyncParsableCommand {
         commandName: "password",
         abstract: "Print the password for a site, from the providers enabled in Settings.",
         discussion: """
-            keyportd asks the provider whose identity fits the site best (the provider may ask you, \
-            through `keyport agent`). The password alone goes to standard output; --json prints \
-            {"user", "password"}. Exit status: 0 printed; 1 no provider has a password for the site \
+            keyportd asks the provider that saved a password for the site: the same scheme, host and \
+            port (example.com means https://example.com). One saved only for another host of the site \
+            (login.example.com), or another port, is offered in `keyport agent`, never given without you; \
+            https's is never given to http. The provider may ask you too. The password alone goes to standard output, and which account \
+            answered, and the site it was saved for, to standard error; --json prints {"password", \
+            "provider", "site", "user"} instead. Exit status: 0 printed; 1 no provider has a password for the site \
             (and user), or it declined or failed; 2 keyportd is not running, or a usage error.
             """
     )
@@ -119,7 +123,7 @@ struct PasswordCommand: AsyncParsableCommand {
     @Option(help: "The account's user name, when the site has several.")
     var user: String?
 
-    @Flag(help: "Print {\"user\": …, \"password\": …} instead.")
+    @Flag(help: "Print {\"password\", \"provider\", \"site\", \"user\"} as JSON instead.")
     var json = false
 
     @Flag(help: "Pick from a provider's list of passwords instead (the agent asks which provider when several could).")
@@ -136,8 +140,12 @@ struct PasswordCommand: AsyncParsableCommand {
         let password = try secret(.password, of: answer)
         guard json else {
             print(password)
+            FileHandle.write(
+                "keyport: \(DisplayText.escaping(AutoFillClient.answered(.password, answer)))\n",
+                to: .standardError
+            )
             return
         }
-        print(AutoFillClient.passwordJSON(user: answer.credential.user, password: password))
+        print(AutoFillClient.passwordJSON(answer, password: password))
     }
 }

@@ -130,6 +130,7 @@ struct GitCredentialCommand: AsyncParsableCommand {
             return
         }
         guard let password = answer.credential.password else { return }
+        say(AutoFillClient.answered(.password, answer))
         var output = ""
         // git-credential(1): values may not contain a newline (or NUL); such a credential is not
         // one git can use.

@@ -47,6 +47,14 @@ struct ProvidersCommand: AsyncParsableCommand {
                 text += "\(place) \(DisplayText.escaping(provider.id))  \(DisplayText.escaping(provider.name))"
                 text +=
                     "  [\(provider.enabled ? "enabled" : "disabled")]  \(can.isEmpty ? "nothing" : can.joined(separator: ", "))\n"
+                if let count = provider.identities {
+                    text += "   \(count) \(count == 1 ? "identity" : "identities")"
+                    if let domains = provider.domainIdentities, domains > 0 {
+                        text +=
+                            "; \(domains) saved as a domain, given without asking only to https://DOMAIN itself (its subdomains are offered in the agent)"
+                    }
+                    text += "\n"
+                }
             }
             for problem in list.problems {
                 text += "skipped \(DisplayText.escaping(problem.manifest)): \(DisplayText.escaping(problem.message))\n"

@@ -78,7 +78,10 @@ struct AutoFillCommand {
                 writeError("keyport: \(DisplayText.escaping(asking))\n")
             }
             let secret = try AutoFillClient.secret(kind, of: answer)
-            print(json ? AutoFillClient.passwordJSON(user: answer.credential.user, password: secret) : secret)
+            print(json ? AutoFillClient.passwordJSON(answer, password: secret) : secret)
+            if kind == .password, !json {
+                writeError("keyport: \(DisplayText.escaping(AutoFillClient.answered(kind, answer)))\n")
+            }
             return 0
         } catch {
             writeError("keyport: \(DisplayText.escaping(error.message))\n")

@@ -142,7 +142,7 @@ struct AutoFillTests {
     }
 
     @Test(
-        "where an identity is saved decides what it fills: subdomains, private suffixes, wildcard and exception rules, IDN, ports, IP hosts, localhost"
+        "given only to the same scheme, host and port; a subdomain, another port or a site of the domain is only offered; never https to http; hosts read as browsers read them"
     )
     func matching() async throws {
         let sandbox = try AutoFillSandbox()
@@ -160,36 +160,139 @@ struct AutoFillTests {
             timeout: .seconds(60)
         )
         #expect(saved.status == 0, "\(saved.standardError)")
-        let cases: [(request: String, fills: Bool)] = [
-            ("https://login.example.com/", true),  // a subdomain of the registrable domain
-            ("https://example.com.evil.test/", false),
-            ("https://alice.github.io/project", true),
-            ("https://bob.github.io/", false),  // github.io is a (private) public suffix
-            ("https://xn--bcher-kva.example/", true),  // the IDN, in Punycode
-            ("https://BÜCHER.example/", true),  // the IDN, in capitals
-            ("https://bucher.example/", false),
-            ("http://127.0.0.1:8080/login", true),
-            ("http://127.0.0.1:9090/", false),  // the identity names its port
-            ("http://127.0.0.2:8080/", false),  // an IP address matches only itself
-            ("http://[0:0:0:0:0:0:0:1]:5000/", true),  // the same IPv6 address, any port (none named)
-            ("localhost:3000", true),
-            ("localhost:3001", false),
-            ("https://shop.city.kawasaki.jp/", true),  // !city.kawasaki.jp: registrable itself
-            ("https://foo.other.kawasaki.jp/", false),  // *.kawasaki.jp: other.kawasaki.jp is a suffix
+        enum Outcome { case given, offered, none }
+        let cases: [(request: String, outcome: Outcome)] = [
+            ("https://example.com/login?x#y", .given),  // path, query and fragment do not count
+            ("example.com", .given),  // a domain means https on 443
+            ("https://example.com:443/", .given),
+            ("https://login.example.com/", .offered),  // a subdomain: offered, never given
+            ("https://example.com:8443/", .offered),  // another port of the host
+            ("http://example.com/", .none),  // https's password never goes to http
+            ("ftp://example.com/", .none),
+            ("https://example.com.evil.test/", .none),
+            ("https://evil.test\\@example.com/", .none),  // browsers go to evil.test
+            ("https://alice.github.io/project", .given),
+            ("https://bob.github.io/", .none),  // github.io is a (private) public suffix
+            ("https://xn--bcher-kva.example/", .given),  // the IDN, in Punycode
+            ("https://BÜCHER.example/", .given),  // the IDN, in capitals
+            ("https://bucher.example/", .none),
+            ("http://127.0.0.1:8080/login", .given),
+            ("http://2130706433:8080/", .given),  // the same address, as browsers read it
+            ("http://127.0.0.1:9090/", .offered),  // the same host, another port
+            ("https://127.0.0.1:8080/", .offered),  // http's saved password, offered to https
+            ("http://127.0.0.2:8080/", .none),  // an IP address fits only itself
+            ("https://[0:0:0:0:0:0:0:1]/", .given),
+            ("https://[::1]:5000/", .offered),
+            ("localhost:3000", .given),
+            ("localhost:3001", .offered),
+            ("https://other.localhost:3000/", .none),
+            ("https://www.city.kawasaki.jp/", .given),
+            ("https://shop.city.kawasaki.jp/", .offered),  // !city.kawasaki.jp: registrable itself
+            ("https://foo.other.kawasaki.jp/", .none),  // *.kawasaki.jp: other.kawasaki.jp is a suffix
         ]
-        for (request, fills) in cases {
+        for (request, outcome) in cases {
             let result = await sandbox.requestResult(.password, [request])
-            if fills {
+            switch outcome {
+            case .given:
                 #expect(result == nil, "\(request): \(result?.message ?? "")")
-            } else {
-                #expect(result?.name == AutoFill.Error.noCredential, "\(request): \(result?.message ?? "filled")")
+            case .offered:
+                // No agent to ask: the client is told the nearest fit, and nothing is given.
+                #expect(result?.name == AutoFill.Error.noCredential, "\(request): \(result?.message ?? "given")")
+                #expect(result?.message?.contains("the nearest fit") == true, "\(request): \(result?.message ?? "")")
+            case .none:
+                #expect(result?.name == AutoFill.Error.noCredential, "\(request): \(result?.message ?? "given")")
+                #expect(result?.message?.contains("nearest") == false, "\(request): \(result?.message ?? "")")
             }
         }
+        // Those saved as a bare domain are counted where people look after upgrading (a password and
+        // a code for each service).
+        let listed = try await sandbox.keyport(["providers", "list"])
+        #expect(
+            listed.standardOutput.contains(
+                "14 identities; 12 saved as a domain, given without asking only to https://DOMAIN itself"
+            ),
+            "\(listed.standardOutput)"
+        )
+        // The site that answered is in the reply.
+        let answered = try await sandbox.request(.password, ["http://2130706433:8080/x"]).get()
+        #expect(answered.site == "http://127.0.0.1:8080")
         // The command line takes the same: an IDN in Unicode, an IP URL with its port.
         for site in ["bücher.example", "http://127.0.0.1:8080/"] {
             let code = try await sandbox.keyport(["otp", site])
             #expect(code.status == 0 && code.standardOutput.utf8.count == 7, "\(site): \(code.standardError)")
         }
+        // What names no service is refused before keyportd is asked, saying what is wrong.
+        for front in [KeyportDaemonTests.keyport, builtProgram("keyport-cli")] {
+            let bad = try await Program.run(
+                front,
+                ["password", "https://exa mple.com/"],
+                environment: sandbox.environment,
+                timeout: .seconds(60)
+            )
+            #expect(bad.status == 2, "\(bad.standardError)")
+            #expect(
+                bad.standardError.contains(
+                    "'https://exa mple.com/' is not a site Keyport can read: the host 'exa mple.com' cannot be read"
+                ),
+                "\(bad.standardError)"
+            )
+        }
+    }
+
+    @Test(
+        "a wider fit goes only to the person's choice in the agent, which names each fit's site, account and provider"
+    )
+    func widerFits() async throws {
+        let sandbox = try AutoFillSandbox()
+        defer { sandbox.directory.remove() }
+        let daemon = try await startKeyportd(sandbox.environment, allowingScriptedAgent: true)
+        defer { daemon.stop() }
+        try await sandbox.setUp(order: ["quiet"], services: ["quiet": "https://a.example.org/"])
+
+        // Not to involve the person: the nearest fit is named, nothing given.
+        let quietly = await sandbox.requestResult(.password, ["https://evil.example.org/"], interactive: false)
+        #expect(quietly?.name == AutoFill.Error.noCredential)
+        #expect(
+            quietly?.message?.contains("the nearest fit, https://a.example.org — alice (Example quiet)") == true,
+            "\(quietly?.message ?? "")"
+        )
+        #expect(quietly?.message?.contains("the request was not to involve you") == true)
+
+        // The person declines: nothing is given.
+        let declining = try await sandbox.startAgent(secret: nil)
+        let declined = await sandbox.requestResult(.password, ["https://evil.example.org/"])
+        #expect(declined?.name == AutoFill.Error.canceled, "\(declined?.message ?? "")")
+        _ = try await declining.waitForLine(timeout: .seconds(10), onStandardError: true) {
+            $0.contains("Keyport: declined")
+        }
+        declining.stop()
+        _ = await declining.waitForExit(timeout: .seconds(30))
+
+        // The person chooses it: the password is given, and the reply says where it was saved.
+        let agent = try Program(
+            KeyportDaemonTests.keyport,
+            ["agent", "--auto", "accept:0"],
+            environment: sandbox.environment
+        )
+        defer { agent.stop() }
+        _ = try await agent.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("waiting") }
+        let chosen = try await sandbox.request(.password, ["https://evil.example.org/"]).get()
+        #expect(chosen.credential.password == "correct horse battery staple")
+        #expect(chosen.site == "https://a.example.org")
+        // What the person was offered named the fit's site, account and provider.
+        _ = try await agent.waitForLine(timeout: .seconds(10), onStandardError: true) {
+            $0.contains("Keyport: chose 0: https://a.example.org — alice (Example quiet)")
+        }
+        // The command line tells which account answered, and where it was saved.
+        let told = try await sandbox.keyport(["password", "https://evil.example.org/"])
+        #expect(told.status == 0, "\(told.standardError)")
+        #expect(
+            told.standardError.contains(
+                "the password of alice saved for https://a.example.org (org.example.quiet)"
+            ),
+            "\(told.standardError)"
+        )
+        #expect(told.standardError.contains("Keyport is asking you through the agent which saved password"))
     }
 
     @Test(
@@ -353,20 +456,31 @@ struct AutoFillClientTests {
         try await sandbox.setUp(order: ["quiet"], services: ["quiet": "example.com"])
 
         let before = try await oathtoolCodes()
-        let code = try await sandbox.keyport(["otp", "https://www.example.com/mfa"])
+        let code = try await sandbox.keyport(["otp", "https://example.com/mfa"])
         #expect(code.status == 0, "\(code.standardError)")
         #expect(before.contains(code.standardOutput.trimmingCharacters(in: .newlines)), "\(code.standardOutput)")
         #expect(code.standardOutput.utf8.count == 7)  // six digits and a newline, nothing else
 
         let password = try await sandbox.keyport(["password", "example.com"])
         #expect(password.standardOutput == "correct horse battery staple\n")
+        #expect(
+            password.standardError
+                == "keyport: the password of alice saved for https://example.com (org.example.quiet)\n"
+        )
         let json = try await sandbox.keyport(["password", "https://example.com/login", "--json", "--user", "alice"])
-        #expect(json.standardOutput == #"{"password":"correct horse battery staple","user":"alice"}"# + "\n")
+        #expect(
+            json.standardOutput
+                == #"{"password":"correct horse battery staple","provider":"org.example.quiet","site":"https://example.com","user":"alice"}"#
+                + "\n"
+        )
 
         let nobody = try await sandbox.keyport(["password", "example.com", "--user", "bob"])
         #expect(nobody.status == 1 && nobody.standardError.contains("no enabled provider has a password"))
         let elsewhere = try await sandbox.keyport(["otp", "example.org"])
-        #expect(elsewhere.status == 1 && elsewhere.standardError.contains("one-time code for example.org"))
+        #expect(
+            elsewhere.status == 1 && elsewhere.standardError.contains("one-time code for https://example.org"),
+            "\(elsewhere.standardError)"
+        )
 
         // --copy hands the code to xclip on its standard input (here a stand-in that keeps it).
         let bin = try sandbox.directory.subdirectory("bin")
@@ -423,7 +537,11 @@ struct AutoFillListTests {
         defer { agent.stop() }
         _ = try await agent.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("waiting") }
         let picked = try await sandbox.keyport(["password", "example.org", "--list", "--json"])
-        #expect(picked.standardOutput == #"{"password":"correct horse battery staple","user":"alice"}"# + "\n")
+        #expect(
+            picked.standardOutput
+                == #"{"password":"correct horse battery staple","provider":"org.example.interactive","user":"alice"}"#
+                + "\n"
+        )
         _ = try await agent.waitForLine(timeout: .seconds(10), onStandardError: true) {
             $0.contains("Keyport: chose org.example.interactive")
         }
@@ -517,8 +635,16 @@ struct GitCredentialTests {
         let peer = try await GitPeer(sandbox, user: "alice", password: "correct horse battery staple")
         defer { peer.server.stop() }
 
-        // Without the helper's answer git cannot get in.
-        try await sandbox.setUp(order: ["quiet"], services: ["quiet": "127.0.0.1:\(peer.port)"])
+        // Without the helper's answer git cannot get in. The password is saved for this http
+        // server, and one for https on localhost (the same machine, another scheme).
+        try await sandbox.setUp(order: ["quiet"], services: [:])
+        let saved = try await Program.run(
+            sandbox.program("quiet"),
+            ["save", "http://127.0.0.1:\(peer.port)/", "https://localhost:\(peer.port)/"],
+            environment: sandbox.environment,
+            timeout: .seconds(60)
+        )
+        #expect(saved.status == 0, "\(saved.standardError)")
         let refused = try await peer.run(["clone", "-q", peer.url, "without"])
         #expect(refused.status != 0)
 
@@ -533,6 +659,18 @@ struct GitCredentialTests {
             "protocol=http\nhost=127.0.0.1:\(peer.port)\npath=repo.git\ncapability[]=authtype\ncapability[]=state\n\n"
         )
         #expect(get.standardOutput == "username=alice\npassword=correct horse battery staple\n")
+        #expect(
+            get.standardError.contains(
+                "the password of alice saved for http://127.0.0.1:\(peer.port) (org.example.quiet)"
+            ),
+            "\(get.standardError)"
+        )
+        // What was saved for https is never sent to http (git would send it in clear Basic auth).
+        let downgrade = try await peer.helper("get", "protocol=http\nhost=localhost:\(peer.port)\n\n")
+        #expect(downgrade.status == 0 && downgrade.standardOutput.isEmpty, "\(downgrade.standardOutput)")
+        #expect(
+            downgrade.standardError.contains("no enabled provider has a password for http://localhost:\(peer.port)")
+        )
         let erase = try await peer.helper(
             "erase",
             "protocol=http\nhost=127.0.0.1:\(peer.port)\nusername=alice\npassword=x\n\n"

@@ -31,6 +31,7 @@ struct AutoFillClientJSONTests {
             AutoFill.RequestOut(credential: .init(code: "123456"), provider: "org.example.quiet"),
             AutoFill.RequestOut(credential: .init(user: "alice", password: "p\"w\\\n😀"), provider: "p"),
             AutoFill.RequestOut(credential: .init(), provider: ""),
+            AutoFill.RequestOut(credential: .init(user: "a", password: "b"), provider: "p", site: "https://x.example"),
         ]
         for reply in replies {
             #expect(try AutoFill.RequestOut(json: RawJSON(encoding: reply)) == reply)
@@ -47,11 +48,25 @@ struct AutoFillClientJSONTests {
                 try AutoFill.RequestOut(json: RawJSON(bytes: Array(broken.utf8)))
             }
         }
-        #expect(
-            AutoFillClient.passwordJSON(user: "a\"b", password: "p/w")
-                == String(decoding: try JSONEncoder.sorted.encode(["user": "a\"b", "password": "p/w"]), as: UTF8.self)
+        let answer = AutoFill.RequestOut(
+            credential: .init(user: "a\"b", password: "p/w"),
+            provider: "org.example.p",
+            site: "https://x.example:8443"
         )
-        #expect(AutoFillClient.passwordJSON(user: nil, password: "pw") == #"{"password":"pw"}"#)
+        #expect(
+            AutoFillClient.passwordJSON(answer, password: "p/w")
+                == String(
+                    decoding: try JSONEncoder.sorted.encode([
+                        "user": "a\"b", "password": "p/w", "provider": "org.example.p",
+                        "site": "https://x.example:8443",
+                    ]),
+                    as: UTF8.self
+                )
+        )
+        #expect(
+            AutoFillClient.passwordJSON(.init(credential: .init(password: "pw"), provider: "p"), password: "pw")
+                == #"{"password":"pw","provider":"p"}"#
+        )
     }
 }
 
@@ -90,7 +105,7 @@ struct FrontTests {
         try await sandbox.setUp(order: ["quiet"], services: ["quiet": "example.com"])
         let cases: [[String]] = [
             ["password", "example.com"],
-            ["password", "--json", "https://www.example.com/login", "--user", "alice"],
+            ["password", "--json", "https://example.com/login", "--user", "alice"],
             ["password", "example.com", "--user=bob"],  // nobody: exit 1
             ["otp", "example.org"],  // no code there: exit 1
         ]
@@ -103,7 +118,7 @@ struct FrontTests {
         }
         let code = try await Program.run(
             alone,
-            ["otp", "www.example.com"],
+            ["otp", "example.com:443"],
             environment: sandbox.environment,
             timeout: .seconds(60)
         )

@@ -82,7 +82,9 @@ struct VaultAutoFillTests {
         )
         let password = try await run(["password", "https://github.com/login", "--json"])
         #expect(
-            password.standardOutput == #"{"password":"hunter2","user":"alice"}"# + "\n",
+            password.standardOutput
+                == #"{"password":"hunter2","provider":"org.keyport.vault","site":"https://github.com","user":"alice"}"#
+                + "\n",
             "\(password.standardError)"
         )
 

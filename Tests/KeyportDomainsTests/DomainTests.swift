@@ -50,11 +50,31 @@ struct HostTests {
 
     @Test("IP addresses are written one way; brackets are optional around IPv6")
     func addresses() {
-        #expect(ServiceHost("192.168.001.1") == nil)  // not an address inet_pton reads, and no domain name
+        // Every form the URL standard reads (browsers connect to 192.168.1.1 for each).
+        #expect(ServiceHost("192.168.001.1") == .ipv4("192.168.1.1"))
         #expect(ServiceHost("192.168.1.1") == .ipv4("192.168.1.1"))
+        #expect(ServiceHost("0xc0.0250.257") == .ipv4("192.168.1.1"))
+        #expect(ServiceHost("3232235777") == .ipv4("192.168.1.1"))
+        #expect(ServiceHost("example.1") == nil)  // ends in a number: an address or nothing
         #expect(ServiceHost("[0:0:0:0:0:0:0:1]") == .ipv6("::1"))
         #expect(ServiceHost("2001:DB8::0:1") == .ipv6("2001:db8::1"))
         #expect(ServiceHost("[::1]")?.description == "[::1]")
+        #expect(ServiceHost("[::ffff:192.168.1.1]") == .ipv6("::ffff:c0a8:101"))
+    }
+
+    @Test("a host that cannot be read says why")
+    func reasons() {
+        func reason(_ text: String) -> String? {
+            if case .failure(let error) = ServiceHost.parse(text) { return error.reason }
+            return nil
+        }
+        #expect(reason("a..b") == "it has an empty label")
+        #expect(reason("a!b.com") == "it holds '!' (U+0021), which no DNS name holds")
+        #expect(reason("a\u{200D}b.com") == "it holds U+200D, which no host name may hold")
+        #expect(reason("\u{24D0}.com")?.hasPrefix("it holds 'ⓐ' (U+24D0), which IDNA maps") == true)
+        #expect(reason("1.2.3.256") == "a part of the IPv4 address is too large")
+        #expect(reason("[1::2::3]") == "the IPv6 address has '::' twice")
+        #expect(reason("ex%FFmple.com") == "its percent-encoded bytes are not UTF-8")
     }
 
     @Test(
@@ -212,23 +232,33 @@ struct DomainCrossCheckTests {
 }
 
 @Suite("Matching a service")
-struct ServiceMatchTests {
+struct ServiceFitTests {
     static let list = PublicSuffixList.current
 
-    func match(_ identity: String, _ request: String) throws -> ServiceMatch {
-        let saved = try #require(ServiceAddress(identity), "\(identity)")
-        let asked = try #require(ServiceAddress(request), "\(request)")
-        return saved.match(for: asked, in: Self.list)
+    func fit(_ identity: String, _ request: String) throws -> ServiceFit {
+        let saved = try #require(ServiceOrigin(identity), "\(identity)")
+        let asked = try #require(ServiceOrigin(request), "\(request)")
+        return saved.fit(for: asked, in: Self.list)
     }
 
     @Test(
-        "as people expect: subdomains, private suffixes, exceptions, IDN, ports, IP hosts, localhost",
+        "the same scheme, host and port is exact; another host of the site or port is offered; never a downgrade",
         arguments: [
-            ("example.com", "https://example.com/login", ServiceMatch.exact),
+            ("example.com", "https://example.com/login", ServiceFit.exact),
+            ("https://example.com:443/x?y#z", "example.com", .exact),
             ("example.com", "https://login.example.com/", .sameSite),
             ("https://login.example.com/path", "example.com", .sameSite),
+            ("a.example.org", "https://evil.example.org/", .sameSite),
             ("example.com", "https://example.org/", .none),
             ("example.com", "https://example.com.evil.net/", .none),
+            ("https://github.com", "http://github.com", .none),
+            ("https://github.com", "ftp://github.com", .none),
+            ("https://github.com", "https://github.com:8443/", .sameHost),
+            ("https://github.com", "https://gist.github.com/", .sameSite),
+            ("https://github.com", "https://evil.com\\@github.com/", .none),
+            ("http://github.com", "https://github.com", .sameHost),
+            ("http://github.com", "http://github.com:80/", .exact),
+            ("http://gist.github.com", "http://github.com", .sameSite),
             ("alice.github.io", "https://alice.github.io/app", .exact),
             ("alice.github.io", "https://bob.github.io/", .none),
             ("example.co.uk", "https://www.example.co.uk/", .sameSite),
@@ -237,37 +267,124 @@ struct ServiceMatchTests {
             ("bücher.example", "https://xn--bcher-kva.example/", .exact),
             ("https://BÜCHER.example", "https://www.bücher.example/", .sameSite),
             ("example.com:8443", "https://example.com:8443/", .exact),
-            ("example.com:8443", "https://example.com/", .none),
-            ("example.com", "https://example.com:8443/", .sameHost),
-            ("192.168.1.10", "http://192.168.1.10:8080/", .sameHost),
-            ("192.168.1.10", "http://192.168.1.11/", .none),
-            ("[::1]:8080", "http://[::1]:8080/", .exact),
-            ("localhost:3000", "http://localhost:3000/", .exact),
-            ("localhost:3000", "http://localhost:4000/", .none),
-            ("app.localhost", "http://other.localhost/", .none),
-            ("router", "http://router/", .exact),
+            ("example.com:8443", "https://example.com/", .sameHost),
+            ("192.168.1.10", "https://192.168.1.10:8080/", .sameHost),
+            ("http://192.168.1.10", "http://192.168.1.10/", .exact),
+            ("http://192.168.1.10", "http://3232235786/", .exact),
+            ("192.168.1.10", "https://192.168.1.11/", .none),
+            ("[::1]:8080", "https://[::1]:8080/", .exact),
+            ("http://localhost:3000", "http://localhost:3000/", .exact),
+            ("http://localhost:3000", "http://localhost:4000/", .sameHost),
+            ("app.localhost", "https://other.localhost/", .none),
+            ("router", "https://router/", .exact),
+            ("router", "http://router/", .none),
+            ("smtp://mail.example.com:587", "smtp://Mail.Example.com:587", .exact),
+            ("smtp://mail.example.com:587", "smtp://mail.example.com", .sameHost),
         ]
     )
-    func matches(identity: String, request: String, expected: ServiceMatch) throws {
-        #expect(try match(identity, request) == expected)
+    func fits(identity: String, request: String, expected: ServiceFit) throws {
+        #expect(try fit(identity, request) == expected)
     }
 
     @Test("identities are filed by registrable domain, or by host when there is none")
     func sites() throws {
-        #expect(ServiceAddress("https://a.b.example.co.uk/x")?.site(in: Self.list) == "example.co.uk")
-        #expect(ServiceAddress("http://[::1]:8080/")?.site(in: Self.list) == "[::1]")
-        #expect(ServiceAddress("localhost:3000")?.site(in: Self.list) == "localhost")
-        #expect(ServiceAddress("not a host") == nil)
-        #expect(ServiceAddress("https://") == nil)
+        #expect(ServiceOrigin("https://a.b.example.co.uk/x")?.site(in: Self.list) == "example.co.uk")
+        #expect(ServiceOrigin("http://[::1]:8080/")?.site(in: Self.list) == "[::1]")
+        #expect(ServiceOrigin("localhost:3000")?.site(in: Self.list) == "localhost")
     }
 }
 
 @Suite("Reading a service identifier")
-struct ServiceAddressTests {
-    @Test("spaces around it are trimmed, a pasted no-break space too; a blank one names no host")
-    func trimming() {
-        #expect(ServiceAddress("  https://Example.com/login\t")?.description == "example.com")
-        #expect(ServiceAddress("\u{00A0}example.com\u{3000}")?.description == "example.com")
-        #expect(ServiceAddress(" \t ") == nil)
+struct ServiceOriginTests {
+    @Test(
+        "a URL's scheme, host and port; a domain means https on its default port",
+        arguments: [
+            ("https://Example.com/login", "https://example.com"),
+            ("  https://Example.com/login\t", "https://example.com"),
+            ("\u{00A0}example.com\u{3000}", "https://example.com"),
+            ("example.com", "https://example.com"),
+            ("example.com/login", "https://example.com"),
+            ("github.com:443", "https://github.com"),
+            ("localhost:3000", "https://localhost:3000"),
+            ("[::1]:8080", "https://[::1]:8080"),
+            ("::1", "https://[::1]"),
+            ("HTTP://EXAMPLE.COM:80/", "http://example.com"),
+            ("http://example.com:443/", "http://example.com:443"),
+            ("https://evil.com\\@github.com/", "https://evil.com"),
+            ("https://a@b@github.com:8443", "https://github.com:8443"),
+            ("smtp://mail.example.com:587", "smtp://mail.example.com:587"),
+            ("git+ssh://host.example", "git+ssh://host.example"),
+        ]
+    )
+    func reads(identifier: String, origin: String) {
+        #expect(ServiceOrigin(identifier)?.description == origin)
+    }
+
+    @Test("what names no service says what is wrong, and where")
+    func refused() {
+        func reason(_ text: String) -> String? {
+            if case .failure(let error) = ServiceOrigin.parse(text) { return error.description }
+            return nil
+        }
+        #expect(reason(" \t ")?.hasSuffix("is not a site Keyport can read: it is empty") == true)
+        #expect(reason("https://") == "'https://' is not a site Keyport can read: it names no host")
+        #expect(
+            reason("not a host")?.hasSuffix(
+                "the host 'not a host' cannot be read: it holds U+0020, which no host may hold"
+            ) == true
+        )
+        #expect(reason("https://example.com:65536")?.hasSuffix("its port 65536 is above 65535") == true)
+        #expect(reason("https://example.com:8a")?.hasSuffix("its port '8a' is not a number") == true)
+        #expect(reason("file:///etc/passwd")?.hasSuffix("a file: URL names no service") == true)
+        #expect(
+            reason("bob@example.com")?.hasSuffix(
+                "a domain names no user; write the URL (https://…) if that is what it is"
+            ) == true
+        )
+    }
+
+    /// Tricky URLs (Peers/tricky_urls.json) read by headless chromium's `new URL()`: Keyport must
+    /// see the scheme, host and port the browser sees, or refuse the URL where the browser does
+    /// (and where the entry says Keyport is stricter than the browser, only refuse).
+    @Test("every tricky URL is read as Chromium reads it, or refused where Keyport is stricter")
+    func againstChromium() async throws {
+        let python = try await Peers.python(importing: ["selenium"])
+        try Peers.require("/usr/bin/chromium", "chromium (Debian package chromium)")
+        try Peers.require("/usr/bin/chromedriver", "chromedriver (Debian package chromium-driver)")
+        let corpusPath = Peers.file("Tests/KeyportDomainsTests/Peers/tricky_urls.json")
+        let corpus = try #require(
+            JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: corpusPath)))
+                as? [[String: String]]
+        )
+        let urls = corpus.compactMap { $0["url"] }
+        let ran = try await Program.run(
+            python,
+            [Peers.file("Tests/KeyportDomainsTests/Peers/url_parser.py")],
+            input: try JSONSerialization.data(withJSONObject: urls),
+            timeout: .seconds(120)
+        )
+        try #require(ran.status == 0, "\(ran.standardError)")
+        let answers = try #require(JSONSerialization.jsonObject(with: Data(ran.standardOutput.utf8)) as? [Any])
+        try #require(answers.count == urls.count)
+        var mismatches: [String] = []
+        for (entry, answer) in zip(corpus, answers) {
+            let url = entry["url"]!
+            let ours = ServiceOrigin(url)
+            let theirs = (answer as? [String]).map { parts -> String in
+                // Keyport drops a host's trailing dot (the same DNS name); Chromium keeps it.
+                var host = parts[1]
+                if host.count > 1, host.hasSuffix("."), !host.hasPrefix("[") { host.removeLast() }
+                return "\(parts[0])//\(host)" + (parts[2].isEmpty ? "" : ":\(parts[2])")
+            }
+            if entry["refused"] != nil || theirs == nil {
+                if let ours { mismatches.append("\(url.debugDescription): ours \(ours), should be refused") }
+            } else if ours?.description != theirs {
+                mismatches.append(
+                    "\(url.debugDescription): ours \(ours?.description ?? "refused"), chromium's \(theirs!)"
+                )
+            }
+        }
+        #expect(corpus.count > 100)
+        #expect(mismatches.isEmpty, "\(mismatches.count) differ:\n\(mismatches.joined(separator: "\n"))")
     }
 }

@@ -1,5 +1,3 @@
-import Foundation
-
 /// The Public Suffix List (publicsuffix.org): which names are suffixes under which anybody can
 /// register a name of their own (`com`, `co.uk`, and private ones such as `github.io`), and so
 /// which part of a host is its registrable domain — the unit a credential belongs to.
@@ -36,42 +34,6 @@ package struct PublicSuffixList: Sendable {
         }
     }
 
-    /// Where Debian's `publicsuffix` package puts the list.
-    package static let systemPath = "/usr/share/publicsuffix/public_suffix_list.dat"
-
-    /// The newer of the system's list and ``bundled``, as libpsl chooses: a distribution that
-    /// keeps its list current wins, and an old one (Debian 12's is from February 2023) does not
-    /// hold back the snapshot shipped here.
-    package static let current: PublicSuffixList = {
-        let system = try? String(contentsOfFile: systemPath, encoding: .utf8)
-        let modified = (try? FileManager.default.attributesOfItem(atPath: systemPath))?[.modificationDate] as? Date
-        return newer(system: system, modified: modified, bundled: bundledText)
-    }()
-
-    /// The copy in this package: a snapshot of publicsuffix.org's list (its `VERSION` line says
-    /// when), for machines without a newer one.
-    package static let bundled = PublicSuffixList(text: bundledText)
-
-    private static let bundledText: String = {
-        guard let url = Bundle.module.url(forResource: "public_suffix_list", withExtension: "dat"),
-            let text = try? String(contentsOf: url, encoding: .utf8)
-        else { preconditionFailure("public_suffix_list.dat is not in the module's resources") }
-        return text
-    }()
-
-    /// The list from `system` (a list's text, last changed at `modified`) when it has rules and is
-    /// at least as new as `bundled`, else the list from `bundled`. A list's date is its
-    /// `// VERSION: YYYY-MM-DD_…` line (publicsuffix.org writes one; Debian's copy has none), else
-    /// when its file was last changed.
-    package static func newer(system: String?, modified: Date?, bundled: String) -> PublicSuffixList {
-        if let system {
-            let list = PublicSuffixList(text: system)
-            let systemDate = version(of: system) ?? modified.map(day)
-            if list.count > 0, let systemDate, systemDate >= (version(of: bundled) ?? "") { return list }
-        }
-        return PublicSuffixList(text: bundled)
-    }
-
     /// The date of the list's `// VERSION: 2026-10-22_08-36-41_UTC` line, as `2026-10-22`.
     package static func version(of text: String) -> String? {
         for line in text.split(whereSeparator: \.isNewline).prefix(40) where line.hasPrefix("// VERSION: ") {
@@ -79,13 +41,6 @@ package struct PublicSuffixList: Sendable {
             if date.count == 10 { return String(date) }
         }
         return nil
-    }
-
-    private static func day(_ date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let parts = calendar.dateComponents([.year, .month, .day], from: date)
-        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
     }
 
     /// The registrable domain of `host`: its public suffix and one label more

@@ -3,8 +3,11 @@
 // passwords it is given (ASSavePasswordRequest: `git credential approve`) in a file of its own,
 // $XDG_STATE_HOME/keyport-example-provider/MODE.json (an example: a real provider encrypts).
 //
-//   ExampleProvider save [SERVICE…]  saves its identities for each service (example.com when none)
-//                                    in the identity store, and exits
+//   ExampleProvider MODE save [SERVICE…]
+//                                    saves its identities for each service (example.com when none)
+//                                    in the identity store, and exits; MODE first, as in its
+//                                    manifest's exec, since keyportd tells which registration a
+//                                    process of a shared program acts for by its first arguments
 //   ExampleProvider [MODE]           what keyportd starts (it says so when started by hand)
 //
 // MODE shows the four ways a provider behaves, for Keyport's tests and for trying AutoFill out:
@@ -198,9 +201,9 @@ final class ExampleProviderViewController: ASCredentialProviderViewController {
     }
 }
 
-if mode == "save" {
+if arguments.dropFirst().first == "save" {
     // What the provider's app does whenever its accounts change.
-    let named = Array(arguments.dropFirst())
+    let named = Array(arguments.dropFirst(2))
     let services = (named.isEmpty ? ["example.com"] : named).map {
         ASCredentialServiceIdentifier(identifier: $0, type: $0.contains("://") ? .URL : .domain)
     }

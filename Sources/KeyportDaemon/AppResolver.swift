@@ -11,12 +11,13 @@ import KeyportSystem
 /// 2. A process in a systemd unit a desktop started an app in (`app-…-APPID-RANDOM.scope`, read as
 ///    xdg-desktop-portal reads it) is that app when a manifest has that id. This is how an app
 ///    whose program is an interpreter (Python, Java) is found.
-/// 3. Otherwise the program the process runs, matched against each manifest's `exec[0]` with its
-///    links resolved. When several manifests name that program (two vaults of Keyport Vault, each
-///    registered with its own `--vault`), the one whose arguments the process's command line
-///    begins with, the longest if several do: the program is what is trusted, and its arguments
-///    only say which of its registrations it acts for. A command line that fits none of them, or
-///    two alike, is ambiguous, never the first.
+/// 3. Otherwise the program the process runs, matched against the program of each manifest's
+///    command lines (`exec` and its `helpers`) with links resolved, and then by its arguments:
+///    the process's command line must begin with the command line's arguments (any, for a
+///    command line without arguments), the longest if several fit. The program is what is
+///    trusted; its arguments only say which registration it acts for, so a process whose
+///    arguments fit none of its program's command lines (a second vault that is not
+///    registered) is nobody, and so is one that fits two alike — never the first.
 ///
 /// A unit's app id that no manifest has does not stop rule 3: a desktop starts a terminal in a
 /// unit of its own, and everything run from that terminal shares it.
@@ -53,27 +54,31 @@ package enum AppResolver {
             return .app(manifest, recognisedBy: "the app id \(appID) of its systemd unit \(unit)")
         }
         let executable = try process.executable
-        let matching = manifests.filter { Self.program(of: $0) == executable }
-        switch matching.count {
-        case 0:
-            return .unregistered(program: executable, description: "\(executable), which no manifest names in \"exec\"")
-        case 1:
-            return .app(matching[0], recognisedBy: "its program \(executable)")
-        default:
-            let arguments = try process.arguments.dropFirst()
-            let fitting = matching.filter { arguments.starts(with: $0.exec.dropFirst()) }
-            let longest = fitting.map(\.exec.count).max()
-            let chosen = fitting.filter { $0.exec.count == longest }
-            if chosen.count == 1 {
-                return .app(chosen[0], recognisedBy: "its program \(executable) with the arguments of its manifest")
-            }
-            let ids = matching.map(\.id).sorted().joined(separator: ", ")
+        let candidates = manifests.flatMap { manifest in
+            manifest.commandLines.filter { Self.program(of: $0) == executable }.map { (manifest, $0) }
+        }
+        guard !candidates.isEmpty else {
             return .unregistered(
                 program: executable,
-                description:
-                    "\(executable), which several manifests name (\(ids)), with arguments that fit \(chosen.isEmpty ? "none" : "more than one") of them; an app that shares its program with another is recognised by the arguments its manifest's exec gives, or by the app id of its Flatpak or systemd unit"
+                description: "\(executable), which no manifest names in \"exec\" or \"helpers\""
             )
         }
+        let arguments = try process.arguments.dropFirst()
+        let fitting = candidates.filter { arguments.starts(with: $0.1.dropFirst()) }
+        let longest = fitting.map(\.1.count).max()
+        let chosen = Dictionary(
+            fitting.filter { $0.1.count == longest }.map { ($0.0.id, $0.0) },
+            uniquingKeysWith: { first, _ in first }
+        )
+        if chosen.count == 1, let manifest = chosen.values.first {
+            return .app(manifest, recognisedBy: "its program \(executable) with the arguments of its manifest")
+        }
+        let ids = Set(candidates.map(\.0.id)).sorted().joined(separator: ", ")
+        return .unregistered(
+            program: executable,
+            description:
+                "\(executable) with arguments that fit \(chosen.isEmpty ? "none" : "more than one") of the command lines its manifests (\(ids)) give it; a process acts for an app by running its program with the arguments of the manifest's exec or of one of its helpers, or is recognised by the app id of its Flatpak or systemd unit"
+        )
     }
 
     /// The registered credential provider `process` is (its manifest declares `ProvidesPasswords`
@@ -116,8 +121,8 @@ package enum AppResolver {
         package var message: String
     }
 
-    /// The path a manifest's program runs as, links resolved, as `/proc/PID/exe` shows it.
-    private static func program(of manifest: ProviderManifest) -> String {
-        URL(fileURLWithPath: manifest.exec[0]).resolvingSymlinksInPath().path
+    /// The path a command line's program runs as, links resolved, as `/proc/PID/exe` shows it.
+    private static func program(of commandLine: [String]) -> String {
+        URL(fileURLWithPath: commandLine[0]).resolvingSymlinksInPath().path
     }
 }

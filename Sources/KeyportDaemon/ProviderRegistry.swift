@@ -10,6 +10,7 @@ import Varlink
 ///
 /// ```json
 /// {"id": "org.example.app", "name": "Example", "exec": ["/usr/bin/example", "--flag"],
+///  "helpers": [["/usr/bin/example", "sync"]],
 ///  "capabilities": {"SupportsCredentialExchange": true, "SupportedCredentialExchangeVersions": ["1.0"],
 ///                   "ProvidesPasswords": false, "ProvidesOneTimeCodes": false}}
 /// ```
@@ -18,6 +19,10 @@ package struct ProviderManifest: Hashable, Sendable {
     package var name: String
     /// The program (an absolute path: keyportd recognises the app by it) and its arguments.
     package var exec: [String]
+    /// The command lines of the app's other processes that act for it (an agent that keeps its
+    /// identities current), each program first, recognised as `exec` is: by the program, then
+    /// by the arguments it starts with.
+    package var helpers: [[String]]
     package var capabilities: Providers.Capabilities
     /// The file it was read from.
     package var file: String
@@ -29,6 +34,7 @@ package struct ProviderManifest: Hashable, Sendable {
         var id: String?
         var name: String?
         var exec: [String]?
+        var helpers: [[String]] = []
         var capabilities = Providers.Capabilities()
         var versionsGiven = false
         var cursor = JSONCursor(Array(data))
@@ -46,6 +52,18 @@ package struct ProviderManifest: Hashable, Sendable {
                         words.append(try cursor.string())
                     }
                     exec = words
+                case "helpers":
+                    guard try cursor.peekKind() == .array else { throw Self.badHelpers }
+                    try cursor.forEachElement { cursor in
+                        guard try cursor.peekKind() == .array else { throw Self.badHelpers }
+                        var words: [String] = []
+                        try cursor.forEachElement { cursor in
+                            guard try cursor.peekKind() == .string else { throw Self.badHelpers }
+                            words.append(try cursor.string())
+                        }
+                        guard words.first?.hasPrefix("/") == true else { throw Self.badHelpers }
+                        helpers.append(words)
+                    }
                 case "capabilities":
                     guard try cursor.peekKind() == .object else {
                         throw ManifestError("\"capabilities\" must be an object")
@@ -102,6 +120,7 @@ package struct ProviderManifest: Hashable, Sendable {
         self.id = id
         self.name = name
         self.exec = exec
+        self.helpers = helpers
         self.capabilities = capabilities
         self.file = file
     }
@@ -109,6 +128,12 @@ package struct ProviderManifest: Hashable, Sendable {
     private static let badExec = ManifestError(
         "\"exec\" must be an array of strings whose first is the program's absolute path"
     )
+    private static let badHelpers = ManifestError(
+        "\"helpers\" must be an array of command lines, each an array of strings whose first is the program's absolute path"
+    )
+
+    /// Every command line a process of the app runs: `exec`, then the helpers'.
+    package var commandLines: [[String]] { [exec] + helpers }
 
     /// The string at the cursor, or `nil` (the value skipped) when it is something else.
     private static func string(_ cursor: inout JSONCursor) throws -> String? {

@@ -108,6 +108,7 @@ package final class ProvidersService: Sendable {
                 id: manifest.id,
                 name: manifest.name,
                 exec: manifest.exec,
+                helpers: manifest.helpers.isEmpty ? nil : manifest.helpers,
                 capabilities: manifest.capabilities,
                 manifest: manifest.file,
                 enabled: position[manifest.id] != nil,

@@ -88,6 +88,11 @@ package enum VaultAgentClient {
     /// which its environment names.
     ///
     /// - Throws: ``WrongAgent`` when an agent of another vault answers there.
+    /// The arguments `keyport-vault` runs with as the agent of `vault` (an absolute path): what
+    /// ``startIfNeeded(_:from:)`` starts, and what `keyport vault register` writes into the
+    /// vault's manifest as a helper, so keyportd knows that agent as the vault's app.
+    package static func agentArguments(for vault: String) -> [String] { ["agent", "--vault", vault] }
+
     package static func startIfNeeded(_ locations: DaemonLocations, from directory: URL) async throws {
         do {
             _ = try await call(locations, VaultAgent.status)
@@ -100,7 +105,7 @@ package enum VaultAgentClient {
         environment[DaemonLocations.vaultSocketVariable] = locations.vaultAgent
         _ = try ChildProcess(
             executable: program,
-            arguments: ["agent", "--vault", locations.vault],
+            arguments: agentArguments(for: locations.vault),
             environment: environment
         )
         let deadline = ContinuousClock.now + .seconds(10)

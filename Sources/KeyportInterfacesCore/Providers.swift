@@ -35,6 +35,8 @@ package enum Providers {
         package var id: String
         package var name: String
         package var exec: [String]
+        /// The command lines of its other processes that act for it (its manifest's `helpers`).
+        package var helpers: [[String]]?
         package var capabilities: Capabilities
         package var manifest: String
         package var enabled: Bool
@@ -49,6 +51,7 @@ package enum Providers {
             id: String,
             name: String,
             exec: [String],
+            helpers: [[String]]? = nil,
             capabilities: Capabilities,
             manifest: String,
             enabled: Bool,
@@ -56,6 +59,7 @@ package enum Providers {
             identities: Int? = nil,
             domainIdentities: Int? = nil
         ) {
+            self.helpers = helpers
             self.identities = identities
             self.domainIdentities = domainIdentities
             self.id = id

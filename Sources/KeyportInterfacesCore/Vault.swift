@@ -32,12 +32,29 @@ package enum VaultAgent {
         package var unlocked: Bool
         package var locksIn: Int?
         package var items: Int?
+        /// Whether AutoFill's identity store has the vault's identities; `nil` before the first
+        /// change (or unlock) was sent.
+        package var autoFill: AutoFillState?
 
-        package init(path: String, unlocked: Bool, locksIn: Int?, items: Int?) {
+        package init(path: String, unlocked: Bool, locksIn: Int?, items: Int?, autoFill: AutoFillState? = nil) {
             self.path = path
             self.unlocked = unlocked
             self.locksIn = locksIn
             self.items = items
+            self.autoFill = autoFill
+        }
+    }
+
+    /// What the agent last heard from AutoFill's identity store.
+    package struct AutoFillState: Codable, Hashable, Sendable {
+        /// Whether the store has every change the vault made.
+        package var current: Bool
+        /// What the person reads: that it is current, or why not.
+        package var message: String
+
+        package init(current: Bool, message: String) {
+            self.current = current
+            self.message = message
         }
     }
 

@@ -37,6 +37,13 @@ package final class VaultAgentService: Sendable {
     }
 
     private let state: Mutex<State>
+    private let autoFillState = Mutex<VaultAgent.AutoFillState?>(nil)
+
+    /// What the agent's identity sync last heard from AutoFill, which `Status` reports.
+    package var autoFill: VaultAgent.AutoFillState? {
+        get { autoFillState.withLock { $0 } }
+        set { autoFillState.withLock { $0 = newValue } }
+    }
     /// Held across each change and its report, so that `changed` hears changes in the order
     /// they were written.
     private let writing = Mutex(())
@@ -136,7 +143,8 @@ package final class VaultAgentService: Sendable {
             path: vaultPath,
             unlocked: vault != nil,
             locksIn: deadline.map { Int(max(($0 - .now).components.seconds, 0)) },
-            items: try? vault?.count
+            items: try? vault?.count,
+            autoFill: autoFill
         )
     }
 

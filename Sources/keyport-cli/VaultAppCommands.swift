@@ -10,10 +10,11 @@ extension VaultCommand {
             abstract: "Register the vault with keyportd as an app: an AutoFill provider that exchanges credentials.",
             discussion: """
                 Writes the manifest $XDG_DATA_HOME/keyport/providers/ID.json, whose exec is \
-                keyport-vault beside this program with the vault's path (unless it is the default \
-                vault), so that each vault is an app of its own: AutoFill can ask it (enable it with \
-                `keyport providers enable ID`), and other apps can export to it. keyportd reads the \
-                manifest at once. Registering again with the same id replaces the manifest.
+                keyport-vault beside this program with the vault's path, and whose helper is that \
+                vault's agent, so that each vault is an app of its own: AutoFill can ask it (enable it \
+                with `keyport providers enable ID`), its agent keeps AutoFill's identities the vault's, \
+                and other apps can export to it. keyportd reads the manifest at once. Registering \
+                again with the same id replaces the manifest.
                 """
         )
         @OptionGroup var options: VaultOptions
@@ -31,6 +32,7 @@ extension VaultCommand {
                 id: id,
                 name: name,
                 exec: try options.appCommand(),
+                helpers: [try options.agentCommand()],
                 capabilities: Providers.Capabilities(
                     SupportsCredentialExchange: true,
                     SupportedCredentialExchangeVersions: ["1.0"],
@@ -59,6 +61,7 @@ extension VaultCommand {
             var id: String
             var name: String
             var exec: [String]
+            var helpers: [[String]]
             var capabilities: Providers.Capabilities
         }
     }
@@ -67,12 +70,21 @@ extension VaultCommand {
 extension VaultOptions {
     /// The command keyportd starts for this vault, which its manifest's `exec` names: keyport-vault
     /// beside this program, as the provider of this vault. keyportd tells vaults apart by these
-    /// arguments (they all run one program), so `export --to-app` runs the same ones.
+    /// arguments (they all run one program), so `export --to-app` runs the same ones. The path is
+    /// given even for the default vault: a process of another vault must not fit its line.
     func appCommand() throws(Failure) -> [String] {
-        let program = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        [Self.vaultProgram, "provider", "--vault", try path()]
+    }
+
+    /// The command line of this vault's agent, its manifest's helper: keyportd then knows the
+    /// agent, which keeps AutoFill's identities current, as this vault's app.
+    func agentCommand() throws(Failure) -> [String] {
+        [Self.vaultProgram] + VaultAgentClient.agentArguments(for: try path())
+    }
+
+    /// keyport-vault beside this program.
+    private static var vaultProgram: String {
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
             .appendingPathComponent("keyport-vault").path
-        let path = try path()
-        let isDefault = (try? DaemonLocations(environment: ProcessInfo.processInfo.environment))?.defaultVault == path
-        return [program, "provider"] + (isDefault ? [] : ["--vault", path])
     }
 }

@@ -204,17 +204,24 @@ extension VaultCommand {
     }
 
     struct Status: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Whether the vault is unlocked, and for how long.")
+        static let configuration = CommandConfiguration(
+            abstract: "Whether the vault is unlocked, for how long, and whether AutoFill has its identities."
+        )
         @OptionGroup var options: VaultOptions
 
         func run() async throws {
             let status = try await callVaultAgent(try options.locations(), VaultAgent.status)
                 .decode(VaultAgent.StatusOut.self)
-            guard status.unlocked else {
+            if status.unlocked {
+                let items = status.items ?? 0
+                FileHandle.write(
+                    "unlocked \(status.path): \(items) \(items == 1 ? "item" : "items"); locks in \(status.locksIn ?? 0) s\n"
+                )
+            } else {
                 FileHandle.write("locked\n")
-                return
             }
-            FileHandle.write("unlocked \(status.path): \(status.items ?? 0) items; locks in \(status.locksIn ?? 0) s\n")
+            // Said even while locked: AutoFill keeps the identities of a locked vault.
+            if let autoFill = status.autoFill { FileHandle.write(DisplayText.escaping(autoFill.message) + "\n") }
         }
     }
 

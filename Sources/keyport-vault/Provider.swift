@@ -118,8 +118,13 @@ enum IdentitySync {
     }
 
     /// Applies `change` to the store (`service` gives every item for ``VaultAgentService/Change/everything``),
-    /// and says so on standard error.
-    static func apply(_ change: VaultAgentService.Change, of service: VaultAgentService) async {
+    /// says so on standard error, and returns what the person is to read in `keyport vault
+    /// status`: whether AutoFill has the vault's identities, or why not; `nil` when there was
+    /// nothing to do (the vault was locked before the change's turn came).
+    static func apply(
+        _ change: VaultAgentService.Change,
+        of service: VaultAgentService
+    ) async -> VaultAgent.AutoFillState? {
         let store = ASCredentialIdentityStore.shared
         do {
             let count: Int
@@ -137,7 +142,7 @@ enum IdentitySync {
                 // once: given back to the system, so the agent stays the size of what it looks up,
                 // whether or not AutoFill took them.
                 var all: [any ASCredentialIdentity] = []
-                guard service.forEachItem({ all += identities(of: $0) }) else { return }
+                guard service.forEachItem({ all += identities(of: $0) }) else { return nil }
                 count = all.count
                 var failure: (any Error)?
                 do {
@@ -150,11 +155,21 @@ enum IdentitySync {
                 if let failure { throw failure }
             }
             FileHandle.standardError.write(Data("keyport-vault: AutoFill's identities updated (\(count))\n".utf8))
+            return VaultAgent.AutoFillState(current: true, message: "AutoFill has the vault's identities")
         } catch {
-            // keyportd not running, or this program not registered as a provider: AutoFill then
-            // simply has no identities of the vault's; the vault itself is unaffected.
+            // keyportd not running, this vault not registered (or not enabled) as a provider: AutoFill
+            // then has no identities of the vault's, which `keyport vault status` says; the vault
+            // itself is unaffected.
+            let reason = (error as? ASCredentialIdentityStoreError)?.failureReason ?? "\(error)"
             FileHandle.standardError.write(
-                Data("keyport-vault: AutoFill's identity store not updated: \(error)\n".utf8)
+                Data("keyport-vault: AutoFill's identity store not updated: \(reason)\n".utf8)
+            )
+            let hint =
+                (error as? ASCredentialIdentityStoreError)?.code == .storeDisabled
+                ? "" : " (`keyport vault register` makes the vault an app keyportd knows)"
+            return VaultAgent.AutoFillState(
+                current: false,
+                message: "AutoFill does not have the vault's latest identities: \(reason)\(hint)"
             )
         }
     }

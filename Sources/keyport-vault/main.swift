@@ -102,7 +102,15 @@ do {
 // Changes reach AutoFill's identity store one after another, in the order they were made.
 let (changes, queue) = AsyncStream.makeStream(of: VaultAgentService.Change.self)
 let service = VaultAgentService(vault: served, defaultTimeout: .seconds(timeout)) { queue.yield($0) }
-Task { for await change in changes { await IdentitySync.apply(change, of: service) } }
+Task {
+    // A change that did not reach AutoFill leaves it behind: the next one sends everything.
+    var behind = false
+    for await change in changes {
+        guard let state = await IdentitySync.apply(behind ? .everything : change, of: service) else { continue }
+        behind = !state.current
+        service.autoFill = state
+    }
+}
 let server = VarlinkServer(
     info: VarlinkServiceInfo(
         vendor: "Keyport",

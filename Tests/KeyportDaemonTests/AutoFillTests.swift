@@ -5,8 +5,9 @@ import KeyportTestSupport
 import Testing
 import Varlink
 
-/// keyportd, and the example provider registered four times (quiet, interactive, hang, crash), each
-/// as a program of its own (a hard link) so that each can save its identities.
+/// keyportd, and the example provider registered four times (quiet, interactive, hang, crash), one
+/// program with the mode as its first argument: `ExampleProvider MODE save …` acts for MODE's
+/// registration, as keyportd tells a shared program's registrations apart by their arguments.
 struct AutoFillSandbox {
     let directory: TemporaryDirectory
     let environment: [String: String]
@@ -20,12 +21,6 @@ struct AutoFillSandbox {
         self.environment = environment
         let providers = try directory.subdirectory("data/keyport/providers")
         for mode in Self.modes {
-            let program = program(mode)
-            do {
-                try FileManager.default.linkItem(atPath: builtProgram("ExampleProvider"), toPath: program)
-            } catch {
-                try FileManager.default.copyItem(atPath: builtProgram("ExampleProvider"), toPath: program)
-            }
             let manifest: [String: Any] = [
                 "id": "org.example.\(mode)", "name": "Example \(mode)", "exec": [program, mode],
                 "capabilities": [
@@ -39,7 +34,8 @@ struct AutoFillSandbox {
         }
     }
 
-    func program(_ mode: String) -> String { directory.url.appendingPathComponent("provider-\(mode)").path }
+    /// The program of every mode's registration: the one example provider.
+    var program: String { builtProgram("ExampleProvider") }
 
     /// `keyport agent --auto`, answering a provider's request for a secret with `secret`, or
     /// declining everything without one.
@@ -64,8 +60,8 @@ struct AutoFillSandbox {
         #expect(try await keyport(["providers", "order"] + order.map { "org.example.\($0)" }).status == 0)
         for (mode, service) in services {
             let saved = try await Program.run(
-                program(mode),
-                ["save", service],
+                program,
+                [mode, "save", service],
                 environment: environment,
                 timeout: .seconds(60)
             )
@@ -151,9 +147,9 @@ struct AutoFillTests {
         defer { daemon.stop() }
         try await sandbox.setUp(order: ["quiet"], services: [:])
         let saved = try await Program.run(
-            sandbox.program("quiet"),
+            sandbox.program,
             [
-                "save", "example.com", "alice.github.io", "bücher.example", "http://127.0.0.1:8080/", "[::1]",
+                "quiet", "save", "example.com", "alice.github.io", "bücher.example", "http://127.0.0.1:8080/", "[::1]",
                 "localhost:3000", "www.city.kawasaki.jp",
             ],
             environment: sandbox.environment,
@@ -639,8 +635,8 @@ struct GitCredentialTests {
         // server, and one for https on localhost (the same machine, another scheme).
         try await sandbox.setUp(order: ["quiet"], services: [:])
         let saved = try await Program.run(
-            sandbox.program("quiet"),
-            ["save", "http://127.0.0.1:\(peer.port)/", "https://localhost:\(peer.port)/"],
+            sandbox.program,
+            ["quiet", "save", "http://127.0.0.1:\(peer.port)/", "https://localhost:\(peer.port)/"],
             environment: sandbox.environment,
             timeout: .seconds(60)
         )

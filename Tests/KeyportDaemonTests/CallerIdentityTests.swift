@@ -92,9 +92,10 @@ private func sleeper(under prefix: [String] = []) async throws -> (program: Prog
     return (program, try #require(pid_t(ready.dropFirst("READY ".count))))
 }
 
-private func manifest(_ id: String, exec: String...) throws -> ProviderManifest {
-    let words = exec.map { "\"\($0)\"" }.joined(separator: ", ")
-    let json = #"{"id": "\#(id)", "name": "\#(id)", "exec": [\#(words)]}"#
+private func manifest(_ id: String, exec: String..., helpers: [[String]] = []) throws -> ProviderManifest {
+    func array(_ words: [String]) -> String { "[" + words.map { "\"\($0)\"" }.joined(separator: ", ") + "]" }
+    let json =
+        #"{"id": "\#(id)", "name": "\#(id)", "exec": \#(array(exec)), "helpers": [\#(helpers.map(array).joined(separator: ", "))]}"#
     return try ProviderManifest(data: Data(json.utf8), file: "/test/\(id).json")
 }
 
@@ -143,8 +144,9 @@ struct CallerIdentityTests {
         // The longest exec the command line begins with; one it does not begin with never counts.
         #expect(recognised(try AppResolver.identify(process, among: [plain, long, short])) == "org.example.Long")
         #expect(recognised(try AppResolver.identify(process, among: [plain, short])) == "org.example.Plain")
-        // Arguments only tell registrations of one program apart: alone, the program decides.
-        #expect(recognised(try AppResolver.identify(process, among: [short])) == "org.example.Short")
+        // Arguments say which registration the program acts for, even when it has one: a second
+        // vault that is not registered is not the registered one.
+        #expect(recognised(try AppResolver.identify(process, among: [short])) == nil)
         let none = try AppResolver.identify(
             process,
             among: [short, try manifest("org.example.S2", exec: "/bin/sleep", "9")]
@@ -153,9 +155,31 @@ struct CallerIdentityTests {
             Issue.record("recognised as \(none)")
             return
         }
-        #expect(description.contains("fit none of them"))
+        #expect(description.contains("fit none of the command lines its manifests (org.example.S2, org.example.Short)"))
         let twin = try manifest("org.example.Twin", exec: "/bin/sleep", "120")
         #expect(recognised(try AppResolver.identify(process, among: [plain, long, twin])) == nil)
+    }
+
+    @Test("an app's helper processes act for it: a manifest's helpers are recognised as its exec is")
+    func helpers() async throws {
+        let (program, pid) = try await sleeper()
+        defer { program.stop() }
+        let process = try PinnedProcess(pid: pid)
+        // The app runs /bin/sleep 60; its helper, running now, /bin/sleep 120.
+        let app = try manifest("org.example.App", exec: "/bin/sleep", "60", helpers: [["/bin/sleep", "120"]])
+        let other = try manifest("org.example.Other", exec: "/bin/sleep", "30", helpers: [["/bin/sleep", "9"]])
+        #expect(recognised(try AppResolver.identify(process, among: [other, app])) == "org.example.App")
+        #expect(recognised(try AppResolver.identify(process, among: [other])) == nil)
+        // A helper line as long as another app's exec that fits too: nobody's.
+        let rival = try manifest("org.example.Rival", exec: "/bin/sleep", "120")
+        #expect(recognised(try AppResolver.identify(process, among: [app, rival])) == nil)
+        // Malformed helpers are the manifest's error.
+        for bad in [#""helpers": "/bin/x""#, #""helpers": [["x"]]"#, #""helpers": [[]]"#, #""helpers": [[1]]"#] {
+            let json = #"{"id": "org.example.Bad", "name": "Bad", "exec": ["/bin/x"], \#(bad)}"#
+            #expect(throws: ManifestError.self, "\(bad)") {
+                try ProviderManifest(data: Data(json.utf8), file: "/test/bad.json")
+            }
+        }
     }
 
     @Test("in a Flatpak sandbox the app id decides, and only it")

@@ -18,13 +18,6 @@ struct VaultAutoFillTests {
         var environment = sandboxEnvironment(in: directory.url)
         environment["KEYPORT_VAULT_SOCKET"] = directory.url.appendingPathComponent("vault.sock").path
         environment["KEYPORT_PROVIDER_TIMEOUT"] = "10"
-        let manifest: [String: Any] = [
-            "id": "org.keyport.vault", "name": "Keyport Vault", "exec": [builtProgram("keyport-vault"), "provider"],
-            "capabilities": ["ProvidesPasswords": true, "ProvidesOneTimeCodes": true],
-        ]
-        try JSONSerialization.data(withJSONObject: manifest).write(
-            to: try directory.subdirectory("data/keyport/providers").appendingPathComponent("vault.json")
-        )
         func run(_ arguments: [String], _ input: String? = nil) async throws -> Program.Ran {
             try await Program.run(
                 keyport,
@@ -36,6 +29,7 @@ struct VaultAutoFillTests {
         }
         let daemon = try await startKeyportd(environment)
         defer { daemon.stop() }
+        #expect(try await run(["vault", "register"]).status == 0)
         #expect(try await run(["providers", "enable", "org.keyport.vault"]).status == 0)
         // The agent, started here (not by `unlock`) so the test can read what it says.
         let vault = try DaemonLocations(environment: environment).defaultVault
@@ -108,6 +102,115 @@ struct VaultAutoFillTests {
             "\(unlocked.standardError)"
         )
         #expect(try await run(["vault", "status"]).standardOutput.hasPrefix("unlocked"))
+    }
+
+    @Test(
+        "each vault is its own app: two registered vaults' agents keep AutoFill each its own; an unregistered vault's reaches nobody, and its status says so"
+    )
+    func eachVaultItsOwnApp() async throws {
+        let directory = try TemporaryDirectory("kp-vault-apps")
+        var environment = sandboxEnvironment(in: directory.url)
+        environment["XDG_RUNTIME_DIR"] = try directory.subdirectory("run").path
+        let runtime = "XDG_RUNTIME_DIR=" + (environment["XDG_RUNTIME_DIR"] ?? "")
+        defer {
+            Started.stop(running: "keyport-vault", withEnvironment: runtime)
+            directory.remove()
+        }
+        func run(_ arguments: [String], _ input: String? = nil) async throws -> Program.Ran {
+            try await Program.run(
+                keyport,
+                arguments,
+                environment: environment,
+                input: input.map { Data($0.utf8) },
+                timeout: .seconds(120)
+            )
+        }
+        /// `vault status` once the vault's agent has heard from AutoFill about its last change.
+        func status(_ vault: [String], until expected: String) async throws -> String {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while true {
+                let status = try await run(["vault", "status"] + vault).standardOutput
+                if status.contains(expected) || ContinuousClock.now > deadline { return status }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        let daemon = try await startKeyportd(environment)
+        defer { daemon.stop() }
+        let second = directory.url.appendingPathComponent("second.keyport").path
+        let third = directory.url.appendingPathComponent("third.keyport").path
+        #expect(try await run(["vault", "register"]).status == 0)
+        #expect(
+            try await run(["vault", "register", "--vault", second, "--id", "org.example.second", "--name", "Second"])
+                .status == 0
+        )
+        #expect(try await run(["providers", "order", "org.keyport.vault", "org.example.second"]).status == 0)
+        let vaults: [(options: [String], site: String, user: String, password: String)] = [
+            ([], "https://a-site.net", "alice", "a-pass"),
+            (["--vault", second], "https://b-site.net", "bob", "b-pass"),
+            (["--vault", third], "https://c-site.net", "carol", "c-pass"),
+        ]
+        for vault in vaults {
+            #expect(
+                try await run(["vault", "init", "--passphrase-stdin"] + vault.options, "pass phrase\n").status == 0
+            )
+            #expect(
+                try await run(["vault", "unlock", "--passphrase-stdin"] + vault.options, "pass phrase\n").status == 0
+            )
+            let added = try await run(
+                [
+                    "vault", "add", "--passphrase-stdin", "--title", vault.user, "--url", vault.site, "--user",
+                    vault.user,
+                ]
+                    + vault.options,
+                vault.password + "\n"
+            )
+            #expect(added.status == 0, "\(added.standardError)")
+        }
+        for vault in vaults.prefix(2) {
+            let status = try await status(vault.options, until: "AutoFill has the vault's identities")
+            #expect(status.contains("AutoFill has the vault's identities"), "\(vault.options): \(status)")
+        }
+        let unregistered = try await status(["--vault", third], until: "AutoFill does not have")
+        #expect(
+            unregistered.contains("AutoFill does not have the vault's latest identities")
+                && unregistered.contains("not a registered provider")
+                && unregistered.contains("`keyport vault register` makes the vault an app keyportd knows"),
+            "\(unregistered)"
+        )
+        // Each registered vault answers for its own site, as its own app; the third for nothing.
+        for (vault, provider) in zip(vaults.prefix(2), ["org.keyport.vault", "org.example.second"]) {
+            let answer = try await run(["password", vault.site, "--json"])
+            #expect(
+                answer.standardOutput.contains(#""password":"\#(vault.password)","provider":"\#(provider)""#),
+                "\(vault.site): \(answer.standardOutput)\(answer.standardError)"
+            )
+        }
+        let nobody = try await run(["password", "https://c-site.net"])
+        #expect(nobody.status == 1 && nobody.standardError.contains("no enabled provider has a password"))
+
+        // Later changes in either vault reach AutoFill too; the unregistered one's never replace theirs.
+        let later = try await run(
+            ["vault", "add", "--passphrase-stdin", "--title", "d", "--url", "https://d-site.net", "--user", "dan"]
+                + ["--vault", second],
+            "d-pass\n"
+        )
+        #expect(later.status == 0, "\(later.standardError)")
+        _ = try await run(
+            ["vault", "add", "--passphrase-stdin", "--title", "e", "--url", "https://e-site.net", "--user", "eve"]
+                + ["--vault", third],
+            "e-pass\n"
+        )
+        let deadline = ContinuousClock.now + .seconds(30)
+        var reached = try await run(["password", "https://d-site.net"])
+        while reached.status != 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            reached = try await run(["password", "https://d-site.net"])
+        }
+        #expect(reached.standardOutput == "d-pass\n", "\(reached.standardError)")
+        for vault in vaults.prefix(2) {
+            #expect(try await run(["password", vault.site]).standardOutput == vault.password + "\n")
+        }
+        #expect(try await run(["password", "https://e-site.net"]).status == 1)
     }
 
     @Test("an exchange between two vaults through keyportd: every item, whole, into a locked vault")

@@ -188,6 +188,7 @@ let package = Package(
             dependencies: [
                 "KeyportVaultAgent", "KeyportInterfaces", "KeyportSystem", "KeyportEncoding", "Varlink",
                 "AuthenticationServices", "CredentialExchangeFormat", "OneTimeCodes", "KeyportFormats",
+                "KeyportDomains",
             ]
         ),
         .executableTarget(

@@ -310,7 +310,7 @@ package final class AutoFillService: Sendable {
                 name: AutoFill.Error.noSavingProvider,
                 [
                     "message":
-                        "no enabled provider takes passwords to save (its manifest would declare SavesPasswords); nothing was saved"
+                        "no enabled provider takes passwords to save (its manifest would declare SavesPasswords)"
                 ]
             )
         }
@@ -440,7 +440,7 @@ package final class AutoFillService: Sendable {
             if Self.extensionCode(error) == 1 {
                 throw VarlinkError(
                     name: AutoFill.Error.canceled,
-                    ["message": "you declined what \(provider.name) asked in the agent; nothing was given"]
+                    ["message": "you declined what \(provider.name) asked in the agent"]
                 )
             }
             let why = error.message ?? "it gave no reason"

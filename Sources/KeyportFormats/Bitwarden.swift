@@ -192,7 +192,9 @@ enum Bitwarden {
                 return CXF.EditableField(fieldType: .concealedString, value: password, label: old.lastUsedDate)
             }
             if !history.isEmpty {
-                entry.credentials.append(.customFields(CXF.CustomFields(label: "Password history", fields: history)))
+                entry.credentials.append(
+                    .customFields(CXF.CustomFields(label: ItemEdit.passwordHistory, fields: history))
+                )
             }
             do {
                 imported.items.append(try entry.item(format: .bitwarden))

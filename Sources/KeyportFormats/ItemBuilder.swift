@@ -133,7 +133,7 @@ package struct ItemEdit {
             scope.urls = urls
             item.scope = scope.urls.isEmpty && scope.androidApps.isEmpty && scope.unknownMembers.isEmpty ? nil : scope
         }
-        if username != nil || password != nil { editLogin(&item) }
+        if username != nil || password != nil { editLogin(&item, at: now) }
         if removeOTP || otp != nil { Self.removeOTP(&item) }
         if let otp {
             // Read as an import reads one: TOTP as CXF's `totp`, HOTP and Steam as a concealed
@@ -158,7 +158,13 @@ package struct ItemEdit {
         return item
     }
 
-    private func editLogin(_ item: inout CXF.Item) {
+    /// The label of the custom-field group earlier passwords are kept in, as Bitwarden's
+    /// imports keep its password history.
+    package static let passwordHistory = "Password history"
+
+    /// Changes the first login's user name and password; a password replaced is kept, concealed,
+    /// in the item's "Password history" group, labelled with when it was replaced.
+    private func editLogin(_ item: inout CXF.Item, at now: Int64) {
         func set(_ field: CXF.EditableField?, to value: String?, type: CXF.FieldType) -> CXF.EditableField? {
             guard let value else { return field }
             guard !value.isEmpty else { return nil }
@@ -173,12 +179,29 @@ package struct ItemEdit {
         var login = CXF.BasicAuth()
         if let index, case .basicAuth(let found) = item.credentials[index] { login = found }
         login.username = set(login.username, to: username, type: .string)
+        let old = login.password?.value
         login.password = set(login.password, to: password, type: .concealedString)
+        if let old, !old.isEmpty, old != login.password?.value {
+            Self.keep(old, replacedAt: now, in: &item)
+        }
         if let index {
             item.credentials[index] = .basicAuth(login)
         } else {
             item.credentials.insert(.basicAuth(login), at: 0)
         }
+    }
+
+    /// Adds `password` to the item's password history, the group made when it has none.
+    private static func keep(_ password: String, replacedAt now: Int64, in item: inout CXF.Item) {
+        let when = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(now)))
+        let field = CXF.EditableField(fieldType: .concealedString, value: password, label: "replaced \(when)")
+        for (index, credential) in item.credentials.enumerated() {
+            guard case .customFields(var group) = credential, group.label == passwordHistory else { continue }
+            group.fields.append(field)
+            item.credentials[index] = .customFields(group)
+            return
+        }
+        item.credentials.append(.customFields(CXF.CustomFields(label: passwordHistory, fields: [field])))
     }
 
     private static func username(of item: CXF.Item) -> String? {

@@ -37,7 +37,8 @@ extension VaultCommand {
                     SupportsCredentialExchange: true,
                     SupportedCredentialExchangeVersions: ["1.0"],
                     ProvidesPasswords: true,
-                    ProvidesOneTimeCodes: true
+                    ProvidesOneTimeCodes: true,
+                    SavesPasswords: true
                 )
             )
             let directory =

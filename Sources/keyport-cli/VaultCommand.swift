@@ -711,6 +711,16 @@ struct ItemSummary {
                 if let code = card.verificationNumber?.value {
                     lines.append("security code: \(reveal ? code : "(hidden: --reveal)")")
                 }
+            case .customFields(let group):
+                // The group's fields one per line under its label (a password history, an import's
+                // extra fields); concealed values hidden as passwords are.
+                lines.append("fields: \(group.label ?? "")")
+                for field in group.fields {
+                    let hidden = field.fieldType == .concealedString && !reveal
+                    lines.append(
+                        "  \(field.label ?? field.fieldType.rawValue): \(hidden ? "(hidden: --reveal)" : field.value)"
+                    )
+                }
             default:
                 lines.append("\(credential.type): (see `keyport vault export`)")
             }

@@ -1,7 +1,9 @@
 import AuthenticationServices
 import CredentialExchangeFormat
 import Foundation
+import KeyportDomains
 import KeyportEncoding
+import KeyportFormats
 import KeyportInterfaces
 import KeyportSystem
 import KeyportVaultAgent
@@ -68,6 +70,115 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
         } catch {
             extensionContext.cancelRequest(withError: ASExtensionError(.failed, reason: "\(error)"))
         }
+    }
+
+    // MARK: - Saving (seed 003's dance for ASSavePasswordRequest)
+
+    /// A new login is saved at once while the vault is unlocked; the same password again changes
+    /// nothing; a changed password, or a locked vault, needs the person.
+    override func performWithoutUserInteractionIfPossible(savePasswordRequest: ASSavePasswordRequest) {
+        Task { await save(savePasswordRequest, withPerson: false) }
+    }
+
+    /// Unlocks the vault when it is locked; a new login is then saved, and a changed password only
+    /// once the person confirms it in the agent, the old one kept in the item's history (any
+    /// process of the person's could otherwise replace a password).
+    override func prepareInterface(for savePasswordRequest: ASSavePasswordRequest) {
+        Task { await save(savePasswordRequest, withPerson: true) }
+    }
+
+    private func save(_ request: ASSavePasswordRequest, withPerson: Bool) async {
+        guard let vault = Self.vault else {
+            extensionContext.cancelRequest(withError: ASExtensionError(.failed, reason: "no runtime directory"))
+            return
+        }
+        let locations = vault.locations
+        let user = request.credential.user
+        let password = request.credential.password
+        let origin: ServiceOrigin
+        switch ServiceOrigin.parse(request.serviceIdentifier.identifier) {
+        case .success(let parsed): origin = parsed
+        case .failure(let error):
+            extensionContext.cancelRequest(withError: ASExtensionError(.failed, reason: error.description))
+            return
+        }
+        do {
+            if withPerson { try await vault.unlock(because: "to save the password of \(user) for \(origin)") }
+            if let item = try await login(for: origin, user: user, locations) {
+                guard !ConstantTime.equal(Self.password(of: item) ?? "", password) else {
+                    _ = await extensionContext.completeSavePasswordRequest()
+                    return
+                }
+                guard withPerson else {
+                    extensionContext.cancelRequest(withError: ASExtensionError(.userInteractionRequired))
+                    return
+                }
+                let question =
+                    "Change the password of \(user.isEmpty ? "the login" : user) for \(origin) in the vault \(vault.path)? The one it has now is kept in the item's password history."
+                guard try await ASCredentialProviderPrompt.confirm(question) else {
+                    extensionContext.cancelRequest(withError: ASExtensionError(.userCanceled))
+                    return
+                }
+                var edit = ItemEdit()
+                edit.password = password
+                let changed = try edit.applied(to: item, at: Int64(Date().timeIntervalSince1970))
+                _ = try await VaultAgentClient.call(
+                    locations,
+                    VaultAgent.update,
+                    JSONText.object([("item", changed.json)])
+                )
+            } else {
+                let item = try ItemBuilder.login(
+                    title: request.title ?? origin.host.description,
+                    urls: [origin.description],
+                    username: user.isEmpty ? nil : user,
+                    password: password,
+                    otp: nil,
+                    notes: nil
+                )
+                _ = try await VaultAgentClient.call(locations, VaultAgent.add, JSONText.object([("item", item.json)]))
+            }
+            _ = await extensionContext.completeSavePasswordRequest()
+        } catch is VaultAgentClient.NotRunning where !withPerson {
+            extensionContext.cancelRequest(withError: ASExtensionError(.userInteractionRequired))
+        } catch let error as VarlinkError where error.name == VaultAgent.Error.locked && !withPerson {
+            extensionContext.cancelRequest(withError: ASExtensionError(.userInteractionRequired))
+        } catch let error as ASExtensionError {
+            extensionContext.cancelRequest(withError: error)
+        } catch let error as VarlinkError {
+            extensionContext.cancelRequest(withError: ASExtensionError(.failed, reason: error.message ?? error.name))
+        } catch {
+            extensionContext.cancelRequest(withError: ASExtensionError(.failed, reason: "\(error)"))
+        }
+    }
+
+    /// The vault's login for `user` saved for exactly `origin` (AutoFill's rule), if any.
+    private func login(for origin: ServiceOrigin, user: String, _ locations: DaemonLocations) async throws -> CXF.Item?
+    {
+        let reply = try await VaultAgentClient.call(
+            locations,
+            VaultAgent.lookup,
+            try RawJSON(encoding: VaultAgent.LookupIn(service: origin.description))
+        )
+        var found: CXF.Item?
+        var cursor = JSONCursor(try reply.member("items")?.bytes ?? Array("[]".utf8))
+        try cursor.forEachElement { element in
+            let item = try CXF.Decoder().decodeItem(Array(try element.rawValue()))
+            guard found == nil, (item.scope?.urls ?? []).contains(where: { ServiceOrigin($0) == origin }) else {
+                return
+            }
+            for case .basicAuth(let auth) in item.credentials where auth.username?.value ?? "" == user {
+                found = item
+                return
+            }
+        }
+        return found
+    }
+
+    /// The first login's password of `item`.
+    private static func password(of item: CXF.Item) -> String? {
+        for case .basicAuth(let auth) in item.credentials { return auth.password?.value }
+        return nil
     }
 
     private func item(id: String, _ locations: DaemonLocations) async throws -> CXF.Item? {

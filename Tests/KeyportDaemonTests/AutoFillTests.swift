@@ -13,11 +13,14 @@ struct AutoFillSandbox {
     let environment: [String: String]
     static let modes = ["quiet", "interactive", "hang", "crash"]
 
-    init(timeout: Int = 3, idle: Int = 60) throws {
+    /// `privateRuntime`: a runtime directory of the sandbox's own (`XDG_RUNTIME_DIR`), for tests
+    /// whose vault agents must be found and stopped (``runtime``).
+    init(timeout: Int = 3, idle: Int = 60, privateRuntime: Bool = false) throws {
         directory = try TemporaryDirectory("kp-fill")
         var environment = sandboxEnvironment(in: directory.url)
         environment["KEYPORT_PROVIDER_TIMEOUT"] = "\(timeout)"
         environment["KEYPORT_PROVIDER_IDLE"] = "\(idle)"
+        if privateRuntime { environment["XDG_RUNTIME_DIR"] = try directory.subdirectory("run").path }
         self.environment = environment
         let providers = try directory.subdirectory("data/keyport/providers")
         for mode in Self.modes {
@@ -33,6 +36,9 @@ struct AutoFillSandbox {
             )
         }
     }
+
+    /// `XDG_RUNTIME_DIR=…`, as the environment of the processes started in it shows it.
+    var runtime: String { "XDG_RUNTIME_DIR=" + (environment["XDG_RUNTIME_DIR"] ?? "") }
 
     /// The program of every mode's registration: the one example provider.
     var program: String { builtProgram("ExampleProvider") }
@@ -331,7 +337,7 @@ struct AutoFillTests {
         #expect(declined?.name == AutoFill.Error.canceled, "\(declined?.message ?? "")")
         // The person said no: they are told so, not that the provider declined.
         #expect(
-            declined?.message == "you declined what Example interactive asked in the agent; nothing was given",
+            declined?.message == "you declined what Example interactive asked in the agent",
             "\(declined?.message ?? "")"
         )
         declining.stop()
@@ -622,6 +628,94 @@ private struct GitPeer {
 
 @Suite("keyport git-credential with a real git", .serialized)
 struct GitCredentialTests {
+    @Test(
+        "git credential approve saves into Keyport Vault: a new login at once, the same password changes nothing, a changed one only when the person confirms, the old one kept"
+    )
+    func vaultSaves() async throws {
+        let sandbox = try AutoFillSandbox(timeout: 10, privateRuntime: true)
+        defer {
+            Started.stop(running: "keyport-vault", withEnvironment: sandbox.runtime)
+            sandbox.directory.remove()
+        }
+        let daemon = try await startKeyportd(sandbox.environment)
+        defer { daemon.stop() }
+        let peer = try await GitPeer(sandbox, user: "bob", password: "s3cret bob")
+        defer { peer.server.stop() }
+        let host = "protocol=http\nhost=127.0.0.1:\(peer.port)\n"
+        func run(_ arguments: [String], _ input: String? = nil) async throws -> Program.Ran {
+            try await Program.run(
+                keyport,
+                arguments,
+                environment: sandbox.environment,
+                input: input.map { Data($0.utf8) },
+                timeout: .seconds(120)
+            )
+        }
+        func approve(_ user: String, _ password: String) async throws -> Program.Ran {
+            try await peer.run(
+                peer.helper + ["credential", "approve"],
+                input: host + "username=\(user)\npassword=\(password)\n\n"
+            )
+        }
+        func shown() async throws -> String {
+            try await run(["vault", "show", "--reveal", "http://127.0.0.1:\(peer.port)"]).standardOutput
+        }
+        let registered = try await run(["vault", "register"])
+        #expect(registered.status == 0, "\(registered.standardError)")
+        #expect(try await run(["providers", "order", "org.keyport.vault"]).status == 0)
+        #expect(try await run(["vault", "init", "--passphrase-stdin"], "pass phrase\n").status == 0)
+        #expect(try await run(["vault", "unlock", "--passphrase-stdin"], "pass phrase\n").status == 0)
+
+        // Unlocked: a new login is saved without the person; git clones with it.
+        let saved = try await approve("bob", "s3cret bob")
+        #expect(saved.status == 0 && saved.standardError.isEmpty, "\(saved.standardError)")
+        #expect(try await peer.password("bob").standardOutput == "s3cret bob\n")
+        let cloned = try await peer.run(peer.helper + ["clone", "-q", peer.url, "with"])
+        #expect(cloned.status == 0, "\(cloned.standardError)")
+        let first = try await shown()
+        #expect(first.contains("s3cret bob") && !first.contains("Password history"), "\(first)")
+
+        // The same password again (git approves after every use): nothing changes, nobody is asked.
+        #expect(try await approve("bob", "s3cret bob").standardError.isEmpty)
+        #expect(try await shown() == first)
+
+        // Another password for bob: only the person may change it. No agent: nothing is saved,
+        // and git's helper says so once.
+        let unasked = try await approve("bob", "new pass")
+        #expect(unasked.standardError.contains("no agent"), "\(unasked.standardError)")
+        #expect(
+            unasked.standardError.components(separatedBy: "nothing was saved").count == 2,
+            "\(unasked.standardError)"
+        )
+        #expect(try await peer.password("bob").standardOutput == "s3cret bob\n")
+
+        // The person declines: unchanged.
+        let declining = try await sandbox.startAgent(secret: nil)
+        let declined = try await approve("bob", "new pass")
+        #expect(declined.standardError.contains("you declined what Keyport Vault asked"), "\(declined.standardError)")
+        #expect(try await peer.password("bob").standardOutput == "s3cret bob\n")
+        declining.stop()
+        _ = await declining.waitForExit(timeout: .seconds(30))
+
+        // The person confirms, told the site and the user: changed, the old password in its history.
+        let agent = try await sandbox.startAgent(secret: "pass phrase")
+        defer { agent.stop() }
+        let changed = try await approve("bob", "new pass")
+        #expect(changed.status == 0 && changed.standardError.isEmpty, "\(changed.standardError)")
+        _ = try await agent.waitForLine(timeout: .seconds(10), onStandardError: true) {
+            $0.contains("Keyport Vault: you said yes")
+        }
+        #expect(try await peer.password("bob").standardOutput == "new pass\n")
+        let after = try await shown()
+        #expect(after.contains("Password history") && after.contains("s3cret bob"), "\(after)")
+
+        // Locked: a new login waits for the passphrase in the agent, then is saved.
+        #expect(try await run(["vault", "lock"]).status == 0)
+        let locked = try await approve("carol", "c4rol")
+        #expect(locked.status == 0 && locked.standardError.isEmpty, "\(locked.standardError)")
+        #expect(try await peer.password("carol").standardOutput == "c4rol\n")
+    }
+
     @Test("git clones over HTTP with basic auth, the credentials coming from a provider through the helper")
     func clone() async throws {
         let sandbox = try AutoFillSandbox()

@@ -25,6 +25,23 @@ extension VaultAgentClient {
         return items
     }
 
+    /// The items of the unlocked vault filed under `service`'s site (`Lookup`: its registrable
+    /// domain, or the host itself), for the caller to fit more closely.
+    ///
+    /// - Throws: as ``VaultAgentClient/call(_:_:_:more:each:)``; a `CXFDecodingError` when the
+    ///   agent sent an item that is not one.
+    package static func items(_ locations: DaemonLocations, forService service: String) async throws -> [CXF.Item] {
+        let reply = try await call(
+            locations,
+            VaultAgent.lookup,
+            try RawJSON(encoding: VaultAgent.LookupIn(service: service))
+        )
+        var items: [CXF.Item] = []
+        var cursor = JSONCursor(try reply.member("items")?.bytes ?? Array("[]".utf8))
+        try cursor.forEachElement { items.append(try CXF.Decoder().decodeItem(Array(try $0.rawValue()))) }
+        return items
+    }
+
     /// Takes `items` into the unlocked vault in one transaction (`Import`): what was imported,
     /// merged into items the vault had, and skipped. `progress`, when given, hears the counts so
     /// far as the agent goes (every 1 000 items).

@@ -262,13 +262,7 @@ extension VaultCommand {
             {
                 items = [item]
             } else {
-                let reply = try await callVaultAgent(
-                    locations,
-                    VaultAgent.lookup,
-                    try RawJSON(encoding: VaultAgent.LookupIn(service: target))
-                )
-                var cursor = JSONCursor(try reply.member("items")?.bytes ?? Array("[]".utf8))
-                try cursor.forEachElement { items.append(try CXF.Decoder().decodeItem(Array(try $0.rawValue()))) }
+                items = try await vaultAgent { try await VaultAgentClient.items(locations, forService: target) }
             }
             guard !items.isEmpty else { throw Failure.invalid("the vault has nothing for \(target)") }
             for item in items { FileHandle.write(ItemSummary(item).details(reveal: reveal)) }

@@ -155,24 +155,132 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
     /// The vault's login for `user` saved for exactly `origin` (AutoFill's rule), if any.
     private func login(for origin: ServiceOrigin, user: String, _ locations: DaemonLocations) async throws -> CXF.Item?
     {
-        let reply = try await VaultAgentClient.call(
-            locations,
-            VaultAgent.lookup,
-            try RawJSON(encoding: VaultAgent.LookupIn(service: origin.description))
-        )
-        var found: CXF.Item?
-        var cursor = JSONCursor(try reply.member("items")?.bytes ?? Array("[]".utf8))
-        try cursor.forEachElement { element in
-            let item = try CXF.Decoder().decodeItem(Array(try element.rawValue()))
-            guard found == nil, (item.scope?.urls ?? []).contains(where: { ServiceOrigin($0) == origin }) else {
+        try await VaultAgentClient.items(locations, forService: origin.description).first { item in
+            (item.scope?.urls ?? []).contains { ServiceOrigin($0) == origin }
+                && item.credentials.contains {
+                    if case .basicAuth(let auth) = $0 { return auth.username?.value ?? "" == user }
+                    return false
+                }
+        }
+    }
+
+    // MARK: - Lists ("show all": keyport otp SITE --list)
+
+    override func prepareCredentialList(for serviceIdentifiers: [ASCredentialServiceIdentifier]) {
+        Task { await pick(oneTimeCode: false, for: serviceIdentifiers) }
+    }
+
+    override func prepareOneTimeCodeCredentialList(for serviceIdentifiers: [ASCredentialServiceIdentifier]) {
+        Task { await pick(oneTimeCode: true, for: serviceIdentifiers) }
+    }
+
+    /// The most items one question offers (the agent's limit).
+    private static let listed = 100
+
+    /// The person picks one of the vault's logins (or one-time codes) in the agent: those saved
+    /// for the services first, as AutoFill's rule fits them (exact, another port, another host
+    /// of the site); when none fits, every one, by title. The vault is unlocked first if it must be.
+    private func pick(oneTimeCode: Bool, for services: [ASCredentialServiceIdentifier]) async {
+        guard let vault = Self.vault else {
+            extensionContext.cancelRequest(withError: ASExtensionError(.failed, reason: "no runtime directory"))
+            return
+        }
+        let kind = oneTimeCode ? "one-time codes" : "passwords"
+        do {
+            try await vault.unlock(because: "to show its \(kind)")
+            let wanted: (CXF.Item) -> Bool = { item in
+                item.credentials.contains {
+                    switch $0 {
+                    case .totp: oneTimeCode
+                    case .basicAuth: !oneTimeCode
+                    default: false
+                    }
+                }
+            }
+            let requested = services.compactMap { ServiceOrigin($0.identifier) }
+            var fitting: [(item: CXF.Item, fit: ServiceFit)] = []
+            var seen = Set<Data>()
+            for origin in requested {
+                for item in try await VaultAgentClient.items(vault.locations, forService: origin.description)
+                where wanted(item) && !seen.contains(item.id) {
+                    let fit =
+                        (item.scope?.urls ?? []).compactMap { ServiceOrigin($0) }.map {
+                            $0.fit(for: origin, in: .current)
+                        }.max() ?? .none
+                    guard fit != .none else { continue }
+                    seen.insert(item.id)
+                    fitting.append((item, fit))
+                }
+            }
+            let sites = requested.map(\.description).joined(separator: ", ")
+            var items = fitting.sorted { ($0.fit, $1.item.title) > ($1.fit, $0.item.title) }.map(\.item)
+            var message = "Which of the vault's \(kind) for \(sites)?"
+            if items.isEmpty {
+                items = try await VaultAgentClient.items(vault.locations).filter(wanted).sorted { $0.title < $1.title }
+                message =
+                    requested.isEmpty
+                    ? "Which of the vault's \(kind)?"
+                    : "The vault has no \(kind) for \(sites). Which of all its \(kind)?"
+            }
+            guard !items.isEmpty else {
+                extensionContext.cancelRequest(
+                    withError: ASExtensionError(.credentialIdentityNotFound, reason: "the vault has no \(kind)")
+                )
                 return
             }
-            for case .basicAuth(let auth) in item.credentials where auth.username?.value ?? "" == user {
-                found = item
+            if items.count > Self.listed {
+                message += " (the first \(Self.listed) of \(items.count); `keyport vault search` finds the rest)"
+                items = Array(items.prefix(Self.listed))
+            }
+            let choices = items.enumerated().map { index, item in
+                ASCredentialProviderPrompt.Choice(id: String(index), name: Self.shown(item, oneTimeCode: oneTimeCode))
+            }
+            guard let chosen = try await ASCredentialProviderPrompt.choose(message, from: choices).flatMap(Int.init),
+                items.indices.contains(chosen)
+            else {
+                extensionContext.cancelRequest(withError: ASExtensionError(.userCanceled))
                 return
+            }
+            let item = items[chosen]
+            if oneTimeCode {
+                for case .totp(let totp) in item.credentials {
+                    let code = try OTPAuthURI(cxf: totp).code(at: Int64(Date().timeIntervalSince1970))
+                    _ = await extensionContext.completeOneTimeCodeRequest(using: ASOneTimeCodeCredential(code: code))
+                    return
+                }
+            } else {
+                for case .basicAuth(let auth) in item.credentials {
+                    _ = await extensionContext.completeRequest(
+                        withSelectedCredential: ASPasswordCredential(
+                            user: auth.username?.value ?? "",
+                            password: auth.password?.value ?? ""
+                        )
+                    )
+                    return
+                }
+            }
+            extensionContext.cancelRequest(withError: ASExtensionError(.credentialIdentityNotFound))
+        } catch let error as ASExtensionError {
+            extensionContext.cancelRequest(withError: error)
+        } catch let error as VarlinkError {
+            extensionContext.cancelRequest(withError: ASExtensionError(.failed, reason: error.message ?? error.name))
+        } catch {
+            extensionContext.cancelRequest(withError: ASExtensionError(.failed, reason: "\(error)"))
+        }
+    }
+
+    /// `GitHub — alice (https://github.com)`: what the person tells items apart by.
+    private static func shown(_ item: CXF.Item, oneTimeCode: Bool) -> String {
+        var user: String?
+        for credential in item.credentials {
+            switch credential {
+            case .totp(let totp) where oneTimeCode: user = user ?? totp.username
+            case .basicAuth(let auth): user = user ?? auth.username?.value
+            default: continue
             }
         }
-        return found
+        let site = item.scope?.urls.first.map { " (\($0))" } ?? ""
+        return item.title + (user.map { " — \($0)" } ?? "") + site
     }
 
     /// The first login's password of `item`.

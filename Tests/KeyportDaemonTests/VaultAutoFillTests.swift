@@ -102,6 +102,19 @@ struct VaultAutoFillTests {
             "\(unlocked.standardError)"
         )
         #expect(try await run(["vault", "status"]).standardOutput.hasPrefix("unlocked"))
+
+        // "Show all": the person picks from the vault's own list in the agent (here the first).
+        expected = try await codes()
+        let listed = try await run(["otp", "github.com", "--list"])
+        #expect(
+            listed.status == 0 && expected.contains(listed.standardOutput.trimmingCharacters(in: .newlines)),
+            "\(listed.standardError)"
+        )
+        _ = try await asking.waitForLine(timeout: .seconds(10), onStandardError: true) {
+            $0.contains("Keyport Vault: chose 0: GitHub — alice (https://github.com/)")
+        }
+        let picked = try await run(["password", "example.org", "--list"])
+        #expect(picked.standardOutput == "hunter2\n", "\(picked.standardError)")
     }
 
     @Test(

@@ -102,7 +102,7 @@ let package = Package(
                 "KeyportVault", "KeyportVaultAgent", "KeyportFormats", "KeyportCrypto",
                 "CredentialExchangeFormat", "KeyportEncoding", "KeyportSystem", "OneTimeCodes",
                 "AuthenticationServices",
-                "WebAuthentication", "KeyportInterfaces", "Varlink",
+                "WebAuthentication", "KeyportInterfaces", "Varlink", "KeyportDomains",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

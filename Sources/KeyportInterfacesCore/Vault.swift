@@ -97,7 +97,13 @@ package enum VaultAgent {
 
     package struct LookupIn: Codable, Hashable, Sendable {
         package var service: String
-        package init(service: String) { self.service = service }
+        /// Only the items saved for the same scheme, host and port.
+        package var exact: Bool?
+
+        package init(service: String, exact: Bool? = nil) {
+            self.service = service
+            self.exact = exact
+        }
     }
 
     package struct ImportOut: Codable, Hashable, Sendable {

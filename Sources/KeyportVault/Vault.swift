@@ -17,8 +17,8 @@ import Musl
 ///
 /// The file (docs/architecture.md, "Keyport Vault"): a `vault` row with the key-derivation
 /// parameters, the vault key wrapped by the passphrase's key, and the sealed state; an `items`
-/// table of (id, revision, sealed item); a `sites` table of (keyed tag of a site, item id) for
-/// look-ups. Every change is one transaction. A vault that fails a check says which record and
+/// table of (id, revision, sealed item); a `sites` table of (keyed tag of a site or of an origin,
+/// item id) for look-ups. Every change is one transaction. A vault that fails a check says which record and
 /// changes nothing; the unlocked key lives in this object only, never on disk.
 package final class Vault: Sendable {
     /// The file.
@@ -29,8 +29,9 @@ package final class Vault: Sendable {
 
     /// SQLite's `application_id` for a Keyport vault: "KPVT".
     static let applicationID: Int32 = 0x4B50_5654
-    /// The file format this Keyport writes and reads.
-    static let format = 1
+    /// The file format this Keyport writes and reads. Format 1 filed items by site only; a
+    /// vault of format 1 is filed by origin too when it is first unlocked, and is format 2 then.
+    static let format = 2
 
     private init(path: String, database: DatabaseQueue, keys: VaultKeys, list: PublicSuffixList) {
         self.path = path
@@ -130,6 +131,7 @@ package final class Vault: Sendable {
         )
         Wipe.bytes(&keyBytes)
         try vault.checkIndex()
+        if header.format == 1 { try vault.fileByOrigins() }
         return vault
     }
 
@@ -170,7 +172,7 @@ package final class Vault: Sendable {
     private static func header(
         of database: DatabaseQueue,
         at path: String
-    ) throws(VaultError) -> (kdf: String, wrapped: [UInt8]) {
+    ) throws(VaultError) -> (kdf: String, wrapped: [UInt8], format: Int) {
         try mapping(path) {
             try database.read { db in
                 let application = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
@@ -178,10 +180,10 @@ package final class Vault: Sendable {
                     throw VaultError(.notAVault, "\(path) is an SQLite database, but not a Keyport vault")
                 }
                 let format = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
-                guard format == Self.format else {
+                guard format == Self.format || format == 1 else {
                     throw VaultError(
                         .unsupportedFormat,
-                        "\(path) is a Keyport vault of format \(format); this Keyport reads format \(Self.format)"
+                        "\(path) is a Keyport vault of format \(format); this Keyport reads formats 1 and \(Self.format)"
                     )
                 }
                 guard let row = try Row.fetchOne(db, sql: "SELECT kdf, wrapped FROM vault WHERE id = 1"),
@@ -189,7 +191,26 @@ package final class Vault: Sendable {
                 else {
                     throw VaultError(.corrupt, "\(path) has no key record: the vault is damaged")
                 }
-                return (kdf, Array(wrapped))
+                return (kdf, Array(wrapped), format)
+            }
+        }
+    }
+
+    /// Files every item of a format-1 vault under its origins too (one transaction), and marks
+    /// the file format 2; the items and the sealed state are not touched.
+    private func fileByOrigins() throws(VaultError) {
+        let keys = keys
+        try Self.mapping(path) {
+            try database.write { db in
+                let rows = try Row.fetchAll(db, sql: "SELECT id, revision, sealed FROM items")
+                let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO sites (tag, item) VALUES (?, ?)")
+                for row in rows {
+                    let item = try decrypt(row)
+                    for origin in Self.origins(of: item) {
+                        try insert.execute(arguments: [Data(keys.tag(site: Self.originTag(origin))), item.id])
+                    }
+                }
+                try db.execute(sql: "PRAGMA user_version = \(Self.format)")
             }
         }
     }
@@ -250,7 +271,11 @@ package final class Vault: Sendable {
             sealed: Data(
                 VaultKeys.seal(item.json, with: keys.items, record: VaultKeys.itemRecord(id: id, revision: revision))
             ),
-            tags: Set((sites ?? self.sites(of: item)).map { Data(keys.tag(site: $0)) }),
+            tags: Set(
+                ((sites ?? self.sites(of: item)) + Self.origins(of: item).map(Self.originTag)).map {
+                    Data(keys.tag(site: $0))
+                }
+            ),
             share: keys.indexShare(id: id, revision: revision)
         )
     }
@@ -307,17 +332,20 @@ package final class Vault: Sendable {
     }
 
     /// The items that have a URL on the site of `service` (a URL, or a domain): its registrable
-    /// domain, or the host itself when it has none. Only they are read and opened.
-    package func items(forService service: String) throws(VaultError) -> [CXF.Item] {
-        guard let address = ServiceOrigin(service) else { return [] }
-        let site = address.site(in: list)
-        let rows = try Self.mapping(path) { try database.read { db in try self.rows(taggedWith: site, in: db) } }
+    /// domain, or the host itself when it has none; with `exact`, only those with a URL of the
+    /// same scheme, host and port (AutoFill's exact fit). Only they are read and opened, so
+    /// finding one login among 100 000 of one domain opens one item.
+    package func items(forService service: String, exact: Bool = false) throws(VaultError) -> [CXF.Item] {
+        guard let origin = ServiceOrigin(service) else { return [] }
+        let tag = exact ? Self.originTag(origin) : origin.site(in: list)
+        let rows = try Self.mapping(path) { try database.read { db in try self.rows(taggedWith: tag, in: db) } }
         var items: [CXF.Item] = []
-        // The tags are not sealed: an item counts only if its own (sealed) URLs are on the site,
-        // so a tag row added to the file cannot file an item under another site.
+        // The tags are not sealed: an item counts only if its own (sealed) URLs are on the site
+        // (or the origin), so a tag row added to the file cannot file an item under another.
         for row in rows {
             let item = try decrypt(row)
-            if sites(of: item).contains(site) { items.append(item) }
+            let belongs = exact ? Self.origins(of: item).contains(origin) : sites(of: item).contains(tag)
+            if belongs { items.append(item) }
         }
         return items
     }
@@ -450,6 +478,14 @@ package final class Vault: Sendable {
     func sites(of item: CXF.Item) -> [String] {
         (item.scope?.urls ?? []).compactMap { ServiceOrigin($0)?.site(in: list) }
     }
+
+    /// The origins of an item's URLs (scheme, host, port), which it is filed under as well.
+    static func origins(of item: CXF.Item) -> [ServiceOrigin] {
+        (item.scope?.urls ?? []).compactMap { ServiceOrigin($0) }
+    }
+
+    /// What an origin is filed under, apart from any site (a site has no space in it).
+    static func originTag(_ origin: ServiceOrigin) -> String { "origin \(origin)" }
 
     static func checkID(_ item: CXF.Item) throws(VaultError) {
         guard !item.id.isEmpty else {

@@ -26,15 +26,20 @@ extension VaultAgentClient {
     }
 
     /// The items of the unlocked vault filed under `service`'s site (`Lookup`: its registrable
-    /// domain, or the host itself), for the caller to fit more closely.
+    /// domain, or the host itself), for the caller to fit more closely; with `exact`, only those
+    /// saved for its very scheme, host and port.
     ///
     /// - Throws: as ``VaultAgentClient/call(_:_:_:more:each:)``; a `CXFDecodingError` when the
     ///   agent sent an item that is not one.
-    package static func items(_ locations: DaemonLocations, forService service: String) async throws -> [CXF.Item] {
+    package static func items(
+        _ locations: DaemonLocations,
+        forService service: String,
+        exact: Bool = false
+    ) async throws -> [CXF.Item] {
         let reply = try await call(
             locations,
             VaultAgent.lookup,
-            try RawJSON(encoding: VaultAgent.LookupIn(service: service))
+            try RawJSON(encoding: VaultAgent.LookupIn(service: service, exact: exact))
         )
         var items: [CXF.Item] = []
         var cursor = JSONCursor(try reply.member("items")?.bytes ?? Array("[]".utf8))

@@ -124,8 +124,10 @@ package final class VaultAgentService: Sendable {
                     return JSONText.object([("item", item?.json ?? Array("null".utf8))])
                 },
                 "Lookup": { [self] request throws(VarlinkError) in
-                    let service = try request.parameters(as: VaultAgent.LookupIn.self).service
-                    let items = try using { vault throws(VaultError) in try vault.items(forService: service) }
+                    let input = try request.parameters(as: VaultAgent.LookupIn.self)
+                    let items = try using { vault throws(VaultError) in
+                        try vault.items(forService: input.service, exact: input.exact ?? false)
+                    }
                     return JSONText.object([("items", Self.array(items))])
                 },
                 "List": { [self] request throws(VarlinkError) in try await list(request) },

@@ -8,6 +8,7 @@ import KeyportInterfaces
 import KeyportSystem
 import KeyportVault
 import KeyportVaultAgent
+import OneTimeCodes
 import Varlink
 
 /// `keyport vault`: Keyport Vault, through its agent (`keyport-vault agent`), which holds the
@@ -243,44 +244,39 @@ extension VaultCommand {
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show an item (by id) or the items of a site; secrets hidden unless --reveal."
+            abstract: "Show an item, with its current one-time code; passwords and secrets hidden unless --reveal.",
+            discussion: """
+                The item is named by its id; else by a site, as AutoFill matches one (the items saved \
+                for the same scheme, host and port, else for another port or host of the site); else \
+                by its title, in any case. When several items fit, they are listed one per line (id, \
+                title, user, site) and the exit status is 1.
+                """
         )
         @OptionGroup var options: VaultOptions
-        @Argument(help: "An item id, or a site (a domain or URL).") var target: String
+        @Argument(help: "An item id, a site (a domain or URL), or a title.") var target: String
         @Flag(help: "Show passwords and secrets too.") var reveal = false
 
         func run() async throws {
-            let locations = try options.locations()
-            var items: [CXF.Item] = []
-            if let id = try? Base64URL.decode(target), !target.contains("."),
-                let item = try await callVaultAgent(
-                    locations,
-                    VaultAgent.get,
-                    try RawJSON(encoding: VaultAgent.IDIn(id: target))
-                )
-                .member("item").flatMap({ try? CXF.Decoder().decodeItem($0.bytes) }), !id.isEmpty
-            {
-                items = [item]
-            } else {
-                items = try await vaultAgent { try await VaultAgentClient.items(locations, forService: target) }
-            }
-            guard !items.isEmpty else { throw Failure.invalid("the vault has nothing for \(target)") }
-            for item in items { FileHandle.write(ItemSummary(item).details(reveal: reveal)) }
+            let item = try await VaultTarget.resolve(target, try options.locations()).one(target)
+            FileHandle.write(ItemSummary(item).details(reveal: reveal, at: Int64(Date().timeIntervalSince1970)))
         }
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove an item by its id.")
+        static let configuration = CommandConfiguration(
+            commandName: "rm",
+            abstract: "Remove an item, named as `show` names one.",
+            discussion: "When several items fit, they are listed and nothing is removed (exit status 1)."
+        )
         @OptionGroup var options: VaultOptions
-        @Argument(help: "The item's id (as `keyport vault list` shows it).") var id: String
+        @Argument(help: "An item id, a site (a domain or URL), or a title.") var target: String
 
         func run() async throws {
-            _ = try await callVaultAgent(
-                try options.locations(),
-                VaultAgent.remove,
-                try RawJSON(encoding: VaultAgent.IDIn(id: id))
-            )
-            FileHandle.write("removed \(id)\n")
+            let locations = try options.locations()
+            let item = try await VaultTarget.resolve(target, locations).one(target, otherwise: "nothing was removed")
+            let id = Base64URL.encode(item.id)
+            _ = try await callVaultAgent(locations, VaultAgent.remove, try RawJSON(encoding: VaultAgent.IDIn(id: id)))
+            FileHandle.write("removed \(DisplayText.escaping(item.title)) (\(id))\n")
         }
     }
 
@@ -677,7 +673,8 @@ struct ItemSummary {
             .joined(separator: "\t")
     }
 
-    func details(reveal: Bool) -> String {
+    /// The item's fields one per line; a one-time code's current code as at `now` (Unix seconds).
+    func details(reveal: Bool, at now: Int64) -> String {
         var lines = ["id: \(Base64URL.encode(item.id))", "title: \(item.title)"]
         for url in item.scope?.urls ?? [] { lines.append("url: \(url)") }
         for credential in item.credentials {
@@ -688,6 +685,11 @@ struct ItemSummary {
                     lines.append("password: \(reveal ? password : "(hidden: --reveal)")")
                 }
             case .totp(let totp):
+                // The current code, as `keepassxc-cli show --totp` prints it; the secret only asked for.
+                if let code = try? OTPAuthURI(cxf: totp).code(at: now) {
+                    let left = Int64(totp.period) - now % Int64(max(totp.period, 1))
+                    lines.append("code: \(code) (\(left) s left)")
+                }
                 lines.append(
                     "one-time code: \(reveal ? totp.secret : "(secret hidden: --reveal)"), \(totp.digits) digits every \(totp.period) s"
                 )

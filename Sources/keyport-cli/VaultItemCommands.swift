@@ -90,14 +90,16 @@ extension VaultCommand {
         static let configuration = CommandConfiguration(
             abstract: "Change an item: its title, sites, user name, password, one-time code or notes.",
             discussion: """
-                Only what is named changes; the item keeps its id, its other credentials and \
-                fields, and what Keyport does not know of it. With --password and --otp, the new \
+                The item is named as `show` names one (an id, a site, a title); when several fit, \
+                they are listed and nothing changes. Only what is named changes; the item keeps its \
+                id, its other credentials and fields, and what Keyport does not know of it; a \
+                replaced password is kept in its password history. With --password and --otp, the new \
                 ones are asked for (password first); with --notes, the new text is read from \
                 standard input to its end (empty: no notes).
                 """
         )
         @OptionGroup var options: VaultOptions
-        @Argument(help: "The item's id (as `keyport vault list` shows it).") var id: String
+        @Argument(help: "An item id, a site (a domain or URL), or a title, as `show` takes it.") var target: String
         @Option(help: "A new title.") var title: String?
         @Option(help: "A site, in place of the item's (repeat for several).") var url: [String] = []
         @Flag(help: "No sites.") var noURL = false
@@ -114,17 +116,8 @@ extension VaultCommand {
 
         func run() async throws {
             let locations = try options.locations()
-            let reply = try await callVaultAgent(
-                locations,
-                VaultAgent.get,
-                try RawJSON(encoding: VaultAgent.IDIn(id: id))
-            )
-            guard let raw = try reply.member("item"), raw.bytes != Array("null".utf8) else {
-                throw Failure.invalid(
-                    "the vault has no item \(DisplayText.escaping(id)) (`keyport vault list` shows the ids); nothing changed"
-                )
-            }
-            let item = try CXF.Decoder().decodeItem(raw.bytes)
+            let item = try await VaultTarget.resolve(target, locations).one(target, otherwise: "nothing changed")
+            let id = Base64URL.encode(item.id)
             var change = ItemEdit()
             change.title = title
             change.urls = noURL ? [] : url.isEmpty ? nil : url

@@ -155,7 +155,7 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
     /// The vault's login for `user` saved for exactly `origin` (AutoFill's rule), if any.
     private func login(for origin: ServiceOrigin, user: String, _ locations: DaemonLocations) async throws -> CXF.Item?
     {
-        try await VaultAgentClient.items(locations, forService: origin.description).first { item in
+        try await VaultAgentClient.items(locations, forService: origin.description, exact: true).first { item in
             (item.scope?.urls ?? []).contains { ServiceOrigin($0) == origin }
                 && item.credentials.contains {
                     if case .basicAuth(let auth) = $0 { return auth.username?.value ?? "" == user }

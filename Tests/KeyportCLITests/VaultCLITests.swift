@@ -221,7 +221,7 @@ struct VaultCLITests {
         #expect(try await keyport(["show", "example.com"]).stdout.contains("title: Example (work)"))
         let unknown = try await keyport(["edit", "bm9uZQ", "--title", "x"])
         #expect(
-            unknown.status == 1 && unknown.stderr.contains("no item bm9uZQ")
+            unknown.status == 1 && unknown.stderr.contains("no item with the id bm9uZQ")
                 && unknown.stderr.contains("nothing changed")
         )
         let nothing = try await keyport(["edit", login])

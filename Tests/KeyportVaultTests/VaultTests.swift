@@ -141,6 +141,36 @@ struct VaultStoreTests {
         }
     }
 
+    @Test(
+        "exact look-ups open only the items of that scheme, host and port; a format-1 vault is filed by origin when unlocked"
+    )
+    func exactLookup() throws {
+        let scratch = try Scratch()
+        defer { scratch.directory.remove() }
+        let vault = try scratch.create()
+        try vault.add(item("1", title: "Login", urls: ["https://login.example.com/"]))
+        try vault.add(item("2", title: "Shop", urls: ["https://shop.example.com/"]))
+        try vault.add(item("3", title: "Router", urls: ["http://192.168.1.1:8080/"]))
+        #expect(try vault.items(forService: "https://login.example.com/x", exact: true).map(\.title) == ["Login"])
+        #expect(try vault.items(forService: "login.example.com:8443", exact: true).isEmpty)
+        #expect(try vault.items(forService: "http://login.example.com", exact: true).isEmpty)
+        #expect(try vault.items(forService: "http://3232235777:8080", exact: true).map(\.title) == ["Router"])
+        // A tag row copied onto another item does not file it there: its sealed URLs decide.
+        try scratch.tamper("INSERT OR IGNORE INTO sites (tag, item) SELECT tag, X'32' FROM sites WHERE item = X'31'")
+        #expect(try vault.items(forService: "https://login.example.com", exact: true).map(\.title) == ["Login"])
+
+        // A vault written before origins were filed (format 1; here its items' rows of tags are
+        // gone): unlocking files them, once.
+        try scratch.tamper("DELETE FROM sites WHERE item = X'31' OR item = X'32'")
+        try scratch.tamper("PRAGMA user_version = 1")
+        let reopened = try Vault.unlock(at: scratch.path, passphrase: passphrase)
+        #expect(try reopened.items(forService: "https://shop.example.com", exact: true).map(\.title) == ["Shop"])
+        #expect(try DatabaseQueue(path: scratch.path).read { try Int.fetchOne($0, sql: "PRAGMA user_version") } == 2)
+        // A format this Keyport does not know is refused, not read.
+        try scratch.tamper("PRAGMA user_version = 3")
+        expectError(.unsupportedFormat) { _ = try Vault.unlock(at: scratch.path, passphrase: passphrase) }
+    }
+
     @Test("add, update and remove keep revisions; a missing or repeated id is refused, naming it")
     func changes() throws {
         let scratch = try Scratch()

@@ -1,0 +1,77 @@
+import CredentialExchangeFormat
+import Foundation
+import KeyportDomains
+import KeyportEncoding
+import KeyportInterfaces
+import KeyportVaultAgent
+import Varlink
+
+/// What `keyport vault show`, `edit` and `rm` name, resolved in one order: an item id; else the
+/// items saved for that site, by AutoFill's rule (those of the same scheme, host and port, else
+/// the wider fits: another port, another host of the site); else the items with that title, in
+/// any case. Looking a site up opens only the items filed under it.
+struct VaultTarget {
+    var items: [CXF.Item]
+    /// How the items were found, for a message: "saved for https://github.com", "titled GitHub".
+    var how: String
+
+    static func resolve(_ target: String, _ locations: DaemonLocations) async throws -> VaultTarget {
+        try await vaultAgent { () async throws in
+            if isID(target) {
+                let reply = try await VaultAgentClient.call(
+                    locations,
+                    VaultAgent.get,
+                    try RawJSON(encoding: VaultAgent.IDIn(id: target))
+                )
+                if let raw = try reply.member("item"), raw.bytes != Array("null".utf8) {
+                    return VaultTarget(items: [try CXF.Decoder().decodeItem(raw.bytes)], how: "with the id \(target)")
+                }
+            }
+            if let origin = ServiceOrigin(target) {
+                let exact = try await VaultAgentClient.items(locations, forService: target, exact: true)
+                if !exact.isEmpty { return VaultTarget(items: exact, how: "saved for \(origin)") }
+                let list = PublicSuffixList.current
+                let wider = try await VaultAgentClient.items(locations, forService: target)
+                    .map { item in
+                        (
+                            item,
+                            (item.scope?.urls ?? []).compactMap { ServiceOrigin($0)?.fit(for: origin, in: list) }.max()
+                        )
+                    }
+                    .filter { ($0.1 ?? .none) != .none }
+                    .sorted { ($0.1 ?? .none) > ($1.1 ?? .none) }
+                    .map(\.0)
+                if !wider.isEmpty { return VaultTarget(items: wider, how: "saved for other sites of \(origin)") }
+            }
+            let titled = try await VaultAgentClient.items(locations).filter {
+                $0.title.caseInsensitiveCompare(target) == .orderedSame
+            }
+            return VaultTarget(items: titled, how: "titled \(target)")
+        }
+    }
+
+    /// The one item, or a failure that lists them (one line each: id, title, user, site) or
+    /// says that nothing fits, ending with `outcome` ("nothing changed").
+    func one(_ target: String, otherwise outcome: String? = nil) throws -> CXF.Item {
+        if items.count == 1 { return items[0] }
+        let end = outcome.map { "; \($0)" } ?? ""
+        guard !items.isEmpty else {
+            throw Failure.invalid(
+                "the vault has no item with the id \(DisplayText.escaping(target)), nothing saved for that site, and nothing titled so\(end)"
+            )
+        }
+        for item in items { FileHandle.write(ItemSummary(item).line + "\n") }
+        throw Failure.invalid("\(items.count) items are \(DisplayText.escaping(how)): name one by its id\(end)")
+    }
+
+    /// An id as `list` shows it: base64url, without the dots and colons of a site.
+    private static func isID(_ text: String) -> Bool {
+        !text.isEmpty
+            && text.utf8.allSatisfy {
+                (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0)
+                    || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "-")
+                    || $0 == UInt8(ascii: "_")
+            }
+    }
+}

@@ -35,12 +35,46 @@ struct VaultOptions: ParsableArguments {
     @Option(help: "The vault file (default: $XDG_DATA_HOME/keyport/vault.keyport).")
     var vault: String?
 
-    @Flag(help: "Read the passphrase from the first line of standard input (scripts).")
+    @Flag(
+        help:
+            "Read the passphrase from the first line of standard input (scripts); a command that reads the vault unlocks it with it. add, edit and import read their own secrets from standard input instead."
+    )
     var passphraseStdin = false
 
     /// Keyport's locations, with ``DaemonLocations/vaultAgent`` this vault's agent.
     func locations() throws(Failure) -> DaemonLocations {
         try common().forVault(path())
+    }
+
+    /// The locations of this vault for a command that reads it (`list`, `show`, `search`,
+    /// `export`, `rm`): with `--passphrase-stdin` the first line of standard input is the vault's
+    /// passphrase, read always, and the vault is unlocked with it when it is not open (its agent
+    /// started if need be), as keepassxc-cli opens its database with the password it is given.
+    func openLocations() async throws -> DaemonLocations {
+        let locations = try locations()
+        guard passphraseStdin else { return locations }
+        let passphrase = try passphrase("Passphrase for \(try path()): ")
+        let status = try? await VaultAgentClient.call(locations, VaultAgent.status).decode(VaultAgent.StatusOut.self)
+        if status?.unlocked == true { return locations }
+        _ = try await unlock(locations, with: passphrase, timeout: nil)
+        return locations
+    }
+
+    /// Opens the vault in its agent (started when it is not running) with `passphrase`: how many
+    /// items it has.
+    func unlock(_ locations: DaemonLocations, with passphrase: SecretBytes, timeout: Int?) async throws -> Int {
+        do {
+            let own = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+            try await VaultAgentClient.startIfNeeded(locations, from: own)
+        } catch {
+            throw Failure.io("cannot start the vault's agent: \(error)")
+        }
+        let input = passphrase.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        return try await callVaultAgent(
+            locations,
+            VaultAgent.unlock,
+            try RawJSON(encoding: VaultAgent.UnlockIn(path: try path(), passphrase: input, timeout: timeout))
+        ).decode(VaultAgent.ItemsOut.self).items
     }
 
     private func common() throws(Failure) -> DaemonLocations {
@@ -148,20 +182,12 @@ extension VaultCommand {
         func run() async throws {
             let locations = try options.locations()
             let path = try options.path()
-            do {
-                let own = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-                try await VaultAgentClient.startIfNeeded(locations, from: own)
-            } catch {
-                throw Failure.io("cannot start the vault's agent: \(error)")
-            }
-            let passphrase = try options.passphrase("Passphrase for \(path): ")
-            let input = passphrase.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
-            let reply = try await callVaultAgent(
+            let items = try await options.unlock(
                 locations,
-                VaultAgent.unlock,
-                try RawJSON(encoding: VaultAgent.UnlockIn(path: path, passphrase: input, timeout: timeout))
-            ).decode(VaultAgent.ItemsOut.self)
-            FileHandle.write("unlocked \(path): \(reply.items) items\n")
+                with: try options.passphrase("Passphrase for \(path): "),
+                timeout: timeout
+            )
+            FileHandle.write("unlocked \(path): \(items) \(items == 1 ? "item" : "items")\n")
         }
     }
 
@@ -257,7 +283,7 @@ extension VaultCommand {
         @Flag(help: "Show passwords and secrets too.") var reveal = false
 
         func run() async throws {
-            let item = try await VaultTarget.resolve(target, try options.locations()).one(target)
+            let item = try await VaultTarget.resolve(target, try await options.openLocations()).one(target)
             FileHandle.write(ItemSummary(item).details(reveal: reveal, at: Int64(Date().timeIntervalSince1970)))
         }
     }
@@ -272,7 +298,7 @@ extension VaultCommand {
         @Argument(help: "An item id, a site (a domain or URL), or a title.") var target: String
 
         func run() async throws {
-            let locations = try options.locations()
+            let locations = try await options.openLocations()
             let item = try await VaultTarget.resolve(target, locations).one(target, otherwise: "nothing was removed")
             let id = Base64URL.encode(item.id)
             _ = try await callVaultAgent(locations, VaultAgent.remove, try RawJSON(encoding: VaultAgent.IDIn(id: id)))
@@ -417,6 +443,9 @@ extension VaultCommand {
 
         func run() async throws {
             if toApp {
+                // Unlocked here when the passphrase is given; the exporter asks through keyportd's
+                // agent otherwise.
+                _ = try await options.openLocations()
                 // The vault's own program exports, so that keyportd knows it as the vault's app.
                 let command = try options.appCommand() + ["export"] + only
                 let reason = ProcessImage.replace(with: command[0], arguments: command)
@@ -643,7 +672,7 @@ func reportSealed(_ items: [CXF.Item], to request: EncryptedCXF.Request, output:
 /// Every item of the unlocked vault, through the agent; with a `progress` label, counted on a
 /// progress bar as they come (on a terminal).
 func vaultItems(_ options: VaultOptions, progress label: String? = nil) async throws -> [CXF.Item] {
-    let locations = try options.locations()
+    let locations = try await options.openLocations()
     return try await vaultAgent { () async throws in
         guard let label, let bar = ProgressBar(label) else { return try await VaultAgentClient.items(locations) }
         defer { bar.finish() }

@@ -161,6 +161,92 @@ struct VaultCLITests {
     }
 
     @Test(
+        "show, edit and rm name an item by id, else by site as AutoFill fits it, else by title; several are listed, never dumped; show prints the current code; a read given the passphrase unlocks"
+    )
+    func resolution() async throws {
+        let sandbox = try VaultCLISandbox("kp-vault-names")
+        defer { sandbox.remove() }
+        func keyport(_ arguments: [String], _ input: String? = nil) async throws -> CLI.Result {
+            try await sandbox.keyport(arguments, input)
+        }
+        #expect(try await keyport(["init", "--passphrase-stdin"], "open sesame\n").status == 0)
+        #expect(try await keyport(["unlock", "--passphrase-stdin"], "open sesame\n").status == 0)
+        // Logins under one registrable domain, and two accounts on one site.
+        for (title, url, user) in [
+            ("Site one", "https://site1.example.com", "alice"), ("Site two", "https://site2.example.com", "alice"),
+            ("Wiki", "https://wiki.example.org", "alice"), ("Wiki admin", "https://wiki.example.org", "root"),
+            ("Intranet", "http://intranet.example.com:8080", "bob"),
+        ] {
+            let added = try await keyport(
+                ["add", "--passphrase-stdin", "--title", title, "--url", url, "--user", user, "--otp"],
+                "pw-\(title)\nJBSWY3DPEHPK3PXP\n"
+            )
+            #expect(added.status == 0, "\(added.stderr)")
+        }
+        // The exact site: that item alone, never the domain's others.
+        let one = try await keyport(["show", "site2.example.com"])
+        #expect(one.status == 0 && one.stdout.contains("title: Site two") && !one.stdout.contains("Site one"))
+        // Its current code, as oathtool computes it, with the secret hidden.
+        let oathtool = try Peers.require("/usr/bin/oathtool", "oathtool")
+        let now = Int(Date().timeIntervalSince1970)
+        var codes: Set<String> = []
+        for time in [now - 30, now, now + 30] {
+            let ran = try await Program.run(oathtool, ["--totp", "--base32", "--now", "@\(time)", "JBSWY3DPEHPK3PXP"])
+            codes.insert(ran.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        let code = one.stdout.split(separator: "\n").first { $0.hasPrefix("code: ") }.map {
+            String($0.dropFirst(6).prefix(6))
+        }
+        #expect(codes.contains(code ?? "none"), "\(one.stdout)")
+        #expect(!one.stdout.contains("JBSWY3DPEHPK3PXP") && one.stdout.contains("secret hidden"))
+        // The scheme and port count: http on 8080 is the intranet's.
+        #expect(
+            try await keyport(["show", "http://intranet.example.com:8080/login"]).stdout.contains("title: Intranet")
+        )
+        // Two accounts on one site: listed one per line, exit 1, nothing dumped.
+        let two = try await keyport(["show", "https://wiki.example.org/"])
+        #expect(
+            two.status == 1 && two.stderr.contains("2 items are saved for https://wiki.example.org"),
+            "\(two.stderr)"
+        )
+        #expect(two.stdout.split(separator: "\n").count == 2 && !two.stdout.contains("title:"), "\(two.stdout)")
+        // No exact fit: the wider ones (other hosts of the site), listed the same way.
+        let wider = try await keyport(["show", "www.example.com"])
+        #expect(wider.status == 1 && wider.stderr.contains("saved for other sites of https://www.example.com"))
+        #expect(wider.stdout.split(separator: "\n").count == 3, "\(wider.stdout)")
+        // A title, in any case.
+        #expect(try await keyport(["show", "wiki ADMIN"]).stdout.contains("user: root"))
+        // edit and rm name items the same way; several change nothing.
+        let ambiguous = try await keyport(["edit", "https://wiki.example.org", "--title", "x"])
+        #expect(ambiguous.status == 1 && ambiguous.stderr.contains("nothing changed"))
+        let edited = try await keyport(["edit", "site1.example.com", "--title", "Site 1"])
+        #expect(edited.status == 0 && edited.stdout.contains("changed Site 1"), "\(edited.stderr)")
+        let removed = try await keyport(["rm", "Site 1"])
+        #expect(removed.status == 0 && removed.stdout.contains("removed Site 1"), "\(removed.stderr)")
+        let missing = try await keyport(["rm", "no such thing"])
+        #expect(missing.status == 1 && missing.stderr.contains("nothing was removed"), "\(missing.stderr)")
+
+        // Locked, a command that reads the vault and is given the passphrase opens it with it.
+        #expect(try await keyport(["lock"]).status == 0)
+        let refused = try await keyport(["show", "site2.example.com"])
+        #expect(refused.status == 1 && refused.stderr.contains("locked"), "\(refused.stderr)")
+        let mistyped = try await keyport(["list", "--passphrase-stdin"], "open says me\n")
+        #expect(mistyped.status == 1 && mistyped.stderr.contains("[wrong-passphrase]"), "\(mistyped.stderr)")
+        let listed = try await keyport(["list", "--passphrase-stdin"], "open sesame\n")
+        #expect(listed.status == 0 && listed.stdout.contains("Site two"), "\(listed.stderr)")
+        #expect(try await keyport(["lock"]).status == 0)
+        let shown = try await keyport(["show", "site2.example.com", "--passphrase-stdin", "--reveal"], "open sesame\n")
+        #expect(shown.status == 0 && shown.stdout.contains("password: pw-Site two"), "\(shown.stderr)")
+        // Unlocked already, the line is read all the same: a script's input means one thing.
+        let again = try await keyport(["show", "site2.example.com", "--passphrase-stdin"], "open sesame\n")
+        #expect(again.status == 0, "\(again.stderr)")
+        // add reads the item's secrets from standard input, so a locked vault stays locked.
+        #expect(try await keyport(["lock"]).status == 0)
+        let adding = try await keyport(["add", "--passphrase-stdin", "--title", "x"], "open sesame\nsecret\n")
+        #expect(adding.status == 1 && adding.stderr.contains("the vault is locked"), "\(adding.stderr)")
+    }
+
+    @Test(
         "add a note and a card, edit a login: secrets from standard input, hidden until --reveal; an unknown id changes nothing"
     )
     func itemsByHand() async throws {

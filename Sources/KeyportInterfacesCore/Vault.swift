@@ -109,12 +109,12 @@ package enum VaultAgent {
     package struct ImportOut: Codable, Hashable, Sendable {
         package var imported: Int
         package var merged: Int
-        package var skipped: Int
+        package var unchanged: Int
 
-        package init(imported: Int, merged: Int, skipped: Int) {
+        package init(imported: Int, merged: Int, unchanged: Int) {
             self.imported = imported
             self.merged = merged
-            self.skipped = skipped
+            self.unchanged = unchanged
         }
     }
 }

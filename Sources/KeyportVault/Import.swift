@@ -8,70 +8,72 @@ import KeyportDomains
 package struct ImportReport: Hashable, Sendable {
     /// Added as new items.
     package var imported = 0
-    /// The vault had an item with the same id, which lacked some of this one's credentials, URLs
-    /// or tags: the two are one item now (the vault's, with what it lacked).
+    /// The vault had this item — the same id, or the same logins on the same site — and it
+    /// lacked some of this one's credentials, URLs or tags: it has them now.
     package var merged = 0
-    /// Nothing new: the same item (by id), or a login for the same site and user with the same
-    /// password, is in the vault or earlier in the import.
-    package var skipped = 0
+    /// The vault had this item already, with everything it holds (or this import had it
+    /// earlier): nothing changed.
+    package var unchanged = 0
 
     package init() {}
 
     /// How many items were given.
-    package var total: Int { imported + merged + skipped }
+    package var total: Int { imported + merged + unchanged }
 }
 
 extension Vault {
     /// Takes `items` into the vault in one transaction: all of them or, when any fails, none.
     ///
-    /// Duplicates go by id first (nothing new: skipped; more: merged), then by site and
-    /// user: an item that is only a login whose site, user name and password the vault (or this
-    /// import) has already is skipped; with another password, or anything besides the login (a
-    /// TOTP secret, a note), it is a new item beside the old one, so nothing is lost. `progress`
-    /// hears the counts so far every 1 000 items (and once at the end), before they are
-    /// committed.
+    /// An item is the vault's already when it has the same id, or when every login it holds
+    /// (user name and password) is a login the vault has on the same site — the same scheme,
+    /// host and port, as AutoFill matches — so the same entries exported twice by a manager, as
+    /// its XML and as its CSV, come in once. Such an item is merged into the vault's: what it
+    /// lacked (a TOTP secret, a URL, a tag) is added, nothing is taken away, and when it lacked
+    /// nothing the item is unchanged. Everything else is new. The vault's logins are read once
+    /// per site the import touches, through the site's tag, so the work grows with the items
+    /// given and the items of their sites, never with their product. `progress` hears the counts
+    /// so far every 1 000 items (and once at the end), before they are committed.
     package func importItems(
         _ items: some Sequence<CXF.Item>,
         progress: ((ImportReport) -> Void)? = nil
     ) throws(VaultError) -> ImportReport {
         try write { db, state in
             var report = ImportReport()
-            // The vault's own logins are read once per site, and only those from before the
-            // import: what the import adds is in the index already. Each item then costs its own
-            // sealing and tags, however many share its site.
             var logins = LoginIndex(before: try Int64.fetchOne(db, sql: "SELECT max(rowid) FROM items") ?? 0)
             var batch: [CXF.Item] = []
+            /// Merges `item` into the vault's item `id` (written before, or earlier in this import).
+            func merge(_ item: CXF.Item, into existing: Row) throws {
+                let old = try decrypt(existing)
+                let merged = Self.merge(old, item)
+                if merged.json == old.json {
+                    report.unchanged += 1
+                } else {
+                    let revision: Int64 = existing["revision"]
+                    try store(seal(merged, revision: revision + 1), replacing: revision, in: db, state: &state)
+                    report.merged += 1
+                }
+            }
             func flush() throws {
                 // Sealing, tagging and finding sites take most of an import and need no database:
-                // done for a batch on every core, then written in order.
-                // One query tells which ids the vault has; an id seen earlier in this batch is
-                // looked up again, since its row was written meanwhile.
+                // done for a batch on every core, then written in order. One query tells which ids
+                // the vault has; an id seen earlier in this batch is looked up again, since its row
+                // was written meanwhile.
                 let known = try rows(ids: batch.map(\.id), in: db)
                 var seen: Set<Data> = []
                 for (item, prepared) in zip(batch, prepare(batch)) {
                     let again = !seen.insert(item.id).inserted
                     if let existing = try known[item.id] != nil || again ? row(id: item.id, in: db) : nil {
-                        let old = try decrypt(existing)
-                        let merged = Self.merge(old, item)
-                        if merged.json == old.json {
-                            report.skipped += 1  // nothing the vault's item lacks
-                        } else {
-                            let revision: Int64 = existing["revision"]
-                            try store(
-                                seal(merged, revision: revision + 1),
-                                replacing: revision,
-                                in: db,
-                                state: &state
-                            )
-                            report.merged += 1
-                        }
-                    } else if try isKnownLogin(item, sites: prepared.sites, index: &logins, in: db) {
-                        report.skipped += 1
+                        try merge(item, into: existing)
+                        logins.add(item, id: item.id, origins: prepared.origins)
+                    } else if let same = try knownLogins(item, origins: prepared.origins, index: &logins, in: db),
+                        let existing = try row(id: same, in: db)
+                    {
+                        try merge(item, into: existing)
                     } else {
                         try store(prepared.sealed, replacing: nil, in: db, state: &state)
                         report.imported += 1
+                        logins.add(item, id: item.id, origins: prepared.origins)
                     }
-                    logins.add(item, sites: prepared.sites)
                 }
                 batch.removeAll(keepingCapacity: true)
                 progress?(report)
@@ -86,9 +88,11 @@ extension Vault {
         }
     }
 
-    /// Each item's sites and its sealing as a new item (revision 1), made on every core.
-    private func prepare(_ items: [CXF.Item]) -> [(sites: [String], sealed: SealedItem)] {
-        let results = UnsafeMutableBufferPointer<(sites: [String], sealed: SealedItem)?>.allocate(capacity: items.count)
+    /// Each item's origins and its sealing as a new item (revision 1), made on every core.
+    private func prepare(_ items: [CXF.Item]) -> [(origins: [String], sealed: SealedItem)] {
+        let results = UnsafeMutableBufferPointer<(origins: [String], sealed: SealedItem)?>.allocate(
+            capacity: items.count
+        )
         results.initialize(repeating: nil)
         defer {
             results.deinitialize()
@@ -96,39 +100,37 @@ extension Vault {
         }
         nonisolated(unsafe) let slots = results
         DispatchQueue.concurrentPerform(iterations: items.count) { index in
-            let sites = sites(of: items[index])
-            slots[index] = (sites, seal(items[index], revision: 1, sites: sites))
+            let origins = Self.origins(of: items[index]).map(Self.originTag)
+            slots[index] = (origins, seal(items[index], revision: 1))
         }
         return results.map { $0! }
     }
 
-    /// Whether `item` holds nothing but logins (basic-auth credentials with a user name and
-    /// password) that the vault, or this import, has already on one of its sites. An item with
-    /// anything more (a TOTP secret, a note) is never skipped for its login: it comes in whole.
-    private func isKnownLogin(
+    /// The id of the item that holds every login of `item` (user name and password) on one of
+    /// its origins, in the vault or earlier in this import; `nil` when there is none, or `item`
+    /// has no login. The vault's logins of an origin are read the first time it is needed.
+    private func knownLogins(
         _ item: CXF.Item,
-        sites: [String],
+        origins: [String],
         index: inout LoginIndex,
         in db: Database
-    ) throws -> Bool {
+    ) throws -> Data? {
         let logins = Self.logins(of: item)
-        let onlyLogins = item.credentials.allSatisfy {
-            if case .basicAuth = $0 { return true }
-            return false
-        }
-        guard !logins.isEmpty, onlyLogins, logins.count == item.credentials.count else { return false }
-        for site in sites {
-            if index.before > 0, index.loaded.insert(site).inserted {
-                for row in try rows(taggedWith: site, in: db)
+        guard !logins.isEmpty else { return nil }
+        for origin in origins {
+            if index.before > 0, index.loaded.insert(origin).inserted {
+                for row in try rows(taggedWith: origin, in: db)
                 where (try? row.decode(Int64.self, forColumn: "rowid")) ?? .max <= index.before {
-                    // Only an item whose own (sealed) URLs are on the site: tag rows are not sealed.
+                    // Only an item whose own (sealed) URLs have the origin: tag rows are not sealed.
                     let other = try decrypt(row)
-                    if self.sites(of: other).contains(site) { index.add(other, sites: [site]) }
+                    if Self.origins(of: other).map(Self.originTag).contains(origin) {
+                        index.add(other, id: other.id, origins: [origin])
+                    }
                 }
             }
-            if logins.allSatisfy({ index.contains(site: site, $0) }) { return true }
+            if let id = index.item(at: origin, holding: logins) { return id }
         }
-        return false
+        return nil
     }
 
     /// The (user name, password) pairs of an item's basic-auth credentials that have both.
@@ -169,21 +171,30 @@ struct Login: Hashable {
     var password: String
 }
 
-/// The logins seen so far in an import (and those read from the vault), by site.
+/// The logins seen so far in an import (and those read from the vault), by origin tag, with
+/// the item that holds each.
 struct LoginIndex {
-    private var bySite: [String: Set<Login>] = [:]
+    private var byOrigin: [String: [Login: Data]] = [:]
     /// The last row of the vault before the import.
     let before: Int64
-    /// The sites whose logins from before the import have been read.
+    /// The origins whose logins from before the import have been read.
     var loaded: Set<String> = []
 
     init(before: Int64) { self.before = before }
 
-    mutating func add(_ item: CXF.Item, sites: [String]) {
+    mutating func add(_ item: CXF.Item, id: Data, origins: [String]) {
         let logins = Vault.logins(of: item)
         guard !logins.isEmpty else { return }
-        for site in sites { bySite[site, default: []].formUnion(logins) }
+        for origin in origins {
+            for login in logins where byOrigin[origin]?[login] == nil { byOrigin[origin, default: [:]][login] = id }
+        }
     }
 
-    func contains(site: String, _ login: Login) -> Bool { bySite[site]?.contains(login) ?? false }
+    /// The item holding the first of `logins` at `origin`, when it holds them all there.
+    func item(at origin: String, holding logins: [Login]) -> Data? {
+        guard let known = byOrigin[origin], let first = logins.first, let id = known[first],
+            logins.allSatisfy({ known[$0] == id })
+        else { return nil }
+        return id
+    }
 }

@@ -290,7 +290,11 @@ package final class VaultAgentService: Sendable {
             for await report in counts {
                 try? await request.send(
                     try RawJSON.reply(
-                        VaultAgent.ImportOut(imported: report.imported, merged: report.merged, skipped: report.skipped)
+                        VaultAgent.ImportOut(
+                            imported: report.imported,
+                            merged: report.merged,
+                            unchanged: report.unchanged
+                        )
                     )
                 )
             }
@@ -312,7 +316,7 @@ package final class VaultAgentService: Sendable {
         // back to the system, so the agent stays the size of what it looks up.
         request.afterReply { Memory.releaseFreed() }
         return try RawJSON.reply(
-            VaultAgent.ImportOut(imported: report.imported, merged: report.merged, skipped: report.skipped)
+            VaultAgent.ImportOut(imported: report.imported, merged: report.merged, unchanged: report.unchanged)
         )
     }
 

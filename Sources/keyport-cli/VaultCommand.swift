@@ -384,11 +384,11 @@ extension VaultCommand {
                 }
                 defer { bar.finish() }
                 return try await VaultAgentClient.importItems(imported.items, locations) {
-                    bar.update($0.imported + $0.merged + $0.skipped)
+                    bar.update($0.imported + $0.merged + $0.unchanged)
                 }
             }
             FileHandle.write(
-                "\(file) (\(imported.format.name)): \(report.imported) imported, \(report.merged) merged, \(report.skipped) skipped\n"
+                "\(file) (\(imported.format.name)): \(report.imported) new, \(report.merged) merged into items the vault had, \(report.unchanged) it had already\n"
             )
             for problem in imported.problems {
                 FileHandle.write("not imported: \(DisplayText.escaping(problem.description))\n", to: .standardError)

@@ -62,8 +62,8 @@ enum VaultExchange {
             try await vault.unlock(because: "to import the credentials you exported to it")
             let counts = try await VaultAgentClient.importItems(imported.items, vault.locations)
             outcome =
-                "Keyport Vault (\(vault.path)) imported the credentials: \(counts.imported) new, \(counts.merged) merged into items it had, \(counts.skipped) it had already"
-            kept = counts.imported + counts.merged + counts.skipped
+                "Keyport Vault (\(vault.path)) imported the credentials: \(counts.imported) new, \(counts.merged) merged into items it had, \(counts.unchanged) it had already"
+            kept = counts.imported + counts.merged + counts.unchanged
             status = 0
         } catch {
             outcome = "Keyport Vault (\(vault.path)) imported nothing: \(reason(error))"

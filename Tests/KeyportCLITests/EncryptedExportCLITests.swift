@@ -61,7 +61,7 @@ struct EncryptedExportCLITests {
         #expect(try await keyport(["init", "--passphrase-stdin"], "first\n").status == 0)
         #expect(try await keyport(["unlock", "--passphrase-stdin"], "first\n").status == 0)
         let fixture = try await keyport(["import", try CLI.fixture("valid.json")])
-        #expect(fixture.stdout.contains("15 imported"), "\(fixture.stdout)\(fixture.stderr)")
+        #expect(fixture.stdout.contains("15 new"), "\(fixture.stdout)\(fixture.stderr)")
         #expect(try await keyport(["export", "-o", path("plain.cxf.json")]).status == 0)
 
         // The importer's key pair and request.
@@ -174,7 +174,10 @@ struct EncryptedExportCLITests {
             "key passphrase\n"
         )
         #expect(imported.status == 0, "\(imported.stderr)")
-        #expect(imported.stdout.contains("(encrypted CXF): 15 imported, 0 merged, 0 skipped"), "\(imported.stdout)")
+        #expect(
+            imported.stdout.contains("(encrypted CXF): 15 new, 0 merged into items the vault had, 0 it had already"),
+            "\(imported.stdout)"
+        )
         #expect(try await keyport(["export", "-o", path("second.cxf.json")] + second).status == 0)
         let before = try items(path("plain.cxf.json"))
         #expect(before.count == 15)

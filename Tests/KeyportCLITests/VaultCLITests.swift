@@ -113,10 +113,14 @@ struct VaultCLITests {
         try csv.standardOutput.write(toFile: export, atomically: true, encoding: .utf8)
         let imported = try await keyport(["import", export])
         #expect(
-            imported.stdout.contains("(KeePassXC CSV): 1 imported, 0 merged, 0 skipped"),
+            imported.stdout.contains("(KeePassXC CSV): 1 new, 0 merged into items the vault had, 0 it had already"),
             "\(imported.stdout)\(imported.stderr)"
         )
-        #expect(try await keyport(["import", export]).stdout.contains("0 imported, 0 merged, 1 skipped"))
+        #expect(
+            try await keyport(["import", export]).stdout.contains(
+                "0 new, 0 merged into items the vault had, 1 it had already"
+            )
+        )
 
         let listed = try await keyport(["list"])
         #expect(listed.stdout.split(separator: "\n").count == 2, "\(listed.stdout)")
@@ -244,6 +248,54 @@ struct VaultCLITests {
         #expect(try await keyport(["lock"]).status == 0)
         let adding = try await keyport(["add", "--passphrase-stdin", "--title", "x"], "open sesame\nsecret\n")
         #expect(adding.status == 1 && adding.stderr.contains("the vault is locked"), "\(adding.stderr)")
+    }
+
+    @Test("KeePassXC's XML export and then its CSV export of the same entries come in once, the outcome named plainly")
+    func sameEntriesTwoFormats() async throws {
+        let sandbox = try VaultCLISandbox("kp-vault-merge")
+        defer { sandbox.remove() }
+        func keyport(_ arguments: [String], _ input: String? = nil) async throws -> CLI.Result {
+            try await sandbox.keyport(arguments, input)
+        }
+        #expect(try await keyport(["init", "--passphrase-stdin"], "open sesame\n").status == 0)
+        #expect(try await keyport(["unlock", "--passphrase-stdin"], "open sesame\n").status == 0)
+        // A KeePassXC database made by keepassxc-cli from two entries (one with a TOTP secret),
+        // exported by it both ways.
+        let cli = try Peers.require("/usr/bin/keepassxc-cli", "keepassxc-cli (Debian's keepassxc)")
+        let database = sandbox.directory.url.appendingPathComponent("kp.kdbx").path
+        let made = try await Program.run(
+            cli,
+            ["import", "-p", Peers.file("Tests/KeyportCLITests/Fixtures/keepass-two-entries.xml"), database],
+            input: Data("pw\npw\n".utf8),
+            timeout: .seconds(60)
+        )
+        #expect(made.status == 0, "\(made.standardError)")
+        var exports: [String] = []
+        for format in ["xml", "csv"] {
+            let exported = try await Program.run(
+                cli,
+                ["export", "-f", format, database],
+                input: Data("pw\n".utf8),
+                timeout: .seconds(60)
+            )
+            let path = sandbox.directory.url.appendingPathComponent("kp.\(format)").path
+            try exported.standardOutput.write(toFile: path, atomically: true, encoding: .utf8)
+            exports.append(path)
+        }
+        let fromXML = try await keyport(["import", exports[0]])
+        #expect(
+            fromXML.stdout.contains("(KeePass XML): 2 new, 0 merged into items the vault had, 0 it had already"),
+            "\(fromXML.stdout)\(fromXML.stderr)"
+        )
+        let fromCSV = try await keyport(["import", exports[1]])
+        #expect(
+            fromCSV.stdout.contains("(KeePassXC CSV): 0 new, 0 merged into items the vault had, 2 it had already"),
+            "\(fromCSV.stdout)\(fromCSV.stderr)"
+        )
+        #expect(try await keyport(["list"]).stdout.split(separator: "\n").count == 2)
+        let shown = try await keyport(["show", "github.com", "--reveal"])
+        #expect(shown.stdout.contains("one-time code: JBSWY3DPEHPK3PXP"), "\(shown.stdout)")
+        #expect(shown.stdout.components(separatedBy: "one-time code:").count == 2, "one TOTP secret: \(shown.stdout)")
     }
 
     @Test(
@@ -422,7 +474,7 @@ struct VaultCLITests {
         #expect(imported.status == 0, "\(imported.stdout)")
         let screen = imported.stdout
         #expect(screen.contains("\rimporting [") && screen.contains("] 2500/2500 100%"), "\(screen.debugDescription)")
-        #expect(screen.contains("\r\u{1B}[K\(list) (otpauth URI list): 2500 imported"), "\(screen.debugDescription)")
+        #expect(screen.contains("\r\u{1B}[K\(list) (otpauth URI list): 2500 new"), "\(screen.debugDescription)")
         let exported = try await onTerminal(["export", "-o", directory.url.appendingPathComponent("all.json").path])
         #expect(
             exported.status == 0 && exported.stdout.contains("] 2500/2500 100%"),
@@ -431,7 +483,11 @@ struct VaultCLITests {
 
         // Piped, the same commands write only what they report.
         let piped = try await keyport(["import", list])
-        #expect(piped.status == 0 && piped.stdout == "\(list) (otpauth URI list): 0 imported, 0 merged, 2500 skipped\n")
+        #expect(
+            piped.status == 0
+                && piped.stdout
+                    == "\(list) (otpauth URI list): 0 new, 0 merged into items the vault had, 2500 it had already\n"
+        )
         #expect(piped.stderr.isEmpty, "\(piped.stderr.debugDescription)")
         let pipedExport = try await keyport(["export", "-o", directory.url.appendingPathComponent("again.json").path])
         #expect(pipedExport.status == 0 && pipedExport.stdout.isEmpty && pipedExport.stderr.isEmpty)

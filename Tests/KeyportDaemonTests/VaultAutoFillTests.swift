@@ -265,7 +265,7 @@ struct VaultAutoFillTests {
         #expect(try await run(["vault", "unlock", "--passphrase-stdin"], "first passphrase\n").status == 0)
         let sample = Peers.file("Examples/sample.cxf.json")
         let imported = try await run(["vault", "import", sample])
-        #expect(imported.standardOutput.contains("15 imported"), "\(imported.standardOutput)\(imported.standardError)")
+        #expect(imported.standardOutput.contains("15 new"), "\(imported.standardOutput)\(imported.standardError)")
 
         // The person chooses the second vault but does not give its passphrase: the exporter
         // hears that the second vault took nothing.

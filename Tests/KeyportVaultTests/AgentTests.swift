@@ -131,7 +131,7 @@ struct VaultAgentTests {
             VaultAgent.importItems,
             #"{"items":[\#(loginJSON("b", site: "example.org")),\#(loginJSON("c", site: "example.net")),\#(loginJSON("a", site: "example.com"))]}"#
         ).decode(VaultAgent.ImportOut.self)
-        #expect(imported == VaultAgent.ImportOut(imported: 2, merged: 0, skipped: 1))
+        #expect(imported == VaultAgent.ImportOut(imported: 2, merged: 0, unchanged: 1))
         var listed: [String] = []
         try await VarlinkConnection.withConnection(path: sandbox.socket, maximumMessageSize: 1 << 26) { connection in
             try await connection.send(VaultAgentTests.listCall)
@@ -175,7 +175,7 @@ struct VaultAgentTests {
         }
         var heard: [VaultAgent.ImportOut] = []
         let report = try await VaultAgentClient.importItems(items, locations) { heard.append($0) }
-        #expect(report == VaultAgent.ImportOut(imported: 2500, merged: 0, skipped: 0))
+        #expect(report == VaultAgent.ImportOut(imported: 2500, merged: 0, unchanged: 0))
         #expect(heard.last == report && heard.map(\.imported) == heard.map(\.imported).sorted(), "\(heard)")
 
         let more = try (0..<100).map {

@@ -374,7 +374,9 @@ struct VaultTamperTests {
 
 @Suite("Keyport Vault: imports")
 struct VaultImportTests {
-    @Test("new items are imported; the same again skipped; same id merged; same site, user and password skipped")
+    @Test(
+        "new items are imported; the same again unchanged; same id merged; the same login on the same origin is the same item"
+    )
     func duplicates() throws {
         let scratch = try Scratch()
         defer { scratch.directory.remove() }
@@ -385,38 +387,54 @@ struct VaultImportTests {
         ]
         var counted: [Int] = []
         let report = try vault.importItems(first) { counted.append($0.total) }
-        #expect(report.imported == 2 && report.merged == 0 && report.skipped == 0)
+        #expect(report.imported == 2 && report.merged == 0 && report.unchanged == 0)
         #expect(counted.last == 2)
-        #expect(try vault.importItems(first).skipped == 2)
+        #expect(try vault.importItems(first).unchanged == 2)
 
         var richer = item("b", title: "B", urls: ["https://example.org/", "https://example.net/"])
         richer.credentials.append(.note(CXF.Note(content: CXF.EditableField(fieldType: .string, value: "a note"))))
         let again = try vault.importItems([
             richer,
-            item("c", title: "same login, another id", urls: ["https://www.example.com/"], password: "one"),
+            item("c", title: "same login, another id", urls: ["https://example.com/login"], password: "one"),
             item("d", title: "same user, another password", urls: ["https://example.com/"], password: "two"),
             item("e", title: "new", urls: ["https://example.edu/"], password: "x"),
             item("f", title: "e again, within the import", urls: ["https://example.edu/"], password: "x"),
+            item(
+                "g",
+                title: "same login, another host of the site",
+                urls: ["https://www.example.com/"],
+                password: "one"
+            ),
         ])
-        #expect(again.imported == 2 && again.merged == 1 && again.skipped == 2, "\(again)")
+        #expect(again.imported == 3 && again.merged == 2 && again.unchanged == 1, "\(again)")
         let merged = try #require(try vault.item(id: Data("b".utf8)))
         #expect(merged.credentials.count == 2)
         #expect(merged.scope?.urls == ["https://example.org/", "https://example.net/"])
         #expect(try vault.items(forService: "example.net").map(\.title) == ["B"])
-        #expect(try vault.items(forService: "example.com").map(\.title) == ["A", "same user, another password"])
+        #expect(
+            try vault.items(forService: "example.com").map(\.title)
+                == ["A", "same user, another password", "same login, another host of the site"]
+        )
+        // c was A's login on A's origin: A has c's URL now, and c is no item of its own.
+        #expect(
+            try vault.item(id: Data("a".utf8))?.scope?.urls == ["https://example.com/", "https://example.com/login"]
+        )
+        #expect(try vault.item(id: Data("c".utf8)) == nil)
         _ = try Vault.unlock(at: scratch.path, passphrase: passphrase)
     }
 
-    @Test("an item with more than a known login (a TOTP secret) comes in whole, beside it")
+    @Test("a known login with more (a TOTP secret) is merged into the vault's item; the same again changes nothing")
     func loginWithMore() throws {
         let scratch = try Scratch()
         defer { scratch.directory.remove() }
         let vault = try scratch.create()
         try vault.add(item("chrome", title: "Example", urls: ["https://example.com/"], password: "pw"))
-        var richer = item("bitwarden", title: "Example", urls: ["https://example.com/"], password: "pw")
+        var richer = item("bitwarden", title: "Example", urls: ["https://example.com"], password: "pw")
         richer.credentials.append(.totp(CXF.TOTP(secret: "JBSWY3DPEHPK3PXP", period: 30, digits: 6, algorithm: .sha1)))
-        #expect(try vault.importItems([richer]).imported == 1)
-        #expect(try vault.items(forService: "example.com").count == 2)
+        #expect(try vault.importItems([richer]).merged == 1)
+        let items = try vault.items(forService: "example.com")
+        #expect(items.count == 1 && items[0].credentials.count == 2, "\(items)")
+        #expect(try vault.importItems([richer]).unchanged == 1)
     }
 
     @Test("an import that fails part way imports nothing")
@@ -448,12 +466,12 @@ struct VaultLargeImportTests {
         items.append(item("7", title: "T7", urls: ["https://other.example/"], password: "p7"))  // same id, more
         var progress: [Int] = []
         let report = try vault.importItems(items) { progress.append($0.total) }
-        #expect(report.imported == 2500 && report.skipped == 1 && report.merged == 1, "\(report)")
+        #expect(report.imported == 2500 && report.unchanged == 1 && report.merged == 1, "\(report)")
         #expect(progress == [1000, 2000, 2502])
         #expect(try vault.item(id: Data("7".utf8))?.scope?.urls == ["https://s7.example/", "https://other.example/"])
         #expect(try vault.items(forService: "s5.example").count == 4)  // 5, 705, 1405, 2105
         let again = try vault.importItems(items.prefix(1200))
-        #expect(again.skipped == 1200, "\(again)")
+        #expect(again.unchanged == 1200, "\(again)")
         _ = try Vault.unlock(at: scratch.path, passphrase: passphrase)
     }
 }

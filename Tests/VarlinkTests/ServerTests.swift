@@ -166,8 +166,12 @@ private func withServer<T>(
 /// Sends raw bytes on a new connection and returns what comes back until the server closes it,
 /// or until a whole reply (ended by NUL) has come when `oneReply`. The blocking socket calls run
 /// on a thread of their own: the server in this process needs the cooperative threads meanwhile.
+/// The server shares them with every test running in parallel in this process, which on two busy
+/// cores has kept it from running for over 10 s: it has 30.
 private func rawExchange(_ path: String, _ bytes: [UInt8], oneReply: Bool = false) async throws -> [UInt8]? {
-    try await onOwnThread { try RawUnixSocket.exchange(bytes, with: path) { oneReply && $0.last == 0 } }
+    try await onOwnThread {
+        try RawUnixSocket.exchange(bytes, with: path, timeout: 30) { oneReply && $0.last == 0 }
+    }
 }
 
 @Suite("Varlink service")

@@ -1,5 +1,7 @@
 /// Comma-separated values as RFC 4180 writes them, and as password managers export them: quoted
 /// fields with doubled quotes, line breaks inside quotes, CRLF or LF, a UTF-8 byte-order mark.
+/// The text must be UTF-8: a field that is not (a spreadsheet's Latin-1 `p\xE4ss`) is an error
+/// naming its line, never a password silently changed to `p\u{FFFD}ss`.
 struct CSV {
     /// A row and the line it starts on (from 1), for messages.
     struct Row {
@@ -24,8 +26,16 @@ struct CSV {
         var index = text.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         var quoted = false
         var wasQuoted = false
+        var invalid: (line: Int, byte: UInt8)?
         func endField() {
-            fields.append(String(decoding: field, as: UTF8.self))
+            if let text = String(validating: field, as: UTF8.self) {
+                fields.append(text)
+            } else {
+                // Where: the first byte that is not UTF-8 (a Latin-1 or Windows-1252 letter).
+                let bad = field.first { $0 >= 0x80 } ?? 0
+                invalid = invalid ?? (line, bad)
+                fields.append("")
+            }
             field.removeAll(keepingCapacity: true)
             wasQuoted = false
         }
@@ -72,6 +82,14 @@ struct CSV {
         }
         if quoted { throw SyntaxError(line: rowLine, message: "a quoted field is not closed by the end of the file") }
         if !field.isEmpty || !fields.isEmpty || wasQuoted { endRow() }
+        if let invalid {
+            let byte = String(invalid.byte, radix: 16, uppercase: true)
+            throw SyntaxError(
+                line: invalid.line,
+                message:
+                    "the text is not UTF-8 (a byte 0x\(byte), as Latin-1 or Windows-1252 write letters such as ä); save the file as UTF-8 (\"CSV UTF-8\") and import it again"
+            )
+        }
         return rows
     }
 }

@@ -45,7 +45,8 @@ package enum ImportFormat: String, CaseIterable, Sendable {
     }
 }
 
-/// An entry of an export that was not imported, and why: the rest goes on.
+/// An entry of an export that cannot be read, and why. The file is then not imported at all
+/// (`keyport vault import` lists every problem): nothing is left behind silently.
 package struct ImportProblem: Error, Hashable, Sendable, CustomStringConvertible {
     /// Where in the file ("line 12", "entry 3").
     package var place: String
@@ -68,7 +69,8 @@ package struct ImportError: Error, Hashable, Sendable, CustomStringConvertible {
     package var description: String { message }
 }
 
-/// What a file held: the items, and the entries that could not be read.
+/// What a file held: the items, and the entries that could not be read (a file with any is not
+/// imported).
 package struct Imported: Sendable {
     package var format: ImportFormat
     package var items: [CXF.Item]

@@ -35,8 +35,8 @@ package enum Importer {
 
     /// Reads `text` as `format` (recognised when `nil`).
     ///
-    /// - Throws: ``ImportError`` when the file is not that format at all; entries that cannot be
-    ///   read are ``Imported/problems``, and the rest is imported.
+    /// - Throws: ``ImportError`` when the file is not that format at all (not JSON, not XML, not
+    ///   UTF-8, …), naming where; entries that cannot be read are ``Imported/problems``.
     /// `passphrase` is asked for only when the file is encrypted (Aegis); an encrypted CXF
     /// export opens with `recipientKey`, the private key it was sealed to.
     package static func read(
@@ -45,7 +45,29 @@ package enum Importer {
         passphrase: (() -> SecretBytes?)? = nil,
         recipientKey: EncryptedCXF.RecipientKey? = nil
     ) throws(ImportError) -> Imported {
+        // JSON is read by the formats' own decoders; a file that is not JSON at all is said to be
+        // so, where (a truncated export is no unknown format).
+        let jsonFormats: Set<ImportFormat> = [.bitwarden, .aegis, .twoFAS]
+        if format.map(jsonFormats.contains) ?? looksLikeJSON(text) {
+            do {
+                _ = try CXF.Decoder().decodeJSON(text)
+            } catch {
+                throw ImportError("the file is not valid JSON: \(error)")
+            }
+        }
         guard let format = format ?? detect(text) else {
+            if let object = try? JSONSerialization.jsonObject(with: Data(text)) as? [String: Any],
+                object["encrypted"] as? Bool == true, object["encKeyValidation_DO_NOT_EDIT"] != nil
+            {
+                throw ImportError(
+                    "the file is an encrypted Bitwarden export, which only Bitwarden can open; export the vault again as \"JSON\" (not \"JSON (Encrypted)\"), import it, and delete that file"
+                )
+            }
+            if text.first(where: { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }) == UInt8(ascii: "<") {
+                throw ImportError(
+                    "the file is XML, but no KeePass export (it has no <KeePassFile> element near its start); is it cut short?"
+                )
+            }
             throw ImportError(
                 "the file's format is not one Keyport recognises; name it with --format (\(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")))"
             )
@@ -60,6 +82,13 @@ package enum Importer {
         case .twoFAS: return try TwoFAS.read(text)
         case .otpauth: return try OTPAuthList.read(text)
         }
+    }
+
+    /// Whether the text starts, after a byte-order mark and white space, with `{` or `[`.
+    private static func looksLikeJSON(_ text: [UInt8]) -> Bool {
+        let start = text.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        let first = text[start...].first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
     }
 
     /// Reads `text` as an encrypted CXF export (checked before the key is asked for, so that a

@@ -12,6 +12,19 @@ import FoundationXML
 /// one. Earlier versions of an entry (its History) are not imported.
 enum KeePassXML {
     static func read(_ text: [UInt8]) throws(ImportError) -> Imported {
+        do {
+            try XMLNode.checkMarkup(text)
+        } catch {
+            throw ImportError("the file is not KeePass XML Keyport reads: \(error)")
+        }
+        // KeePass and KeePassXC end every export with its root's end tag: a file without it was
+        // cut short (a truncated copy or download), whatever else the parser makes of it.
+        let content = text.lastIndex { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }.map { text[...$0] } ?? []
+        guard content.reversed().starts(with: "</KeePassFile>".utf8.reversed()) else {
+            throw ImportError(
+                "the file ends before </KeePassFile>, as no KeePass export does: it was cut short; export it again"
+            )
+        }
         var imported = Imported(format: .keepassXML, items: [], problems: [])
         let root: XMLNode
         do {
@@ -149,7 +162,8 @@ enum KeePassXML {
     }
 }
 
-/// A small element tree read with Foundation's XMLParser (no DTDs, no external entities).
+/// A small element tree read with Foundation's XMLParser: no DTD, no entity but XML's own
+/// (``checkMarkup(_:)``), elements nested 256 deep at most.
 final class XMLNode {
     let name: String
     let attributes: [String: String]
@@ -169,6 +183,69 @@ final class XMLNode {
         var description: String { "line \(line): \(message)" }
     }
 
+    /// How deep elements may nest: KeePass nests groups in groups, and a person's folders do not
+    /// go 250 deep; a file that does is refused before its tree outgrows the stack.
+    static let maximumDepth = 256
+
+    /// Refuses what a KeePass export never holds and Keyport never reads, before anything is
+    /// parsed, so nothing is resolved or fetched and no value is cut short at an entity the
+    /// parser cannot expand: a document type declaration (with any entity declaration in it),
+    /// and entity references other than XML's five (`&amp;` `&lt;` `&gt;` `&quot;` `&apos;`)
+    /// and character references. Comments, processing instructions and CDATA are passed over.
+    static func checkMarkup(_ text: [UInt8]) throws(Failure) {
+        var line = 1
+        var index = 0
+        func starts(_ prefix: String) -> Bool { text[index...].starts(with: prefix.utf8) }
+        func skip(past end: String) {
+            let bytes = Array(end.utf8)
+            while index < text.count, !text[index...].starts(with: bytes) {
+                if text[index] == UInt8(ascii: "\n") { line += 1 }
+                index += 1
+            }
+            index = min(index + bytes.count, text.count)
+        }
+        while index < text.count {
+            let byte = text[index]
+            if byte == UInt8(ascii: "\n") {
+                line += 1
+            } else if byte == UInt8(ascii: "<") {
+                if starts("<!--") {
+                    skip(past: "-->")
+                    continue
+                } else if starts("<![CDATA[") {
+                    skip(past: "]]>")
+                    continue
+                } else if starts("<?") {
+                    skip(past: "?>")
+                    continue
+                } else if starts("<!") {
+                    throw Failure(
+                        line: line,
+                        message:
+                            "a document type or entity declaration (<!…>): KeePass exports have none, and Keyport reads no DTD or entity"
+                    )
+                }
+            } else if byte == UInt8(ascii: "&") {
+                let name = text[(index + 1)...].prefix { $0 != UInt8(ascii: ";") && $0 != UInt8(ascii: "<") }.prefix(40)
+                let reference = String(decoding: name, as: UTF8.self)
+                let predefined: Set<String> = ["amp", "lt", "gt", "quot", "apos"]
+                let isCharacter =
+                    reference.hasPrefix("#x")
+                    ? reference.count > 2 && reference.dropFirst(2).allSatisfy(\.isHexDigit)
+                    : reference.hasPrefix("#") && reference.count > 1 && reference.dropFirst().allSatisfy(\.isNumber)
+                let ended = index + 1 + name.count < text.count && text[index + 1 + name.count] == UInt8(ascii: ";")
+                guard ended, predefined.contains(reference) || isCharacter else {
+                    throw Failure(
+                        line: line,
+                        message:
+                            "'&\(reference.prefix(20))\(ended ? ";" : "")' is not one of XML's five entities (&amp; &lt; &gt; &quot; &apos;) or a character reference; Keyport resolves no other"
+                    )
+                }
+            }
+            index += 1
+        }
+    }
+
     /// The document's tree, less the elements `take` took: it is given each element as it ends,
     /// whole, with its ancestors (outermost first), and an element it returns true for is not
     /// kept in its parent.
@@ -181,24 +258,45 @@ final class XMLNode {
         // exports of a few thousand entries are larger.
         let parser = XMLParser(stream: InputStream(data: data))
         parser.shouldResolveExternalEntities = false
+        var tooDeep = false
+        var builderIncomplete = false
         let root = withoutActuallyEscaping(take) { take in
             let builder = Builder(take: take)
             parser.delegate = builder
-            return parser.parse() ? builder.root : nil
+            let parsed = parser.parse()
+            tooDeep = builder.tooDeep
+            builderIncomplete = parsed && !builder.isComplete
+            // A document that ends before its root element does is no document (a truncated
+            // export), whatever the parser says.
+            return parsed && builder.isComplete ? builder.root : nil
         }
         guard let root else {
             throw Failure(
                 line: parser.lineNumber,
-                message: parser.parserError.map { "\($0.localizedDescription)" } ?? "not XML"
+                message: tooDeep
+                    ? "elements are nested deeper than \(maximumDepth) (groups within groups)"
+                    : builderIncomplete
+                        ? "the document ends before its elements do (is the file cut short?)"
+                        : describe(parser.parserError, column: parser.columnNumber)
             )
         }
         return root
+    }
+
+    /// What the parser's error means, in words (Foundation's own are libxml2's numbers).
+    private static func describe(_ error: (any Error)?, column: Int) -> String {
+        let code = (error as NSError?)?.code.description ?? "unknown"
+        return "column \(column): it is not well-formed XML (libxml2 error \(code))"
     }
 
     private final class Builder: NSObject, XMLParserDelegate {
         var root: XMLNode?
         private var stack: [XMLNode] = []
         private let take: (XMLNode, [XMLNode]) -> Bool
+        /// Whether elements nested past ``XMLNode/maximumDepth`` (parsing was stopped there).
+        var tooDeep = false
+        /// Whether the root element ended.
+        var isComplete: Bool { root != nil && stack.isEmpty }
 
         init(take: @escaping (XMLNode, [XMLNode]) -> Bool) {
             self.take = take
@@ -211,6 +309,11 @@ final class XMLNode {
             qualifiedName: String?,
             attributes: [String: String]
         ) {
+            guard stack.count < XMLNode.maximumDepth else {
+                tooDeep = true
+                parser.abortParsing()
+                return
+            }
             let node = XMLNode(name: name, attributes: attributes)
             stack.last?.children.append(node)
             if root == nil { root = node }
@@ -219,6 +322,11 @@ final class XMLNode {
 
         func parser(_ parser: XMLParser, foundCharacters string: String) {
             stack.last?.text += string
+        }
+
+        /// A CDATA section's text is text like any other (without this, the parser drops it).
+        func parser(_ parser: XMLParser, foundCDATA block: Data) {
+            stack.last?.text += String(decoding: block, as: UTF8.self)
         }
 
         func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {

@@ -312,8 +312,11 @@ extension VaultCommand {
                 "Import another manager's export (CXF plain or encrypted, Bitwarden, KeePassXC, KeePass XML, browsers, Aegis, 2FAS, otpauth).",
             discussion: """
                 The format is recognised from the file's content, or named with --format. All or \
-                nothing. An encrypted CXF export opens with --key, the private key `keyport vault \
-                keygen` made for its request.
+                nothing: a file with an entry that cannot be read (each is listed, with its line or \
+                number) imports nothing, nor does one that is not valid JSON, XML or UTF-8 CSV. What \
+                the vault has already (the same id, or the same user and password on the same site) \
+                is merged into its item. An encrypted CXF export opens with --key, the private key \
+                `keyport vault keygen` made for its request.
                 """
         )
         @OptionGroup var options: VaultOptions
@@ -377,6 +380,16 @@ extension VaultCommand {
                     throw Failure.invalid("\(file): \(error.message)")
                 }
             }
+            // All or nothing: an entry that cannot be read is not left behind while the rest comes in.
+            guard imported.problems.isEmpty else {
+                for problem in imported.problems {
+                    FileHandle.write("\(file): \(DisplayText.escaping(problem.description))\n", to: .standardError)
+                }
+                let count = imported.problems.count
+                throw Failure.invalid(
+                    "\(file): \(count) \(count == 1 ? "entry" : "entries") of the \(imported.format.name) file cannot be read (above); nothing was imported"
+                )
+            }
             let locations = try options.locations()
             let report = try await vaultAgent { () async throws in
                 guard let bar = ProgressBar("importing", total: imported.items.count) else {
@@ -390,9 +403,6 @@ extension VaultCommand {
             FileHandle.write(
                 "\(file) (\(imported.format.name)): \(report.imported) new, \(report.merged) merged into items the vault had, \(report.unchanged) it had already\n"
             )
-            for problem in imported.problems {
-                FileHandle.write("not imported: \(DisplayText.escaping(problem.description))\n", to: .standardError)
-            }
         }
     }
 

@@ -296,6 +296,18 @@ struct VaultCLITests {
         let shown = try await keyport(["show", "github.com", "--reveal"])
         #expect(shown.stdout.contains("one-time code: JBSWY3DPEHPK3PXP"), "\(shown.stdout)")
         #expect(shown.stdout.components(separatedBy: "one-time code:").count == 2, "one TOTP secret: \(shown.stdout)")
+
+        // All or nothing: a file with one row that cannot be read imports none of its rows.
+        let broken = sandbox.directory.url.appendingPathComponent("broken.csv").path
+        try
+            (try String(contentsOfFile: exports[1], encoding: .utf8)
+            + "\"Root/Work\",\"New\",\"carol\",\"c\",\"https://new.example\",\"\",\"\",\"0\",\"\",\"\"\n"
+            + "\"Root/Work\",\"Short\",\"dan\"\n").write(toFile: broken, atomically: true, encoding: .utf8)
+        let refused = try await keyport(["import", broken])
+        #expect(refused.status == 1, "\(refused.stdout)")
+        #expect(refused.stderr.contains("line 5: it has 3 fields where the header has 10"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("nothing was imported"), "\(refused.stderr)")
+        #expect(try await keyport(["list"]).stdout.split(separator: "\n").count == 2)
     }
 
     @Test(

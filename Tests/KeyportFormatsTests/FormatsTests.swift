@@ -555,6 +555,78 @@ struct ImportTests {
     }
 }
 
+@Suite("Imports that lose nothing: a file with an error is an error, where it is")
+struct LosslessImportTests {
+    /// The error reading `text` gives, as a person reads it; `nil` when it reads.
+    private func refusal(_ text: [UInt8], as format: ImportFormat? = nil) -> String? {
+        do {
+            _ = try Importer.read(text, format: format)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    private static let head = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<KeePassFile><Root><Group><Name>Root</Name>"
+    private static let tail = "</Group></Root></KeePassFile>\n"
+
+    private static func entry(_ password: String) -> String {
+        "<Entry><String><Key>Title</Key><Value>x</Value></String><String><Key>Password</Key><Value>\(password)</Value></String></Entry>"
+    }
+
+    @Test("KeePass XML: 50 000 nested groups, a DOCTYPE, an entity of its own, a file cut short")
+    func keePassXML() throws {
+        let deep =
+            Self.head + String(repeating: "<Group><Name>g</Name>", count: 50_000)
+            + String(repeating: "</Group>", count: 50_000) + Self.tail
+        #expect(refusal(Array(deep.utf8))?.contains("line 2: elements are nested deeper than 256") == true)
+        // 250 groups deep is still read, its entry with it.
+        let nested =
+            Self.head + String(repeating: "<Group><Name>g</Name>", count: 250) + Self.entry("p")
+            + String(repeating: "</Group>", count: 250) + Self.tail
+        #expect(try Importer.read(Array(nested.utf8)).items.count == 1)
+
+        let entity = Self.head + Self.entry("secret-&xxe;-tail") + Self.tail
+        #expect(refusal(Array(entity.utf8))?.contains("line 2: '&xxe;' is not one of XML's five entities") == true)
+        let doctype =
+            "<?xml version=\"1.0\"?>\n<!DOCTYPE KeePassFile [<!ENTITY xxe SYSTEM \"file:///etc/passwd\">]>\n"
+            + "<KeePassFile><Root><Group><Name>Root</Name>" + Self.entry("&xxe;") + Self.tail
+        #expect(refusal(Array(doctype.utf8))?.contains("line 2: a document type or entity declaration") == true)
+        // XML's own entities, character references, comments and CDATA are read as XML reads them.
+        let plain = Self.head + "<!-- a & b -->" + Self.entry("a&amp;b&lt;&#x41;&#66;<![CDATA[&c]]>") + Self.tail
+        let read = try Importer.read(Array(plain.utf8))
+        for case .basicAuth(let auth) in read.items[0].credentials { #expect(auth.password?.value == "a&b<AB&c") }
+
+        let whole = Self.head + Self.entry("one") + Self.entry("two") + Self.tail
+        for cut in [2, 10, 60, 120] {
+            let short = Array(whole.utf8.dropLast(cut))
+            #expect(refusal(short)?.contains("cut short") == true, "cut \(cut): \(refusal(short) ?? "read")")
+        }
+    }
+
+    @Test("CSV: a Latin-1 password, a row with a missing field; JSON cut short; an encrypted Bitwarden export")
+    func textFormats() {
+        let header = "\"Group\",\"Title\",\"Username\",\"Password\",\"URL\",\"Notes\",\"TOTP\"\n"
+        let latin1 =
+            Array(header.utf8) + Array("\"Root\",\"A\",\"u\",\"p".utf8) + [0xE4] + Array("ss\",\"\",\"\",\"\"\n".utf8)
+        let message = refusal(latin1)
+        #expect(message?.contains("line 2: the text is not UTF-8 (a byte 0xE4") == true, "\(message ?? "read")")
+        // A row with a field missing is a problem of its line (the command line then imports nothing).
+        let short =
+            header
+            + "\"Root\",\"A\",\"u\",\"p\",\"https://a.example\",\"\",\"\"\n\"Root\",\"B\",\"u\",\"p\",\"\",\"\"\n"
+        let read = try? Importer.read(Array(short.utf8))
+        #expect(read?.problems.map(\.description) == ["line 3: it has 6 fields where the header has 7"])
+
+        let cut = #"{"encrypted": false, "items": [{"id": "x", "name": "a""#
+        #expect(refusal(Array(cut.utf8))?.hasPrefix("the file is not valid JSON: line 1, column ") == true)
+        #expect(refusal(Array(cut.utf8), as: .bitwarden)?.hasPrefix("the file is not valid JSON: line 1") == true)
+        let encrypted =
+            #"{"encrypted": true, "passwordProtected": true, "encKeyValidation_DO_NOT_EDIT": "2.x", "data": "2.y"}"#
+        #expect(refusal(Array(encrypted.utf8))?.contains("an encrypted Bitwarden export") == true)
+    }
+}
+
 extension UUID {
     fileprivate var uuidBytes: [UInt8] { withUnsafeBytes(of: uuid, Array.init) }
 }

@@ -55,7 +55,7 @@ func percentile(_ values: [Double], _ fraction: Double) -> Double {
     return sorted[min(sorted.count - 1, Int((Double(sorted.count) * fraction).rounded(.up)) - 1)]
 }
 
-func autoFillBenchmark(identities total: Int, runs: Int) async throws {
+func autoFillBenchmark(identities total: Int, runs: Int, shape: SiteShape) async throws {
     let build = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
     let keyportd = build.appendingPathComponent("keyportd").path
     let keyport = build.appendingPathComponent("keyport").path
@@ -76,7 +76,8 @@ func autoFillBenchmark(identities total: Int, runs: Int) async throws {
     }
 
     // Three providers, each a copy of ExampleProvider under its own name, enabled in this order;
-    // the identities written as keyportd keeps them (site-N.example, N round-robin over them).
+    // the identities written as keyportd keeps them (a domain each, N round-robin over them; the
+    // domains spread, or nearly all under one registrable domain).
     let ids = (0..<3).map { "org.keyport.bench.provider\($0)" }
     for (index, id) in ids.enumerated() {
         let program = root.appendingPathComponent("provider\(index)").path
@@ -90,7 +91,7 @@ func autoFillBenchmark(identities total: Int, runs: Int) async throws {
         let identities = stride(from: index, to: total, by: 3).map { number in
             IdentityStore.Identity(
                 kind: .oneTimeCode,
-                serviceIdentifier: IdentityStore.ServiceIdentifier(identifier: "site-\(number).example", type: .domain),
+                serviceIdentifier: IdentityStore.ServiceIdentifier(identifier: shape.host(number), type: .domain),
                 user: "alice",
                 recordIdentifier: "alice"
             )
@@ -126,13 +127,19 @@ func autoFillBenchmark(identities total: Int, runs: Int) async throws {
         personTime: .seconds(10),
         logger: logger
     )
-    let requests = (0..<1000).map { ServiceOrigin("https://site-\(($0 * 7919) % total).example/login")! }
+    let requests = (0..<1000).map { ServiceOrigin("https://\(shape.host(($0 * 7919) % total))/login")! }
     _ = autoFill.fits(kind: .oneTimeCode, for: [requests[0]])  // loads the stores
     let matchStart = ContinuousClock.now
     for request in requests where autoFill.fits(kind: .oneTimeCode, for: [request]).exact == nil {
         throw BenchFailure(description: "no match for \(request)")
     }
     let matching = (ContinuousClock.now - matchStart) / requests.count
+    // With no exact fit the wider ones are gathered (a site of the domain keyportd only offers):
+    // every identity of the registrable domain is read, the best 20 kept.
+    let wider = ServiceOrigin("https://nowhere.\(shape == .oneDomain ? "corp.example" : "example")/")!
+    let widerStart = ContinuousClock.now
+    let offered = autoFill.fits(kind: .oneTimeCode, for: [wider]).wider.count
+    let widerTime = ContinuousClock.now - widerStart
 
     let daemon = try ChildProcess(executable: keyportd, arguments: [], environment: environment)
     defer { daemon.signalGroup(SIGTERM) }
@@ -146,10 +153,10 @@ func autoFillBenchmark(identities total: Int, runs: Int) async throws {
     }
     guard listening != nil else { throw BenchFailure(description: "keyportd did not start listening within 30 s") }
     // Warm: each provider started once.
-    _ = try await spawnTimes(keyport, { ["otp", "site-\($0).example"] }, environment: environment, runs: 3)
+    _ = try await spawnTimes(keyport, { ["otp", shape.host($0)] }, environment: environment, runs: 3)
     let keyportTimes = try await spawnTimes(
         keyport,
-        { ["otp", "site-\(($0 * 7919) % total).example"] },
+        { ["otp", shape.host(($0 * 7919) % total)] },
         environment: environment,
         runs: runs
     )
@@ -195,7 +202,7 @@ func autoFillBenchmark(identities total: Int, runs: Int) async throws {
         runs: runs
     )
 
-    print("autofill: \(total) identities over 3 providers (warm), \(runs) runs each")
+    print("autofill: \(total) identities over 3 providers (warm), sites \(shape.rawValue), \(runs) runs each")
     print(
         String(
             format: "keyport otp DOMAIN (new process → code):   p50 %.1f ms, p99 %.1f ms",
@@ -211,4 +218,5 @@ func autoFillBenchmark(identities total: Int, runs: Int) async throws {
         )
     )
     print("keyportd's matching per request: \(matching)")
+    print("keyportd's wider fits of a site no identity names (\(offered) offered): \(widerTime)")
 }

@@ -68,7 +68,7 @@ func vaultAutoFillBenchmark(items count: Int, runs: Int) async throws {
         CXF.Item(
             id: Data("item-\(number)".utf8),
             title: "Site \(number)",
-            scope: CXF.CredentialScope(urls: ["https://login.site-\(number).example/"]),
+            scope: CXF.CredentialScope(urls: ["https://site-\(number).example/login"]),
             credentials: [
                 .basicAuth(
                     CXF.BasicAuth(

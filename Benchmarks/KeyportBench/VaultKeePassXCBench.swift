@@ -14,7 +14,7 @@ import Musl
 // KeePassXC opens its whole database for every command, so its `show` and `add` are compared with
 // Keyport's both warm (the agent unlocked) and cold (`unlock`, then `show`). Peak memory is the
 // process's VmHWM, read every 10 ms while it runs.
-func vaultKeePassXCBenchmark(entries count: Int) async throws {
+func vaultKeePassXCBenchmark(entries count: Int, shape: SiteShape) async throws {
     let keepassxc = "/usr/bin/keepassxc-cli"
     guard FileManager.default.isExecutableFile(atPath: keepassxc) else {
         throw BenchFailure(description: "\(keepassxc) is missing: scripts/test installs it (Debian's keepassxc)")
@@ -39,9 +39,11 @@ func vaultKeePassXCBenchmark(entries count: Int) async throws {
     )
     let environment = benchEnvironment(root)
     let xml = root.appendingPathComponent("entries.xml").path
-    try keePassXML(entries: count).write(toFile: xml, atomically: false, encoding: .utf8)
+    try keePassXML(entries: count, shape: shape).write(toFile: xml, atomically: false, encoding: .utf8)
     let size = (try FileManager.default.attributesOfItem(atPath: xml)[.size] as? Int) ?? 0
-    print("\(count) entries, KeePass XML \(size / 1_000_000) MB; keepassxc-cli \(try version(keepassxc))")
+    print(
+        "\(count) entries, sites \(shape.rawValue), KeePass XML \(size / 1_000_000) MB; keepassxc-cli \(try version(keepassxc))"
+    )
 
     func keyportRun(_ arguments: [String], _ input: String? = nil) async throws -> Timed {
         try await timed(keyport, arguments, environment: environment, input: input)
@@ -52,13 +54,13 @@ func vaultKeePassXCBenchmark(entries count: Int) async throws {
     let keyportImport = try await keyportRun(["vault", "import", xml])
     var warm: [Double] = []
     for index in 0..<21 {
-        warm.append(try await keyportRun(["vault", "show", "site-\(index * 4099 % count).example"]).ms)
+        warm.append(try await keyportRun(["vault", "show", shape.host(index * 4099 % count)]).ms)
     }
     var cold: [Double] = []
     for index in 0..<3 {
         _ = try await keyportRun(["vault", "lock"])
         let unlock = try await keyportRun(["vault", "unlock", "--passphrase-stdin"], passphrase)
-        let show = try await keyportRun(["vault", "show", "site-\(index * 7919 % count).example"])
+        let show = try await keyportRun(["vault", "show", shape.host(index * 7919 % count)])
         cold.append(unlock.ms + show.ms)
     }
     var adds: [Double] = []
@@ -226,8 +228,9 @@ private func agents(of root: URL) -> [pid_t] {
 }
 
 /// A KeePass 2 XML file of `count` logins in the root group: "Site N", user, password, URL
-/// `https://site-N.example/login`, a note and a TOTP secret (KeePassXC's `otp` attribute).
-private func keePassXML(entries count: Int) -> String {
+/// `https://HOST/login` (the hosts in `shape`), a note and a TOTP secret (KeePassXC's `otp`
+/// attribute).
+private func keePassXML(entries count: Int, shape: SiteShape) -> String {
     var text = """
         <?xml version="1.0" encoding="utf-8" standalone="yes"?>
         <KeePassFile><Meta><Generator>KeyportBench</Generator></Meta><Root><Group>\
@@ -242,7 +245,7 @@ private func keePassXML(entries count: Int) -> String {
             <String><Key>Title</Key><Value>Site \(index)</Value></String>\
             <String><Key>UserName</Key><Value>user\(index)@example.org</Value></String>\
             <String><Key>Password</Key><Value ProtectInMemory="True">pw-\(index)-\(index &* 2_654_435_761 % 1_000_003)</Value></String>\
-            <String><Key>URL</Key><Value>https://site-\(index).example/login</Value></String>\
+            <String><Key>URL</Key><Value>https://\(shape.host(index))/login</Value></String>\
             <String><Key>Notes</Key><Value>Entry \(index) of the benchmark</Value></String>\
             <String><Key>otp</Key><Value ProtectInMemory="True">otpauth://totp/Site%20\(index):user\(index)?secret=\(secret)&amp;period=30&amp;digits=6&amp;issuer=Site%20\(index)</Value></String>\
             </Entry>

@@ -7,9 +7,10 @@ import Foundation
 //   swift run -c release KeyportBench otp [codes]
 //   swift run -c release KeyportBench webauth [sessions]
 //   swift build -c release && .build/release/KeyportBench exchange [items]   (keyportd and keyport from the same build)
-//   swift run -c release KeyportBench vault [items]
+//   swift build -c release && .build/release/KeyportBench autofill [identities] [runs] [spread|one-domain]
+//   swift run -c release KeyportBench vault [items] [spread|one-domain]
 //   swift build -c release && .build/release/KeyportBench vault-autofill [items] [runs]
-//   swift build -c release && .build/release/KeyportBench vault-keepassxc [entries]
+//   swift build -c release && .build/release/KeyportBench vault-keepassxc [entries] [spread|one-domain]
 
 /// The best time of `runs` calls of `body`, and its last result. The previous run's result is
 /// freed before the clock starts, so no run pays for freeing another's output.
@@ -143,7 +144,8 @@ case "exchange-importer":
 case "autofill":
     try await autoFillBenchmark(
         identities: arguments.dropFirst().first.flatMap { Int($0) } ?? 10_000,
-        runs: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 300
+        runs: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 300,
+        shape: SiteShape.named(arguments.dropFirst(3).first)
     )
 case "vault-autofill":
     try await vaultAutoFillBenchmark(
@@ -153,9 +155,15 @@ case "vault-autofill":
 case "vault-profile":
     try vaultImportProfile(items: arguments.dropFirst().first.flatMap { Int($0) } ?? 20_000)
 case "vault":
-    try vaultBenchmark(items: arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000)
+    try vaultBenchmark(
+        items: arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000,
+        shape: SiteShape.named(arguments.dropFirst(2).first)
+    )
 case "vault-keepassxc":
-    try await vaultKeePassXCBenchmark(entries: arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000)
+    try await vaultKeePassXCBenchmark(
+        entries: arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000,
+        shape: SiteShape.named(arguments.dropFirst(2).first)
+    )
 case "webauth":
     try await webAuthBenchmark(rounds: arguments.dropFirst().first.flatMap { Int($0) } ?? 200)
 default:

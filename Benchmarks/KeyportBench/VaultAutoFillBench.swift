@@ -40,8 +40,11 @@ func vaultAutoFillBenchmark(items count: Int, runs: Int) async throws {
     environment["XDG_STATE_HOME"] = root.appendingPathComponent("state").path
     environment["KEYPORT_LOG"] = "warning"
     environment["KEYPORT_PROVIDER_IDLE"] = "3600"
+    // As `keyport vault register` writes it: the vault's app and its agent, each with the path.
+    let vaultPath = try DaemonLocations(environment: environment).defaultVault
     let manifest: [String: Any] = [
-        "id": "org.keyport.vault", "name": "Keyport Vault", "exec": [vaultProgram, "provider"],
+        "id": "org.keyport.vault", "name": "Keyport Vault", "exec": [vaultProgram, "provider", "--vault", vaultPath],
+        "helpers": [[vaultProgram, "agent", "--vault", vaultPath]],
         "capabilities": ["ProvidesPasswords": true, "ProvidesOneTimeCodes": true],
     ]
     try JSONSerialization.data(withJSONObject: manifest).write(

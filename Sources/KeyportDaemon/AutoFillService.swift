@@ -221,9 +221,10 @@ package final class AutoFillService: Sendable {
         interactive: Bool,
         for request: VarlinkRequest
     ) async throws(VarlinkError) -> Candidate {
+        // The account is not named: this is told to any client, without the person.
         let nearest = fits[0]
         let onlyOffered =
-            "no enabled provider has a \(kind) for \(services) itself; the nearest fit, \(nearest.shown), is saved for another site and is only given when you choose it in the agent"
+            "no enabled provider has a \(kind) for \(services) itself; the nearest fit is saved for \(nearest.origin) in \(nearest.provider.name), and is only given when you choose it in the agent"
         guard interactive else {
             throw VarlinkError(
                 name: AutoFill.Error.noCredential,

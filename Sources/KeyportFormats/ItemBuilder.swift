@@ -104,9 +104,12 @@ package struct ItemEdit {
     package var title: String?
     /// The sites, in place of the item's (empty: none).
     package var urls: [String]?
-    /// The first login's user name (empty: none); a login is added when the item has none.
+    /// Which login `username` and `password` change: the one with this user name; the first
+    /// when `nil` (or when none has it).
+    package var login: String?
+    /// The login's user name (empty: none); a login is added when the item has none.
     package var username: String?
-    /// The first login's password (empty: none).
+    /// The login's password (empty: none).
     package var password: String?
     /// A one-time-code secret (an `otpauth://` URI or Base32) in place of the item's.
     package var otp: String?
@@ -172,10 +175,15 @@ package struct ItemEdit {
             changed.value = value
             return changed
         }
-        let index = item.credentials.firstIndex {
-            if case .basicAuth = $0 { return true }
+        let logins = item.credentials.indices.filter {
+            if case .basicAuth = item.credentials[$0] { return true }
             return false
         }
+        let index =
+            logins.first {
+                guard let wanted = self.login, case .basicAuth(let auth) = item.credentials[$0] else { return false }
+                return auth.username?.value ?? "" == wanted
+            } ?? logins.first
         var login = CXF.BasicAuth()
         if let index, case .basicAuth(let found) = item.credentials[index] { login = found }
         login.username = set(login.username, to: username, type: .string)

@@ -193,6 +193,23 @@ final class XMLNode {
     /// and entity references other than XML's five (`&amp;` `&lt;` `&gt;` `&quot;` `&apos;`)
     /// and character references. Comments, processing instructions and CDATA are passed over.
     static func checkMarkup(_ text: [UInt8]) throws(Failure) {
+        // The check reads bytes as UTF-8, so the parser must too: another encoding (UTF-16, or
+        // UTF-7, where `<!` and `&` are written in other bytes) would hide what it refuses.
+        if text.starts(with: [0xFE, 0xFF]) || text.starts(with: [0xFF, 0xFE]) || text.starts(with: [0, 0, 0xFE, 0xFF]) {
+            throw Failure(line: 1, message: "the file is UTF-16 or UTF-32; KeePass exports are UTF-8")
+        }
+        guard String(validating: text, as: UTF8.self) != nil else {
+            let valid = String(decoding: text, as: UTF8.self).prefix { $0 != "\u{FFFD}" }
+            throw Failure(line: valid.reduce(1) { $1 == "\n" ? $0 + 1 : $0 }, message: "the text is not UTF-8")
+        }
+        if let declaration = String(decoding: text.prefix(200), as: UTF8.self).split(separator: "?>").first,
+            declaration.contains("<?xml"), let range = declaration.range(of: "encoding=")
+        {
+            let value = declaration[range.upperBound...].dropFirst().prefix { $0 != "\"" && $0 != "'" }.lowercased()
+            guard value == "utf-8" || value == "utf8" else {
+                throw Failure(line: 1, message: "the file declares the encoding \(value); KeePass exports are UTF-8")
+            }
+        }
         var line = 1
         var index = 0
         func starts(_ prefix: String) -> Bool { text[index...].starts(with: prefix.utf8) }
@@ -259,12 +276,14 @@ final class XMLNode {
         let parser = XMLParser(stream: InputStream(data: data))
         parser.shouldResolveExternalEntities = false
         var tooDeep = false
+        var declared = false
         var builderIncomplete = false
         let root = withoutActuallyEscaping(take) { take in
             let builder = Builder(take: take)
             parser.delegate = builder
             let parsed = parser.parse()
             tooDeep = builder.tooDeep
+            declared = builder.declared
             builderIncomplete = parsed && !builder.isComplete
             // A document that ends before its root element does is no document (a truncated
             // export), whatever the parser says.
@@ -273,11 +292,13 @@ final class XMLNode {
         guard let root else {
             throw Failure(
                 line: parser.lineNumber,
-                message: tooDeep
-                    ? "elements are nested deeper than \(maximumDepth) (groups within groups)"
-                    : builderIncomplete
-                        ? "the document ends before its elements do (is the file cut short?)"
-                        : describe(parser.parserError, column: parser.columnNumber)
+                message: declared
+                    ? "a document type or entity declaration: Keyport reads no DTD or entity"
+                    : tooDeep
+                        ? "elements are nested deeper than \(maximumDepth) (groups within groups)"
+                        : builderIncomplete
+                            ? "the document ends before its elements do (is the file cut short?)"
+                            : describe(parser.parserError, column: parser.columnNumber)
             )
         }
         return root
@@ -295,6 +316,37 @@ final class XMLNode {
         private let take: (XMLNode, [XMLNode]) -> Bool
         /// Whether elements nested past ``XMLNode/maximumDepth`` (parsing was stopped there).
         var tooDeep = false
+        /// Whether the document declared an entity, an element, an attribute or a notation (a
+        /// DTD; parsing was stopped there). ``XMLNode/checkMarkup(_:)`` refuses any before, so this
+        /// is the second lock on the same door.
+        var declared = false
+
+        private func refuse(_ parser: XMLParser) {
+            declared = true
+            parser.abortParsing()
+        }
+
+        func parser(_ parser: XMLParser, foundInternalEntityDeclarationWithName name: String, value: String?) {
+            refuse(parser)
+        }
+
+        func parser(
+            _ parser: XMLParser,
+            foundExternalEntityDeclarationWithName name: String,
+            publicID: String?,
+            systemID: String?
+        ) {
+            refuse(parser)
+        }
+
+        func parser(_ parser: XMLParser, foundElementDeclarationWithName elementName: String, model: String) {
+            refuse(parser)
+        }
+
+        func parser(_ parser: XMLParser, resolveExternalEntityName name: String, systemID: String?) -> Data? {
+            refuse(parser)
+            return nil
+        }
         /// Whether the root element ended.
         var isComplete: Bool { root != nil && stack.isEmpty }
 

@@ -196,18 +196,21 @@ package final class Vault: Sendable {
         }
     }
 
-    /// Files every item of a format-1 vault under its origins too (one transaction), and marks
-    /// the file format 2; the items and the sealed state are not touched.
+    /// Files every item of a format-1 vault again, under its sites as this Keyport reads them and
+    /// under its origins (one transaction), and marks the file format 2; the items and the
+    /// sealed state are not touched.
     private func fileByOrigins() throws(VaultError) {
         let keys = keys
         try Self.mapping(path) {
             try database.write { db in
                 let rows = try Row.fetchAll(db, sql: "SELECT id, revision, sealed FROM items")
+                let remove = try db.cachedStatement(sql: "DELETE FROM sites WHERE item = ?")
                 let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO sites (tag, item) VALUES (?, ?)")
                 for row in rows {
                     let item = try decrypt(row)
-                    for origin in Self.origins(of: item) {
-                        try insert.execute(arguments: [Data(keys.tag(site: Self.originTag(origin))), item.id])
+                    try remove.execute(arguments: [item.id])
+                    for tag in sites(of: item) + Self.origins(of: item).map(Self.originTag) {
+                        try insert.execute(arguments: [Data(keys.tag(site: tag)), item.id])
                     }
                 }
                 try db.execute(sql: "PRAGMA user_version = \(Self.format)")

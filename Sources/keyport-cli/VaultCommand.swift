@@ -299,7 +299,11 @@ extension VaultCommand {
 
         func run() async throws {
             let locations = try await options.openLocations()
-            let item = try await VaultTarget.resolve(target, locations).one(target, otherwise: "nothing was removed")
+            let item = try await VaultTarget.resolve(target, locations).one(
+                target,
+                otherwise: "nothing was removed",
+                changing: true
+            )
             let id = Base64URL.encode(item.id)
             _ = try await callVaultAgent(locations, VaultAgent.remove, try RawJSON(encoding: VaultAgent.IDIn(id: id)))
             FileHandle.write("removed \(DisplayText.escaping(item.title)) (\(id))\n")

@@ -14,6 +14,9 @@ struct VaultTarget {
     var items: [CXF.Item]
     /// How the items were found, for a message: "saved for https://github.com", "titled GitHub".
     var how: String
+    /// Whether they were found by a wider fit (another port or host of the site), which `edit`
+    /// and `rm` never act on without the person naming the item: AutoFill only offers those too.
+    var wider = false
 
     static func resolve(_ target: String, _ locations: DaemonLocations) async throws -> VaultTarget {
         try await vaultAgent { () async throws in
@@ -41,7 +44,9 @@ struct VaultTarget {
                     .filter { ($0.1 ?? .none) != .none }
                     .sorted { ($0.1 ?? .none) > ($1.1 ?? .none) }
                     .map(\.0)
-                if !wider.isEmpty { return VaultTarget(items: wider, how: "saved for other sites of \(origin)") }
+                if !wider.isEmpty {
+                    return VaultTarget(items: wider, how: "saved for other sites of \(origin)", wider: true)
+                }
             }
             let titled = try await VaultAgentClient.items(locations).filter {
                 $0.title.caseInsensitiveCompare(target) == .orderedSame
@@ -51,9 +56,11 @@ struct VaultTarget {
     }
 
     /// The one item, or a failure that lists them (one line each: id, title, user, site) or
-    /// says that nothing fits, ending with `outcome` ("nothing changed").
-    func one(_ target: String, otherwise outcome: String? = nil) throws -> CXF.Item {
-        if items.count == 1 { return items[0] }
+    /// says that nothing fits, ending with `outcome` ("nothing changed"). A change (`edit`, `rm`)
+    /// is never made to an item found by a wider fit, even alone: it is listed for the person to
+    /// name by its id.
+    func one(_ target: String, otherwise outcome: String? = nil, changing: Bool = false) throws -> CXF.Item {
+        if items.count == 1 && !(changing && wider) { return items[0] }
         let end = outcome.map { "; \($0)" } ?? ""
         guard !items.isEmpty else {
             throw Failure.invalid(
@@ -61,12 +68,15 @@ struct VaultTarget {
             )
         }
         for item in items { FileHandle.write(ItemSummary(item).line + "\n") }
-        throw Failure.invalid("\(items.count) items are \(DisplayText.escaping(how)): name one by its id\(end)")
+        let what = items.count == 1 ? "1 item is" : "\(items.count) items are"
+        throw Failure.invalid("\(what) \(DisplayText.escaping(how)): name one by its id\(end)")
     }
 
-    /// An id as `list` shows it: base64url, without the dots and colons of a site.
+    /// An id as `list` shows it: base64url of 16 bytes or more (Keyport's ids and the UUIDs
+    /// managers use), without the dots and colons of a site. A short word that happens to be
+    /// base64url (`facebook`, which an imported file could make an item's id) is no id here.
     private static func isID(_ text: String) -> Bool {
-        !text.isEmpty
+        text.utf8.count >= 22
             && text.utf8.allSatisfy {
                 (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0)
                     || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)

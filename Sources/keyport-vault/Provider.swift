@@ -32,9 +32,14 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
         }
         let locations = vault.locations
         do {
-            if unlocking { try await vault.unlock(because: "to fill in a sign-in") }
+            let service = request.credentialIdentity.serviceIdentifier.identifier
+            if unlocking { try await vault.unlock(because: "to fill in a sign-in at \(service)") }
+            // The item must still be saved for the identity's site: AutoFill's copy of the
+            // identities may be older than an edit that moved the item elsewhere.
             guard let id = request.credentialIdentity.recordIdentifier,
-                let item = try await item(id: id, locations)
+                let item = try await item(id: id, locations),
+                let origin = ServiceOrigin(service),
+                (item.scope?.urls ?? []).contains(where: { ServiceOrigin($0) == origin })
             else {
                 extensionContext.cancelRequest(withError: ASExtensionError(.credentialIdentityNotFound))
                 return
@@ -105,7 +110,7 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
         do {
             if withPerson { try await vault.unlock(because: "to save the password of \(user) for \(origin)") }
             if let item = try await login(for: origin, user: user, locations) {
-                guard !ConstantTime.equal(Self.password(of: item) ?? "", password) else {
+                guard !ConstantTime.equal(Self.password(of: item, user: user) ?? "", password) else {
                     _ = await extensionContext.completeSavePasswordRequest()
                     return
                 }
@@ -113,13 +118,15 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
                     extensionContext.cancelRequest(withError: ASExtensionError(.userInteractionRequired))
                     return
                 }
+                // The user name is the client's text: quoted, so it cannot read as part of the question.
                 let question =
-                    "Change the password of \(user.isEmpty ? "the login" : user) for \(origin) in the vault \(vault.path)? The one it has now is kept in the item's password history."
+                    "Change the password of \(user.isEmpty ? "the login without a user name" : "the user “\(user)”") for \(origin) in the vault \(vault.path)? The one it has now is kept in the item's password history."
                 guard try await ASCredentialProviderPrompt.confirm(question) else {
                     extensionContext.cancelRequest(withError: ASExtensionError(.userCanceled))
                     return
                 }
                 var edit = ItemEdit()
+                edit.login = user
                 edit.password = password
                 let changed = try edit.applied(to: item, at: Int64(Date().timeIntervalSince1970))
                 _ = try await VaultAgentClient.call(
@@ -283,9 +290,11 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
         return item.title + (user.map { " — \($0)" } ?? "") + site
     }
 
-    /// The first login's password of `item`.
-    private static func password(of item: CXF.Item) -> String? {
-        for case .basicAuth(let auth) in item.credentials { return auth.password?.value }
+    /// The password of `item`'s login for `user`.
+    private static func password(of item: CXF.Item, user: String) -> String? {
+        for case .basicAuth(let auth) in item.credentials where auth.username?.value ?? "" == user {
+            return auth.password?.value
+        }
         return nil
     }
 

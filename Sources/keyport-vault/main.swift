@@ -5,12 +5,12 @@
 //                                            `keyport vault` and the vault's provider
 //                                            (org.keyport.Vault on vault.sock), locking it
 //                                            SECONDS (default 900) after its last request
-//   keyport-vault provider [--vault PATH]    the app keyportd starts (its manifest's exec): the
+//   keyport-vault provider --vault PATH      the app keyportd starts (its manifest's exec): the
 //                                            AutoFill provider, answering from the vault's agent
 //                                            and unlocking through keyportd's agent when the vault
 //                                            is locked; or, launched with an import's activity,
 //                                            the importer of a credential exchange
-//   keyport-vault provider [--vault PATH] export [ID...]
+//   keyport-vault provider --vault PATH export [ID...]
 //                                            exports the vault (or the items ID...) to an app
 //                                            the person chooses
 //                                            (`keyport vault export --to-app` runs it); the
@@ -35,7 +35,7 @@ func fail(_ message: String, status: Int32 = 2) -> Never {
 }
 
 let usage = """
-    usage: keyport-vault agent --vault PATH [--timeout SECONDS] | keyport-vault provider [--vault PATH] [export [ID...]]
+    usage: keyport-vault agent --vault PATH [--timeout SECONDS] | keyport-vault provider --vault PATH [export [ID...]]
     Holds the Keyport vault PATH, and no other, unlocked (org.keyport.Vault on
     $XDG_RUNTIME_DIR/keyport/vault.sock, or $KEYPORT_VAULT_SOCKET) until SIGTERM or SIGINT;
     `keyport vault unlock` starts it when it is not running. The vault locks itself SECONDS
@@ -44,11 +44,14 @@ let usage = """
 var arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "provider" {
     var rest = arguments.dropFirst()
-    var path: String?
-    if rest.first == "--vault", rest.count >= 2 {
-        path = rest[rest.startIndex + 1]
-        rest = rest.dropFirst(2)
+    // The vault's path is always given: keyportd tells which vault's app a process is by these
+    // arguments, and a line without it would fit every vault's (a manifest `keyport vault
+    // register` wrote before it gave the path is refused here, saying how to fix it).
+    guard rest.first == "--vault", rest.count >= 2 else {
+        fail("the vault's app runs as `provider --vault PATH`; register the vault again (keyport vault register)")
     }
+    let path: String? = rest[rest.startIndex + 1]
+    rest = rest.dropFirst(2)
     let exporting = rest.first == "export"
     guard exporting || rest.isEmpty else { fail("unexpected '\(rest.first ?? "")'\n\(usage)") }
     let vault: VaultInstance
@@ -84,6 +87,8 @@ while let argument = arguments.first {
         guard let value = arguments.first, value.hasPrefix("/") else {
             fail("--vault takes an absolute path\n\(usage)")
         }
+        // Once: keyportd and the vault's clients read the first, and must read the one it serves.
+        guard served == nil else { fail("--vault is given once\n\(usage)") }
         served = value
     default:
         fail("unexpected '\(argument)'\n\(usage)")

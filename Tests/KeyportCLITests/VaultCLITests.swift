@@ -179,7 +179,7 @@ struct VaultCLITests {
         for (title, url, user) in [
             ("Site one", "https://site1.example.com", "alice"), ("Site two", "https://site2.example.com", "alice"),
             ("Wiki", "https://wiki.example.org", "alice"), ("Wiki admin", "https://wiki.example.org", "root"),
-            ("Intranet", "http://intranet.example.com:8080", "bob"),
+            ("Intranet", "http://intranet.example.com:8080", "bob"), ("Mail", "https://mail.example.net", "carol"),
         ] {
             let added = try await keyport(
                 ["add", "--passphrase-stdin", "--title", title, "--url", url, "--user", user, "--otp"],
@@ -221,6 +221,14 @@ struct VaultCLITests {
         // A title, in any case.
         #expect(try await keyport(["show", "wiki ADMIN"]).stdout.contains("user: root"))
         // edit and rm name items the same way; several change nothing.
+        // A wider fit is only shown: edit and rm want the item named, even when it is the only one.
+        let onlyWider = try await keyport(["rm", "example.net"])
+        #expect(
+            onlyWider.status == 1
+                && onlyWider.stderr.contains("1 item is saved for other sites of https://example.net"),
+            "\(onlyWider.stderr)"
+        )
+        #expect(try await keyport(["show", "example.net"]).stdout.contains("title: Mail"))
         let ambiguous = try await keyport(["edit", "https://wiki.example.org", "--title", "x"])
         #expect(ambiguous.status == 1 && ambiguous.stderr.contains("nothing changed"))
         let edited = try await keyport(["edit", "site1.example.com", "--title", "Site 1"])

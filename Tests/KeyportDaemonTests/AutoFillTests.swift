@@ -255,7 +255,7 @@ struct AutoFillTests {
         let quietly = await sandbox.requestResult(.password, ["https://evil.example.org/"], interactive: false)
         #expect(quietly?.name == AutoFill.Error.noCredential)
         #expect(
-            quietly?.message?.contains("the nearest fit, https://a.example.org — alice (Example quiet)") == true,
+            quietly?.message?.contains("the nearest fit is saved for https://a.example.org in Example quiet") == true,
             "\(quietly?.message ?? "")"
         )
         #expect(quietly?.message?.contains("the request was not to involve you") == true)

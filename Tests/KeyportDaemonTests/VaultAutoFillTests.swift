@@ -224,6 +224,18 @@ struct VaultAutoFillTests {
             #expect(try await run(["password", vault.site]).standardOutput == vault.password + "\n")
         }
         #expect(try await run(["password", "https://e-site.net"]).status == 1)
+
+        // An item moved to another site while AutoFill could not hear of it (the vault disabled
+        // in Settings): AutoFill's old identity still names the old site, and the vault, which
+        // checks the item itself, gives nothing there.
+        #expect(try await run(["providers", "disable", "org.example.second"]).status == 0)
+        let moved = try await run([
+            "vault", "edit", "--vault", second, "https://b-site.net", "--url", "https://moved.example",
+        ])
+        #expect(moved.status == 0, "\(moved.standardError)")
+        #expect(try await run(["providers", "enable", "org.example.second"]).status == 0)
+        let stale = try await run(["password", "https://b-site.net"])
+        #expect(stale.status == 1 && stale.standardOutput.isEmpty, "\(stale.standardOutput)\(stale.standardError)")
     }
 
     @Test("an exchange between two vaults through keyportd: every item, whole, into a locked vault")

@@ -597,6 +597,16 @@ struct LosslessImportTests {
         let read = try Importer.read(Array(plain.utf8))
         for case .basicAuth(let auth) in read.items[0].credentials { #expect(auth.password?.value == "a&b<AB&c") }
 
+        // In another encoding, `<!` and `&` are other bytes (UTF-7's `+ADwAIQ-`): only UTF-8 is read.
+        let utf7 =
+            "<?xml version=\"1.0\" encoding=\"UTF-7\"?>\n<KeePassFile><Root><Group><Name>Root</Name>"
+            + Self.entry("secret+ACY-x;tail") + Self.tail
+        #expect(
+            refusal(Array(utf7.utf8))?.contains("declares the encoding utf-7") == true,
+            "\(refusal(Array(utf7.utf8)) ?? "read")"
+        )
+        #expect(refusal([0xFF, 0xFE] + Array(Self.head.utf8), as: .keepassXML)?.contains("UTF-16") == true)
+
         let whole = Self.head + Self.entry("one") + Self.entry("two") + Self.tail
         for cut in [2, 10, 60, 120] {
             let short = Array(whole.utf8.dropLast(cut))

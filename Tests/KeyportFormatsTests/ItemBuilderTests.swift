@@ -97,6 +97,46 @@ struct ItemBuilderTests {
         guard case .basicAuth(let noUser) = bare.credentials.first else { throw Failure("the login went") }
         #expect(bare.scope == nil && noUser.username == nil && noUser.password?.value == "old")
     }
+
+    @Test("a password changed is kept in the item's history; with two logins, the one named changes")
+    func passwordHistory() throws {
+        var item = try ItemBuilder.login(
+            title: "Shared",
+            urls: ["https://example.com"],
+            username: "alice",
+            password: "pA",
+            otp: nil,
+            notes: nil
+        )
+        item.credentials.append(
+            .basicAuth(
+                CXF.BasicAuth(
+                    username: CXF.EditableField(fieldType: .string, value: "bob"),
+                    password: CXF.EditableField(fieldType: .concealedString, value: "pB")
+                )
+            )
+        )
+        var edit = ItemEdit()
+        edit.login = "bob"
+        edit.password = "pB2"
+        let edited = try edit.applied(to: item, at: 1_800_000_000)
+        let logins = edited.credentials.compactMap { credential -> (String?, String?)? in
+            guard case .basicAuth(let auth) = credential else { return nil }
+            return (auth.username?.value, auth.password?.value)
+        }
+        #expect(logins.map(\.0) == ["alice", "bob"] && logins.map(\.1) == ["pA", "pB2"])
+        let history = edited.credentials.compactMap { credential -> CXF.CustomFields? in
+            guard case .customFields(let group) = credential, group.label == ItemEdit.passwordHistory else {
+                return nil
+            }
+            return group
+        }
+        #expect(history.first?.fields.map(\.value) == ["pB"])
+        #expect(history.first?.fields.first?.fieldType == .concealedString)
+        #expect(history.first?.fields.first?.label == "replaced 2027-01-15T08:00:00Z")
+        // The same password again keeps no history.
+        #expect(try edit.applied(to: edited, at: 1_800_000_100).credentials.count == edited.credentials.count)
+    }
 }
 
 private struct Failure: Error, CustomStringConvertible {

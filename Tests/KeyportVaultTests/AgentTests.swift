@@ -189,6 +189,14 @@ struct VaultAgentTests {
         #expect(try await sandbox.call(VaultAgent.status).decode(VaultAgent.StatusOut.self).items == 2500)
     }
 
+    @Test("the agent serves the one vault it is given once; the vault's app runs with its path, or not at all")
+    func commandLines() async throws {
+        let twice = try await Program.run(agentProgram, ["agent", "--vault", "/a.keyport", "--vault", "/b.keyport"])
+        #expect(twice.status == 2 && twice.standardError.contains("--vault is given once"), "\(twice.standardError)")
+        let pathless = try await Program.run(agentProgram, ["provider"])
+        #expect(pathless.status == 2 && pathless.standardError.contains("register the vault again"))
+    }
+
     @Test(
         "the unlocked vault's keys are in memory kept out of core dumps (MADV_DONTDUMP), in an agent that stays dumpable for keyportd to identify"
     )

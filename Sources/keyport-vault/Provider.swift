@@ -134,6 +134,9 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
                     VaultAgent.update,
                     JSONText.object([("item", changed.json)])
                 )
+                try await ASCredentialIdentityStore.shared.saveCredentialIdentities(
+                    IdentitySync.identities(of: changed)
+                )
             } else {
                 let item = try ItemBuilder.login(
                     title: request.title ?? origin.host.description,
@@ -144,6 +147,10 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
                     notes: nil
                 )
                 _ = try await VaultAgentClient.call(locations, VaultAgent.add, JSONText.object([("item", item.json)]))
+                // AutoFill knows the login before the save completes, as Apple's providers keep the
+                // store current themselves: git's next `get` finds it. (The agent sends the same
+                // identities in its turn.)
+                try await ASCredentialIdentityStore.shared.saveCredentialIdentities(IdentitySync.identities(of: item))
             }
             _ = await extensionContext.completeSavePasswordRequest()
         } catch is VaultAgentClient.NotRunning where !withPerson {

@@ -64,6 +64,11 @@ func autoFillBenchmark(identities total: Int, runs: Int, shape: SiteShape) async
         print("\(program) is missing: swift build -c release first")
         exit(2)
     }
+    for program in ["/usr/bin/secret-tool", "/usr/bin/gnome-keyring-daemon", "/usr/bin/dbus-run-session"]
+    where !FileManager.default.isExecutableFile(atPath: program) {
+        print("\(program) is missing (the peer): apt-get install gnome-keyring libsecret-tools dbus")
+        exit(2)
+    }
     let root = privateDirectory("kp-fill")
     defer { try? FileManager.default.removeItem(at: root) }
     let manager = FileManager.default

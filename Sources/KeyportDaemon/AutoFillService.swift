@@ -76,6 +76,11 @@ package final class AutoFillService: Sendable {
         /// Keeps `candidate` among the best ``AutoFillService/offeredFits`` wider fits, in order,
         /// an identity once (at its best, when it fits several requests). Work per identity
         /// stays small however many share a domain.
+        /// Whether a candidate with `key` could be among the best kept.
+        func mightKeep(_ key: (identifier: Int, fit: Int, provider: Int, rank: Int)) -> Bool {
+            wider.count < AutoFillService.offeredFits || wider.last.map { key < $0.key } ?? true
+        }
+
         mutating func keepBest(_ candidate: Candidate) {
             if let same = wider.firstIndex(where: {
                 $0.provider.id == candidate.provider.id && $0.identity.key == candidate.identity.key
@@ -139,17 +144,23 @@ package final class AutoFillService: Sendable {
         guard result.exact == nil else { return result }
         for (order, provider) in providers.enumerated() {
             for (index, origin) in requested.enumerated() {
+                // Every identity filed under the request's site shares its registrable domain (or
+                // is its very host): the fit needs no suffix list here, and a candidate is made only
+                // when it would be kept, so a domain of 100 000 identities costs a pass over them.
                 for entry in stores[order].bySite[origin.site(in: list)] ?? [] where wanted(entry.identity) {
-                    let fit = entry.origin.fit(for: origin, in: list)
+                    let fit = entry.origin.fit(withinSiteOf: origin)
                     guard fit != .none else { continue }
-                    let candidate = Candidate(
-                        provider: provider,
-                        identity: entry.identity,
-                        origin: entry.origin,
-                        fit: fit,
-                        key: (index, -fit.rawValue, order, -entry.identity.rank)
+                    let key = (index, -fit.rawValue, order, -entry.identity.rank)
+                    guard result.mightKeep(key) else { continue }
+                    result.keepBest(
+                        Candidate(
+                            provider: provider,
+                            identity: entry.identity,
+                            origin: entry.origin,
+                            fit: fit,
+                            key: key
+                        )
                     )
-                    result.keepBest(candidate)
                 }
             }
         }

@@ -100,8 +100,8 @@ extension Vault {
         }
         nonisolated(unsafe) let slots = results
         DispatchQueue.concurrentPerform(iterations: items.count) { index in
-            let origins = Self.origins(of: items[index]).map(Self.originTag)
-            slots[index] = (origins, seal(items[index], revision: 1))
+            let filing = filing(of: items[index])
+            slots[index] = (filing.origins, seal(items[index], revision: 1, filing: filing))
         }
         return results.map { $0! }
     }

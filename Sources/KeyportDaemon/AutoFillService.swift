@@ -56,7 +56,6 @@ package final class AutoFillService: Sendable {
         var identity: IdentityStore.Identity
         /// Where the identity was saved for.
         var origin: ServiceOrigin
-        var fit: ServiceFit
         /// Sort key: earlier identifier, better fit, earlier provider, higher rank.
         var key: (identifier: Int, fit: Int, provider: Int, rank: Int)
 
@@ -73,14 +72,14 @@ package final class AutoFillService: Sendable {
         package var exact: Candidate?
         package var wider: [Candidate] = []
 
-        /// Keeps `candidate` among the best ``AutoFillService/offeredFits`` wider fits, in order,
-        /// an identity once (at its best, when it fits several requests). Work per identity
-        /// stays small however many share a domain.
         /// Whether a candidate with `key` could be among the best kept.
         func mightKeep(_ key: (identifier: Int, fit: Int, provider: Int, rank: Int)) -> Bool {
             wider.count < AutoFillService.offeredFits || wider.last.map { key < $0.key } ?? true
         }
 
+        /// Keeps `candidate` among the best ``AutoFillService/offeredFits`` wider fits, in order,
+        /// an identity once (at its best, when it fits several requests). Work per identity
+        /// stays small however many share a domain.
         mutating func keepBest(_ candidate: Candidate) {
             if let same = wider.firstIndex(where: {
                 $0.provider.id == candidate.provider.id && $0.identity.key == candidate.identity.key
@@ -134,7 +133,6 @@ package final class AutoFillService: Sendable {
                         provider: provider,
                         identity: entry.identity,
                         origin: entry.origin,
-                        fit: .exact,
                         key: (index, -ServiceFit.exact.rawValue, order, -entry.identity.rank)
                     )
                     if result.exact.map({ candidate.key < $0.key }) ?? true { result.exact = candidate }
@@ -157,7 +155,6 @@ package final class AutoFillService: Sendable {
                             provider: provider,
                             identity: entry.identity,
                             origin: entry.origin,
-                            fit: fit,
                             key: key
                         )
                     )

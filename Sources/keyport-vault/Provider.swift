@@ -323,7 +323,11 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
 enum IdentitySync {
     static func identities(of item: CXF.Item) -> [any ASCredentialIdentity] {
         let record = Base64URL.encode(item.id)
-        let services = (item.scope?.urls ?? []).map { ASCredentialServiceIdentifier(identifier: $0, type: .URL) }
+        // Only URLs AutoFill can read: keyportd refuses a whole batch for one it cannot, and one
+        // odd URL among 100 000 items must not keep the rest from AutoFill.
+        let services = (item.scope?.urls ?? []).filter { ServiceOrigin($0) != nil }.map {
+            ASCredentialServiceIdentifier(identifier: $0, type: .URL)
+        }
         var identities: [any ASCredentialIdentity] = []
         for service in services {
             for credential in item.credentials {

@@ -179,6 +179,22 @@ struct VaultAutoFillTests {
             )
             #expect(added.status == 0, "\(added.standardError)")
         }
+        // A URL AutoFill cannot read (an empty label) keeps no other item from it: the item added
+        // after it reaches AutoFill (the agent's changes go in order, so the odd one went first).
+        for (title, url) in [("odd", "https://a..b.example"), ("marker", "https://m-site.net")] {
+            let added = try await run(
+                ["vault", "add", "--passphrase-stdin", "--title", title, "--url", url, "--user", "o"],
+                "\(title)-pass\n"
+            )
+            #expect(added.status == 0, "\(added.standardError)")
+        }
+        let deadline = ContinuousClock.now + .seconds(30)
+        var marker = try await run(["password", "https://m-site.net"])
+        while marker.status != 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            marker = try await run(["password", "https://m-site.net"])
+        }
+        #expect(marker.standardOutput == "marker-pass\n", "\(marker.standardError)")
         for vault in vaults.prefix(2) {
             let status = try await status(vault.options, until: "AutoFill has the vault's identities")
             #expect(status.contains("AutoFill has the vault's identities"), "\(vault.options): \(status)")
@@ -213,9 +229,9 @@ struct VaultAutoFillTests {
                 + ["--vault", third],
             "e-pass\n"
         )
-        let deadline = ContinuousClock.now + .seconds(30)
+        let reachedBy = ContinuousClock.now + .seconds(30)
         var reached = try await run(["password", "https://d-site.net"])
-        while reached.status != 0, ContinuousClock.now < deadline {
+        while reached.status != 0, ContinuousClock.now < reachedBy {
             try await Task.sleep(for: .milliseconds(100))
             reached = try await run(["password", "https://d-site.net"])
         }

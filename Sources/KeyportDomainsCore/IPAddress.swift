@@ -1,3 +1,5 @@
+import KeyportEncoding
+
 /// IP addresses as the WHATWG URL standard reads and writes a URL's host (its "IPv4 parser",
 /// "IPv6 parser" and their serializers), so Keyport reads `https://0x7f.1/` as browsers do
 /// (`127.0.0.1`) and writes an address one way (`::ffff:102:304`, never `::ffff:1.2.3.4`).
@@ -62,14 +64,7 @@ package enum IPAddress {
         return value
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt64? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt64(byte - UInt8(ascii: "0"))
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt64(byte - UInt8(ascii: "a") + 10)
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt64(byte - UInt8(ascii: "A") + 10)
-        default: nil
-        }
-    }
+    private static func hexValue(_ byte: UInt8) -> UInt64? { Hex.value(byte).map(UInt64.init) }
 
     /// The IPv6 address between a URL's brackets, written as the standard serializes it
     /// (lowercase, no leading zeros, the first longest run of two or more zero pieces as `::`),

@@ -1,3 +1,5 @@
+import KeyportEncoding
+
 /// A host as a credential's service identifier names it, in the one form it is compared in.
 ///
 /// Read as the WHATWG URL standard's host parser reads an `https:` URL's host, so that Keyport
@@ -77,7 +79,7 @@ package enum ServiceHost: Hashable, Sendable, CustomStringConvertible {
         var index = 0
         while index < input.count {
             if input[index] == UInt8(ascii: "%"), index + 2 < input.count,
-                let high = hexValue(input[index + 1]), let low = hexValue(input[index + 2])
+                let high = Hex.value(input[index + 1]), let low = Hex.value(input[index + 2])
             {
                 bytes.append(high << 4 | low)
                 index += 3
@@ -90,15 +92,6 @@ package enum ServiceHost: Hashable, Sendable, CustomStringConvertible {
             return .failure(.init("its percent-encoded bytes are not UTF-8"))
         }
         return .success(decoded)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     /// IDNA's ToASCII as the URL standard asks for it (UTS #46 non-transitional, no hyphen or

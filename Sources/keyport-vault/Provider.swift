@@ -64,15 +64,25 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
                 }
             }
             extensionContext.cancelRequest(withError: ASExtensionError(.credentialIdentityNotFound))
-        } catch is VaultAgentClient.NotRunning where !unlocking {
-            extensionContext.cancelRequest(withError: ASExtensionError(.userInteractionRequired))
-        } catch let error as VarlinkError where error.name == VaultAgent.Error.locked && !unlocking {
-            extensionContext.cancelRequest(withError: ASExtensionError(.userInteractionRequired))
-        } catch let error as ASExtensionError {
-            extensionContext.cancelRequest(withError: error)
-        } catch let error as VarlinkError {
-            extensionContext.cancelRequest(withError: ASExtensionError(.failed, reason: error.message ?? error.name))
         } catch {
+            cancel(after: error, personAsked: unlocking)
+        }
+    }
+
+    /// Ends the request after `error`: a vault that is locked, or whose agent is not running,
+    /// needs the person (unless they were asked already); everything else is a failure that says
+    /// what happened.
+    private func cancel(after error: any Error, personAsked: Bool) {
+        switch error {
+        case is VaultAgentClient.NotRunning where !personAsked:
+            extensionContext.cancelRequest(withError: ASExtensionError(.userInteractionRequired))
+        case let error as VarlinkError where error.name == VaultAgent.Error.locked && !personAsked:
+            extensionContext.cancelRequest(withError: ASExtensionError(.userInteractionRequired))
+        case let error as ASExtensionError:
+            extensionContext.cancelRequest(withError: error)
+        case let error as VarlinkError:
+            extensionContext.cancelRequest(withError: ASExtensionError(.failed, reason: error.message ?? error.name))
+        default:
             extensionContext.cancelRequest(withError: ASExtensionError(.failed, reason: "\(error)"))
         }
     }
@@ -153,16 +163,8 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
                 try await ASCredentialIdentityStore.shared.saveCredentialIdentities(IdentitySync.identities(of: item))
             }
             _ = await extensionContext.completeSavePasswordRequest()
-        } catch is VaultAgentClient.NotRunning where !withPerson {
-            extensionContext.cancelRequest(withError: ASExtensionError(.userInteractionRequired))
-        } catch let error as VarlinkError where error.name == VaultAgent.Error.locked && !withPerson {
-            extensionContext.cancelRequest(withError: ASExtensionError(.userInteractionRequired))
-        } catch let error as ASExtensionError {
-            extensionContext.cancelRequest(withError: error)
-        } catch let error as VarlinkError {
-            extensionContext.cancelRequest(withError: ASExtensionError(.failed, reason: error.message ?? error.name))
         } catch {
-            extensionContext.cancelRequest(withError: ASExtensionError(.failed, reason: "\(error)"))
+            cancel(after: error, personAsked: withPerson)
         }
     }
 
@@ -274,12 +276,8 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
                 }
             }
             extensionContext.cancelRequest(withError: ASExtensionError(.credentialIdentityNotFound))
-        } catch let error as ASExtensionError {
-            extensionContext.cancelRequest(withError: error)
-        } catch let error as VarlinkError {
-            extensionContext.cancelRequest(withError: ASExtensionError(.failed, reason: error.message ?? error.name))
         } catch {
-            extensionContext.cancelRequest(withError: ASExtensionError(.failed, reason: "\(error)"))
+            cancel(after: error, personAsked: true)
         }
     }
 

@@ -71,6 +71,9 @@ package final class AutoFillService: Sendable {
     package struct Fits {
         package var exact: Candidate?
         package var wider: [Candidate] = []
+        /// An identity of the site left out because it was saved for a secure scheme and the
+        /// request is not (`https` saved, `http` asked), for the refusal to say so.
+        package var secureOnly: ServiceOrigin?
 
         /// Whether a candidate with `key` could be among the best kept.
         func mightKeep(_ key: (identifier: Int, fit: Int, provider: Int, rank: Int)) -> Bool {
@@ -147,7 +150,10 @@ package final class AutoFillService: Sendable {
                 // when it would be kept, so a domain of 100 000 identities costs a pass over them.
                 for entry in stores[order].bySite[origin.site(in: list)] ?? [] where wanted(entry.identity) {
                     let fit = entry.origin.fit(withinSiteOf: origin)
-                    guard fit != .none else { continue }
+                    guard fit != .none else {
+                        if result.secureOnly == nil { result.secureOnly = entry.origin }
+                        continue
+                    }
                     let key = (index, -fit.rawValue, order, -entry.identity.rank)
                     guard result.mightKeep(key) else { continue }
                     result.keepBest(
@@ -198,9 +204,15 @@ package final class AutoFillService: Sendable {
                 for: request
             )
         } else {
+            let secure = fits.secureOnly.map {
+                "; one is saved for \($0), and what is saved for a secure scheme is never given to one that is not"
+            }
             throw VarlinkError(
                 name: AutoFill.Error.noCredential,
-                ["message": "no enabled provider has a \(kind) for \(services.isEmpty ? "no service" : services)"]
+                [
+                    "message":
+                        "no enabled provider has a \(kind) for \(services.isEmpty ? "no service" : services)\(secure ?? "")"
+                ]
             )
         }
         let provider = candidate.provider
@@ -261,10 +273,11 @@ package final class AutoFillService: Sendable {
             app: "Keyport",
             message:
                 "No \(kind) is saved for \(services). Give one saved for another site of it? Choose only if \(services) is the same service.",
-            choices: fits.enumerated().map { Agent.Choice(id: String($0.offset), name: $0.element.shown) }
+            // Numbered from 1, as the terminal agent lists them.
+            choices: fits.enumerated().map { Agent.Choice(id: String($0.offset + 1), name: $0.element.shown) }
         )
         let answer = try await askPerson(question, what: "which saved \(kind) to give")
-        guard let index = answer.choice.flatMap(Int.init), fits.indices.contains(index) else {
+        guard let index = answer.choice.flatMap(Int.init).map({ $0 - 1 }), fits.indices.contains(index) else {
             throw VarlinkError(
                 name: AutoFill.Error.canceled,
                 ["message": "you chose none of the \(kind)s saved for other sites; nothing was given"]

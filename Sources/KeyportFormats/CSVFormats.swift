@@ -70,7 +70,7 @@ enum CSVFormats {
         do {
             rows = try CSV.rows(text)
         } catch {
-            throw ImportError("the file is not \(format.name): \(error)")
+            throw ImportError("the file cannot be read as \(format.name): \(error)")
         }
         guard let header = rows.first, let known = formats.first(where: { $0.format == format }) else {
             throw ImportError("the file is empty: \(format.name) starts with a header row")

@@ -7,7 +7,16 @@ import Varlink
 package enum VaultAgentClient {
     /// Nothing listens on the agent's socket.
     package struct NotRunning: Error, CustomStringConvertible {
-        package var description: String { "the vault's agent is not running; start it with `keyport vault unlock`" }
+        /// The command that starts it, naming the vault unless it is the default one.
+        package var unlock = "keyport vault unlock"
+        package var description: String { "the vault's agent is not running; start it with `\(unlock)`" }
+    }
+
+    /// `keyport vault unlock`, with `--vault PATH` when `locations` are another vault's than the
+    /// default: what the person runs to open this one.
+    package static func unlockCommand(_ locations: DaemonLocations) -> String {
+        locations.vault == locations.defaultVault
+            ? "keyport vault unlock" : "keyport vault unlock --vault '\(locations.vault)'"
     }
 
     /// The agent on the socket serves another vault than the one meant: it was started for
@@ -77,9 +86,20 @@ package enum VaultAgentClient {
                 }
             }
         } catch let error as VarlinkConnectionError where error.isRefused {
-            throw NotRunning()
+            throw NotRunning(unlock: unlockCommand(locations))
+        } catch let error as VarlinkError where error.name == VaultAgent.Error.locked {
+            // The agent does not know how the person named the vault; this side does.
+            throw VarlinkError(
+                name: error.name,
+                ["message": "the vault \(locations.vault) is locked; unlock it with `\(unlockCommand(locations))`"]
+            )
         }
     }
+
+    /// The arguments `keyport-vault` runs with as the agent of `vault` (an absolute path): what
+    /// ``startIfNeeded(_:from:)`` starts, and what `keyport vault register` writes into the
+    /// vault's manifest as a helper, so keyportd knows that agent as the vault's app.
+    package static func agentArguments(for vault: String) -> [String] { ["agent", "--vault", vault] }
 
     /// Starts `keyport-vault agent --vault VAULT` from `directory` (where the calling program was
     /// installed) when nothing answers on the agent's socket, and waits up to 10 s for it to
@@ -88,10 +108,6 @@ package enum VaultAgentClient {
     /// which its environment names.
     ///
     /// - Throws: ``WrongAgent`` when an agent of another vault answers there.
-    /// The arguments `keyport-vault` runs with as the agent of `vault` (an absolute path): what
-    /// ``startIfNeeded(_:from:)`` starts, and what `keyport vault register` writes into the
-    /// vault's manifest as a helper, so keyportd knows that agent as the vault's app.
-    package static func agentArguments(for vault: String) -> [String] { ["agent", "--vault", vault] }
 
     package static func startIfNeeded(_ locations: DaemonLocations, from directory: URL) async throws {
         do {

@@ -140,6 +140,9 @@ package final class VaultAgentService: Sendable {
 
     private func status() -> VaultAgent.StatusOut {
         let (vault, deadline) = state.withLock { ($0.vault, $0.deadline) }
+        // AutoFill was behind (the vault not yet registered or enabled): the person asking is
+        // likely to have just fixed that, so everything is sent again, in its turn.
+        if vault != nil, autoFill?.current == false { changed(.everything) }
         // Counted outside the lock: a count waits for SQLite, and nothing else should wait for it.
         return VaultAgent.StatusOut(
             path: vaultPath,

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KeyportDomains
 import KeyportEncoding
 import KeyportInterfaces
 import Varlink
@@ -108,9 +109,12 @@ struct GitCredentialCommand: AsyncParsableCommand {
             event: .formDidDisappear
         )
         do {
-            _ = try await withKeyportd { connection in
+            let saved = try await withKeyportd { connection in
                 try await connection.call(AutoFill.savePassword, RawJSON(encoding: input))
             }
+            let provider = (try? saved.decode(AutoFill.SavePasswordOut.self).provider) ?? "a provider"
+            let site = ServiceOrigin(service)?.description ?? service
+            say("saved the password of \(request.username ?? "no user name") for \(site) in \(provider)")
         } catch let failure as Failure {
             say("\(failure.message); nothing was saved")
         }

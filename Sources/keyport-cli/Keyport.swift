@@ -139,8 +139,9 @@ func readInput(_ path: String, limit: Int, limitOption: String? = nil) throws(Fa
 }
 
 extension FileHandle {
-    /// Writes text to standard output or error. A write that fails (a full disk, a closed pipe)
-    /// ends the program with exit 2 and says why: output is never silently cut short.
+    /// Writes text to standard output or error. A write that fails (a full disk) ends the program
+    /// with exit 2 and says why: output is never silently cut short. A reader that closed the
+    /// pipe (`| head`) ends it as SIGPIPE ends other tools, without a word.
     static func write(_ text: String, to handle: FileHandle = .standardOutput) {
         write(Data(text.utf8), to: handle)
     }
@@ -149,12 +150,24 @@ extension FileHandle {
         do {
             try handle.write(contentsOf: data)
         } catch {
+            if Self.isClosedPipe(error) {
+                signal(SIGPIPE, SIG_DFL)
+                raise(SIGPIPE)
+            }
             let which = handle === FileHandle.standardError ? "standard error" : "standard output"
             try? FileHandle.standardError.write(
                 contentsOf: Data("keyport: cannot write to \(which): \(error.localizedDescription)\n".utf8)
             )
             Foundation.exit(2)
         }
+    }
+
+    /// Whether a write failed because the reader is gone (EPIPE, perhaps under Foundation's own
+    /// error).
+    private static func isClosedPipe(_ error: any Error) -> Bool {
+        let error = error as NSError
+        let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError
+        return [error, underlying].contains { $0?.domain == NSPOSIXErrorDomain && $0?.code == Int(EPIPE) }
     }
 }
 

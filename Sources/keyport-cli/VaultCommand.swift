@@ -49,14 +49,16 @@ struct VaultOptions: ParsableArguments {
     /// The locations of this vault for a command that reads it (`list`, `show`, `search`,
     /// `export`, `rm`): with `--passphrase-stdin` the first line of standard input is the vault's
     /// passphrase, read always, and the vault is unlocked with it when it is not open (its agent
-    /// started if need be), as keepassxc-cli opens its database with the password it is given.
+    /// started if need be), as keepassxc-cli opens its database with the password it is given —
+    /// for this command: it locks again a minute after its last request, not after the agent's
+    /// usual 15 minutes. A vault that was open already stays as it was.
     func openLocations() async throws -> DaemonLocations {
         let locations = try locations()
         guard passphraseStdin else { return locations }
         let passphrase = try passphrase("Passphrase for \(try path()): ")
         let status = try? await VaultAgentClient.call(locations, VaultAgent.status).decode(VaultAgent.StatusOut.self)
         if status?.unlocked == true { return locations }
-        _ = try await unlock(locations, with: passphrase, timeout: nil)
+        _ = try await unlock(locations, with: passphrase, timeout: 60)
         return locations
     }
 

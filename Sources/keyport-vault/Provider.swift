@@ -249,9 +249,14 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
                 items = Array(items.prefix(Self.listed))
             }
             let choices = items.enumerated().map { index, item in
-                ASCredentialProviderPrompt.Choice(id: String(index), name: Self.shown(item, oneTimeCode: oneTimeCode))
+                ASCredentialProviderPrompt.Choice(
+                    id: String(index + 1),
+                    name: Self.shown(item, oneTimeCode: oneTimeCode)
+                )
             }
-            guard let chosen = try await ASCredentialProviderPrompt.choose(message, from: choices).flatMap(Int.init),
+            guard
+                let chosen = try await ASCredentialProviderPrompt.choose(message, from: choices).flatMap(Int.init)
+                    .map({ $0 - 1 }),
                 items.indices.contains(chosen)
             else {
                 extensionContext.cancelRequest(withError: ASExtensionError(.userCanceled))

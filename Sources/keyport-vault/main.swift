@@ -116,6 +116,14 @@ Task {
         service.autoFill = state
     }
 }
+// While AutoFill is behind, everything is offered again every 30 seconds: enabling the vault in
+// Settings, or registering it, is nothing the agent hears of.
+Task {
+    while !Task.isCancelled {
+        try? await Task.sleep(for: .seconds(30))
+        if service.autoFill?.current == false { queue.yield(.everything) }
+    }
+}
 let server = VarlinkServer(
     info: VarlinkServiceInfo(
         vendor: "Keyport",

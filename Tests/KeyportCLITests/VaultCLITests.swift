@@ -242,6 +242,7 @@ struct VaultCLITests {
         #expect(try await keyport(["lock"]).status == 0)
         let refused = try await keyport(["show", "site2.example.com"])
         #expect(refused.status == 1 && refused.stderr.contains("locked"), "\(refused.stderr)")
+
         let mistyped = try await keyport(["list", "--passphrase-stdin"], "open says me\n")
         #expect(mistyped.status == 1 && mistyped.stderr.contains("[wrong-passphrase]"), "\(mistyped.stderr)")
         let listed = try await keyport(["list", "--passphrase-stdin"], "open sesame\n")
@@ -255,7 +256,10 @@ struct VaultCLITests {
         // add reads the item's secrets from standard input, so a locked vault stays locked.
         #expect(try await keyport(["lock"]).status == 0)
         let adding = try await keyport(["add", "--passphrase-stdin", "--title", "x"], "open sesame\nsecret\n")
-        #expect(adding.status == 1 && adding.stderr.contains("the vault is locked"), "\(adding.stderr)")
+        #expect(
+            adding.status == 1 && adding.stderr.contains("is locked; unlock it with `keyport vault unlock`"),
+            "\(adding.stderr)"
+        )
     }
 
     @Test("KeePassXC's XML export and then its CSV export of the same entries come in once, the outcome named plainly")

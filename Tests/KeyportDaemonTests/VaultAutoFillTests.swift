@@ -111,7 +111,7 @@ struct VaultAutoFillTests {
             "\(listed.standardError)"
         )
         _ = try await asking.waitForLine(timeout: .seconds(10), onStandardError: true) {
-            $0.contains("Keyport Vault: chose 0: GitHub — alice (https://github.com/)")
+            $0.contains("Keyport Vault: chose 1: GitHub — alice (https://github.com/)")
         }
         let picked = try await run(["password", "example.org", "--list"])
         #expect(picked.standardOutput == "hunter2\n", "\(picked.standardError)")
@@ -240,6 +240,10 @@ struct VaultAutoFillTests {
             #expect(try await run(["password", vault.site]).standardOutput == vault.password + "\n")
         }
         #expect(try await run(["password", "https://e-site.net"]).status == 1)
+        // What to run names the vault that is meant.
+        #expect(try await run(["vault", "lock", "--vault", third]).status == 0)
+        let hint = try await run(["vault", "list", "--vault", third])
+        #expect(hint.standardError.contains("keyport vault unlock --vault '\(third)'"), "\(hint.standardError)")
 
         // An item moved to another site while AutoFill could not hear of it (the vault disabled
         // in Settings): AutoFill's old identity still names the old site, and the vault, which
@@ -252,6 +256,18 @@ struct VaultAutoFillTests {
         #expect(try await run(["providers", "enable", "org.example.second"]).status == 0)
         let stale = try await run(["password", "https://b-site.net"])
         #expect(stale.status == 1 && stale.standardOutput.isEmpty, "\(stale.standardOutput)\(stale.standardError)")
+        // Asking the vault's status, once it is enabled again, sends AutoFill everything anew.
+        _ = try await run(["vault", "status", "--vault", second])
+        let movedBy = ContinuousClock.now + .seconds(30)
+        var moved2 = try await run(["password", "https://moved.example"])
+        while moved2.status != 0, ContinuousClock.now < movedBy {
+            try await Task.sleep(for: .milliseconds(100))
+            moved2 = try await run(["password", "https://moved.example"])
+        }
+        #expect(moved2.standardOutput == "b-pass\n", "\(moved2.standardError)")
+        #expect(
+            try await status(["--vault", second], until: "AutoFill has").contains("AutoFill has the vault's identities")
+        )
     }
 
     @Test("an exchange between two vaults through keyportd: every item, whole, into a locked vault")

@@ -59,7 +59,7 @@ package enum AutoFillClient {
                 if let message = try? AutoFill.Asking(json: interim).asking { asking(message) }
             }
         } catch let error as VarlinkError {
-            throw Failure(error.message ?? error.description, exitCode: 1, name: error.name)
+            throw Failure(error.sentence, exitCode: 1, name: error.name)
         } catch let error as DaemonError {
             throw Failure(error.description, exitCode: 2)
         } catch {

@@ -42,6 +42,41 @@ package struct VarlinkError: Error, Hashable, Sendable, CustomStringConvertible 
         return parameters == .emptyObject ? name : "\(name) \(parameters)"
     }
 
+    /// What a person reads of this error — the one place a Varlink error becomes a sentence:
+    /// its `message` (after the parameter it is about, for `InvalidParameter`); for the standard
+    /// errors of a service that gives no message (another implementation), what the
+    /// specification's parameters say; else its name, and parameters if it has any.
+    package var sentence: String {
+        func string(_ member: String) -> String? {
+            guard let value = try? parameters.member(member) else { return nil }
+            var cursor = JSONCursor(value.bytes)
+            return try? cursor.string()
+        }
+        let parameter = string("parameter")
+        if let message {
+            guard name == "org.varlink.service.InvalidParameter", let parameter, !message.hasPrefix(parameter) else {
+                return message
+            }
+            return "\(parameter): \(message)"
+        }
+        switch name {
+        case "org.varlink.service.InterfaceNotFound":
+            return "the service has no interface \(string("interface") ?? "of that name")"
+        case "org.varlink.service.MethodNotFound":
+            return "the service has no method \(string("method") ?? "of that name")"
+        case "org.varlink.service.MethodNotImplemented":
+            return "the service does not implement \(string("method") ?? "that method")"
+        case "org.varlink.service.InvalidParameter":
+            return "the parameter \(parameter ?? "given") is not one the method takes"
+        case "org.varlink.service.PermissionDenied":
+            return "the service refused the call (permission denied)"
+        case "org.varlink.service.ExpectedMore":
+            return "the method must be called with \"more\""
+        default:
+            return description
+        }
+    }
+
     // MARK: org.varlink.service
 
     /// The service does not provide `interface`.

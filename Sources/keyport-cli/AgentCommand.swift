@@ -103,14 +103,14 @@ struct AgentCommand: AsyncParsableCommand {
                 // or this program was replaced by an upgrade): the person is told, and this agent
                 // keeps trying rather than leave them without one unawares.
                 let said =
-                    "keyport agent: keyportd did not take this agent back: \(error.message ?? error.name); trying again in 5 seconds"
+                    "keyport agent: keyportd did not take this agent back: \(error.sentence); trying again in 5 seconds"
                 FileHandle.write(said + "\n", to: .standardError)
                 if !warned { asker.warn(said) }
                 warned = true
                 try await Task.sleep(for: .seconds(5))
                 continue
             } catch let error as VarlinkError {
-                throw Failure.invalid(error.message ?? error.description)
+                throw Failure.invalid(error.sentence)
             } catch let error as DaemonError where served {
                 // keyportd has not come back yet.
                 _ = error

@@ -214,7 +214,7 @@ final class AgentDesk: Sendable {
             // The app that asked has gone meanwhile: nothing to do.
             outcome = "withdrawn before the answer arrived"
         } catch let error as VarlinkError {
-            outcome = "answer refused: \(DisplayText.escaping(error.message ?? error.name))"
+            outcome = "answer refused: \(DisplayText.escaping(error.sentence))"
         } catch {
             outcome = "answer not delivered: \(error)"
         }

@@ -13,7 +13,7 @@ func withKeyportd<T>(
     do {
         return try await DaemonClient.withConnection(environment: environment, body)
     } catch let error as VarlinkError {
-        throw Failure.invalid(refusal + (error.message ?? error.description))
+        throw Failure.invalid(refusal + error.sentence)
     } catch let error as DaemonError {
         throw Failure.io(error.description)
     } catch let error as VarlinkConnectionError {

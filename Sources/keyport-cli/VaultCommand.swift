@@ -131,7 +131,7 @@ func vaultAgent<Result>(_ body: () async throws -> Result) async throws -> Resul
         throw Failure.io(error.description)
     } catch let error as VarlinkError {
         let code = (try? error.parameters.member("code")).flatMap { try? $0.decode(String.self) }
-        throw Failure.invalid((error.message ?? error.name) + (code.map { " [\($0)]" } ?? ""))
+        throw Failure.invalid(error.sentence + (code.map { " [\($0)]" } ?? ""))
     } catch let error as VarlinkConnectionError {
         throw Failure.io("the vault's agent: \(error)")
     }

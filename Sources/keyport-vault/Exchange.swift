@@ -92,7 +92,7 @@ enum VaultExchange {
             "the vault stayed locked"
         case let error as ImportError: error.message
         case let error as VaultSelection.UnknownItems: error.description
-        case let error as VarlinkError: error.message ?? error.name
+        case let error as VarlinkError: error.sentence
         default: "\(error)"
         }
     }

@@ -81,7 +81,7 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
         case let error as ASExtensionError:
             extensionContext.cancelRequest(withError: error)
         case let error as VarlinkError:
-            extensionContext.cancelRequest(withError: ASExtensionError(.failed, reason: error.message ?? error.name))
+            extensionContext.cancelRequest(withError: ASExtensionError(.failed, reason: error.sentence))
         default:
             extensionContext.cancelRequest(withError: ASExtensionError(.failed, reason: "\(error)"))
         }

@@ -78,6 +78,44 @@ struct MessageTests {
     }
 }
 
+@Suite("Varlink errors as a person reads them")
+struct VarlinkErrorSentenceTests {
+    @Test(
+        "a message is the sentence, after the parameter it is about; a service without messages is read from the specification's parameters"
+    )
+    func sentences() {
+        #expect(
+            VarlinkError(name: "org.keyport.AutoFill.NoCredential", ["message": "none here"]).sentence == "none here"
+        )
+        #expect(
+            VarlinkError.invalidParameter("serviceIdentifiers[0]", "'x y' is not a site").sentence
+                == "serviceIdentifiers[0]: 'x y' is not a site"
+        )
+        #expect(VarlinkError.invalidParameter("password", "password is empty").sentence == "password is empty")
+        // What another implementation sends: the specification's parameters, no message.
+        let bare: [(VarlinkError, String)] = [
+            (
+                VarlinkError(name: "org.varlink.service.MethodNotFound", ["method": "a.b.C"]),
+                "the service has no method a.b.C"
+            ),
+            (
+                VarlinkError(name: "org.varlink.service.InterfaceNotFound", ["interface": "a.b"]),
+                "the service has no interface a.b"
+            ),
+            (
+                VarlinkError(name: "org.varlink.service.InvalidParameter", ["parameter": "p"]),
+                "the parameter p is not one the method takes"
+            ),
+            (
+                VarlinkError(name: "org.varlink.service.PermissionDenied"),
+                "the service refused the call (permission denied)"
+            ),
+            (VarlinkError(name: "org.example.Other"), "org.example.Other"),
+        ]
+        for (error, sentence) in bare { #expect(error.sentence == sentence) }
+    }
+}
+
 @Suite("Varlink interface definitions")
 struct InterfaceTests {
     static let example = """

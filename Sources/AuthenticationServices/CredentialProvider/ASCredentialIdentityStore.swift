@@ -246,7 +246,7 @@ open class ASCredentialIdentityStore: NSObject, @unchecked Sendable {
                 try await connection.call("org.keyport.IdentityStore.\(method)", parameters)
             }
         } catch let error as VarlinkError {
-            let reason = error.message ?? error.name
+            let reason = error.sentence
             let code: ASCredentialIdentityStoreError.Code =
                 error.name == IdentityStore.Error.storeDisabled ? .storeDisabled : .internalError
             throw ASCredentialIdentityStoreError(code, reason: reason)

@@ -63,7 +63,7 @@ public enum ASCredentialProviderPrompt {
                 try await connection.call("org.keyport.Prompt.\(method)", RawJSON(encoding: input))
             }
         } catch let error as VarlinkError {
-            throw ASExtensionError(.failed, reason: error.message ?? error.name)
+            throw ASExtensionError(.failed, reason: error.sentence)
         } catch {
             throw ASExtensionError(.failed, reason: "\(error)")
         }

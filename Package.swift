@@ -115,15 +115,21 @@ let package = Package(
         .target(
             name: "KeyportDomains",
             dependencies: ["KeyportDomainsCore"],
-            resources: [.copy("Resources/public_suffix_list.dat")]
+            plugins: ["EmbedText"]
         ),
         // What keyportd and its clients share: where it listens, its interfaces' definitions
         // (Interfaces/*.varlink, the protocol's documentation) and their parameter types.
         .target(
             name: "KeyportInterfaces",
             dependencies: ["KeyportInterfacesCore", "Varlink", "KeyportSystem"],
-            resources: [.copy("Interfaces")]
+            plugins: ["EmbedText"]
         ),
+        // Writes text files into Swift source (EmbedText's tool); the standard library only, as
+        // it runs in every build of the package.
+        .executableTarget(name: "KeyportEmbed"),
+        // The interface definitions and the Public Suffix List snapshot, embedded in the code of
+        // the targets that read them, so installed programs need no resource bundle.
+        .plugin(name: "EmbedText", capability: .buildTool(), dependencies: ["KeyportEmbed"]),
         // KeyportInterfaces without Foundation or swift-nio: where keyportd listens, the
         // interfaces' names and parameter types, and a blocking AutoFill request, for the
         // `keyport` front program that must start fast; not a product.

@@ -21,10 +21,12 @@ extension PublicSuffixList {
     /// when), for machines without a newer one.
     package static let bundled = PublicSuffixList(text: bundledText)
 
+    /// `Resources/public_suffix_list.dat`, embedded in the code by the EmbedText plugin (no
+    /// resource bundle is read: installed programs run without the build tree).
     private static let bundledText: String = {
-        guard let url = Bundle.module.url(forResource: "public_suffix_list", withExtension: "dat"),
-            let text = try? String(contentsOf: url, encoding: .utf8)
-        else { preconditionFailure("public_suffix_list.dat is not in the module's resources") }
+        guard let text = EmbeddedText.texts["public_suffix_list"] else {
+            preconditionFailure("public_suffix_list.dat was not embedded in the module")
+        }
         return text
     }()
 

@@ -31,12 +31,14 @@ package enum KeyportInterfaces {
     /// `org.keyport.CredentialProvider`: what providers serve, for keyportd to call.
     package static let credentialProvider = load("org.keyport.CredentialProvider")
 
-    /// Reads and parses `Interfaces/NAME.varlink`. A definition that does not parse is a bug in
-    /// the package, not something a user can meet, so it stops the program with the reason.
+    /// Parses `Interfaces/NAME.varlink`, embedded in the code by the EmbedText plugin (no resource
+    /// bundle is read: installed programs run without the build tree). A definition that does not
+    /// parse is a bug in the package, not something a user can meet, so it stops the program
+    /// with the reason.
     private static func load(_ name: String) -> VarlinkInterface {
-        guard let url = Bundle.module.url(forResource: name, withExtension: "varlink", subdirectory: "Interfaces"),
-            let text = try? String(contentsOf: url, encoding: .utf8)
-        else { preconditionFailure("the interface definition \(name).varlink is not in the module's resources") }
+        guard let text = EmbeddedText.texts[name] else {
+            preconditionFailure("the interface definition \(name).varlink was not embedded in the module")
+        }
         do {
             return try VarlinkInterface(text)
         } catch {

@@ -148,3 +148,26 @@ struct FrontTests {
         #expect(help.status == 0 && help.standardOutput.contains("USAGE: keyport otp"), "\(help.standardError)")
     }
 }
+
+@Suite("programs that run installed")
+struct InstalledProgramsTests {
+    @Test("no program looks for a resource bundle of Keyport's: the definitions and the suffix list are in its code")
+    func noResourceBundles() throws {
+        let marker = Array("Keyport_".utf8)
+        let suffix = Array(".resources".utf8)
+        for name in ["keyport", "keyport-cli", "keyportd", "keyport-vault"] {
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: builtProgram(name))))
+            // A bundle's name as SwiftPM's accessor writes it: Keyport_MODULE.resources.
+            var found: [String] = []
+            var index = 0
+            while let start = bytes[index...].firstRange(of: marker)?.lowerBound {
+                let window = bytes[start..<min(start + 80, bytes.count)]
+                if let end = window.firstRange(of: suffix)?.upperBound {
+                    found.append(String(decoding: bytes[start..<end], as: UTF8.self))
+                }
+                index = start + marker.count
+            }
+            #expect(found.isEmpty, "\(name) names \(found)")
+        }
+    }
+}

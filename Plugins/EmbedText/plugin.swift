@@ -1,0 +1,26 @@
+import PackagePlugin
+
+/// Embeds a target's `.varlink` and `.dat` files in its code (`EmbeddedText.texts`), so the
+/// programs built from it read nothing from a resource bundle at run time: installed, they run
+/// with the build tree gone.
+@main
+struct EmbedText: BuildToolPlugin {
+    func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
+        guard let module = target as? SourceModuleTarget else { return [] }
+        let inputs = module.sourceFiles.filter { ["varlink", "dat"].contains($0.url.pathExtension) }.map(\.url)
+        guard !inputs.isEmpty else { return [] }
+        let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedText.swift")
+        return [
+            .buildCommand(
+                displayName: "Embedding \(inputs.count) text files in \(target.name)",
+                executable: try context.tool(named: "KeyportEmbed").url,
+                arguments: [output.path(percentEncoded: false)]
+                    + inputs.map {
+                        "\($0.deletingPathExtension().lastPathComponent)=\($0.path(percentEncoded: false))"
+                    },
+                inputFiles: inputs,
+                outputFiles: [output]
+            )
+        ]
+    }
+}

@@ -330,7 +330,7 @@ struct VaultTamperTests {
         let vault = try scratch.create()
         for index in 0..<50 { try vault.add(item("\(index)", title: String(repeating: "t", count: 500))) }
         let queueToCheckpoint = try DatabaseQueue(path: scratch.path)
-        try queueToCheckpoint.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+        _ = try queueToCheckpoint.writeWithoutTransaction { try $0.checkpoint(.truncate) }
         try queueToCheckpoint.close()
         let size = try #require(try FileManager.default.attributesOfItem(atPath: scratch.path)[.size] as? Int)
         let handle = try #require(FileHandle(forUpdatingAtPath: scratch.path))

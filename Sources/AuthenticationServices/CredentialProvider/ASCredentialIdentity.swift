@@ -182,7 +182,7 @@ enum IdentityWire {
                 recordIdentifier: identity.recordIdentifier ?? ""
             )
         }
-        var ranked = made
+        let ranked = made
         ranked.rank = identity.rank
         return ranked
     }

@@ -281,16 +281,25 @@ struct VaultAgentTests {
             sandbox.agent.stop()
             sandbox.directory.remove()
         }
-        // Margins of seconds: on a busy machine a sleep of one second has overslept by another.
-        _ = try await sandbox.unlock(timeout: 6)
-        try await Task.sleep(for: .seconds(2))
-        _ = try await sandbox.call(VaultAgent.lookup, #"{"service":"example.com"}"#)
-        try await Task.sleep(for: .seconds(4))
-        #expect(
-            try await sandbox.call(VaultAgent.status).decode(VaultAgent.StatusOut.self).unlocked,
-            "touched 4 s ago"
-        )
+        // Read against the agent's own countdown (`locksIn`) rather than the test's sleeps: on a
+        // busy machine a reply can arrive seconds after the agent sent it.
+        _ = try await sandbox.unlock(timeout: 10)
+        func locksIn() async throws -> Int? {
+            try await sandbox.call(VaultAgent.status).decode(VaultAgent.StatusOut.self).locksIn
+        }
         try await Task.sleep(for: .seconds(3))
+        let before = try #require(try await locksIn())
+        #expect(before <= 8, "3 s after unlocking with 10: \(before) s left")
+        _ = try await sandbox.call(VaultAgent.lookup, #"{"service":"example.com"}"#)
+        let after = try #require(try await locksIn())
+        #expect(after >= 9 && after > before, "a request moves the time: \(before) s, then \(after) s")
+        // Then it locks itself, without a request.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while try await sandbox.call(VaultAgent.status).decode(VaultAgent.StatusOut.self).unlocked,
+            ContinuousClock.now < deadline
+        {
+            try await Task.sleep(for: .milliseconds(200))
+        }
         #expect(await sandbox.error(VaultAgent.lookup, #"{"service":"example.com"}"#)?.name == VaultAgent.Error.locked)
     }
 

@@ -44,29 +44,38 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
                 extensionContext.cancelRequest(withError: ASExtensionError(.credentialIdentityNotFound))
                 return
             }
-            switch request.type {
-            case .oneTimeCode:
-                for case .totp(let totp) in item.credentials {
-                    let code = try OTPAuthURI(cxf: totp).code(at: Int64(Date().timeIntervalSince1970))
-                    _ = await extensionContext.completeOneTimeCodeRequest(using: ASOneTimeCodeCredential(code: code))
-                    return
-                }
-            default:
-                for case .basicAuth(let auth) in item.credentials
-                where auth.username?.value ?? "" == request.credentialIdentity.user {
-                    _ = await extensionContext.completeRequest(
-                        withSelectedCredential: ASPasswordCredential(
-                            user: auth.username?.value ?? "",
-                            password: auth.password?.value ?? ""
-                        )
-                    )
-                    return
-                }
-            }
-            extensionContext.cancelRequest(withError: ASExtensionError(.credentialIdentityNotFound))
+            try await complete(
+                from: item,
+                oneTimeCode: request.type == .oneTimeCode,
+                user: request.credentialIdentity.user
+            )
         } catch {
             cancel(after: error, personAsked: unlocking)
         }
+    }
+
+    /// Completes the request with `item`'s current one-time code, or its login (for `user`, when
+    /// given); cancels it when the item has none.
+    private func complete(from item: CXF.Item, oneTimeCode: Bool, user: String?) async throws {
+        if oneTimeCode {
+            for case .totp(let totp) in item.credentials {
+                let code = try OTPAuthURI(cxf: totp).code(at: Int64(Date().timeIntervalSince1970))
+                _ = await extensionContext.completeOneTimeCodeRequest(using: ASOneTimeCodeCredential(code: code))
+                return
+            }
+        } else {
+            for case .basicAuth(let auth) in item.credentials
+            where user.map({ auth.username?.value ?? "" == $0 }) ?? true {
+                _ = await extensionContext.completeRequest(
+                    withSelectedCredential: ASPasswordCredential(
+                        user: auth.username?.value ?? "",
+                        password: auth.password?.value ?? ""
+                    )
+                )
+                return
+            }
+        }
+        extensionContext.cancelRequest(withError: ASExtensionError(.credentialIdentityNotFound))
     }
 
     /// Ends the request after `error`: a vault that is locked, or whose agent is not running,
@@ -262,25 +271,7 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
                 extensionContext.cancelRequest(withError: ASExtensionError(.userCanceled))
                 return
             }
-            let item = items[chosen]
-            if oneTimeCode {
-                for case .totp(let totp) in item.credentials {
-                    let code = try OTPAuthURI(cxf: totp).code(at: Int64(Date().timeIntervalSince1970))
-                    _ = await extensionContext.completeOneTimeCodeRequest(using: ASOneTimeCodeCredential(code: code))
-                    return
-                }
-            } else {
-                for case .basicAuth(let auth) in item.credentials {
-                    _ = await extensionContext.completeRequest(
-                        withSelectedCredential: ASPasswordCredential(
-                            user: auth.username?.value ?? "",
-                            password: auth.password?.value ?? ""
-                        )
-                    )
-                    return
-                }
-            }
-            extensionContext.cancelRequest(withError: ASExtensionError(.credentialIdentityNotFound))
+            try await complete(from: items[chosen], oneTimeCode: oneTimeCode, user: nil)
         } catch {
             cancel(after: error, personAsked: true)
         }

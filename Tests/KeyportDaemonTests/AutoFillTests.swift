@@ -268,6 +268,48 @@ struct AutoFillTests {
         )
         #expect(quietly?.message?.contains("the request was not to involve you") == true)
 
+        // A client nobody here wrote (PyPI's varlink), as another process of the person's would
+        // try it: lookalike URLs, a wider fit asked for 20 times at once, and an answer it forges
+        // for a question it cannot see. None gives the password or names the account.
+        let python = try await Peers.python(importing: ["varlink"])
+        let attacker = """
+            import concurrent.futures, json, sys, varlink
+            def ask(site, **extra):
+                with varlink.Client(address="unix:" + sys.argv[1]) as client, client.open("org.keyport.AutoFill", namespaced=False) as autofill:
+                    try:
+                        reply = autofill.RequestCredential("password", [{"identifier": site, "type": "URL"}], None, *([extra["interactive"]] if "interactive" in extra else []))
+                        return "GIVEN " + json.dumps(reply)
+                    except varlink.VarlinkError as error:
+                        return error.error() + " " + json.dumps(error.parameters())
+            sites = ["https://evil.example.org/", "https://evil.com\\@a.example.org/", "https://evil.com#@a.example.org",
+                     "http://a.example.org/", "https://a.example.org:8443/", "https://a.example.org./x"]
+            with concurrent.futures.ThreadPoolExecutor(20) as pool:
+                results = list(pool.map(ask, sites + ["https://evil.example.org/"] * 20))
+            with varlink.Client(address="unix:" + sys.argv[1]) as client, client.open("org.keyport.Agent", namespaced=False) as agent:
+                try:
+                    agent.Answer("guess", "1", None)
+                    results.append("ANSWER TAKEN")
+                except varlink.VarlinkError as error:
+                    results.append(error.error())
+            print(json.dumps(results))
+            """
+        let attacked = try await Program.run(
+            python,
+            ["-c", attacker, sandbox.environment["KEYPORT_SOCKET"]!],
+            timeout: .seconds(120)
+        )
+        #expect(attacked.status == 0, "\(attacked.standardError)")
+        let results = try #require(
+            try JSONSerialization.jsonObject(with: Data(attacked.standardOutput.utf8)) as? [String]
+        )
+        #expect(results.count == 27, "\(results)")
+        // The trailing dot is the same host: the only exact fit, given as to any client.
+        #expect(results[5].hasPrefix("GIVEN"), "\(results[5])")
+        for (index, result) in results.enumerated() where index != 5 {
+            #expect(!result.hasPrefix("GIVEN") && !result.contains("alice"), "\(index): \(result)")
+        }
+        #expect(results.last == "org.keyport.Agent.NotTheAgent", "\(results.last ?? "")")
+
         // The person declines: nothing is given.
         let declining = try await sandbox.startAgent(secret: nil)
         let declined = await sandbox.requestResult(.password, ["https://evil.example.org/"])

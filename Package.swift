@@ -42,7 +42,19 @@ let package = Package(
         // Varlink's protocol without Foundation or an event loop (messages, JSON reading, interface
         // definitions, validation) and a blocking connection, for clients that must start fast;
         // not a product.
-        .target(name: "VarlinkCore"),
+        .target(name: "VarlinkCore", dependencies: ["VarlinkIDL"], plugins: ["VarlinkInterfaces"]),
+        // Varlink's interface definition language: definitions read and checked. What VarlinkCore
+        // and the generator share; the standard library only; not a product.
+        .target(name: "VarlinkIDL"),
+        // Writes the Swift of an interface definition (the VarlinkInterfaces plugin's tool); the
+        // standard library only, as it runs in every build that depends on Keyport's interfaces.
+        .executableTarget(name: "VarlinkGenerate", dependencies: ["VarlinkGeneration"]),
+        // VarlinkGenerate's generator, apart from its program so that tests can call it; not a
+        // product.
+        .target(name: "VarlinkGeneration", dependencies: ["VarlinkIDL"]),
+        // Generates each `*.varlink` file's types, method and error names and embedded definition
+        // in its target's code: an interface is written once, in its definition.
+        .plugin(name: "VarlinkInterfaces", capability: .buildTool(), dependencies: ["VarlinkGenerate"]),
         // Varlink, systemd's IPC (NUL-terminated JSON, interface definitions, introspection) on
         // swift-nio: keyportd, its clients and agents speak it; not a product.
         .target(
@@ -117,12 +129,11 @@ let package = Package(
             dependencies: ["KeyportDomainsCore"],
             plugins: ["EmbedText"]
         ),
-        // What keyportd and its clients share: where it listens, its interfaces' definitions
-        // (Interfaces/*.varlink, the protocol's documentation) and their parameter types.
+        // KeyportInterfacesCore with swift-nio's connections to keyportd, for everything that is
+        // not the fast `keyport` front.
         .target(
             name: "KeyportInterfaces",
-            dependencies: ["KeyportInterfacesCore", "Varlink", "KeyportSystem"],
-            plugins: ["EmbedText"]
+            dependencies: ["KeyportInterfacesCore", "Varlink", "KeyportSystem"]
         ),
         // Writes text files into Swift source (EmbedText's tool); the standard library only, as
         // it runs in every build of the package.
@@ -130,12 +141,14 @@ let package = Package(
         // The interface definitions and the Public Suffix List snapshot, embedded in the code of
         // the targets that read them, so installed programs need no resource bundle.
         .plugin(name: "EmbedText", capability: .buildTool(), dependencies: ["KeyportEmbed"]),
-        // KeyportInterfaces without Foundation or swift-nio: where keyportd listens, the
-        // interfaces' names and parameter types, and a blocking AutoFill request, for the
-        // `keyport` front program that must start fast; not a product.
+        // keyportd's interfaces, each defined once in Interfaces/*.varlink (the protocol's
+        // documentation), their Swift generated from it (VarlinkInterfaces); where keyportd
+        // listens; and a blocking AutoFill request, for the `keyport` front program that must start
+        // fast. No Foundation or swift-nio; not a product.
         .target(
             name: "KeyportInterfacesCore",
-            dependencies: ["KeyportSystemCore", "VarlinkCore", "KeyportDomainsCore"]
+            dependencies: ["KeyportSystemCore", "VarlinkCore", "KeyportDomainsCore"],
+            plugins: ["VarlinkInterfaces"]
         ),
         // Keys from passphrases (scrypt, PBKDF2) with caps on the parameters a file may ask for:
         // the vault's and encrypted exports'; not a product.
@@ -175,7 +188,8 @@ let package = Package(
             dependencies: [
                 "KeyportVault", "KeyportCrypto", "CredentialExchangeFormat", "KeyportInterfaces", "KeyportSystem",
                 "KeyportEncoding", "Varlink",
-            ]
+            ],
+            plugins: ["VarlinkInterfaces"]
         ),
         // The system side: keyportd's services (exchange, providers, agents) on Varlink.
         .target(
@@ -210,7 +224,7 @@ let package = Package(
             dependencies: [
                 "CredentialExchangeFormat", "KeyportEncoding", "OneTimeCodes", "AuthenticationServices",
                 "WebAuthentication", "KeyportInterfaces", "KeyportSystem", "Varlink", "KeyportDaemon", "KeyportDomains",
-                "KeyportVault", "KeyportCrypto",
+                "KeyportVault", "KeyportCrypto", "KeyportVaultAgent",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -263,11 +277,12 @@ let package = Package(
         .testTarget(
             name: "VarlinkTests",
             dependencies: [
-                "Varlink", "KeyportTestSupport",
+                "Varlink", "KeyportTestSupport", "VarlinkGeneration",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
-            exclude: ["Peers"]
+            exclude: ["Peers"],
+            plugins: ["VarlinkInterfaces"]
         ),
         // Tests run the built programs, `keyport` among them, from the build directory (`swift build
         // --build-tests` builds every product); no test target depends on `keyport`, whose

@@ -4,6 +4,7 @@ import KeyportDomains
 import KeyportInterfaces
 import KeyportSystem
 import Logging
+import Varlink
 
 #if canImport(Glibc)
 import Glibc
@@ -94,14 +95,16 @@ func autoFillBenchmark(identities total: Int, runs: Int, shape: SiteShape) async
             to: root.appendingPathComponent("data/keyport/providers/\(id).json")
         )
         let identities = stride(from: index, to: total, by: 3).map { number in
-            IdentityStore.Identity(
+            IdentityStore.CredentialIdentity(
                 kind: .oneTimeCode,
                 serviceIdentifier: IdentityStore.ServiceIdentifier(identifier: shape.host(number), type: .domain),
                 user: "alice",
-                recordIdentifier: "alice"
+                recordIdentifier: "alice",
+                rank: 0
             )
         }
-        try JSONEncoder().encode(["identities": identities]).write(
+        // The store's file holds what List replies.
+        try Data(RawJSON(encoding: IdentityStore.List.Reply(identities: identities)).bytes).write(
             to: root.appendingPathComponent("state/keyport/identities/\(id).json")
         )
     }

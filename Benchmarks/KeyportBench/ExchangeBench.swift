@@ -33,7 +33,7 @@ func exchangeImporter() async throws {
     let reply = try await DaemonClient.withConnection(environment: environment) { connection in
         try await connection.call(
             "org.keyport.Exchange.ImportCredentials",
-            RawJSON(encoding: Exchange.ImportIn(token: token))
+            RawJSON(encoding: Exchange.ImportCredentials.Parameters(token: token))
         )
     }
     guard let data = try reply.member("data") else { exit(1) }
@@ -108,7 +108,7 @@ func exchangeBenchmark(items: Int, rounds: Int) async throws {
         let start = monotonicNanoseconds()
         try await DaemonClient.withConnection(environment: environment) { connection in
             let requested = try await connection.call("org.keyport.Exchange.RequestExport")
-            let options = try requested.decode(Exchange.RequestExportOut.self)
+            let options = try requested.decode(Exchange.RequestExport.Reply.self)
             let encoded = CXF.Encoder().encode(document)
             _ = try await connection.call(
                 "org.keyport.Exchange.ExportCredentials",
@@ -168,10 +168,7 @@ func exchangeParts(items: Int) throws {
     // As keyportd has them: read out of the message, with where each member lies.
     let received = try VarlinkCall(message: message).parameters
     time("interface check") {
-        _ = KeyportInterfaces.exchange.check(
-            received,
-            against: KeyportInterfaces.exchange.methods["ExportCredentials"]!.input
-        )
+        _ = Exchange.interface.check(received, against: Exchange.interface.methods["ExportCredentials"]!.input)
     }
     try time("member(\"data\")") { _ = try received.member("data") }
     try time("CXF decode") { _ = try CXF.Decoder().decode(bytes) }

@@ -4,6 +4,7 @@ import KeyportCrypto
 import KeyportInterfaces
 import KeyportSystem
 import KeyportVault
+import KeyportVaultAgent
 import Varlink
 
 #if canImport(Glibc)
@@ -107,8 +108,8 @@ func vaultAutoFillBenchmark(items count: Int, runs: Int) async throws {
         while !Task.isCancelled {
             if (try? await VaultAgentClient.call(
                 locations,
-                VaultAgent.unlock,
-                try RawJSON(encoding: VaultAgent.UnlockIn(path: locations.defaultVault, passphrase: passphrase))
+                VaultKeeper.Unlock.name,
+                RawJSON(encoding: VaultKeeper.Unlock.Parameters(path: locations.defaultVault, passphrase: passphrase))
             )) != nil, FileManager.default.fileExists(atPath: locations.socket) {
                 return true
             }

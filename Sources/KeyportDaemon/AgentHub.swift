@@ -7,7 +7,7 @@ import Varlink
 /// How a question to the person ended.
 private enum Outcome: Sendable {
     /// The person's answer (declined: no choice, no secret).
-    case answered(Agent.Answer)
+    case answered(Agent.Answer.Parameters)
     case unanswered(AgentHub.Unanswered)
 }
 
@@ -105,8 +105,11 @@ package final class AgentHub: Sendable {
 
     /// ``ask(_:)``, withdrawing the question when the person has not answered within `limit`
     /// (``Unanswered/timedOut``).
-    package func ask(_ request: Agent.Request, within limit: Duration) async throws(Unanswered) -> Agent.Answer {
-        typealias Outcome = Result<Agent.Answer, Unanswered>
+    package func ask(
+        _ request: Agent.Request,
+        within limit: Duration
+    ) async throws(Unanswered) -> Agent.Answer.Parameters {
+        typealias Outcome = Result<Agent.Answer.Parameters, Unanswered>
         let first: Outcome? = await withTaskGroup(of: Outcome?.self) { group -> Outcome? in
             group.addTask { () -> Outcome? in
                 do throws(Unanswered) {
@@ -136,7 +139,7 @@ package final class AgentHub: Sendable {
     /// Asks the person `request`; returns their answer (a choice, a secret, or neither when they
     /// declined). Cancelling the calling task (the asking app left) withdraws the question, and the
     /// agent is told to take it off the screen.
-    package func ask(_ request: Agent.Request) async throws(Unanswered) -> Agent.Answer {
+    package func ask(_ request: Agent.Request) async throws(Unanswered) -> Agent.Answer.Parameters {
         let id = request.id
         let outcome: Outcome = await withTaskCancellationHandler {
             await withCheckedContinuation { (outcome: CheckedContinuation<Outcome, Never>) in
@@ -175,24 +178,20 @@ package final class AgentHub: Sendable {
     /// until its connection closes or another agent takes the role.
     package func serve(_ call: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
         guard call.call.more else { throw VarlinkError.expectedMore(call.call.method) }
-        let input = try call.parameters(as: Agent.ServeIn.self)
+        let input = try call.parameters(as: Agent.Serve.Parameters.self)
         let process = call.peer.process
         let caller = Self.describe(process)
         if let refusal = refusal(of: process) {
             alertHolder("\(caller) tried to become your agent; keyportd refused it: \(refusal)")
-            throw VarlinkError(
-                name: Agent.Error.notAnAgent,
-                ["message": "this program cannot be the person's agent: \(refusal)"]
-            )
+            throw VarlinkError(Agent.NotAnAgent(message: "this program cannot be the person's agent: \(refusal)"))
         }
         if input.scripted == true && !policy.allowsScripted {
             alertHolder("\(caller) tried to become a scripted agent; keyportd refused it")
             throw VarlinkError(
-                name: Agent.Error.scriptedNotAllowed,
-                [
-                    "message":
+                Agent.ScriptedNotAllowed(
+                    message:
                         "this keyportd takes no scripted answers (--auto): its questions are the person's. Run `keyport agent` to answer them yourself; for a demo or a test, start keyportd with --allow-scripted-agent"
-                ]
+                )
             )
         }
         let (events, continuation) = AsyncStream.makeStream(of: Event.self)
@@ -219,12 +218,11 @@ package final class AgentHub: Sendable {
             guard input.replace == true else {
                 alertHolder("\(caller) tried to become your agent; keyportd refused it")
                 throw VarlinkError(
-                    name: Agent.Error.agentBusy,
-                    [
-                        "holder": busy.description,
-                        "message":
-                            "another agent already answers keyportd's questions: \(busy.description), and it has been told of this attempt. To move the role here, run `keyport agent --replace` and say yes in that agent",
-                    ]
+                    Agent.AgentBusy(
+                        holder: busy.description,
+                        message:
+                            "another agent already answers keyportd's questions: \(busy.description), and it has been told of this attempt. To move the role here, run `keyport agent --replace` and say yes in that agent"
+                    )
                 )
             }
             confirmedInTime = try await confirmReplacement(by: caller, holder: busy.description)
@@ -243,20 +241,17 @@ package final class AgentHub: Sendable {
             }
             for question in orphaned { question.outcome.resume(returning: .unanswered(.noAgent)) }
         }
-        try await call.send(RawJSON.reply(Agent.Served()))
+        try await call.send(RawJSON(encoding: Agent.Serve.Reply()))
         // The stream ends when the agent's connection closes (its call is cancelled), or when
         // keyportd stops.
         for await event in events {
             switch event {
-            case .request(let request): try await call.send(RawJSON.reply(Agent.Served(request: request)))
-            case .withdrawn(let id): try await call.send(RawJSON.reply(Agent.Served(withdrawn: id)))
-            case .alert(let text): try await call.send(RawJSON.reply(Agent.Served(alert: text)))
+            case .request(let request): try await call.send(RawJSON(encoding: Agent.Serve.Reply(request: request)))
+            case .withdrawn(let id): try await call.send(RawJSON(encoding: Agent.Serve.Reply(withdrawn: id)))
+            case .alert(let text): try await call.send(RawJSON(encoding: Agent.Serve.Reply(alert: text)))
             case .replaced(let by, let confirmed):
                 let why = confirmed ? "as you confirmed" : "as this agent did not answer its request in time"
-                throw VarlinkError(
-                    name: Agent.Error.replaced,
-                    ["message": "\(by) answers keyportd's questions now, \(why)"]
-                )
+                throw VarlinkError(Agent.Replaced(message: "\(by) answers keyportd's questions now, \(why)"))
             }
         }
         return .emptyObject
@@ -293,8 +288,10 @@ package final class AgentHub: Sendable {
         }
         guard first else {
             throw VarlinkError(
-                name: Agent.Error.agentBusy,
-                ["holder": holder, "message": "another takeover is waiting for the person's answer in \(holder)"]
+                Agent.AgentBusy(
+                    holder: holder,
+                    message: "another takeover is waiting for the person's answer in \(holder)"
+                )
             )
         }
         defer { state.withLock { $0.replacing = false } }
@@ -305,7 +302,7 @@ package final class AgentHub: Sendable {
             message:
                 "\(caller) asks to become your agent in place of this one: it would see and answer every question keyportd asks you from now on. Did you start it?"
         )
-        let answer: Agent.Answer
+        let answer: Agent.Answer.Parameters
         do {
             answer = try await ask(question, within: policy.confirmationTime)
         } catch {
@@ -317,18 +314,19 @@ package final class AgentHub: Sendable {
             case .timedOut: return false
             case .withdrawn, .stopping:
                 throw VarlinkError(
-                    name: Agent.Error.agentBusy,
-                    ["holder": holder, "message": "the takeover was not confirmed: \(holder) still holds the role"]
+                    Agent.AgentBusy(
+                        holder: holder,
+                        message: "the takeover was not confirmed: \(holder) still holds the role"
+                    )
                 )
             }
         }
         guard answer.choice == Agent.yes else {
             throw VarlinkError(
-                name: Agent.Error.agentBusy,
-                [
-                    "holder": holder,
-                    "message": "the person declined the takeover in the agent that holds the role: \(holder)",
-                ]
+                Agent.AgentBusy(
+                    holder: holder,
+                    message: "the person declined the takeover in the agent that holds the role: \(holder)"
+                )
             )
         }
         return true
@@ -363,24 +361,22 @@ package final class AgentHub: Sendable {
 
     /// `Answer`: the person's answer to a waiting question, from the process that holds the role;
     /// a choice must be one offered (for a confirmation, "yes").
-    package func answer(_ answer: Agent.Answer, from process: PinnedProcess) throws(VarlinkError) {
+    package func answer(_ answer: Agent.Answer.Parameters, from process: PinnedProcess) throws(VarlinkError) {
         let problem: VarlinkError? = state.withLock { state in
             guard let holder = state.holder, holder.process.isSameProcess(as: process) else {
                 return VarlinkError(
-                    name: Agent.Error.notTheAgent,
-                    [
-                        "message":
+                    Agent.NotTheAgent(
+                        message:
                             "only the agent that holds the role answers the person's questions, and this process does not hold it"
-                    ]
+                    )
                 )
             }
             guard let waiting = state.waiting[answer.request] else {
                 return VarlinkError(
-                    name: Agent.Error.unknownRequest,
-                    [
-                        "request": answer.request,
-                        "message": "no question \(answer.request) is waiting (answered already, or withdrawn)",
-                    ]
+                    Agent.UnknownRequest(
+                        request: answer.request,
+                        message: "no question \(answer.request) is waiting (answered already, or withdrawn)"
+                    )
                 )
             }
             if let choice = answer.choice {
@@ -389,8 +385,10 @@ package final class AgentHub: Sendable {
                     ? choice == Agent.yes : waiting.request.choices.contains { $0.id == choice }
                 guard offered else {
                     return VarlinkError(
-                        name: Agent.Error.invalidChoice,
-                        ["choice": choice, "message": "\(choice) is not one of the choices offered for this question"]
+                        Agent.InvalidChoice(
+                            choice: choice,
+                            message: "\(choice) is not one of the choices offered for this question"
+                        )
                     )
                 }
             }
@@ -418,11 +416,11 @@ package final class AgentHub: Sendable {
     /// The interface and its methods, for the server.
     package var implementation: VarlinkInterfaceImplementation {
         VarlinkInterfaceImplementation(
-            KeyportInterfaces.agent,
+            Agent.interface,
             methods: [
-                "Serve": { [self] request throws(VarlinkError) in try await self.serve(request) },
-                "Answer": { [self] request throws(VarlinkError) in
-                    let answer = try request.parameters(as: Agent.Answer.self)
+                Agent.Serve.name: { [self] request throws(VarlinkError) in try await self.serve(request) },
+                Agent.Answer.name: { [self] request throws(VarlinkError) in
+                    let answer = try request.parameters(as: Agent.Answer.Parameters.self)
                     try self.answer(answer, from: request.peer.process)
                     return .emptyObject
                 },

@@ -53,7 +53,7 @@ package final class AutoFillService: Sendable {
     /// An identity that fits a request, and how well.
     package struct Candidate {
         var provider: ProviderManifest
-        var identity: IdentityStore.Identity
+        var identity: IdentityStore.CredentialIdentity
         /// Where the identity was saved for.
         var origin: ServiceOrigin
         /// Sort key: earlier identifier, better fit, earlier provider, higher rank.
@@ -111,7 +111,7 @@ package final class AutoFillService: Sendable {
     }
 
     /// What fits `requested` among the enabled providers' identities of `kind`.
-    package func fits(kind: IdentityStore.Kind, user: String? = nil, for requested: [ServiceOrigin]) -> Fits {
+    package func fits(kind: IdentityStore.CredentialType, user: String? = nil, for requested: [ServiceOrigin]) -> Fits {
         fits(kind: kind, user: user, for: requested, among: enabledProviders { $0.provides(kind) })
     }
 
@@ -119,13 +119,13 @@ package final class AutoFillService: Sendable {
     /// are looked up by origin; only when there is none are the identities of the requests'
     /// sites read for wider ones.
     private func fits(
-        kind: IdentityStore.Kind,
+        kind: IdentityStore.CredentialType,
         user: String?,
         for requested: [ServiceOrigin],
         among providers: [ProviderManifest]
     ) -> Fits {
         let stores = providers.map { identities.identities(of: $0.id) }
-        func wanted(_ identity: IdentityStore.Identity) -> Bool {
+        func wanted(_ identity: IdentityStore.CredentialIdentity) -> Bool {
             identity.kind == kind && (user == nil || identity.user == user)
         }
         var result = Fits()
@@ -173,7 +173,7 @@ package final class AutoFillService: Sendable {
     /// The service a request names, read; an identifier that names none is the client's error,
     /// reported as `parameter`.
     private static func origin(
-        of identifier: IdentityStore.ServiceIdentifier,
+        of identifier: AutoFill.ServiceIdentifier,
         parameter: String
     ) throws(VarlinkError) -> ServiceOrigin {
         switch ServiceOrigin.parse(identifier.identifier) {
@@ -183,7 +183,7 @@ package final class AutoFillService: Sendable {
     }
 
     private func requestCredential(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
-        let input = try request.parameters(as: AutoFill.RequestIn.self)
+        let input = try request.parameters(as: AutoFill.RequestCredential.Parameters.self)
         var requested: [ServiceOrigin] = []
         for (index, identifier) in input.serviceIdentifiers.enumerated() {
             requested.append(try Self.origin(of: identifier, parameter: "serviceIdentifiers[\(index)]"))
@@ -191,7 +191,7 @@ package final class AutoFillService: Sendable {
         let kind = input.type == .password ? "password" : "one-time code"
         let services =
             requested.map(\.description).joined(separator: ", ") + (input.user.map { " (user \($0))" } ?? "")
-        let fits = fits(kind: input.type, user: input.user, for: requested)
+        let fits = fits(kind: IdentityStore.CredentialType(input.type), user: input.user, for: requested)
         let candidate: Candidate
         if let exact = fits.exact {
             candidate = exact
@@ -208,23 +208,26 @@ package final class AutoFillService: Sendable {
                 "; one is saved for \($0), and what is saved for a secure scheme is never given to one that is not"
             }
             throw VarlinkError(
-                name: AutoFill.Error.noCredential,
-                [
-                    "message":
+                AutoFill.NoCredential(
+                    message:
                         "no enabled provider has a \(kind) for \(services.isEmpty ? "no service" : services)\(secure ?? "")"
-                ]
+                )
             )
         }
         let provider = candidate.provider
-        let parameters = try RawJSON.reply(
-            CredentialProvider.RequestIn(
-                request: CredentialProvider.Request(type: input.type, credentialIdentity: candidate.identity)
-            )
+        let parameters = RawJSON(
+            encoding:
+                CredentialProvider.ProvideWithoutUserInteraction.Parameters(
+                    request: CredentialProvider.CredentialRequest(
+                        type: CredentialProvider.CredentialType(candidate.identity.kind),
+                        credentialIdentity: CredentialProvider.CredentialIdentity(candidate.identity)
+                    )
+                )
         )
         let reply = try await ask(
             provider,
-            CredentialProvider.provideWithoutUserInteraction,
-            then: CredentialProvider.provideWithUserInteraction,
+            CredentialProvider.ProvideWithoutUserInteraction.name,
+            then: CredentialProvider.ProvideWithUserInteraction.name,
             parameters,
             interactive: input.interactive ?? true,
             as: Self.call(for: request, to: provider)
@@ -246,26 +249,20 @@ package final class AutoFillService: Sendable {
         let onlyOffered =
             "no enabled provider has a \(kind) for \(services) itself; the nearest fit is saved for \(nearest.origin) in \(nearest.provider.name), and is only given when you choose it in the agent"
         guard interactive else {
-            throw VarlinkError(
-                name: AutoFill.Error.noCredential,
-                ["message": onlyOffered + ", and the request was not to involve you"]
-            )
+            throw VarlinkError(AutoFill.NoCredential(message: onlyOffered + ", and the request was not to involve you"))
         }
         guard agents.isHeld else {
             throw VarlinkError(
-                name: AutoFill.Error.noCredential,
-                ["message": onlyOffered + "; no agent is running (start one with `keyport agent`)"]
+                AutoFill.NoCredential(message: onlyOffered + "; no agent is running (start one with `keyport agent`)")
             )
         }
-        if request.call.more,
-            let reply = try? RawJSON(
-                encoding: AutoFill.Asking(
+        if request.call.more {
+            try? await request.send(
+                Self.asking(
                     provider: "",
-                    asking: "Keyport is asking you through the agent which saved \(kind) to give to \(services)"
+                    "Keyport is asking you through the agent which saved \(kind) to give to \(services)"
                 )
             )
-        {
-            try? await request.send(reply)
         }
         let question = Agent.Request(
             id: UUID().uuidString,
@@ -279,8 +276,7 @@ package final class AutoFillService: Sendable {
         let answer = try await askPerson(question, what: "which saved \(kind) to give")
         guard let index = answer.choice.flatMap(Int.init).map({ $0 - 1 }), fits.indices.contains(index) else {
             throw VarlinkError(
-                name: AutoFill.Error.canceled,
-                ["message": "you chose none of the \(kind)s saved for other sites; nothing was given"]
+                AutoFill.Canceled(message: "you chose none of the \(kind)s saved for other sites; nothing was given")
             )
         }
         logger.info("wider fit chosen by the person", metadata: ["provider": "\(fits[index].provider.id)"])
@@ -289,7 +285,10 @@ package final class AutoFillService: Sendable {
 
     /// Asks the person `question` through the agent; what keeps them from answering is the
     /// client's `Canceled`.
-    private func askPerson(_ question: Agent.Request, what: String) async throws(VarlinkError) -> Agent.Answer {
+    private func askPerson(
+        _ question: Agent.Request,
+        what: String
+    ) async throws(VarlinkError) -> Agent.Answer.Parameters {
         do {
             return try await agents.ask(question, within: personTime)
         } catch {
@@ -301,7 +300,7 @@ package final class AutoFillService: Sendable {
                 case .timedOut:
                     "you did not answer \(what) in the agent within \(personTime.components.seconds) seconds"
                 }
-            throw VarlinkError(name: AutoFill.Error.canceled, ["message": why])
+            throw VarlinkError(AutoFill.Canceled(message: why))
         }
     }
 
@@ -310,15 +309,20 @@ package final class AutoFillService: Sendable {
     /// rather than waiting in silence while the person is asked.
     private static func call(for request: VarlinkRequest, to provider: ProviderManifest) -> ProviderPool.Call {
         ProviderPool.Call { message in
-            guard request.call.more,
-                let reply = try? RawJSON(encoding: AutoFill.Asking(provider: provider.id, asking: message))
-            else { return }
-            try? await request.send(reply)
+            guard request.call.more else { return }
+            try? await request.send(asking(provider: provider.id, message))
         }
     }
 
+    /// An interim reply saying who asks the person, and what to tell whoever waits. Every
+    /// AutoFill method's reply has `provider` and `asking`, and nothing else is required:
+    /// SavePassword's reply type is exactly that pair.
+    private static func asking(provider: String, _ message: String) -> RawJSON {
+        RawJSON(encoding: AutoFill.SavePassword.Reply(provider: provider, asking: message))
+    }
+
     private func savePassword(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
-        let input = try request.parameters(as: AutoFill.SavePasswordIn.self)
+        let input = try request.parameters(as: AutoFill.SavePassword.Parameters.self)
         let address = try Self.origin(of: input.serviceIdentifier, parameter: "serviceIdentifier")
         guard !input.password.isEmpty else { throw .invalidParameter("password", "an empty password is not saved") }
         let savers = enabledProviders { $0.SavesPasswords }
@@ -329,35 +333,36 @@ package final class AutoFillService: Sendable {
         guard let provider = (existing.exact ?? existing.wider.first)?.provider ?? savers.first
         else {
             throw VarlinkError(
-                name: AutoFill.Error.noSavingProvider,
-                [
-                    "message":
-                        "no enabled provider takes passwords to save (its manifest would declare SavesPasswords)"
-                ]
-            )
-        }
-        let parameters = try RawJSON.reply(
-            CredentialProvider.SavePasswordIn(
-                request: CredentialProvider.SavePasswordRequest(
-                    serviceIdentifier: input.serviceIdentifier,
-                    user: input.user,
-                    password: input.password,
-                    title: input.title,
-                    sessionID: UUID().uuidString,
-                    event: input.event ?? .formDidDisappear
+                AutoFill.NoSavingProvider(
+                    message: "no enabled provider takes passwords to save (its manifest would declare SavesPasswords)"
                 )
             )
+        }
+        let parameters = RawJSON(
+            encoding:
+                CredentialProvider.SavePasswordWithoutUserInteraction.Parameters(
+                    request: CredentialProvider.SavePasswordRequest(
+                        serviceIdentifier: CredentialProvider.ServiceIdentifier(
+                            IdentityStore.ServiceIdentifier(input.serviceIdentifier)
+                        ),
+                        user: input.user,
+                        password: input.password,
+                        title: input.title,
+                        sessionID: UUID().uuidString,
+                        event: CredentialProvider.SaveEvent(input.event ?? .formDidDisappear)
+                    )
+                )
         )
         _ = try await ask(
             provider,
-            CredentialProvider.savePasswordWithoutUserInteraction,
-            then: CredentialProvider.savePasswordWithUserInteraction,
+            CredentialProvider.SavePasswordWithoutUserInteraction.name,
+            then: CredentialProvider.SavePasswordWithUserInteraction.name,
             parameters,
             interactive: input.interactive ?? true,
             as: Self.call(for: request, to: provider)
         )
         logger.info("password saved", metadata: ["provider": "\(provider.id)"])
-        return try RawJSON.reply(AutoFill.SavePasswordOut(provider: provider.id))
+        return RawJSON(encoding: AutoFill.SavePassword.Reply(provider: provider.id))
     }
 
     /// Seed 003's dance: `quick` without the person first; when the provider answers
@@ -375,11 +380,10 @@ package final class AutoFillService: Sendable {
         } catch  where Self.extensionCode(error) == 100 {
             guard interactive else {
                 throw VarlinkError(
-                    name: AutoFill.Error.interactionRequired,
-                    [
-                        "message":
+                    AutoFill.InteractionRequired(
+                        message:
                             "\(provider.name) needs you (to unlock, or to choose), and the request was not to involve you"
-                    ]
+                    )
                 )
             }
             logger.info("provider needs the person", metadata: ["provider": "\(provider.id)"])
@@ -388,13 +392,15 @@ package final class AutoFillService: Sendable {
     }
 
     private func requestFromList(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
-        let input = try request.parameters(as: CredentialProvider.ListIn.self)
-        let providers = enabledProviders { $0.provides(input.type) }
+        let input = try request.parameters(as: AutoFill.RequestFromList.Parameters.self)
+        let type = IdentityStore.CredentialType(input.type)
+        let providers = enabledProviders { $0.provides(type) }
         let kind = input.type == .password ? "passwords" : "one-time codes"
         guard var provider = providers.first else {
             throw VarlinkError(
-                name: AutoFill.Error.noCredential,
-                ["message": "no provider of \(kind) is enabled in Settings (keyport providers enable ID)"]
+                AutoFill.NoCredential(
+                    message: "no provider of \(kind) is enabled in Settings (keyport providers enable ID)"
+                )
             )
         }
         if providers.count > 1 {
@@ -409,14 +415,21 @@ package final class AutoFillService: Sendable {
             )
             let answer = try await askPerson(question, what: "which provider's \(kind) to show")
             guard let chosen = providers.first(where: { $0.id == answer.choice }) else {
-                throw VarlinkError(name: AutoFill.Error.canceled, ["message": "you chose no provider"])
+                throw VarlinkError(AutoFill.Canceled(message: "you chose no provider"))
             }
             provider = chosen
         }
         let reply = try await ask(
             provider,
-            CredentialProvider.provideFromList,
-            try RawJSON.reply(input),
+            CredentialProvider.ProvideFromList.name,
+            RawJSON(
+                encoding: CredentialProvider.ProvideFromList.Parameters(
+                    type: CredentialProvider.CredentialType(type),
+                    serviceIdentifiers: input.serviceIdentifiers.map {
+                        CredentialProvider.ServiceIdentifier(IdentityStore.ServiceIdentifier($0))
+                    }
+                )
+            ),
             interactiveTime,
             as: Self.call(for: request, to: provider)
         )
@@ -441,32 +454,27 @@ package final class AutoFillService: Sendable {
             } onCancel: {
                 call.callerLeft()
             }
-        } catch let error as VarlinkError where error.name == CredentialProvider.canceled {
+        } catch let error as VarlinkError where error.name == CredentialProvider.Canceled.name {
             if let limit = call.personTimedOut {
                 throw VarlinkError(
-                    name: AutoFill.Error.canceled,
-                    [
-                        "message":
+                    AutoFill.Canceled(
+                        message:
                             "you did not answer \(provider.name)'s question in the agent within \(limit.components.seconds) seconds"
-                    ]
+                    )
                 )
             }
             if Self.extensionCode(error) == 100 {
                 if passingOnInteraction { throw error }
                 throw VarlinkError(
-                    name: AutoFill.Error.canceled,
-                    ["message": "\(provider.name) needs you, though it was given the chance to ask you"]
+                    AutoFill.Canceled(message: "\(provider.name) needs you, though it was given the chance to ask you")
                 )
             }
             // ASExtensionError.userCanceled: the person said no to what the provider asked.
             if Self.extensionCode(error) == 1 {
-                throw VarlinkError(
-                    name: AutoFill.Error.canceled,
-                    ["message": "you declined what \(provider.name) asked in the agent"]
-                )
+                throw VarlinkError(AutoFill.Canceled(message: "you declined what \(provider.name) asked in the agent"))
             }
             let why = error.message ?? "it gave no reason"
-            throw VarlinkError(name: AutoFill.Error.canceled, ["message": "\(provider.name) declined: \(why)"])
+            throw VarlinkError(AutoFill.Canceled(message: "\(provider.name) declined: \(why)"))
         } catch let error as VarlinkError {
             throw Self.failed(provider, "it answered with an error its interface does not have: \(error.name)")
         } catch let error as ProviderPool.Failure {
@@ -485,37 +493,42 @@ package final class AutoFillService: Sendable {
     ) throws(VarlinkError)
         -> RawJSON
     {
-        guard let credential = try? reply.decode(CredentialProvider.CredentialOut.self).credential else {
+        guard let credential = try? reply.decode(CredentialProvider.ProvideWithoutUserInteraction.Reply.self).credential
+        else {
             throw Self.failed(provider, "its answer is not a credential")
         }
         logger.info("credential provided", metadata: ["provider": "\(provider.id)"])
-        return try RawJSON.reply(
-            AutoFill.RequestOut(credential: credential, provider: provider.id, site: site?.description)
+        // RequestFromList's reply is RequestCredential's without `site`, which is nil then.
+        return RawJSON(
+            encoding: AutoFill.RequestCredential.Reply(
+                credential: AutoFill.Credential(credential),
+                provider: provider.id,
+                site: site?.description
+            )
         )
     }
 
     private static func failed(_ provider: ProviderManifest, _ why: String) -> VarlinkError {
-        VarlinkError(
-            name: AutoFill.Error.providerFailed,
-            parameters: (try? RawJSON(encoding: ["provider": provider.id, "message": "\(provider.name): \(why)"]))
-                ?? .emptyObject
-        )
+        VarlinkError(AutoFill.ProviderFailed(provider: provider.id, message: "\(provider.name): \(why)"))
     }
 
     /// The `ASExtensionError` code of a provider's `Canceled`.
     private static func extensionCode(_ error: VarlinkError) -> Int? {
-        guard error.name == CredentialProvider.canceled else { return nil }
-        return try? error.parameters.member("code")?.decode(Int.self)
+        error.parameters(as: CredentialProvider.Canceled.self)?.code
     }
 
     /// The interface and its methods, for the server.
     package var implementation: VarlinkInterfaceImplementation {
         VarlinkInterfaceImplementation(
-            KeyportInterfaces.autoFill,
+            AutoFill.interface,
             methods: [
-                "RequestCredential": { [self] request throws(VarlinkError) in try await requestCredential(request) },
-                "RequestFromList": { [self] request throws(VarlinkError) in try await requestFromList(request) },
-                "SavePassword": { [self] request throws(VarlinkError) in try await savePassword(request) },
+                AutoFill.RequestCredential.name: { [self] request throws(VarlinkError) in
+                    try await requestCredential(request)
+                },
+                AutoFill.RequestFromList.name: { [self] request throws(VarlinkError) in
+                    try await requestFromList(request)
+                },
+                AutoFill.SavePassword.name: { [self] request throws(VarlinkError) in try await savePassword(request) },
             ]
         )
     }

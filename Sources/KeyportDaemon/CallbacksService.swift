@@ -42,7 +42,7 @@ package final class CallbacksService: Sendable {
     /// `Listen(scheme, socket)`, with `more`: registers the session until its connection closes.
     private func listen(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
         guard request.call.more else { throw VarlinkError.expectedMore(request.call.method) }
-        let input = try request.parameters(as: Callbacks.ListenIn.self)
+        let input = try request.parameters(as: Callbacks.Listen.Parameters.self)
         let scheme: String
         do {
             scheme = try SchemeRegistration.validate(scheme: input.scheme)
@@ -67,7 +67,7 @@ package final class CallbacksService: Sendable {
 
     /// `Deliver(url)`: offers the URL to the waiting sessions until one takes it.
     private func deliver(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
-        let text = try request.parameters(as: Callbacks.URLIn.self).url
+        let text = try request.parameters(as: Callbacks.Deliver.Parameters.self).url
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased() else {
             throw invalid("the callback is not a URL with a scheme")
         }
@@ -96,8 +96,7 @@ package final class CallbacksService: Sendable {
         }
         // The query (authorization code) and fragment stay out of messages and logs.
         throw VarlinkError(
-            name: Callbacks.Error.noSession,
-            ["message": "no sign-in session is waiting for this \(scheme): URL; it was not used"]
+            Callbacks.NoSession(message: "no sign-in session is waiting for this \(scheme): URL; it was not used")
         )
     }
 
@@ -107,16 +106,16 @@ package final class CallbacksService: Sendable {
     }
 
     private func invalid(_ message: String) -> VarlinkError {
-        VarlinkError(name: Callbacks.Error.invalidCallback, ["message": message])
+        VarlinkError(Callbacks.InvalidCallback(message: message))
     }
 
     /// The interface and its methods, for the server.
     package var implementation: VarlinkInterfaceImplementation {
         VarlinkInterfaceImplementation(
-            KeyportInterfaces.callbacks,
+            Callbacks.interface,
             methods: [
-                "Listen": { [self] request throws(VarlinkError) in try await self.listen(request) },
-                "Deliver": { [self] request throws(VarlinkError) in try await self.deliver(request) },
+                Callbacks.Listen.name: { [self] request throws(VarlinkError) in try await self.listen(request) },
+                Callbacks.Deliver.name: { [self] request throws(VarlinkError) in try await self.deliver(request) },
             ]
         )
     }

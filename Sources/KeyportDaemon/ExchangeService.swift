@@ -65,7 +65,7 @@ package final class ExchangeService: Sendable {
     private struct Reporting {
         /// The process that redeemed the token.
         var importer: PinnedProcess
-        var report: Exchange.ReportIn?
+        var report: Exchange.ReportImport.Parameters?
         var waiter: CheckedContinuation<Void, Never>?
     }
 
@@ -97,7 +97,7 @@ package final class ExchangeService: Sendable {
 
     private func requestExport(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
         try refuseWhenStopping()
-        let input = try request.parameters(as: Exchange.RequestExportIn.self)
+        let input = try request.parameters(as: Exchange.RequestExport.Parameters.self)
         let caller = request.peer.process
         let manifests = registry.scan().manifests
         let (exporterID, exporterName, declared) = try identifyExporter(caller, among: manifests)
@@ -108,11 +108,10 @@ package final class ExchangeService: Sendable {
         }
         guard !eligible.isEmpty else {
             throw VarlinkError(
-                name: Exchange.Error.noImporter,
-                [
-                    "message":
+                Exchange.NoImporter(
+                    message:
                         "no other registered app can import credentials in CXF \(offered.joined(separator: ", ")); install one that supports credential exchange"
-                ]
+                )
             )
         }
         let question = Agent.Request(
@@ -127,39 +126,31 @@ package final class ExchangeService: Sendable {
                 """,
             choices: eligible.map { Agent.Choice(id: $0.id, name: $0.name) }
         )
-        let answer: Agent.Answer
+        let answer: Agent.Answer.Parameters
         do {
             answer = try await agents.ask(question)
         } catch {
             switch error {
             case .noAgent:
                 throw VarlinkError(
-                    name: Exchange.Error.noAgent,
-                    ["message": "no agent is running to ask you; start one with `keyport agent` and try again"]
+                    Exchange.NoAgent(
+                        message: "no agent is running to ask you; start one with `keyport agent` and try again"
+                    )
                 )
             // (An export's question waits for the person as long as the exporter does.)
             case .withdrawn, .timedOut:
-                throw VarlinkError(
-                    name: Exchange.Error.declined,
-                    ["message": "the request was withdrawn before it was answered"]
-                )
+                throw VarlinkError(Exchange.Declined(message: "the request was withdrawn before it was answered"))
             case .stopping:
-                throw VarlinkError(
-                    name: Exchange.Error.shuttingDown,
-                    ["message": "keyportd is stopping; nothing was exported"]
-                )
+                throw VarlinkError(Exchange.ShuttingDown(message: "keyportd is stopping; nothing was exported"))
             }
         }
         guard let choice = answer.choice else {
-            throw VarlinkError(name: Exchange.Error.declined, ["message": "the export was declined"])
+            throw VarlinkError(Exchange.Declined(message: "the export was declined"))
         }
         guard let importer = eligible.first(where: { $0.id == choice }),
             let version = Self.newestCommon(offered, importer.capabilities.SupportedCredentialExchangeVersions)
         else {
-            throw VarlinkError(
-                name: Exchange.Error.noImporter,
-                ["message": "the chosen app \(choice) is no longer registered"]
-            )
+            throw VarlinkError(Exchange.NoImporter(message: "the chosen app \(choice) is no longer registered"))
         }
         let export = UUID().uuidString
         let expires = ContinuousClock.now + tokenLifetime
@@ -178,7 +169,7 @@ package final class ExchangeService: Sendable {
             "export approved",
             metadata: ["exporter": "\(exporterName)", "importer": "\(importer.id)", "version": "\(version)"]
         )
-        return try RawJSON.reply(Exchange.RequestExportOut(export: export, formatVersion: version))
+        return RawJSON(encoding: Exchange.RequestExport.Reply(export: export, formatVersion: version))
     }
 
     /// Which registered app that supports exchange the caller is (``AppResolver``), or keyport's
@@ -191,20 +182,16 @@ package final class ExchangeService: Sendable {
         do {
             identity = try AppResolver.identify(caller, among: manifests)
         } catch {
-            throw VarlinkError(
-                name: Exchange.Error.notAllowed,
-                ["message": "keyportd cannot tell which app is asking: \(error)"]
-            )
+            throw VarlinkError(Exchange.NotAllowed(message: "keyportd cannot tell which app is asking: \(error)"))
         }
         switch identity {
         case .app(let manifest, let recognisedBy):
             guard manifest.capabilities.SupportsCredentialExchange else {
                 throw VarlinkError(
-                    name: Exchange.Error.notAllowed,
-                    [
-                        "message":
+                    Exchange.NotAllowed(
+                        message:
                             "\(manifest.name) (\(manifest.id), recognised by \(recognisedBy)) does not declare SupportsCredentialExchange in its manifest"
-                    ]
+                    )
                 )
             }
             return (manifest.id, manifest.name, manifest.capabilities.SupportedCredentialExchangeVersions)
@@ -212,11 +199,10 @@ package final class ExchangeService: Sendable {
             return (nil, "keyport (a CXF file)", ["1.0"])
         case .unregistered(_, let description):
             throw VarlinkError(
-                name: Exchange.Error.notAllowed,
-                [
-                    "message":
+                Exchange.NotAllowed(
+                    message:
                         "the caller is not a registered app: it is \(description); an app that exports needs a manifest (keyport/providers/*.json) with SupportsCredentialExchange"
-                ]
+                )
             )
         }
     }
@@ -248,8 +234,9 @@ package final class ExchangeService: Sendable {
         }
         guard let export else {
             throw VarlinkError(
-                name: Exchange.Error.unknownExport,
-                ["message": "no export \(exportID) of this app is waiting for its data; call RequestExport first"]
+                Exchange.UnknownExport(
+                    message: "no export \(exportID) of this app is waiting for its data; call RequestExport first"
+                )
             )
         }
         try check(document)
@@ -290,8 +277,7 @@ package final class ExchangeService: Sendable {
                 guard !stopping else {
                     ready.open()
                     let error = VarlinkError(
-                        name: Exchange.Error.shuttingDown,
-                        ["message": "keyportd is stopping; nothing was handed over"]
+                        Exchange.ShuttingDown(message: "keyportd is stopping; nothing was handed over")
                     )
                     delivered.resume(returning: .failure(error))
                     return
@@ -306,16 +292,16 @@ package final class ExchangeService: Sendable {
                 } catch {
                     ready.open()
                     let reason = "\(name) could not be started (\(export.importer.exec[0])): \(error)"
-                    fail(token, VarlinkError(name: Exchange.Error.importerFailed, ["message": reason]))
+                    fail(token, VarlinkError(Exchange.ImporterFailed(message: reason)))
                     return
                 }
                 started.withLock { $0 = child }
                 if request.call.more {
                     toldStarted.withLock {
                         $0 = Task {
-                            guard let reply = try? RawJSON.reply(Exchange.ExportOut(state: .started, importer: name))
-                            else { return }
-                            try? await request.send(reply)
+                            try? await request.send(
+                                RawJSON(encoding: Exchange.ExportCredentials.Reply(state: .started, importer: name))
+                            )
                         }
                     }
                 }
@@ -342,26 +328,31 @@ package final class ExchangeService: Sendable {
                         child.isRunning
                         ? "\(name) did not take the credentials within \(lifetime.components.seconds) seconds of being started; it was stopped, and nothing was handed over"
                         : "\(name) ended (\(child.termination.map { "\($0)" } ?? "exited")) without importing"
-                    self.fail(token, VarlinkError(name: Exchange.Error.importerFailed, ["message": reason]))
+                    self.fail(token, VarlinkError(Exchange.ImporterFailed(message: reason)))
                     if child.isRunning { await Self.stop(child) }
                 }
             }
         } onCancel: {
-            self.fail(token, VarlinkError(name: Exchange.Error.shuttingDown, ["message": "the export was cancelled"]))
+            self.fail(token, VarlinkError(Exchange.ShuttingDown(message: "the export was cancelled")))
         }
         await toldStarted.withLock { $0 }?.value
         try result.get()
         logger.info("export handed over", metadata: ["importer": "\(export.importer.id)"])
         if request.call.more {
-            try await request.send(RawJSON.reply(Exchange.ExportOut(state: .handed, importer: name)))
+            try await request.send(RawJSON(encoding: Exchange.ExportCredentials.Reply(state: .handed, importer: name)))
         }
         let report = await awaitReport(token, from: started.withLock { $0 })
         logger.info(
             report == nil ? "import not reported" : "import reported",
             metadata: ["importer": "\(export.importer.id)", "imported": "\(report?.imported ?? -1)"]
         )
-        return try RawJSON.reply(
-            Exchange.ExportOut(state: report == nil ? .unreported : .reported, importer: name, report: report)
+        return RawJSON(
+            encoding:
+                Exchange.ExportCredentials.Reply(
+                    state: report == nil ? .unreported : .reported,
+                    importer: name,
+                    report: report
+                )
         )
     }
 
@@ -379,9 +370,9 @@ package final class ExchangeService: Sendable {
     /// Waits for the importer's report of the import `token`: until it comes, the importer
     /// (`child`, when keyportd started it) has ended, or ``reportTime`` has passed. `nil` when it
     /// did not say.
-    private func awaitReport(_ token: String, from child: ChildProcess?) async -> Exchange.ReportIn? {
+    private func awaitReport(_ token: String, from child: ChildProcess?) async -> Exchange.ReportImport.Parameters? {
         let limit = reportTime
-        return await withTaskGroup(of: Void.self) { group -> Exchange.ReportIn? in
+        return await withTaskGroup(of: Void.self) { group -> Exchange.ReportImport.Parameters? in
             group.addTask {
                 await withCheckedContinuation { (reported: CheckedContinuation<Void, Never>) in
                     let now = self.state.withLock { state -> Bool in
@@ -423,10 +414,7 @@ package final class ExchangeService: Sendable {
         for token in tokens {
             fail(
                 token,
-                VarlinkError(
-                    name: Exchange.Error.shuttingDown,
-                    ["message": "keyportd is stopping; nothing was handed over"]
-                )
+                VarlinkError(Exchange.ShuttingDown(message: "keyportd is stopping; nothing was handed over"))
             )
         }
     }
@@ -479,24 +467,23 @@ package final class ExchangeService: Sendable {
             // Everything the check needs was seen.
         } catch {
             throw VarlinkError(
-                name: Exchange.Error.invalidData,
-                parameters: Self.invalidData("the data is not a CXF document", problems: ["\(error)"])
+                Exchange.InvalidData(message: "the data is not a CXF document", problems: ["\(error)"])
             )
         }
         guard hasAccounts, let major else {
             throw VarlinkError(
-                name: Exchange.Error.invalidData,
-                parameters: Self.invalidData(
-                    "the data is not a CXF document's header",
+                Exchange.InvalidData(
+                    message:
+                        "the data is not a CXF document's header",
                     problems: [hasAccounts ? "it has no version with a major number" : "it has no \"accounts\""]
                 )
             )
         }
         guard major == 1 else {
             throw VarlinkError(
-                name: Exchange.Error.invalidData,
-                parameters: Self.invalidData(
-                    "no importer can read CXF \(major).x",
+                Exchange.InvalidData(
+                    message:
+                        "no importer can read CXF \(major).x",
                     problems: ["version \(major) is not 1"]
                 )
             )
@@ -533,23 +520,15 @@ package final class ExchangeService: Sendable {
         }
     }
 
-    private static func invalidData(_ message: String, problems: [String]) -> RawJSON {
-        struct Parameters: Encodable {
-            var message: String
-            var problems: [String]
-        }
-        return (try? RawJSON(encoding: Parameters(message: message, problems: problems))) ?? .emptyObject
-    }
-
     // MARK: - ImportCredentials
 
     private func importCredentials(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
-        let given = try request.parameters(as: Exchange.ImportIn.self).token
+        let given = try request.parameters(as: Exchange.ImportCredentials.Parameters.self).token
         // A token is a UUID: compared as one, whatever the case of its letters.
         let token = UUID(uuidString: given)?.uuidString.lowercased() ?? given
         let caller = request.peer.process
         func invalid(_ message: String) -> VarlinkError {
-            VarlinkError(name: Exchange.Error.invalidToken, ["message": message])
+            VarlinkError(Exchange.InvalidToken(message: message))
         }
         guard let ready = state.withLock({ $0.pending[token]?.ready }) else {
             throw invalid("the token is unknown or was used already; tokens are single use")
@@ -559,7 +538,7 @@ package final class ExchangeService: Sendable {
             throw invalid("the token is unknown or was used already; tokens are single use")
         }
         guard ContinuousClock.now < pending.expires else {
-            fail(token, VarlinkError(name: Exchange.Error.importerFailed, ["message": "the importer's token expired"]))
+            fail(token, VarlinkError(Exchange.ImporterFailed(message: "the importer's token expired")))
             throw invalid("the token has expired")
         }
         // The process keyportd started for this token, or one it started.
@@ -603,11 +582,11 @@ package final class ExchangeService: Sendable {
     // MARK: - ReportImport
 
     private func reportImport(_ request: VarlinkRequest) throws(VarlinkError) {
-        let input = try request.parameters(as: Exchange.ReportIn.self)
+        let input = try request.parameters(as: Exchange.ReportImport.Parameters.self)
         let token = UUID(uuidString: input.token)?.uuidString.lowercased() ?? input.token
         let caller = request.peer.process
         func invalid(_ message: String) -> VarlinkError {
-            VarlinkError(name: Exchange.Error.invalidToken, ["message": message])
+            VarlinkError(Exchange.InvalidToken(message: message))
         }
         guard let importer = state.withLock({ $0.reports[token]?.importer }) else {
             throw invalid(
@@ -636,14 +615,18 @@ package final class ExchangeService: Sendable {
     /// The interface and its methods, for the server.
     package var implementation: VarlinkInterfaceImplementation {
         VarlinkInterfaceImplementation(
-            KeyportInterfaces.exchange,
+            Exchange.interface,
             methods: [
-                "RequestExport": { [self] request throws(VarlinkError) in try await self.requestExport(request) },
-                "ExportCredentials": { [self] request throws(VarlinkError) in try await self.exportCredentials(request)
+                Exchange.RequestExport.name: { [self] request throws(VarlinkError) in
+                    try await self.requestExport(request)
                 },
-                "ImportCredentials": { [self] request throws(VarlinkError) in try await self.importCredentials(request)
+                Exchange.ExportCredentials.name: { [self] request throws(VarlinkError) in
+                    try await self.exportCredentials(request)
                 },
-                "ReportImport": { [self] request throws(VarlinkError) in
+                Exchange.ImportCredentials.name: { [self] request throws(VarlinkError) in
+                    try await self.importCredentials(request)
+                },
+                Exchange.ReportImport.name: { [self] request throws(VarlinkError) in
                     try self.reportImport(request)
                     return .emptyObject
                 },
@@ -653,10 +636,7 @@ package final class ExchangeService: Sendable {
 
     private func refuseWhenStopping() throws(VarlinkError) {
         if state.withLock({ $0.stopping }) {
-            throw VarlinkError(
-                name: Exchange.Error.shuttingDown,
-                ["message": "keyportd is stopping; try again once it runs"]
-            )
+            throw VarlinkError(Exchange.ShuttingDown(message: "keyportd is stopping; try again once it runs"))
         }
     }
 

@@ -20,18 +20,18 @@ package final class IdentityStoreService: Sendable {
     /// could use however many share its registrable domain.
     package struct Identities: Sendable {
         package struct Entry: Sendable {
-            package var identity: IdentityStore.Identity
+            package var identity: IdentityStore.CredentialIdentity
             package var origin: ServiceOrigin
         }
 
-        package var all: [IdentityStore.Identity] = []
+        package var all: [IdentityStore.CredentialIdentity] = []
         package var byOrigin: [ServiceOrigin: [Entry]] = [:]
         package var bySite: [String: [Entry]] = [:]
         /// How many are saved as a domain (no scheme), which AutoFill gives without the person
         /// only to `https` on the default port of that very host (`keyport providers list` says so).
         package var domainOnly = 0
 
-        init(_ identities: [IdentityStore.Identity], list: PublicSuffixList) {
+        init(_ identities: [IdentityStore.CredentialIdentity], list: PublicSuffixList) {
             all = identities
             for identity in identities {
                 guard let origin = ServiceOrigin(identity.serviceIdentifier.identifier) else { continue }
@@ -41,10 +41,6 @@ package final class IdentityStoreService: Sendable {
                 if !identity.serviceIdentifier.identifier.contains("://") { domainOnly += 1 }
             }
         }
-    }
-
-    private struct File: Codable {
-        var identities: [IdentityStore.Identity]
     }
 
     private let registry: ProviderRegistry
@@ -84,7 +80,7 @@ package final class IdentityStoreService: Sendable {
         ) {
         case .success(let manifest): return manifest
         case .failure(let refusal):
-            throw VarlinkError(name: IdentityStore.Error.notAProvider, ["message": refusal.message])
+            throw VarlinkError(IdentityStore.NotAProvider(message: refusal.message))
         }
     }
 
@@ -95,11 +91,10 @@ package final class IdentityStoreService: Sendable {
     private func requireEnabled(_ provider: ProviderManifest) throws(VarlinkError) {
         guard isEnabled(provider) else {
             throw VarlinkError(
-                name: IdentityStore.Error.storeDisabled,
-                [
-                    "message":
+                IdentityStore.StoreDisabled(
+                    message:
                         "\(provider.name) is not enabled for AutoFill in Settings (keyport providers enable \(provider.id)); its identities are kept but not changed"
-                ]
+                )
             )
         }
     }
@@ -114,16 +109,18 @@ package final class IdentityStoreService: Sendable {
     private func load(_ provider: String, _ stores: inout [String: Identities]) throws(VarlinkError) -> Identities {
         if let loaded = stores[provider] { return loaded }
         let path = file(of: provider).path
-        var identities: [IdentityStore.Identity] = []
+        var identities: [IdentityStore.CredentialIdentity] = []
         if FileManager.default.fileExists(atPath: path) {
             do {
-                identities = try JSONDecoder().decode(File.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
-                    .identities
+                // The file holds what List replies: {"identities": […]}.
+                let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+                identities = try RawJSON(bytes: bytes).decode(IdentityStore.List.Reply.self).identities
             } catch {
                 // Left as it is: the person's data, and perhaps a newer keyportd's format.
                 throw VarlinkError(
-                    name: IdentityStore.Error.storeFailed,
-                    ["message": "the identity store \(path) cannot be read (\(error)); it was left as it is"]
+                    IdentityStore.StoreFailed(
+                        message: "the identity store \(path) cannot be read (\(error)); it was left as it is"
+                    )
                 )
             }
         }
@@ -134,19 +131,19 @@ package final class IdentityStoreService: Sendable {
 
     /// Writes `identities` as the provider's store, then keeps them. Called under the lock.
     private func store(
-        _ identities: [IdentityStore.Identity],
+        _ identities: [IdentityStore.CredentialIdentity],
         of provider: String,
         _ stores: inout [String: Identities]
     ) throws(VarlinkError) {
         do {
             _ = try PrivateDirectory.prepare(directory.path, contents: "the credential identity store", create: true)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            try AtomicFile.write(try encoder.encode(File(identities: identities)), to: file(of: provider).path)
+            let file = RawJSON(encoding: IdentityStore.List.Reply(identities: identities))
+            try AtomicFile.write(Data(file.bytes), to: self.file(of: provider).path)
         } catch {
             throw VarlinkError(
-                name: IdentityStore.Error.storeFailed,
-                ["message": "the identity store could not be written (\(error)); nothing was changed"]
+                IdentityStore.StoreFailed(
+                    message: "the identity store could not be written (\(error)); nothing was changed"
+                )
             )
         }
         stores[provider] = Identities(identities, list: list)
@@ -154,13 +151,13 @@ package final class IdentityStoreService: Sendable {
 
     /// Checks identities before any is stored: a service a request could name, a kind the
     /// provider declares.
-    private func check(_ identities: [IdentityStore.Identity], of provider: ProviderManifest) throws(VarlinkError) {
+    private func check(
+        _ identities: [IdentityStore.CredentialIdentity],
+        of provider: ProviderManifest
+    ) throws(VarlinkError) {
         for (index, identity) in identities.enumerated() {
             func invalid(_ why: String) -> VarlinkError {
-                VarlinkError(
-                    name: IdentityStore.Error.invalidIdentity,
-                    ["message": "identities[\(index)] \(why); nothing was changed"]
-                )
+                VarlinkError(IdentityStore.InvalidIdentity(message: "identities[\(index)] \(why); nothing was changed"))
             }
             if case .failure(let error) = ServiceOrigin.parse(identity.serviceIdentifier.identifier) {
                 throw invalid("names no service: \(error)")
@@ -178,7 +175,7 @@ package final class IdentityStoreService: Sendable {
     /// Loads, changes and writes the provider's identities under the lock.
     private func change(
         _ provider: ProviderManifest,
-        _ body: ([IdentityStore.Identity]) -> [IdentityStore.Identity]
+        _ body: ([IdentityStore.CredentialIdentity]) -> [IdentityStore.CredentialIdentity]
     ) throws(VarlinkError) {
         try requireEnabled(provider)
         try stores.withLock { stores throws(VarlinkError) in
@@ -204,10 +201,10 @@ package final class IdentityStoreService: Sendable {
 
     private func save(_ request: VarlinkRequest) throws(VarlinkError) -> RawJSON {
         let provider = try provider(request)
-        let saved = try request.parameters(as: IdentityStore.Identities.self).identities
+        let saved = try request.parameters(as: IdentityStore.Save.Parameters.self).identities
         try check(saved, of: provider)
         // One identity per key: the last of a batch that repeats one counts.
-        var seen = Set<IdentityStore.Identity.Key>()
+        var seen = Set<IdentityStore.CredentialIdentity.Key>()
         let unique = saved.reversed().filter { seen.insert($0.key).inserted }.reversed()
         try change(provider) { current in
             current.filter { !seen.contains($0.key) } + unique
@@ -217,14 +214,14 @@ package final class IdentityStoreService: Sendable {
 
     private func remove(_ request: VarlinkRequest) throws(VarlinkError) -> RawJSON {
         let provider = try provider(request)
-        let removed = Set(try request.parameters(as: IdentityStore.Identities.self).identities.map(\.key))
+        let removed = Set(try request.parameters(as: IdentityStore.Save.Parameters.self).identities.map(\.key))
         try change(provider) { current in current.filter { !removed.contains($0.key) } }
         return .emptyObject
     }
 
     private func replace(_ request: VarlinkRequest) throws(VarlinkError) -> RawJSON {
         let provider = try provider(request)
-        let identities = try request.parameters(as: IdentityStore.Identities.self).identities
+        let identities = try request.parameters(as: IdentityStore.Save.Parameters.self).identities
         try check(identities, of: provider)
         try change(provider) { _ in identities }
         return .emptyObject
@@ -238,48 +235,49 @@ package final class IdentityStoreService: Sendable {
 
     private func listIdentities(_ request: VarlinkRequest) throws(VarlinkError) -> RawJSON {
         let provider = try provider(request)
-        let input = try request.parameters(as: IdentityStore.ListIn.self)
-        let kinds = Set(input.kinds ?? IdentityStore.Kind.allCases)
+        let input = try request.parameters(as: IdentityStore.List.Parameters.self)
+        let kinds = Set(input.kinds ?? IdentityStore.CredentialType.allCases)
         let identities = try stores.withLock { stores throws(VarlinkError) in try load(provider.id, &stores).all }
             .filter { kinds.contains($0.kind) }
         guard let service = input.service else {
-            return try RawJSON.reply(IdentityStore.Identities(identities: identities))
+            return RawJSON(encoding: IdentityStore.Save.Parameters(identities: identities))
         }
         let requested: ServiceOrigin
         switch ServiceOrigin.parse(service.identifier) {
         case .success(let origin): requested = origin
         case .failure(let error):
-            throw VarlinkError(name: IdentityStore.Error.invalidIdentity, ["message": "service: \(error)"])
+            throw VarlinkError(IdentityStore.InvalidIdentity(message: "service: \(error)"))
         }
         // The provider's own identities for the service, exact fits first (AutoFill's rule).
         let matching =
             identities
-            .compactMap { identity -> (IdentityStore.Identity, ServiceFit)? in
+            .compactMap { identity -> (IdentityStore.CredentialIdentity, ServiceFit)? in
                 guard let origin = ServiceOrigin(identity.serviceIdentifier.identifier) else { return nil }
                 let fit = origin.fit(for: requested, in: list)
                 return fit == .none ? nil : (identity, fit)
             }
             .sorted { ($0.1, $0.0.rank) > ($1.1, $1.0.rank) }
             .map(\.0)
-        return try RawJSON.reply(IdentityStore.Identities(identities: matching))
+        return RawJSON(encoding: IdentityStore.Save.Parameters(identities: matching))
     }
 
     /// The interface and its methods, for the server.
     package var implementation: VarlinkInterfaceImplementation {
         VarlinkInterfaceImplementation(
-            KeyportInterfaces.identityStore,
+            IdentityStore.interface,
             methods: [
-                "State": { [self] request throws(VarlinkError) in
+                IdentityStore.State.name: { [self] request throws(VarlinkError) in
                     let provider = try provider(request)
-                    return try RawJSON.reply(
-                        IdentityStore.State(isEnabled: isEnabled(provider), supportsIncrementalUpdates: true)
+                    return RawJSON(
+                        encoding:
+                            IdentityStore.State.Reply(isEnabled: isEnabled(provider), supportsIncrementalUpdates: true)
                     )
                 },
-                "Save": { [self] request throws(VarlinkError) in try save(request) },
-                "Remove": { [self] request throws(VarlinkError) in try remove(request) },
-                "Replace": { [self] request throws(VarlinkError) in try replace(request) },
-                "RemoveAll": { [self] request throws(VarlinkError) in try removeAll(request) },
-                "List": { [self] request throws(VarlinkError) in try listIdentities(request) },
+                IdentityStore.Save.name: { [self] request throws(VarlinkError) in try save(request) },
+                IdentityStore.Remove.name: { [self] request throws(VarlinkError) in try remove(request) },
+                IdentityStore.Replace.name: { [self] request throws(VarlinkError) in try replace(request) },
+                IdentityStore.RemoveAll.name: { [self] request throws(VarlinkError) in try removeAll(request) },
+                IdentityStore.List.name: { [self] request throws(VarlinkError) in try listIdentities(request) },
             ]
         )
     }

@@ -24,13 +24,13 @@ package final class PromptService: Sendable {
         kind: Agent.Kind,
         message: String,
         choices: [Agent.Choice] = []
-    ) async throws(VarlinkError) -> Agent.Answer {
+    ) async throws(VarlinkError) -> Agent.Answer.Parameters {
         let provider: ProviderManifest
         let started = pool?.provider(startedAs: request.peer.process)
         switch AppResolver.provider(request.peer.process, among: registry.scan().manifests, startedAs: started) {
         case .success(let manifest): provider = manifest
         case .failure(let refusal):
-            throw VarlinkError(name: Prompt.Error.notAProvider, ["message": refusal.message])
+            throw VarlinkError(Prompt.NotAProvider(message: refusal.message))
         }
         let question = Agent.Request(
             id: UUID().uuidString,
@@ -55,18 +55,17 @@ package final class PromptService: Sendable {
             switch error {
             case .noAgent:
                 throw VarlinkError(
-                    name: Prompt.Error.noAgent,
-                    ["message": "no agent is running to ask you; start one with `keyport agent`"]
+                    Prompt.NoAgent(message: "no agent is running to ask you; start one with `keyport agent`")
                 )
             case .withdrawn:
                 // The provider that asked has gone; nobody reads this.
-                return Agent.Answer(request: question.id, choice: nil)
+                return Agent.Answer.Parameters(request: question.id, choice: nil)
             case .timedOut:
                 // Declined, for the provider; its caller is told the person did not answer.
                 personTimedOut = personTime
-                return Agent.Answer(request: question.id, choice: nil)
+                return Agent.Answer.Parameters(request: question.id, choice: nil)
             case .stopping:
-                throw VarlinkError(name: Prompt.Error.shuttingDown, ["message": "keyportd is stopping"])
+                throw VarlinkError(Prompt.ShuttingDown(message: "keyportd is stopping"))
             }
         }
     }
@@ -92,28 +91,29 @@ package final class PromptService: Sendable {
     /// The interface and its methods, for the server.
     package var implementation: VarlinkInterfaceImplementation {
         VarlinkInterfaceImplementation(
-            KeyportInterfaces.prompt,
+            Prompt.interface,
             methods: [
-                "Confirm": { [self] request throws(VarlinkError) in
-                    let input = try request.parameters(as: Prompt.MessageIn.self)
+                Prompt.Confirm.name: { [self] request throws(VarlinkError) in
+                    let input = try request.parameters(as: Prompt.Confirm.Parameters.self)
                     let answer = try await ask(request, kind: .confirm, message: input.message)
-                    return try RawJSON.reply(Prompt.ConfirmOut(confirmed: answer.choice == Agent.yes))
+                    return RawJSON(encoding: Prompt.Confirm.Reply(confirmed: answer.choice == Agent.yes))
                 },
-                "Choose": { [self] request throws(VarlinkError) in
-                    let input = try request.parameters(as: Prompt.ChooseIn.self)
-                    try Self.check(input.choices)
-                    let answer = try await ask(request, kind: .choose, message: input.message, choices: input.choices)
-                    return try RawJSON.reply(Prompt.ChooseOut(choice: answer.choice))
+                Prompt.Choose.name: { [self] request throws(VarlinkError) in
+                    let input = try request.parameters(as: Prompt.Choose.Parameters.self)
+                    let choices = input.choices.map(Agent.Choice.init)
+                    try Self.check(choices)
+                    let answer = try await ask(request, kind: .choose, message: input.message, choices: choices)
+                    return RawJSON(encoding: Prompt.Choose.Reply(choice: answer.choice))
                 },
-                "Notify": { [self] request throws(VarlinkError) in
-                    let input = try request.parameters(as: Prompt.MessageIn.self)
+                Prompt.Notify.name: { [self] request throws(VarlinkError) in
+                    let input = try request.parameters(as: Prompt.Confirm.Parameters.self)
                     _ = try await ask(request, kind: .notice, message: input.message)
                     return .emptyObject
                 },
-                "Secret": { [self] request throws(VarlinkError) in
-                    let input = try request.parameters(as: Prompt.MessageIn.self)
+                Prompt.Secret.name: { [self] request throws(VarlinkError) in
+                    let input = try request.parameters(as: Prompt.Confirm.Parameters.self)
                     let answer = try await ask(request, kind: .secret, message: input.message)
-                    return try RawJSON.reply(Prompt.SecretOut(secret: answer.secret))
+                    return RawJSON(encoding: Prompt.Secret.Reply(secret: answer.secret))
                 },
             ]
         )

@@ -35,7 +35,13 @@ package struct ProviderManifest: Hashable, Sendable {
         var name: String?
         var exec: [String]?
         var helpers: [[String]] = []
-        var capabilities = Providers.Capabilities()
+        var capabilities = Providers.Capabilities(
+            SupportsCredentialExchange: false,
+            SupportedCredentialExchangeVersions: [],
+            ProvidesPasswords: false,
+            ProvidesOneTimeCodes: false,
+            SavesPasswords: false
+        )
         var versionsGiven = false
         var cursor = JSONCursor(Array(data))
         do {

@@ -94,7 +94,7 @@ package final class ProvidersService: Sendable {
     }
 
     /// The registered apps with their Settings: enabled ones first in order, then the others by id.
-    package func list() -> Providers.List {
+    package func list() -> Providers.List.Reply {
         let (manifests, problems) = registry.scan()
         let (settings, settingsProblem) = ProviderSettings.load(from: configuration)
         let registered = Set(manifests.map(\.id))
@@ -118,36 +118,35 @@ package final class ProvidersService: Sendable {
             )
         }
         .sorted { ($0.position ?? Int.max, $0.id) < ($1.position ?? Int.max, $1.id) }
-        return Providers.List(providers: providers, problems: problems + (settingsProblem.map { [$0] } ?? []))
+        return Providers.List.Reply(providers: providers, problems: problems + (settingsProblem.map { [$0] } ?? []))
     }
 
     /// The interface and its methods, for the server.
     package var implementation: VarlinkInterfaceImplementation {
         VarlinkInterfaceImplementation(
-            KeyportInterfaces.providers,
+            Providers.interface,
             methods: [
-                "List": { [self] _ throws(VarlinkError) in try RawJSON.reply(self.list()) },
-                "Enable": { [self] request throws(VarlinkError) in
-                    let id = try request.parameters(as: Providers.ID.self).id
+                Providers.List.name: { [self] _ throws(VarlinkError) in RawJSON(encoding: self.list()) },
+                Providers.Enable.name: { [self] request throws(VarlinkError) in
+                    let id = try request.parameters(as: Providers.Enable.Parameters.self).id
                     try self.change([id]) { enabled, _ in if !enabled.contains(id) { enabled.append(id) } }
                     return .emptyObject
                 },
-                "Disable": { [self] request throws(VarlinkError) in
-                    let id = try request.parameters(as: Providers.ID.self).id
+                Providers.Disable.name: { [self] request throws(VarlinkError) in
+                    let id = try request.parameters(as: Providers.Enable.Parameters.self).id
                     try self.change([id]) { enabled, _ in enabled.removeAll { $0 == id } }
                     return .emptyObject
                 },
-                "Order": { [self] request throws(VarlinkError) in
-                    let ids = try request.parameters(as: Providers.IDs.self).ids
+                Providers.Order.name: { [self] request throws(VarlinkError) in
+                    let ids = try request.parameters(as: Providers.Order.Parameters.self).ids
                     var seen = Set<String>()
                     for id in ids where !seen.insert(id).inserted {
                         throw VarlinkError(
-                            name: "org.keyport.Providers.DuplicateProvider",
-                            [
-                                "id": id,
-                                "message":
-                                    "\(id) is given twice; name each provider once, in the order AutoFill should ask them",
-                            ]
+                            Providers.DuplicateProvider(
+                                id: id,
+                                message:
+                                    "\(id) is given twice; name each provider once, in the order AutoFill should ask them"
+                            )
                         )
                     }
                     try self.change(ids) { enabled, registered in
@@ -165,11 +164,10 @@ package final class ProvidersService: Sendable {
         let registered = Set(registry.scan().manifests.map(\.id))
         for id in ids where !registered.contains(id) {
             throw VarlinkError(
-                name: "org.keyport.Providers.UnknownProvider",
-                [
-                    "id": id,
-                    "message": "no registered app has the id \(id); `keyport providers list` shows the registered ones",
-                ]
+                Providers.UnknownProvider(
+                    id: id,
+                    message: "no registered app has the id \(id); `keyport providers list` shows the registered ones"
+                )
             )
         }
         let failure = settingsLock.withLock { _ -> Providers.SaveError? in
@@ -183,7 +181,7 @@ package final class ProvidersService: Sendable {
             }
         }
         if let failure {
-            throw VarlinkError(name: "org.keyport.Providers.SettingsUnavailable", ["message": failure.message])
+            throw VarlinkError(Providers.SettingsUnavailable(message: failure.message))
         }
     }
 }

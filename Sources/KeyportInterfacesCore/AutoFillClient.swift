@@ -5,10 +5,25 @@ import VarlinkCore
 /// `keyport password` and `keyport git-credential` share, and what the `keyport` front program
 /// answers by itself, without loading Foundation, so that a code is printed within milliseconds.
 ///
-/// Without Foundation there is no `JSONEncoder`: the request is written and the reply read here,
-/// member by member, after the interface's definition (tests check both against the Codable
-/// types' own JSON).
+/// The request and its replies are the types generated from org.keyport.AutoFill's definition,
+/// which read and write their own JSON without Foundation.
 package enum AutoFillClient {
+    /// The credential that came, who gave it, and for which site it was saved.
+    package struct Answer: Hashable, Sendable {
+        package var credential: AutoFill.Credential
+        /// The id of the provider that answered.
+        package var provider: String
+        /// Where the answering identity was saved for (`https://github.com`); `nil` for a pick
+        /// from a provider's own list.
+        package var site: String?
+
+        package init(credential: AutoFill.Credential, provider: String, site: String?) {
+            self.credential = credential
+            self.provider = provider
+            self.site = site
+        }
+    }
+
     /// Why no credential came, as the command line says it: the message and the exit status
     /// (1 none, declined or failed; 2 keyportd not reachable).
     package struct Failure: Error, Hashable, Sendable, CustomStringConvertible {
@@ -32,31 +47,43 @@ package enum AutoFillClient {
     /// hears at once each time the provider asks the person through the agent (what to tell
     /// them, naming the provider), so the command does not wait in silence.
     package static func request(
-        _ kind: IdentityStore.Kind,
+        _ kind: AutoFill.CredentialType,
         for service: String,
         user: String? = nil,
         fromList: Bool = false,
         interactive: Bool? = nil,
         environment: [String: String],
         asking: (String) -> Void
-    ) throws(Failure) -> AutoFill.RequestOut {
+    ) throws(Failure) -> Answer {
         // Read here as keyportd will read it, so a site that names no service is said before
         // keyportd is asked (with the same words).
         if case .failure(let error) = ServiceOrigin.parse(service) { throw Failure(error.description, exitCode: 2) }
-        let identifier = IdentityStore.ServiceIdentifier(
+        let identifier = AutoFill.ServiceIdentifier(
             identifier: service,
             type: service.contains("://") ? .URL : .domain
         )
-        let method = fromList ? AutoFill.requestFromList : AutoFill.requestCredential
-        let parameters =
-            fromList
-            ? CredentialProvider.ListIn(type: kind, serviceIdentifiers: [identifier]).json
-            : AutoFill.RequestIn(type: kind, serviceIdentifiers: [identifier], user: user, interactive: interactive)
-                .json
-        let reply: RawJSON
+        let method: String
+        let parameters: RawJSON
+        if fromList {
+            method = AutoFill.RequestFromList.name
+            parameters = RawJSON(
+                encoding: AutoFill.RequestFromList.Parameters(type: kind, serviceIdentifiers: [identifier])
+            )
+        } else {
+            method = AutoFill.RequestCredential.name
+            parameters = RawJSON(
+                encoding: AutoFill.RequestCredential.Parameters(
+                    type: kind,
+                    serviceIdentifiers: [identifier],
+                    user: user,
+                    interactive: interactive
+                )
+            )
+        }
+        let last: RawJSON
         do {
-            reply = try DaemonClient.connect(environment: environment).call(method, parameters) { interim in
-                if let message = try? AutoFill.Asking(json: interim).asking { asking(message) }
+            last = try DaemonClient.connect(environment: environment).call(method, parameters) { interim in
+                if let message = try? interim.decode(AutoFill.RequestCredential.Reply.self).asking { asking(message) }
             }
         } catch let error as VarlinkError {
             throw Failure(error.sentence, exitCode: 1, name: error.name)
@@ -65,20 +92,26 @@ package enum AutoFillClient {
         } catch {
             throw Failure("keyportd: \(error)", exitCode: 2)
         }
+        // RequestFromList's reply is RequestCredential's without `site`: one type reads both.
+        let reply: AutoFill.RequestCredential.Reply
         do {
-            return try AutoFill.RequestOut(json: reply)
+            reply = try last.decode(AutoFill.RequestCredential.Reply.self)
         } catch {
             throw Failure(
                 "keyportd's reply is not what this keyport understands (\(error)); keyport and keyportd may come from different builds",
                 exitCode: 2
             )
         }
+        guard let credential = reply.credential else {
+            throw Failure("\(reply.provider) answered without a credential", exitCode: 1)
+        }
+        return Answer(credential: credential, provider: reply.provider, site: reply.site)
     }
 
     /// What `keyport password --json` prints: `{"password", "provider", "site", "user"}`, keys
     /// sorted; `site` and `user` left out when the answer has none (a pick from a provider's
     /// list names no site).
-    package static func passwordJSON(_ answer: AutoFill.RequestOut, password: String) -> String {
+    package static func passwordJSON(_ answer: Answer, password: String) -> String {
         var members: [(name: String, value: [UInt8])] = [
             ("password", JSONText.quoted(password)), ("provider", JSONText.quoted(answer.provider)),
         ]
@@ -90,7 +123,7 @@ package enum AutoFillClient {
     /// Which account answered and where it was saved, for standard error: `the password of alice
     /// saved for https://github.com (org.keyport.vault)`. The person sees what went out, and a
     /// wider fit they chose is named.
-    package static func answered(_ kind: IdentityStore.Kind, _ answer: AutoFill.RequestOut) -> String {
+    package static func answered(_ kind: AutoFill.CredentialType, _ answer: Answer) -> String {
         let what = kind == .password ? "the password" : "the one-time code"
         let user = answer.credential.user.map { $0.isEmpty ? "" : " of \($0)" } ?? ""
         let site = answer.site.map { " saved for \($0)" } ?? ""
@@ -98,7 +131,7 @@ package enum AutoFillClient {
     }
 
     /// The secret `answer` carries for `kind`: the code, or the password.
-    package static func secret(_ kind: IdentityStore.Kind, of answer: AutoFill.RequestOut) throws(Failure) -> String {
+    package static func secret(_ kind: AutoFill.CredentialType, of answer: Answer) throws(Failure) -> String {
         switch kind {
         case .oneTimeCode:
             guard let code = answer.credential.code else {
@@ -110,109 +143,6 @@ package enum AutoFillClient {
                 throw Failure("\(answer.provider) answered without a password", exitCode: 1)
             }
             return password
-        }
-    }
-}
-
-extension AutoFill.RequestIn {
-    /// The parameters as JSON, keys sorted (as `JSONEncoder` with `.sortedKeys` writes them).
-    package var json: RawJSON {
-        var members: [(name: String, value: [UInt8])] = []
-        if let interactive { members.append(("interactive", Array((interactive ? "true" : "false").utf8))) }
-        members.append(("serviceIdentifiers", IdentityStore.ServiceIdentifier.json(serviceIdentifiers)))
-        members.append(("type", JSONText.quoted(type.rawValue)))
-        if let user { members.append(("user", JSONText.quoted(user))) }
-        return JSONText.object(members)
-    }
-}
-
-extension CredentialProvider.ListIn {
-    /// The parameters as JSON, keys sorted.
-    package var json: RawJSON {
-        JSONText.object([
-            ("serviceIdentifiers", IdentityStore.ServiceIdentifier.json(serviceIdentifiers)),
-            ("type", JSONText.quoted(type.rawValue)),
-        ])
-    }
-}
-
-extension IdentityStore.ServiceIdentifier {
-    /// `identifiers` as a JSON array of objects, keys sorted.
-    static func json(_ identifiers: [Self]) -> [UInt8] {
-        var out: [UInt8] = [UInt8(ascii: "[")]
-        for (index, identifier) in identifiers.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            out +=
-                JSONText.object([
-                    ("identifier", JSONText.quoted(identifier.identifier)),
-                    ("type", JSONText.quoted(identifier.type.rawValue)),
-                ]).bytes
-        }
-        out.append(UInt8(ascii: "]"))
-        return out
-    }
-}
-
-extension AutoFill.RequestOut {
-    /// Reads the reply's parameters: `credential` (`user`, `password`, `code`, each a string or
-    /// absent), `provider` and `site`. Members the interface may add later are passed over.
-    package init(json: RawJSON) throws {
-        var credential = CredentialProvider.Credential()
-        var provider: String?
-        var site: String?
-        var cursor = JSONCursor(json.bytes)
-        try cursor.forEachMember { cursor, key in
-            switch key {
-            case "credential":
-                try cursor.forEachMember { cursor, key in
-                    switch key {
-                    case "user": credential.user = try cursor.optionalString(key)
-                    case "password": credential.password = try cursor.optionalString(key)
-                    case "code": credential.code = try cursor.optionalString(key)
-                    default: try cursor.skipValue()
-                    }
-                }
-            case "provider":
-                provider = try cursor.optionalString(key)
-            case "site":
-                site = try cursor.optionalString(key)
-            default:
-                try cursor.skipValue()
-            }
-        }
-        guard let provider else { throw cursor.error("the reply has no \"provider\"") }
-        self.init(credential: credential, provider: provider, site: site)
-    }
-}
-
-extension AutoFill.Asking {
-    /// Reads an `Asking` reply without Foundation.
-    package init(json: RawJSON) throws {
-        var provider: String?
-        var asking: String?
-        var cursor = JSONCursor(json.bytes)
-        try cursor.forEachMember { cursor, key in
-            switch key {
-            case "provider": provider = try cursor.optionalString(key)
-            case "asking": asking = try cursor.optionalString(key)
-            default: try cursor.skipValue()
-            }
-        }
-        guard let provider, let asking else { throw cursor.error("the reply is not an Asking one") }
-        self.init(provider: provider, asking: asking)
-    }
-}
-
-extension JSONCursor {
-    /// The next value when it is a string; `nil` when it is `null`; anything else is an error that
-    /// names `member`.
-    fileprivate mutating func optionalString(_ member: String) throws(JSONSyntaxError) -> String? {
-        switch try peekKind() {
-        case .string: return try string()
-        case .null:
-            try null()
-            return nil
-        default: throw error("\"\(member)\" must be a string")
         }
     }
 }

@@ -17,11 +17,11 @@ extension VaultAgentClient {
     ) async throws -> [CXF.Item] {
         var items: [CXF.Item] = []
         func add(_ reply: RawJSON) throws {
-            guard let raw = try reply.member("item"), raw.bytes != Array("null".utf8) else { return }
-            items.append(try CXF.Decoder().decodeItem(raw.bytes))
+            guard let item = try reply.decode(VaultKeeper.List.Reply.self).item else { return }
+            items.append(try CXF.Decoder().decodeItem(item.bytes))
             progress?(items.count)
         }
-        try add(try await call(locations, VaultAgent.list, more: true, each: add))
+        try add(try await call(locations, VaultKeeper.List.name, more: true, each: add))
         return items
     }
 
@@ -36,15 +36,8 @@ extension VaultAgentClient {
         forService service: String,
         exact: Bool = false
     ) async throws -> [CXF.Item] {
-        let reply = try await call(
-            locations,
-            VaultAgent.lookup,
-            try RawJSON(encoding: VaultAgent.LookupIn(service: service, exact: exact))
-        )
-        var items: [CXF.Item] = []
-        var cursor = JSONCursor(try reply.member("items")?.bytes ?? Array("[]".utf8))
-        try cursor.forEachElement { items.append(try CXF.Decoder().decodeItem(Array(try $0.rawValue()))) }
-        return items
+        let reply = try await call(locations, VaultKeeper.Lookup.self, .init(service: service, exact: exact))
+        return try reply.items.map { try CXF.Decoder().decodeItem($0.bytes) }
     }
 
     /// Takes `items` into the unlocked vault in one transaction (`Import`): what was imported,
@@ -56,9 +49,9 @@ extension VaultAgentClient {
     package static func importItems(
         _ items: [CXF.Item],
         _ locations: DaemonLocations,
-        limit: Int = VaultAgent.maximumMessageSize,
-        progress: ((VaultAgent.ImportOut) -> Void)? = nil
-    ) async throws -> VaultAgent.ImportOut {
+        limit: Int = VaultKeeper.maximumMessageSize,
+        progress: ((VaultKeeper.Import.Reply) -> Void)? = nil
+    ) async throws -> VaultKeeper.Import.Reply {
         // The message is written at once, each item into it.
         var message = Array(#"{"items":["#.utf8)
         for (index, item) in items.enumerated() {
@@ -69,10 +62,10 @@ extension VaultAgentClient {
         guard message.count <= limit else {
             throw ImportTooLarge(items: items.count, bytes: message.count, limit: limit)
         }
-        return try await call(locations, VaultAgent.importItems, RawJSON(bytes: message), more: progress != nil) {
-            progress?(try $0.decode(VaultAgent.ImportOut.self))
+        return try await call(locations, VaultKeeper.Import.name, RawJSON(bytes: message), more: progress != nil) {
+            progress?(try $0.decode(VaultKeeper.Import.Reply.self))
         }
-        .decode(VaultAgent.ImportOut.self)
+        .decode(VaultKeeper.Import.Reply.self)
     }
 }
 

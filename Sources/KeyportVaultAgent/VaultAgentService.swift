@@ -37,10 +37,10 @@ package final class VaultAgentService: Sendable {
     }
 
     private let state: Mutex<State>
-    private let autoFillState = Mutex<VaultAgent.AutoFillState?>(nil)
+    private let autoFillState = Mutex<VaultKeeper.AutoFillState?>(nil)
 
     /// What the agent's identity sync last heard from AutoFill, which `Status` reports.
-    package var autoFill: VaultAgent.AutoFillState? {
+    package var autoFill: VaultKeeper.AutoFillState? {
         get { autoFillState.withLock { $0 } }
         set { autoFillState.withLock { $0 = newValue } }
     }
@@ -70,12 +70,12 @@ package final class VaultAgentService: Sendable {
     /// The interface and its methods, for the server.
     package var implementation: VarlinkInterfaceImplementation {
         VarlinkInterfaceImplementation(
-            KeyportInterfaces.vault,
+            VaultKeeper.interface,
             methods: [
-                "Status": { [self] _ throws(VarlinkError) in try RawJSON.reply(status()) },
-                "Unlock": { [self] request throws(VarlinkError) in try unlock(request) },
-                "ChangePassphrase": { [self] request throws(VarlinkError) in
-                    let input = try request.parameters(as: VaultAgent.ChangePassphraseIn.self)
+                VaultKeeper.Status.name: { [self] _ throws(VarlinkError) in RawJSON(encoding: status()) },
+                VaultKeeper.Unlock.name: { [self] request throws(VarlinkError) in try unlock(request) },
+                VaultKeeper.ChangePassphrase.name: { [self] request throws(VarlinkError) in
+                    let input = try request.parameters(as: VaultKeeper.ChangePassphrase.Parameters.self)
                     guard !input.newPassphrase.isEmpty else {
                         throw .invalidParameter("newPassphrase", "the new passphrase is empty")
                     }
@@ -89,27 +89,27 @@ package final class VaultAgentService: Sendable {
                     }
                     return .emptyObject
                 },
-                "Lock": { [self] _ throws(VarlinkError) in
+                VaultKeeper.Lock.name: { [self] _ throws(VarlinkError) in
                     lock()
                     return .emptyObject
                 },
-                "Add": { [self] request throws(VarlinkError) in
+                VaultKeeper.Add.name: { [self] request throws(VarlinkError) in
                     let item = try Self.item(request)
                     let revision = try change { vault throws(VaultError) in
                         (try vault.add(item), [.saved([item])])
                     }
-                    return try RawJSON.reply(VaultAgent.RevisionOut(revision: Int(revision)))
+                    return RawJSON(encoding: VaultKeeper.Add.Reply(revision: Int(revision)))
                 },
-                "Update": { [self] request throws(VarlinkError) in
+                VaultKeeper.Update.name: { [self] request throws(VarlinkError) in
                     let item = try Self.item(request)
                     let revision = try change { vault throws(VaultError) in
                         let old = try vault.item(id: item.id)
                         // The old identities go first: a changed user name or site leaves none behind.
                         return (try vault.update(item), (old.map { [.removed([$0])] } ?? []) + [.saved([item])])
                     }
-                    return try RawJSON.reply(VaultAgent.RevisionOut(revision: Int(revision)))
+                    return RawJSON(encoding: VaultKeeper.Add.Reply(revision: Int(revision)))
                 },
-                "Remove": { [self] request throws(VarlinkError) in
+                VaultKeeper.Remove.name: { [self] request throws(VarlinkError) in
                     let id = try Self.id(request)
                     try change { vault throws(VaultError) in
                         let item = try vault.item(id: id)
@@ -118,33 +118,34 @@ package final class VaultAgentService: Sendable {
                     }
                     return .emptyObject
                 },
-                "Get": { [self] request throws(VarlinkError) in
+                VaultKeeper.Get.name: { [self] request throws(VarlinkError) in
                     let id = try Self.id(request)
                     let item = try using { vault throws(VaultError) in try vault.item(id: id) }
-                    return JSONText.object([("item", item?.json ?? Array("null".utf8))])
+                    return RawJSON(encoding: VaultKeeper.Get.Reply(item: item.map { RawJSON(bytes: $0.json) }))
                 },
-                "Lookup": { [self] request throws(VarlinkError) in
-                    let input = try request.parameters(as: VaultAgent.LookupIn.self)
+                VaultKeeper.Lookup.name: { [self] request throws(VarlinkError) in
+                    let input = try request.parameters(as: VaultKeeper.Lookup.Parameters.self)
                     let items = try using { vault throws(VaultError) in
                         try vault.items(forService: input.service, exact: input.exact ?? false)
                     }
+                    // The items' JSON put together as it is, rather than wrapped one by one.
                     return JSONText.object([("items", Self.array(items))])
                 },
-                "List": { [self] request throws(VarlinkError) in try await list(request) },
-                "Import": { [self] request throws(VarlinkError) in try await importItems(request) },
+                VaultKeeper.List.name: { [self] request throws(VarlinkError) in try await list(request) },
+                VaultKeeper.Import.name: { [self] request throws(VarlinkError) in try await importItems(request) },
             ]
         )
     }
 
     // MARK: - Locking
 
-    private func status() -> VaultAgent.StatusOut {
+    private func status() -> VaultKeeper.Status.Reply {
         let (vault, deadline) = state.withLock { ($0.vault, $0.deadline) }
         // AutoFill was behind (the vault not yet registered or enabled): the person asking is
         // likely to have just fixed that, so everything is sent again, in its turn.
         if vault != nil, autoFill?.current == false { changed(.everything) }
         // Counted outside the lock: a count waits for SQLite, and nothing else should wait for it.
-        return VaultAgent.StatusOut(
+        return VaultKeeper.Status.Reply(
             path: vaultPath,
             unlocked: vault != nil,
             locksIn: deadline.map { Int(max(($0 - .now).components.seconds, 0)) },
@@ -154,18 +155,17 @@ package final class VaultAgentService: Sendable {
     }
 
     private func unlock(_ request: VarlinkRequest) throws(VarlinkError) -> RawJSON {
-        let input = try request.parameters(as: VaultAgent.UnlockIn.self)
+        let input = try request.parameters(as: VaultKeeper.Unlock.Parameters.self)
         guard input.path.hasPrefix("/") else {
             throw .invalidParameter("path", "the vault's path must be absolute, not '\(input.path)'")
         }
         guard FilePaths.sameFile(input.path, vaultPath) else {
             throw VarlinkError(
-                name: VaultAgent.Error.wrongVault,
-                [
-                    "vault": vaultPath,
-                    "message":
-                        "this agent serves \(vaultPath), not \(input.path); each vault has an agent of its own (`keyport vault unlock --vault \(input.path)` starts it)",
-                ]
+                VaultKeeper.WrongVault(
+                    vault: vaultPath,
+                    message:
+                        "this agent serves \(vaultPath), not \(input.path); each vault has an agent of its own (`keyport vault unlock --vault \(input.path)` starts it)"
+                )
             )
         }
         if let timeout = input.timeout, !(1...Self.maximumTimeout).contains(timeout) {
@@ -187,7 +187,7 @@ package final class VaultAgentService: Sendable {
             state.timeout = input.timeout.map { .seconds($0) } ?? defaultTimeout
         }
         writing.withLock { _ in changed(.everything) }
-        return try RawJSON.reply(VaultAgent.ItemsOut(items: (try? vault.count) ?? 0))
+        return RawJSON(encoding: VaultKeeper.Unlock.Reply(items: (try? vault.count) ?? 0))
     }
 
     /// Forgets the vault and its key.
@@ -233,8 +233,7 @@ package final class VaultAgentService: Sendable {
     private func using<T>(_ body: (Vault) throws(VaultError) -> T) throws(VarlinkError) -> T {
         guard let vault = state.withLock({ $0.vault }) else {
             throw VarlinkError(
-                name: VaultAgent.Error.locked,
-                ["message": "the vault is locked; unlock it with `keyport vault unlock`"]
+                VaultKeeper.Locked(message: "the vault is locked; unlock it with `keyport vault unlock`")
             )
         }
         touch()
@@ -259,9 +258,11 @@ package final class VaultAgentService: Sendable {
                 throw VaultError(.io, "\(error)")
             }
         }
-        guard let last = items.popLast() else { return JSONText.object([("item", Array("null".utf8))]) }
-        for item in items { try await request.send(JSONText.object([("item", item.json)])) }
-        return JSONText.object([("item", last.json)])
+        guard let last = items.popLast() else { return RawJSON(encoding: VaultKeeper.List.Reply(item: nil)) }
+        for item in items {
+            try await request.send(RawJSON(encoding: VaultKeeper.List.Reply(item: RawJSON(bytes: item.json))))
+        }
+        return RawJSON(encoding: VaultKeeper.List.Reply(item: RawJSON(bytes: last.json)))
     }
 
     private func importItems(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
@@ -292,12 +293,13 @@ package final class VaultAgentService: Sendable {
         let sending = Task {
             for await report in counts {
                 try? await request.send(
-                    try RawJSON.reply(
-                        VaultAgent.ImportOut(
-                            imported: report.imported,
-                            merged: report.merged,
-                            unchanged: report.unchanged
-                        )
+                    RawJSON(
+                        encoding:
+                            VaultKeeper.Import.Reply(
+                                imported: report.imported,
+                                merged: report.merged,
+                                unchanged: report.unchanged
+                            )
                     )
                 )
             }
@@ -318,8 +320,9 @@ package final class VaultAgentService: Sendable {
         // What the import decoded and sealed (several times the message) is freed by now; given
         // back to the system, so the agent stays the size of what it looks up.
         request.afterReply { Memory.releaseFreed() }
-        return try RawJSON.reply(
-            VaultAgent.ImportOut(imported: report.imported, merged: report.merged, unchanged: report.unchanged)
+        return RawJSON(
+            encoding:
+                VaultKeeper.Import.Reply(imported: report.imported, merged: report.merged, unchanged: report.unchanged)
         )
     }
 
@@ -348,7 +351,7 @@ package final class VaultAgentService: Sendable {
     }
 
     private static func id(_ request: VarlinkRequest) throws(VarlinkError) -> Data {
-        let text = try request.parameters(as: VaultAgent.IDIn.self).id
+        let text = try request.parameters(as: VaultKeeper.Remove.Parameters.self).id
         guard let bytes = try? Base64URL.decode(text), !bytes.isEmpty else {
             throw .invalidParameter("id", "'\(text)' is not an item id (base64url)")
         }
@@ -366,6 +369,6 @@ package final class VaultAgentService: Sendable {
     }
 
     private static func failure(_ error: VaultError) -> VarlinkError {
-        VarlinkError(name: VaultAgent.Error.failed, ["code": error.code.rawValue, "message": error.message])
+        VarlinkError(VaultKeeper.Failed(code: error.code.rawValue, message: error.message))
     }
 }

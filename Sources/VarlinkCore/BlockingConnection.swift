@@ -74,6 +74,17 @@ package final class VarlinkBlockingConnection {
         return try nextReply().parameters
     }
 
+    /// Calls `method`, which replies once, with `parameters`; returns its reply.
+    ///
+    /// - Throws: the service's ``VarlinkError``, ``VarlinkConnectionError``, or a
+    ///   ``VarlinkDecodingError`` when the reply is not the method's.
+    package func call<Method: VarlinkMethodType>(
+        _ method: Method.Type,
+        _ parameters: Method.Parameters
+    ) throws -> Method.Reply {
+        try call(Method.name, RawJSON(encoding: parameters)).decode(Method.Reply.self)
+    }
+
     /// Calls a method with `more`: `each` hears every reply but the last, as it comes; the last
     /// one's parameters are returned.
     ///

@@ -54,23 +54,23 @@ package struct VarlinkError: Error, Hashable, Sendable, CustomStringConvertible 
         }
         let parameter = string("parameter")
         if let message {
-            guard name == "org.varlink.service.InvalidParameter", let parameter, !message.hasPrefix(parameter) else {
+            guard name == VarlinkService.InvalidParameter.name, let parameter, !message.hasPrefix(parameter) else {
                 return message
             }
             return "\(parameter): \(message)"
         }
         switch name {
-        case "org.varlink.service.InterfaceNotFound":
+        case VarlinkService.InterfaceNotFound.name:
             return "the service has no interface \(string("interface") ?? "of that name")"
-        case "org.varlink.service.MethodNotFound":
+        case VarlinkService.MethodNotFound.name:
             return "the service has no method \(string("method") ?? "of that name")"
-        case "org.varlink.service.MethodNotImplemented":
+        case VarlinkService.MethodNotImplemented.name:
             return "the service does not implement \(string("method") ?? "that method")"
-        case "org.varlink.service.InvalidParameter":
+        case VarlinkService.InvalidParameter.name:
             return "the parameter \(parameter ?? "given") is not one the method takes"
-        case "org.varlink.service.PermissionDenied":
+        case VarlinkService.PermissionDenied.name:
             return "the service refused the call (permission denied)"
-        case "org.varlink.service.ExpectedMore":
+        case VarlinkService.ExpectedMore.name:
             return "the method must be called with \"more\""
         default:
             return description
@@ -82,7 +82,7 @@ package struct VarlinkError: Error, Hashable, Sendable, CustomStringConvertible 
     /// The service does not provide `interface`.
     package static func interfaceNotFound(_ interface: String) -> VarlinkError {
         VarlinkError(
-            name: "org.varlink.service.InterfaceNotFound",
+            name: VarlinkService.InterfaceNotFound.name,
             ["interface": interface, "message": "this service has no interface \(interface)"]
         )
     }
@@ -90,7 +90,7 @@ package struct VarlinkError: Error, Hashable, Sendable, CustomStringConvertible 
     /// The interface has no method `method` (fully qualified).
     package static func methodNotFound(_ method: String) -> VarlinkError {
         VarlinkError(
-            name: "org.varlink.service.MethodNotFound",
+            name: VarlinkService.MethodNotFound.name,
             ["method": method, "message": "there is no method \(method)"]
         )
     }
@@ -98,25 +98,25 @@ package struct VarlinkError: Error, Hashable, Sendable, CustomStringConvertible 
     /// The interface declares `method`, but this service does not implement it.
     package static func methodNotImplemented(_ method: String) -> VarlinkError {
         VarlinkError(
-            name: "org.varlink.service.MethodNotImplemented",
+            name: VarlinkService.MethodNotImplemented.name,
             ["method": method, "message": "\(method) is declared but not implemented"]
         )
     }
 
     /// A parameter is missing, of the wrong type, or not one the method takes; `why` says which.
     package static func invalidParameter(_ parameter: String, _ why: String) -> VarlinkError {
-        VarlinkError(name: "org.varlink.service.InvalidParameter", ["parameter": parameter, "message": why])
+        VarlinkError(name: VarlinkService.InvalidParameter.name, ["parameter": parameter, "message": why])
     }
 
     /// The caller may not make this call; `why` says what would allow it.
     package static func permissionDenied(_ why: String) -> VarlinkError {
-        VarlinkError(name: "org.varlink.service.PermissionDenied", ["message": why])
+        VarlinkError(name: VarlinkService.PermissionDenied.name, ["message": why])
     }
 
     /// The method streams its replies and must be called with `more`.
     package static func expectedMore(_ method: String) -> VarlinkError {
         VarlinkError(
-            name: "org.varlink.service.ExpectedMore",
+            name: VarlinkService.ExpectedMore.name,
             ["message": "\(method) must be called with \"more\": true"]
         )
     }

@@ -95,7 +95,7 @@ struct AgentCommand: AsyncParsableCommand {
                     served = true
                 }
                 FileHandle.write("keyport agent: keyportd stopped; waiting for it to come back\n", to: .standardError)
-            } catch let error as VarlinkError where error.name == Agent.Error.replaced {
+            } catch let error as VarlinkError where error.name == Agent.Replaced.name {
                 FileHandle.write("keyport agent: \(error.message ?? "another agent took over")\n", to: .standardError)
                 return
             } catch let error as VarlinkError where served {
@@ -134,9 +134,9 @@ struct AgentCommand: AsyncParsableCommand {
         accepted: () -> Void
     ) async throws {
         try await DaemonClient.withConnection(environment: environment) { connection in
-            let input = Agent.ServeIn(scripted: asker.isScripted, replace: replacing)
+            let input = Agent.Serve.Parameters(scripted: asker.isScripted, replace: replacing)
             try await connection.send(
-                VarlinkCall(method: Agent.Method.serve, parameters: RawJSON(encoding: input), more: true)
+                VarlinkCall(method: Agent.Serve.name, parameters: RawJSON(encoding: input), more: true)
             )
             if replacing {
                 FileHandle.write(
@@ -154,7 +154,7 @@ struct AgentCommand: AsyncParsableCommand {
                 let (parameters, continues) = try await connection.nextReply()
                 // keyportd is stopping: its last reply ends Serve.
                 guard continues else { return }
-                let served = try parameters.decode(Agent.Served.self)
+                let served = try parameters.decode(Agent.Serve.Reply.self)
                 if let request = served.request {
                     desk.ask(request)
                 } else if let withdrawn = served.withdrawn {

@@ -168,11 +168,14 @@ final class AgentDesk: Sendable {
     }
 
     /// The person's answer, or `nil` when the question was withdrawn first.
-    private static func show(_ request: Agent.Request, asker: AgentAsker, withdrawal: Withdrawal) async -> Agent.Answer?
-    {
+    private static func show(
+        _ request: Agent.Request,
+        asker: AgentAsker,
+        withdrawal: Withdrawal
+    ) async -> Agent.Answer.Parameters? {
         // A kind of question this agent does not know how to show: declined.
         guard let kind = Agent.Kind(rawValue: request.kind) else {
-            return Agent.Answer(request: request.id, choice: nil)
+            return Agent.Answer.Parameters(request: request.id, choice: nil)
         }
         switch asker {
         case .scripted(let policy, _, let secret):
@@ -186,7 +189,7 @@ final class AgentDesk: Sendable {
                 withdrawal: withdrawal
             )
         case .terminal:
-            return await withCheckedContinuation { (answer: CheckedContinuation<Agent.Answer?, Never>) in
+            return await withCheckedContinuation { (answer: CheckedContinuation<Agent.Answer.Parameters?, Never>) in
                 // The terminal is read with blocking calls: on a thread of its own, not the
                 // concurrency pool's.
                 Thread.detachNewThread {
@@ -196,7 +199,11 @@ final class AgentDesk: Sendable {
         }
     }
 
-    private static func send(_ answer: Agent.Answer, to request: Agent.Request, environment: [String: String]) async {
+    private static func send(
+        _ answer: Agent.Answer.Parameters,
+        to request: Agent.Request,
+        environment: [String: String]
+    ) async {
         var outcome =
             if request.kind == Agent.Kind.notice.rawValue {
                 "told you: \(DisplayText.escaping(request.message))"
@@ -208,9 +215,9 @@ final class AgentDesk: Sendable {
             }
         do {
             try await DaemonClient.withConnection(environment: environment) { answering in
-                _ = try await answering.call(Agent.Method.answer, RawJSON(encoding: answer))
+                _ = try await answering.call(Agent.Answer.name, RawJSON(encoding: answer))
             }
-        } catch let error as VarlinkError where error.name == Agent.Error.unknownRequest {
+        } catch let error as VarlinkError where error.name == Agent.UnknownRequest.name {
             // The app that asked has gone meanwhile: nothing to do.
             outcome = "withdrawn before the answer arrived"
         } catch let error as VarlinkError {
@@ -233,8 +240,8 @@ final class AgentDesk: Sendable {
         kind: Agent.Kind,
         by policy: AgentCommand.Policy,
         secret: String?
-    ) -> Agent.Answer {
-        var answer = Agent.Answer(request: request.id, choice: nil)
+    ) -> Agent.Answer.Parameters {
+        var answer = Agent.Answer.Parameters(request: request.id, choice: nil)
         switch (kind, policy) {
         case (_, .decline): break
         case (.confirm, _): answer.choice = Agent.yes
@@ -278,7 +285,7 @@ final class AgentDesk: Sendable {
         zenity: String,
         environment: [String: String],
         withdrawal: Withdrawal
-    ) async -> Agent.Answer? {
+    ) async -> Agent.Answer.Parameters? {
         let app = markupEscaped(request.app)
         let text = "<b>\(app)</b>\n\n\(markupEscaped(request.message))"
         let title = "--title=Keyport: \(app)"
@@ -304,7 +311,7 @@ final class AgentDesk: Sendable {
                 rows += Data("\(DisplayText.escaping(choice.name))\n\(index + 1)\n".utf8)
             }
         }
-        var answer = Agent.Answer(request: request.id, choice: nil)
+        var answer = Agent.Answer.Parameters(request: request.id, choice: nil)
         guard
             let child = try? ChildProcess(
                 executable: zenity,
@@ -350,8 +357,8 @@ final class AgentDesk: Sendable {
         _ request: Agent.Request,
         kind: Agent.Kind,
         withdrawal: Withdrawal
-    ) -> Agent.Answer? {
-        var answer = Agent.Answer(request: request.id, choice: nil)
+    ) -> Agent.Answer.Parameters? {
+        var answer = Agent.Answer.Parameters(request: request.id, choice: nil)
         var text = "\n\(DisplayText.escaping(request.app)): \(DisplayText.escaping(request.message))\n"
         switch kind {
         case .confirm: text += "Continue? [y/N] "

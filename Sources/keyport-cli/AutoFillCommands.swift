@@ -9,12 +9,12 @@ import Varlink
 /// identities fit best, or, `fromList`, the one the person picks from a provider's list. The
 /// request is the `keyport` front program's own (``AutoFillClient``), so both say the same.
 func requestCredential(
-    _ kind: IdentityStore.Kind,
+    _ kind: AutoFill.CredentialType,
     for service: String,
     user: String? = nil,
     fromList: Bool = false,
     interactive: Bool? = nil
-) throws(Failure) -> AutoFill.RequestOut {
+) throws(Failure) -> AutoFillClient.Answer {
     do {
         return try AutoFillClient.request(
             kind,
@@ -32,7 +32,7 @@ func requestCredential(
 }
 
 /// The code or password `answer` carries.
-func secret(_ kind: IdentityStore.Kind, of answer: AutoFill.RequestOut) throws(Failure) -> String {
+func secret(_ kind: AutoFill.CredentialType, of answer: AutoFillClient.Answer) throws(Failure) -> String {
     do {
         return try AutoFillClient.secret(kind, of: answer)
     } catch {

@@ -38,20 +38,20 @@ struct ExchangeCommand: AsyncParsableCommand {
             let bytes = try readInput(input.file, limit: input.maxSize, limitOption: "--max-size")
             let outcome = try await withKeyportd(refusal: "the export did not happen: ") { connection in
                 let requested = try await connection.call(
-                    Exchange.Method.requestExport,
-                    RawJSON(encoding: Exchange.RequestExportIn(formatVersions: ["1.0"]))
+                    Exchange.RequestExport.name,
+                    RawJSON(encoding: Exchange.RequestExport.Parameters(formatVersions: ["1.0"]))
                 )
-                let options = try requested.decode(Exchange.RequestExportOut.self)
+                let options = try requested.decode(Exchange.RequestExport.Reply.self)
                 try await connection.send(
                     VarlinkCall(
-                        method: Exchange.Method.exportCredentials,
+                        method: Exchange.ExportCredentials.name,
                         parameters: Exchange.exportCredentialsParameters(export: options.export, document: bytes),
                         more: true
                     )
                 )
                 while true {
                     let (reply, continues) = try await connection.nextReply()
-                    let step = try reply.decode(Exchange.ExportOut.self)
+                    let step = try reply.decode(Exchange.ExportCredentials.Reply.self)
                     guard continues else { return step }
                     let importer = DisplayText.escaping(step.importer)
                     let said =
@@ -65,7 +65,7 @@ struct ExchangeCommand: AsyncParsableCommand {
         }
 
         /// What came of the export, as the importer reported it (or not).
-        static func told(_ outcome: Exchange.ExportOut) -> String {
+        static func told(_ outcome: Exchange.ExportCredentials.Reply) -> String {
             let importer = DisplayText.escaping(outcome.importer)
             guard outcome.state == Exchange.State.reported.rawValue else {
                 return "\(importer) has the credentials; it did not say what it kept."

@@ -96,23 +96,23 @@ struct GitCredentialCommand: AsyncParsableCommand {
                 // Not interactive: the provider cannot ask.
             }
             if let heldPassword = held.credential.password, ConstantTime.equal(heldPassword, password) { return }
-        } catch  where error.name == AutoFill.Error.interactionRequired {
+        } catch  where error.name == AutoFill.InteractionRequired.name {
             say("\(error.message); not saved (unlock it, and git will save the password the next time it works)")
             return
         } catch {
             // No credential there yet (or keyportd unreachable, which saving will say): save it.
         }
-        let input = AutoFill.SavePasswordIn(
-            serviceIdentifier: IdentityStore.ServiceIdentifier(identifier: service, type: .URL),
+        let input = AutoFill.SavePassword.Parameters(
+            serviceIdentifier: AutoFill.ServiceIdentifier(identifier: service, type: .URL),
             user: request.username ?? "",
             password: password,
             event: .formDidDisappear
         )
         do {
             let saved = try await withKeyportd { connection in
-                try await connection.call(AutoFill.savePassword, RawJSON(encoding: input))
+                try await connection.call(AutoFill.SavePassword.name, RawJSON(encoding: input))
             }
-            let provider = (try? saved.decode(AutoFill.SavePasswordOut.self).provider) ?? "a provider"
+            let provider = (try? saved.decode(AutoFill.SavePassword.Reply.self).provider) ?? "a provider"
             let site = ServiceOrigin(service)?.description ?? service
             say("saved the password of \(request.username ?? "no user name") for \(site) in \(provider)")
         } catch let failure as Failure {
@@ -125,7 +125,7 @@ struct GitCredentialCommand: AsyncParsableCommand {
             say("git named no host; nothing to look up")
             return
         }
-        let answer: AutoFill.RequestOut
+        let answer: AutoFillClient.Answer
         do {
             answer = try requestCredential(.password, for: service, user: request.username)
         } catch let failure {

@@ -26,11 +26,15 @@ struct ProvidersCommand: AsyncParsableCommand {
         var json = false
 
         func run() async throws {
-            let list = try await call("List").decode(Providers.List.self)
+            let reply = try await withKeyportd { connection in
+                try await connection.call(Providers.List.name)
+            }
             if json {
-                FileHandle.write(encodeJSON(list) + "\n", to: .standardOutput)
+                // keyportd's reply as it came: the interface's definition documents it.
+                FileHandle.write(reply.description + "\n", to: .standardOutput)
                 return
             }
+            let list = try reply.decode(Providers.List.Reply.self)
             var text = ""
             if list.providers.isEmpty { text += "No app is registered.\n" }
             for provider in list.providers {
@@ -70,7 +74,7 @@ struct ProvidersCommand: AsyncParsableCommand {
         var id: String
 
         func run() async throws {
-            _ = try await call("Enable", Providers.ID(id: id))
+            _ = try await call(Providers.Enable.self, .init(id: id))
         }
     }
 
@@ -81,7 +85,7 @@ struct ProvidersCommand: AsyncParsableCommand {
         var id: String
 
         func run() async throws {
-            _ = try await call("Disable", Providers.ID(id: id))
+            _ = try await call(Providers.Disable.self, .init(id: id))
         }
     }
 
@@ -94,19 +98,16 @@ struct ProvidersCommand: AsyncParsableCommand {
         var ids: [String] = []
 
         func run() async throws {
-            _ = try await call("Order", Providers.IDs(ids: ids))
+            _ = try await call(Providers.Order.self, .init(ids: ids))
         }
     }
 }
 
-/// Calls `org.keyport.Providers.METHOD` on keyportd; failures become the CLI's: exit 1 for what
-/// keyportd refused (with its message), 2 when keyportd cannot be reached.
-private func call(
-    _ method: String,
-    _ parameters: (some Encodable)? = Optional<Providers.ID>.none
-) async throws -> RawJSON {
-    let encoded = try parameters.map { try RawJSON(encoding: $0) } ?? .emptyObject
-    return try await withKeyportd { connection in
-        try await connection.call("org.keyport.Providers.\(method)", encoded)
-    }
+/// Calls `method` of org.keyport.Providers on keyportd; failures become the CLI's: exit 1 for
+/// what keyportd refused (with its message), 2 when keyportd cannot be reached.
+private func call<Method: VarlinkMethodType>(
+    _ method: Method.Type,
+    _ parameters: Method.Parameters
+) async throws -> Method.Reply {
+    try await withKeyportd { connection in try await connection.call(method, parameters) }
 }

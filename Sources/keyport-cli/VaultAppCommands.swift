@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import KeyportInterfaces
 import KeyportSystem
+import KeyportVaultAgent
 
 extension VaultCommand {
     /// `keyport vault register`: the manifest that makes a vault an app keyportd knows.
@@ -33,7 +34,7 @@ extension VaultCommand {
                 name: name,
                 exec: try options.appCommand(),
                 helpers: [try options.agentCommand()],
-                capabilities: Providers.Capabilities(
+                capabilities: Manifest.Capabilities(
                     SupportsCredentialExchange: true,
                     SupportedCredentialExchangeVersions: ["1.0"],
                     ProvidesPasswords: true,
@@ -57,13 +58,23 @@ extension VaultCommand {
             )
         }
 
-        /// A manifest as keyportd reads it (`keyport/providers/*.json`).
+        /// A manifest as keyportd reads it (`keyport/providers/*.json`; docs/protocol.md,
+        /// "Manifests"): a file format of its own, not a Varlink message.
         struct Manifest: Encodable {
             var id: String
             var name: String
             var exec: [String]
             var helpers: [[String]]
-            var capabilities: Providers.Capabilities
+            var capabilities: Capabilities
+
+            /// The keys of Apple's Info.plist for credential providers, and Keyport's SavesPasswords.
+            struct Capabilities: Encodable {
+                var SupportsCredentialExchange: Bool
+                var SupportedCredentialExchangeVersions: [String]
+                var ProvidesPasswords: Bool
+                var ProvidesOneTimeCodes: Bool
+                var SavesPasswords: Bool
+            }
         }
     }
 }

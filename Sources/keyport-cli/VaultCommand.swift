@@ -56,7 +56,9 @@ struct VaultOptions: ParsableArguments {
         let locations = try locations()
         guard passphraseStdin else { return locations }
         let passphrase = try passphrase("Passphrase for \(try path()): ")
-        let status = try? await VaultAgentClient.call(locations, VaultAgent.status).decode(VaultAgent.StatusOut.self)
+        let status = try? await VaultAgentClient.call(locations, VaultKeeper.Status.name).decode(
+            VaultKeeper.Status.Reply.self
+        )
         if status?.unlocked == true { return locations }
         _ = try await unlock(locations, with: passphrase, timeout: 60)
         return locations
@@ -74,9 +76,9 @@ struct VaultOptions: ParsableArguments {
         let input = passphrase.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         return try await callVaultAgent(
             locations,
-            VaultAgent.unlock,
-            try RawJSON(encoding: VaultAgent.UnlockIn(path: try path(), passphrase: input, timeout: timeout))
-        ).decode(VaultAgent.ItemsOut.self).items
+            VaultKeeper.Unlock.name,
+            RawJSON(encoding: VaultKeeper.Unlock.Parameters(path: try path(), passphrase: input, timeout: timeout))
+        ).decode(VaultKeeper.Unlock.Reply.self).items
     }
 
     private func common() throws(Failure) -> DaemonLocations {
@@ -130,7 +132,7 @@ func vaultAgent<Result>(_ body: () async throws -> Result) async throws -> Resul
     } catch let error as VaultAgentClient.WrongAgent {
         throw Failure.io(error.description)
     } catch let error as VarlinkError {
-        let code = (try? error.parameters.member("code")).flatMap { try? $0.decode(String.self) }
+        let code = error.parameters(as: VaultKeeper.Failed.self)?.code
         throw Failure.invalid(error.sentence + (code.map { " [\($0)]" } ?? ""))
     } catch let error as VarlinkConnectionError {
         throw Failure.io("the vault's agent: \(error)")
@@ -198,7 +200,7 @@ extension VaultCommand {
         @OptionGroup var options: VaultOptions
 
         func run() async throws {
-            _ = try await callVaultAgent(try options.locations(), VaultAgent.lock)
+            _ = try await callVaultAgent(try options.locations(), VaultKeeper.Lock.name)
             FileHandle.write("locked\n")
         }
     }
@@ -223,9 +225,12 @@ extension VaultCommand {
             }
             _ = try await callVaultAgent(
                 try options.locations(),
-                VaultAgent.changePassphrase,
-                try RawJSON(
-                    encoding: VaultAgent.ChangePassphraseIn(passphrase: text(current), newPassphrase: text(new))
+                VaultKeeper.ChangePassphrase.name,
+                RawJSON(
+                    encoding: VaultKeeper.ChangePassphrase.Parameters(
+                        passphrase: text(current),
+                        newPassphrase: text(new)
+                    )
                 )
             )
             FileHandle.write("the passphrase is changed\n")
@@ -239,8 +244,8 @@ extension VaultCommand {
         @OptionGroup var options: VaultOptions
 
         func run() async throws {
-            let status = try await callVaultAgent(try options.locations(), VaultAgent.status)
-                .decode(VaultAgent.StatusOut.self)
+            let status = try await callVaultAgent(try options.locations(), VaultKeeper.Status.name)
+                .decode(VaultKeeper.Status.Reply.self)
             if status.unlocked {
                 let items = status.items ?? 0
                 FileHandle.write(
@@ -307,7 +312,11 @@ extension VaultCommand {
                 changing: true
             )
             let id = Base64URL.encode(item.id)
-            _ = try await callVaultAgent(locations, VaultAgent.remove, try RawJSON(encoding: VaultAgent.IDIn(id: id)))
+            _ = try await callVaultAgent(
+                locations,
+                VaultKeeper.Remove.name,
+                RawJSON(encoding: VaultKeeper.Remove.Parameters(id: id))
+            )
             FileHandle.write("removed \(DisplayText.escaping(item.title)) (\(id))\n")
         }
     }
@@ -692,7 +701,9 @@ func vaultItems(_ options: VaultOptions, progress label: String? = nil) async th
     return try await vaultAgent { () async throws in
         guard let label, let bar = ProgressBar(label) else { return try await VaultAgentClient.items(locations) }
         defer { bar.finish() }
-        let status = try await VaultAgentClient.call(locations, VaultAgent.status).decode(VaultAgent.StatusOut.self)
+        let status = try await VaultAgentClient.call(locations, VaultKeeper.Status.name).decode(
+            VaultKeeper.Status.Reply.self
+        )
         return try await VaultAgentClient.items(locations) { bar.update($0, of: status.items) }
     }
 }

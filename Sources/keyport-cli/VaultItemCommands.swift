@@ -5,6 +5,7 @@ import KeyportEncoding
 import KeyportFormats
 import KeyportInterfaces
 import KeyportSystem
+import KeyportVaultAgent
 import Varlink
 
 /// The commands that make and change one item: `keyport vault add` and `keyport vault edit`.
@@ -79,8 +80,8 @@ extension VaultCommand {
             }
             _ = try await callVaultAgent(
                 try options.locations(),
-                VaultAgent.add,
-                JSONText.object([("item", item.json)])
+                VaultKeeper.Add.name,
+                RawJSON(encoding: VaultKeeper.Add.Parameters(item: RawJSON(bytes: item.json)))
             )
             FileHandle.write("added \(DisplayText.escaping(title)) (\(Base64URL.encode(item.id)))\n")
         }
@@ -141,10 +142,10 @@ extension VaultCommand {
             }
             let revision = try await callVaultAgent(
                 locations,
-                VaultAgent.update,
-                JSONText.object([("item", edited.json)])
+                VaultKeeper.Update.name,
+                RawJSON(encoding: VaultKeeper.Update.Parameters(item: RawJSON(bytes: edited.json)))
             )
-            .decode(VaultAgent.RevisionOut.self).revision
+            .decode(VaultKeeper.Update.Reply.self).revision
             FileHandle.write("changed \(DisplayText.escaping(edited.title)) (\(id)), revision \(revision)\n")
         }
     }

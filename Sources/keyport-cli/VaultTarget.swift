@@ -21,12 +21,8 @@ struct VaultTarget {
     static func resolve(_ target: String, _ locations: DaemonLocations) async throws -> VaultTarget {
         try await vaultAgent { () async throws in
             if isID(target) {
-                let reply = try await VaultAgentClient.call(
-                    locations,
-                    VaultAgent.get,
-                    try RawJSON(encoding: VaultAgent.IDIn(id: target))
-                )
-                if let raw = try reply.member("item"), raw.bytes != Array("null".utf8) {
+                let reply = try await VaultAgentClient.call(locations, VaultKeeper.Get.self, .init(id: target))
+                if let raw = reply.item {
                     return VaultTarget(items: [try CXF.Decoder().decodeItem(raw.bytes)], how: "with the id \(target)")
                 }
             }

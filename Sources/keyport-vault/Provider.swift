@@ -85,7 +85,7 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
         switch error {
         case is VaultAgentClient.NotRunning where !personAsked:
             extensionContext.cancelRequest(withError: ASExtensionError(.userInteractionRequired))
-        case let error as VarlinkError where error.name == VaultAgent.Error.locked && !personAsked:
+        case let error as VarlinkError where error.name == VaultKeeper.Locked.name && !personAsked:
             extensionContext.cancelRequest(withError: ASExtensionError(.userInteractionRequired))
         case let error as ASExtensionError:
             extensionContext.cancelRequest(withError: error)
@@ -150,8 +150,8 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
                 let changed = try edit.applied(to: item, at: Int64(Date().timeIntervalSince1970))
                 _ = try await VaultAgentClient.call(
                     locations,
-                    VaultAgent.update,
-                    JSONText.object([("item", changed.json)])
+                    VaultKeeper.Update.self,
+                    .init(item: RawJSON(bytes: changed.json))
                 )
                 try await ASCredentialIdentityStore.shared.saveCredentialIdentities(
                     IdentitySync.identities(of: changed)
@@ -165,7 +165,11 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
                     otp: nil,
                     notes: nil
                 )
-                _ = try await VaultAgentClient.call(locations, VaultAgent.add, JSONText.object([("item", item.json)]))
+                _ = try await VaultAgentClient.call(
+                    locations,
+                    VaultKeeper.Add.self,
+                    .init(item: RawJSON(bytes: item.json))
+                )
                 // AutoFill knows the login before the save completes, as Apple's providers keep the
                 // store current themselves: git's next `get` finds it. (The agent sends the same
                 // identities in its turn.)
@@ -300,13 +304,8 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
     }
 
     private func item(id: String, _ locations: DaemonLocations) async throws -> CXF.Item? {
-        let reply = try await VaultAgentClient.call(
-            locations,
-            VaultAgent.get,
-            try RawJSON(encoding: VaultAgent.IDIn(id: id))
-        )
-        guard let raw = try reply.member("item"), raw.bytes != Array("null".utf8) else { return nil }
-        return try CXF.Decoder().decodeItem(raw.bytes)
+        let reply = try await VaultAgentClient.call(locations, VaultKeeper.Get.self, .init(id: id))
+        return try reply.item.map { try CXF.Decoder().decodeItem($0.bytes) }
     }
 
 }
@@ -357,7 +356,7 @@ enum IdentitySync {
     static func apply(
         _ change: VaultAgentService.Change,
         of service: VaultAgentService
-    ) async -> VaultAgent.AutoFillState? {
+    ) async -> VaultKeeper.AutoFillState? {
         let store = ASCredentialIdentityStore.shared
         do {
             let count: Int
@@ -388,7 +387,7 @@ enum IdentitySync {
                 if let failure { throw failure }
             }
             FileHandle.standardError.write(Data("keyport-vault: AutoFill's identities updated (\(count))\n".utf8))
-            return VaultAgent.AutoFillState(current: true, message: "AutoFill has the vault's identities")
+            return VaultKeeper.AutoFillState(current: true, message: "AutoFill has the vault's identities")
         } catch {
             // keyportd not running, this vault not registered (or not enabled) as a provider: AutoFill
             // then has no identities of the vault's, which `keyport vault status` says; the vault
@@ -400,7 +399,7 @@ enum IdentitySync {
             let hint =
                 (error as? ASCredentialIdentityStoreError)?.code == .storeDisabled
                 ? "" : " (`keyport vault register` makes the vault an app keyportd knows)"
-            return VaultAgent.AutoFillState(
+            return VaultKeeper.AutoFillState(
                 current: false,
                 message: "AutoFill does not have the vault's latest identities: \(reason)\(hint)"
             )

@@ -31,14 +31,16 @@ struct VaultInstance: Sendable {
     ///   person declined; the agent's and keyportd's errors.
     func unlock(because reason: String) async throws {
         try await VaultAgentClient.startIfNeeded(locations, from: Self.installDirectory)
-        let status = try await VaultAgentClient.call(locations, VaultAgent.status).decode(VaultAgent.StatusOut.self)
+        let status = try await VaultAgentClient.call(locations, VaultKeeper.Status.name).decode(
+            VaultKeeper.Status.Reply.self
+        )
         if status.unlocked && status.path == path { return }
         guard let passphrase = try await ASCredentialProviderPrompt.secret("Unlock Keyport Vault (\(path)) \(reason)")
         else { throw ASExtensionError(.userCanceled) }
         _ = try await VaultAgentClient.call(
             locations,
-            VaultAgent.unlock,
-            try RawJSON(encoding: VaultAgent.UnlockIn(path: path, passphrase: passphrase))
+            VaultKeeper.Unlock.name,
+            RawJSON(encoding: VaultKeeper.Unlock.Parameters(path: path, passphrase: passphrase))
         )
     }
 }

@@ -132,7 +132,7 @@ let server = VarlinkServer(
         url: "https://keyport.invalid"
     ),
     interfaces: [service.implementation],
-    maximumMessageSize: VaultAgent.maximumMessageSize
+    maximumMessageSize: VaultKeeper.maximumMessageSize
 )
 let path = locations.vaultAgent
 let (result, signal) = await TerminationSignals.cancelling {

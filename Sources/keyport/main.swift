@@ -20,7 +20,7 @@ import Musl
 
 /// A request this program answers by itself.
 struct AutoFillCommand {
-    var kind: IdentityStore.Kind
+    var kind: AutoFill.CredentialType
     var site: String
     var user: String?
     var json = false

@@ -15,17 +15,17 @@ struct CredentialExchangeManagerTests {
 
     /// Every error of org.keyport.Exchange, the side it arrives on, and the code the app sees.
     static let mappings: [(String, KeyportdExchange.Side, ASAuthorizationError.Code)] = [
-        (Exchange.Error.declined, .exporting, .canceled),
-        (Exchange.Error.noAgent, .exporting, .notInteractive),
-        (Exchange.Error.notAllowed, .exporting, .credentialExport),
-        (Exchange.Error.noImporter, .exporting, .credentialExport),
-        (Exchange.Error.unknownExport, .exporting, .credentialExport),
-        (Exchange.Error.invalidData, .exporting, .credentialExport),
-        (Exchange.Error.importerFailed, .exporting, .credentialExport),
-        (Exchange.Error.shuttingDown, .exporting, .credentialExport),
-        (Exchange.Error.invalidToken, .importing, .credentialImport),
-        (Exchange.Error.importerFailed, .importing, .credentialImport),
-        (Exchange.Error.shuttingDown, .importing, .credentialImport),
+        (Exchange.Declined.name, .exporting, .canceled),
+        (Exchange.NoAgent.name, .exporting, .notInteractive),
+        (Exchange.NotAllowed.name, .exporting, .credentialExport),
+        (Exchange.NoImporter.name, .exporting, .credentialExport),
+        (Exchange.UnknownExport.name, .exporting, .credentialExport),
+        (Exchange.InvalidData.name, .exporting, .credentialExport),
+        (Exchange.ImporterFailed.name, .exporting, .credentialExport),
+        (Exchange.ShuttingDown.name, .exporting, .credentialExport),
+        (Exchange.InvalidToken.name, .importing, .credentialImport),
+        (Exchange.ImporterFailed.name, .importing, .credentialImport),
+        (Exchange.ShuttingDown.name, .importing, .credentialImport),
         // A keyportd of another version: the exchange failed, on whichever side.
         ("org.varlink.service.MethodNotFound", .exporting, .credentialExport),
         ("org.varlink.service.InterfaceNotFound", .importing, .credentialImport),
@@ -42,18 +42,13 @@ struct CredentialExchangeManagerTests {
 
     @Test("InvalidData's problems follow its message in the reason, the first ten of them")
     func invalidDataProblems() throws {
-        struct InvalidData: Encodable {
-            var message: String
-            var problems: [String]
-        }
-        let parameters = try RawJSON(
-            encoding: InvalidData(
-                message: "the data is not CXF",
-                problems: (1...12).map { "/accounts/0/items/\($0): a problem" }
-            )
-        )
         let error = KeyportdExchange.mapped(
-            VarlinkError(name: Exchange.Error.invalidData, parameters: parameters),
+            VarlinkError(
+                Exchange.InvalidData(
+                    message: "the data is not CXF",
+                    problems: (1...12).map { "/accounts/0/items/\($0): a problem" }
+                )
+            ),
             side: .exporting
         )
         #expect(error.code == .credentialExport)
@@ -68,7 +63,7 @@ struct CredentialExchangeManagerTests {
     @Test("an error without a message still carries its name and parameters")
     func mappingWithoutMessage() {
         let error = KeyportdExchange.mapped(
-            VarlinkError(name: Exchange.Error.unknownExport, parameters: RawJSON(bytes: #"{"export":"e"}"#.utf8)),
+            VarlinkError(name: Exchange.UnknownExport.name, parameters: RawJSON(bytes: #"{"export":"e"}"#.utf8)),
             side: .exporting
         )
         #expect(error.code == .credentialExport)
@@ -98,7 +93,7 @@ struct CredentialExchangeManagerTests {
         )
         #expect(cancelled.code == .canceled)
         let declinedButCancelled = KeyportdExchange.mapped(
-            VarlinkError(name: Exchange.Error.noImporter, ["message": "no importer"]),
+            VarlinkError(name: Exchange.NoImporter.name, ["message": "no importer"]),
             side: .exporting,
             cancelled: true
         )

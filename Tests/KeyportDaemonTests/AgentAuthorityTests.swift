@@ -54,8 +54,8 @@ struct AgentAuthorityTests {
         let said = try #require(
             try JSONSerialization.jsonObject(with: Data(rogue.standardOutput.utf8)) as? [String: String]
         )
-        #expect(said["serve"] == Agent.Error.notAnAgent)
-        #expect(said["answer"] == Agent.Error.notTheAgent)
+        #expect(said["serve"] == Agent.NotAnAgent.name)
+        #expect(said["answer"] == Agent.NotTheAgent.name)
         let alert = try await agent.waitForLine(timeout: .seconds(30), onStandardError: true) {
             $0.contains("attention")
         }
@@ -69,7 +69,7 @@ struct AgentAuthorityTests {
                 environment: sandbox.environment,
                 timeout: .seconds(60)
             )
-            #expect(again.standardOutput.contains(Agent.Error.notAnAgent))
+            #expect(again.standardOutput.contains(Agent.NotAnAgent.name))
         }
         // The person's agent still holds the role: the export goes where it chose.
         let exported = try await sandbox.export(sample)

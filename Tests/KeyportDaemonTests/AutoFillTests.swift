@@ -77,22 +77,23 @@ struct AutoFillSandbox {
 
     /// `RequestCredential` through keyportd: the reply, or the error's name and message.
     func request(
-        _ kind: IdentityStore.Kind,
+        _ kind: AutoFill.CredentialType,
         _ services: [String],
         interactive: Bool? = nil
-    ) async throws -> Result<AutoFill.RequestOut, VarlinkError> {
-        let input = AutoFill.RequestIn(
+    ) async throws -> Result<AutoFillClient.Answer, VarlinkError> {
+        let input = AutoFill.RequestCredential.Parameters(
             type: kind,
             serviceIdentifiers: services.map {
-                IdentityStore.ServiceIdentifier(identifier: $0, type: $0.contains("://") ? .URL : .domain)
+                AutoFill.ServiceIdentifier(identifier: $0, type: $0.contains("://") ? .URL : .domain)
             },
             interactive: interactive
         )
         do {
             let reply = try await DaemonClient.withConnection(environment: environment) { connection in
-                try await connection.call(AutoFill.requestCredential, RawJSON(encoding: input))
+                try await connection.call(AutoFill.RequestCredential.self, input)
             }
-            return .success(try reply.decode(AutoFill.RequestOut.self))
+            let credential = try #require(reply.credential, "the last reply carries the credential")
+            return .success(AutoFillClient.Answer(credential: credential, provider: reply.provider, site: reply.site))
         } catch let error as VarlinkError {
             return .failure(error)
         }
@@ -137,7 +138,7 @@ struct AutoFillTests {
         #expect(password.credential.password == "correct horse battery staple")
 
         // Nothing saved for another site, nor for another github.io page.
-        #expect(await sandbox.requestResult(.password, ["https://example.org/"])?.name == AutoFill.Error.noCredential)
+        #expect(await sandbox.requestResult(.password, ["https://example.org/"])?.name == AutoFill.NoCredential.name)
         // One provider process served both requests: started once, kept warm.
         let started = daemon.standardError.components(separatedBy: "provider started").count - 1
         #expect(started == 1, "\(daemon.standardError)")
@@ -199,10 +200,10 @@ struct AutoFillTests {
                 #expect(result == nil, "\(request): \(result?.message ?? "")")
             case .offered:
                 // No agent to ask: the client is told the nearest fit, and nothing is given.
-                #expect(result?.name == AutoFill.Error.noCredential, "\(request): \(result?.message ?? "given")")
+                #expect(result?.name == AutoFill.NoCredential.name, "\(request): \(result?.message ?? "given")")
                 #expect(result?.message?.contains("the nearest fit") == true, "\(request): \(result?.message ?? "")")
             case .none:
-                #expect(result?.name == AutoFill.Error.noCredential, "\(request): \(result?.message ?? "given")")
+                #expect(result?.name == AutoFill.NoCredential.name, "\(request): \(result?.message ?? "given")")
                 #expect(result?.message?.contains("nearest") == false, "\(request): \(result?.message ?? "")")
                 if request == "http://example.com/" {
                     #expect(
@@ -261,7 +262,7 @@ struct AutoFillTests {
 
         // Not to involve the person: the nearest fit is named, nothing given.
         let quietly = await sandbox.requestResult(.password, ["https://evil.example.org/"], interactive: false)
-        #expect(quietly?.name == AutoFill.Error.noCredential)
+        #expect(quietly?.name == AutoFill.NoCredential.name)
         #expect(
             quietly?.message?.contains("the nearest fit is saved for https://a.example.org in Example quiet") == true,
             "\(quietly?.message ?? "")"
@@ -313,7 +314,7 @@ struct AutoFillTests {
         // The person declines: nothing is given.
         let declining = try await sandbox.startAgent(secret: nil)
         let declined = await sandbox.requestResult(.password, ["https://evil.example.org/"])
-        #expect(declined?.name == AutoFill.Error.canceled, "\(declined?.message ?? "")")
+        #expect(declined?.name == AutoFill.Canceled.name, "\(declined?.message ?? "")")
         _ = try await declining.waitForLine(timeout: .seconds(10), onStandardError: true) {
             $0.contains("Keyport: declined")
         }
@@ -358,9 +359,9 @@ struct AutoFillTests {
         try await sandbox.setUp(order: ["interactive"], services: ["interactive": "example.com"])
 
         let refused = await sandbox.requestResult(.password, ["example.com"], interactive: false)
-        #expect(refused?.name == AutoFill.Error.interactionRequired)
+        #expect(refused?.name == AutoFill.InteractionRequired.name)
         let nobody = await sandbox.requestResult(.password, ["example.com"])
-        #expect(nobody?.name == AutoFill.Error.canceled)
+        #expect(nobody?.name == AutoFill.Canceled.name)
         #expect(nobody?.message?.contains("no agent is running") == true, "\(nobody?.message ?? "")")
 
         // The person types the passphrase into the agent; the provider unlocks and answers.
@@ -378,13 +379,13 @@ struct AutoFillTests {
 
         let wrong = try await sandbox.startAgent(secret: "open says me")
         let mistyped = await sandbox.requestResult(.password, ["example.com"])
-        #expect(mistyped?.name == AutoFill.Error.canceled && mistyped?.message?.contains("wrong passphrase") == true)
+        #expect(mistyped?.name == AutoFill.Canceled.name && mistyped?.message?.contains("wrong passphrase") == true)
         wrong.stop()
         _ = await wrong.waitForExit(timeout: .seconds(30))
 
         let declining = try await sandbox.startAgent(secret: nil)
         let declined = await sandbox.requestResult(.password, ["example.com"])
-        #expect(declined?.name == AutoFill.Error.canceled, "\(declined?.message ?? "")")
+        #expect(declined?.name == AutoFill.Canceled.name, "\(declined?.message ?? "")")
         // The person said no: they are told so, not that the provider declined.
         #expect(
             declined?.message == "you declined what Example interactive asked in the agent",
@@ -405,17 +406,17 @@ struct AutoFillTests {
         )
         let started = ContinuousClock.now
         let hung = await sandbox.requestResult(.oneTimeCode, ["hang.example"])
-        #expect(hung?.name == AutoFill.Error.providerFailed)
+        #expect(hung?.name == AutoFill.ProviderFailed.name)
         #expect(hung?.message?.contains("did not answer within 2 seconds") == true, "\(hung?.message ?? "")")
         #expect(ContinuousClock.now - started < .seconds(30))
 
         let crashed = await sandbox.requestResult(.password, ["crash.example"])
-        #expect(crashed?.name == AutoFill.Error.providerFailed)
+        #expect(crashed?.name == AutoFill.ProviderFailed.name)
         #expect(crashed?.message?.contains("Example crash") == true, "\(crashed?.message ?? "")")
 
         // The quiet provider is not disturbed, and the hung one is asked again (and started again).
         #expect(try await sandbox.request(.password, ["example.com"]).get().credential.user == "alice")
-        #expect(await sandbox.requestResult(.oneTimeCode, ["hang.example"])?.name == AutoFill.Error.providerFailed)
+        #expect(await sandbox.requestResult(.oneTimeCode, ["hang.example"])?.name == AutoFill.ProviderFailed.name)
         // keyportd lives on.
         #expect(await daemon.waitForExit(timeout: .milliseconds(100)) == nil)
     }
@@ -441,7 +442,7 @@ struct AutoFillTests {
         #expect(try await sandbox.keyport(["providers", "disable", "org.example.quiet"]).status == 0)
         #expect(try await sandbox.request(.password, ["example.com"]).get().provider == "org.example.interactive")
         #expect(try await sandbox.keyport(["providers", "disable", "org.example.interactive"]).status == 0)
-        #expect(await sandbox.requestResult(.password, ["example.com"])?.name == AutoFill.Error.noCredential)
+        #expect(await sandbox.requestResult(.password, ["example.com"])?.name == AutoFill.NoCredential.name)
     }
 
     @Test("an unused provider is stopped after the idle time and started again when needed")
@@ -853,7 +854,7 @@ struct GitCredentialTests {
         for (parameters, parameter) in invalid {
             let error = await #expect(throws: VarlinkError.self) {
                 try await DaemonClient.withConnection(environment: sandbox.environment) {
-                    try await $0.call(AutoFill.savePassword, RawJSON(bytes: Array(parameters.utf8)))
+                    try await $0.call(AutoFill.SavePassword.name, RawJSON(bytes: Array(parameters.utf8)))
                 }
             }
             #expect(error?.name == "org.varlink.service.InvalidParameter", "\(parameters)")
@@ -919,9 +920,9 @@ struct GitCredentialTests {
         // would let it add lines of its own to git's credential.
         _ = try await DaemonClient.withConnection(environment: sandbox.environment) {
             try await $0.call(
-                AutoFill.savePassword,
+                AutoFill.SavePassword.name,
                 RawJSON(
-                    encoding: AutoFill.SavePasswordIn(
+                    encoding: AutoFill.SavePassword.Parameters(
                         serviceIdentifier: .init(identifier: "http://127.0.0.1:\(peer.port)/", type: .URL),
                         user: "eve",
                         password: "pw\r\nquit=1"
@@ -960,7 +961,7 @@ struct GitCredentialTests {
 extension AutoFillSandbox {
     /// The error of a request that must fail, or `nil` when it succeeded.
     func requestResult(
-        _ kind: IdentityStore.Kind,
+        _ kind: AutoFill.CredentialType,
         _ services: [String],
         interactive: Bool? = nil
     ) async -> VarlinkError? {

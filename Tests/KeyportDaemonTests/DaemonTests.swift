@@ -20,15 +20,11 @@ private func environment(_ changes: [String: String?]) -> [String: String] {
 }
 
 private func getInfo(_ path: String) async throws -> (product: String, interfaces: [String]) {
-    struct Info: Decodable {
-        var product: String
-        var interfaces: [String]
-    }
     let info = try await VarlinkConnection.withConnection(
         path: path,
         maximumMessageSize: DaemonClient.maximumMessageSize
     ) {
-        try await $0.call("org.varlink.service.GetInfo").decode(Info.self)
+        try await $0.call(VarlinkService.GetInfo.self, .init())
     }
     return (info.product, info.interfaces)
 }
@@ -259,64 +255,70 @@ struct DaemonTests {
 struct InterfaceDefinitionTests {
     @Test("each definition parses and declares what the protocol documents")
     func definitions() {
-        #expect(KeyportInterfaces.providers.name == "org.keyport.Providers")
-        #expect(Set(KeyportInterfaces.providers.methods.keys) == ["List", "Enable", "Disable", "Order"])
+        #expect(Providers.interface.name == "org.keyport.Providers")
+        #expect(Set(Providers.interface.methods.keys) == ["List", "Enable", "Disable", "Order"])
         #expect(
-            Set(KeyportInterfaces.exchange.methods.keys) == [
+            Set(Exchange.interface.methods.keys) == [
                 "RequestExport", "ExportCredentials", "ImportCredentials", "ReportImport",
             ]
         )
         #expect(
-            KeyportInterfaces.exchange.methods["ImportCredentials"]?.output == [
+            Exchange.interface.methods["ImportCredentials"]?.output == [
                 VarlinkField(name: "data", type: .object)
             ]
         )
         #expect(
-            KeyportInterfaces.exchange.errors.keys.sorted() == [
+            Exchange.interface.errors.keys.sorted() == [
                 "Declined", "ImporterFailed", "InvalidData", "InvalidToken", "NoAgent", "NoImporter", "NotAllowed",
                 "ShuttingDown",
                 "UnknownExport",
             ]
         )
-        #expect(Set(KeyportInterfaces.agent.methods.keys) == ["Serve", "Answer"])
+        #expect(Set(Agent.interface.methods.keys) == ["Serve", "Answer"])
         #expect(
-            KeyportInterfaces.agent.errors.keys.sorted() == [
+            Agent.interface.errors.keys.sorted() == [
                 "AgentBusy", "InvalidChoice", "NotAnAgent", "NotTheAgent", "Replaced", "ScriptedNotAllowed",
                 "UnknownRequest",
             ]
         )
-        #expect(Set(KeyportInterfaces.callbacks.methods.keys) == ["Listen", "Deliver"])
-        #expect(KeyportInterfaces.callbacks.errors.keys.sorted() == ["InvalidCallback", "NoSession"])
+        #expect(Set(Callbacks.interface.methods.keys) == ["Listen", "Deliver"])
+        #expect(Callbacks.interface.errors.keys.sorted() == ["InvalidCallback", "NoSession"])
         #expect(
-            Set(KeyportInterfaces.autoFill.methods.keys) == ["RequestCredential", "RequestFromList", "SavePassword"]
+            Set(AutoFill.interface.methods.keys) == ["RequestCredential", "RequestFromList", "SavePassword"]
         )
         #expect(
-            KeyportInterfaces.autoFill.errors.keys.sorted() == [
+            AutoFill.interface.errors.keys.sorted() == [
                 "Canceled", "InteractionRequired", "NoCredential", "NoSavingProvider", "ProviderFailed",
             ]
         )
         #expect(
-            Set(KeyportInterfaces.credentialProvider.methods.keys) == [
+            Set(CredentialProvider.interface.methods.keys) == [
                 "ProvideWithoutUserInteraction", "ProvideWithUserInteraction", "ProvideFromList", "Configure",
                 "SavePasswordWithoutUserInteraction", "SavePasswordWithUserInteraction",
             ]
         )
         #expect(
-            Set(KeyportInterfaces.vault.methods.keys) == [
-                "Status", "Unlock", "Lock", "Add", "Update", "Remove", "Get", "Lookup", "List", "Import",
-                "ChangePassphrase",
-            ]
-        )
-        #expect(KeyportInterfaces.vault.errors.keys.sorted() == ["Failed", "Locked", "WrongVault"])
-        #expect(
-            Set(KeyportInterfaces.identityStore.methods.keys) == [
+            Set(IdentityStore.interface.methods.keys) == [
                 "State", "Save", "Remove", "Replace", "RemoveAll", "List",
             ]
         )
+        // What each interface serves for introspection is its file, byte for byte.
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Sources/KeyportInterfacesCore/Interfaces").standardized
+        for (name, definition) in [
+            (Providers.name, Providers.definition), (Exchange.name, Exchange.definition),
+            (Agent.name, Agent.definition),
+            (Callbacks.name, Callbacks.definition), (AutoFill.name, AutoFill.definition),
+            (CredentialProvider.name, CredentialProvider.definition), (IdentityStore.name, IdentityStore.definition),
+            (Prompt.name, Prompt.definition), (CallbackSession.name, CallbackSession.definition),
+        ] {
+            let file = directory.appendingPathComponent("\(name).varlink")
+            #expect(definition == (try? String(contentsOf: file, encoding: .utf8)), "\(name)")
+        }
         // Every error gives a person something to read.
         for interface in [
-            KeyportInterfaces.providers, KeyportInterfaces.exchange, KeyportInterfaces.agent,
-            KeyportInterfaces.callbacks,
+            Providers.interface, Exchange.interface, Agent.interface,
+            Callbacks.interface,
         ] {
             for (name, fields) in interface.errors {
                 #expect(fields.contains(VarlinkField(name: "message", type: .string)), "\(interface.name).\(name)")

@@ -172,11 +172,11 @@ struct ExchangeTests {
             try await DaemonClient.withConnection(environment: sandbox.environment) {
                 try await $0.call(
                     "org.keyport.Exchange.ImportCredentials",
-                    RawJSON(encoding: Exchange.ImportIn(token: token))
+                    RawJSON(encoding: Exchange.ImportCredentials.Parameters(token: token))
                 )
             }
         }
-        #expect(stolen?.name == Exchange.Error.invalidToken)
+        #expect(stolen?.name == Exchange.InvalidToken.name)
         #expect(stolen?.message?.contains("given to another process") == true, "\(stolen.map { "\($0)" } ?? "")")
         #expect(FileManager.default.createFile(atPath: sandbox.output + ".go", contents: Data()))
         #expect(try await exporting.value.status == 0)

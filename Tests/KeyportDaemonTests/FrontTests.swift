@@ -6,35 +6,53 @@ import Varlink
 
 @Suite("the AutoFill request without Foundation")
 struct AutoFillClientJSONTests {
-    @Test("requests are written as JSONEncoder writes them, keys sorted; replies read as JSONDecoder reads them")
-    func sameAsCodable() throws {
+    @Test("the generated types write JSON that Foundation reads as the same values, and read it back")
+    func generatedCoding() throws {
         let identifiers = [
-            IdentityStore.ServiceIdentifier(identifier: "https://login.example.com/a?b=\"c\"\\d", type: .URL),
-            IdentityStore.ServiceIdentifier(identifier: "bücher.example\n\u{1}", type: .domain),
+            AutoFill.ServiceIdentifier(identifier: "https://login.example.com/a?b=\"c\"\\d", type: .URL),
+            AutoFill.ServiceIdentifier(identifier: "bücher.example\n\u{1}", type: .domain),
         ]
         let requests = [
-            AutoFill.RequestIn(type: .oneTimeCode, serviceIdentifiers: identifiers),
-            AutoFill.RequestIn(type: .password, serviceIdentifiers: [], user: "alice\t\"a\"", interactive: false),
-            AutoFill.RequestIn(type: .password, serviceIdentifiers: identifiers, user: "", interactive: true),
+            AutoFill.RequestCredential.Parameters(type: .oneTimeCode, serviceIdentifiers: identifiers),
+            AutoFill.RequestCredential.Parameters(
+                type: .password,
+                serviceIdentifiers: [],
+                user: "alice\t\"a\"",
+                interactive: false
+            ),
+            AutoFill.RequestCredential.Parameters(
+                type: .password,
+                serviceIdentifiers: identifiers,
+                user: "",
+                interactive: true
+            ),
         ]
         for request in requests {
-            #expect(
-                try JSONDecoder().decode(AutoFill.RequestIn.self, from: Data(request.json.bytes)) == request,
-                "\(request.json)"
-            )
-            #expect(try request.json.bytes == RawJSON(encoding: request).bytes, "\(request.json)")
+            let json = RawJSON(encoding: request)
+            #expect(try json.decode(AutoFill.RequestCredential.Parameters.self) == request, "\(json)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(json.bytes)) as? [String: Any])
+            #expect(object["type"] as? String == request.type.rawValue)
+            let read = try #require(object["serviceIdentifiers"] as? [[String: String]])
+            #expect(read.map { $0["identifier"] } == request.serviceIdentifiers.map(\.identifier))
+            #expect(read.map { $0["type"] } == request.serviceIdentifiers.map(\.type.rawValue))
+            // An absent value is left out, not written as null.
+            #expect(object["user"] as? String == request.user && (object["user"] == nil) == (request.user == nil))
+            #expect(object["interactive"] as? Bool == request.interactive)
         }
-        let list = CredentialProvider.ListIn(type: .oneTimeCode, serviceIdentifiers: identifiers)
-        #expect(try list.json.bytes == RawJSON(encoding: list).bytes)
 
         let replies = [
-            AutoFill.RequestOut(credential: .init(code: "123456"), provider: "org.example.quiet"),
-            AutoFill.RequestOut(credential: .init(user: "alice", password: "p\"w\\\n😀"), provider: "p"),
-            AutoFill.RequestOut(credential: .init(), provider: ""),
-            AutoFill.RequestOut(credential: .init(user: "a", password: "b"), provider: "p", site: "https://x.example"),
+            AutoFill.RequestCredential.Reply(credential: .init(code: "123456"), provider: "org.example.quiet"),
+            AutoFill.RequestCredential.Reply(credential: .init(user: "alice", password: "p\"w\\\n😀"), provider: "p"),
+            AutoFill.RequestCredential.Reply(credential: .init(), provider: ""),
+            AutoFill.RequestCredential.Reply(provider: "p", asking: "Keyport is asking you"),
+            AutoFill.RequestCredential.Reply(
+                credential: .init(user: "a", password: "b"),
+                provider: "p",
+                site: "https://x.example"
+            ),
         ]
         for reply in replies {
-            #expect(try AutoFill.RequestOut(json: RawJSON(encoding: reply)) == reply)
+            #expect(try RawJSON(encoding: reply).decode(AutoFill.RequestCredential.Reply.self) == reply)
         }
         // Members a later keyportd adds are passed over; nulls are absent values.
         let later = RawJSON(
@@ -42,13 +60,23 @@ struct AutoFillClientJSONTests {
                 #"{"new":[1,{"x":null}],"credential":{"code":null,"password":"pw","extra":{}},"provider":"p"}"#.utf8
             )
         )
-        #expect(try AutoFill.RequestOut(json: later) == .init(credential: .init(password: "pw"), provider: "p"))
-        for broken in [#"{"credential":{}}"#, #"{"credential":{"code":1},"provider":"p"}"#, #"{"provider":"p""#] {
-            #expect(throws: (any Error).self, "\(broken)") {
-                try AutoFill.RequestOut(json: RawJSON(bytes: Array(broken.utf8)))
+        #expect(
+            try later.decode(AutoFill.RequestCredential.Reply.self)
+                == .init(credential: .init(password: "pw"), provider: "p")
+        )
+        // What is wrong is named by where it is.
+        for (broken, problem) in [
+            (#"{"credential":{}}"#, "provider: missing"),
+            (#"{"credential":{"code":1},"provider":"p"}"#, "credential.code: a string was expected, not number"),
+            (#"{"provider":"p""#, "the object is not closed"),
+            (#"{"provider":"p","credential":[]}"#, "credential: an object was expected, not array"),
+        ] {
+            let error = #expect(throws: VarlinkDecodingError.self, "\(broken)") {
+                try RawJSON(bytes: Array(broken.utf8)).decode(AutoFill.RequestCredential.Reply.self)
             }
+            #expect(error?.description.hasPrefix(problem) == true, "\(error.map { "\($0)" } ?? "")")
         }
-        let answer = AutoFill.RequestOut(
+        let answer = AutoFillClient.Answer(
             credential: .init(user: "a\"b", password: "p/w"),
             provider: "org.example.p",
             site: "https://x.example:8443"
@@ -64,7 +92,10 @@ struct AutoFillClientJSONTests {
                 )
         )
         #expect(
-            AutoFillClient.passwordJSON(.init(credential: .init(password: "pw"), provider: "p"), password: "pw")
+            AutoFillClient.passwordJSON(
+                .init(credential: .init(password: "pw"), provider: "p", site: nil),
+                password: "pw"
+            )
                 == #"{"password":"pw","provider":"p"}"#
         )
     }

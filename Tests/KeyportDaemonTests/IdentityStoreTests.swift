@@ -206,7 +206,7 @@ struct IdentityStoreTests {
         let socket = try #require(sandbox.environment["KEYPORT_SOCKET"])
         await #expect(throws: VarlinkError.self) {
             try await VarlinkConnection.withConnection(path: socket, maximumMessageSize: 1 << 20) {
-                try await $0.call("org.keyport.IdentityStore.State")
+                try await $0.call("org.keyport.IdentityStore.State.Reply")
             }
         }
     }

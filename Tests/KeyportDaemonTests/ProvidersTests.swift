@@ -172,7 +172,7 @@ struct ProvidersCommandTests {
         var info = stat()
         #expect(lstat(sandbox.settings.path, &info) == 0 && info.st_mode & 0o777 == 0o600)
         let listed = try await sandbox.keyport(["providers", "list", "--json"])
-        let list = try JSONDecoder().decode(Providers.List.self, from: Data(listed.standardOutput.utf8))
+        let list = try RawJSON(bytes: Array(listed.standardOutput.utf8)).decode(Providers.List.Reply.self)
         #expect(list.providers.map(\.id) == ["org.example.beta", "org.example.alpha"])
         #expect(list.providers.map(\.position) == [0, 1])
 
@@ -183,7 +183,7 @@ struct ProvidersCommandTests {
         #expect(try await daemon.finish(timeout: .seconds(30)).status == 0)
         daemon = try await sandbox.startDaemon()
         let after = try await sandbox.keyport(["providers", "list", "--json"])
-        let restarted = try JSONDecoder().decode(Providers.List.self, from: Data(after.standardOutput.utf8))
+        let restarted = try RawJSON(bytes: Array(after.standardOutput.utf8)).decode(Providers.List.Reply.self)
         #expect(
             restarted.providers.map { "\($0.id) \($0.enabled)" } == [
                 "org.example.alpha true", "org.example.beta false",

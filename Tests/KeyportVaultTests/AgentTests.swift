@@ -59,7 +59,7 @@ private struct AgentSandbox {
 
     func unlock(_ passphrase: String = "open sesame", timeout: Int? = nil) async throws -> RawJSON {
         let extra = timeout.map { #","timeout":\#($0)"# } ?? ""
-        return try await call(VaultAgent.unlock, #"{"path":"\#(vault)","passphrase":"\#(passphrase)"\#(extra)}"#)
+        return try await call(VaultKeeper.Unlock.name, #"{"path":"\#(vault)","passphrase":"\#(passphrase)"\#(extra)}"#)
     }
 }
 
@@ -82,6 +82,21 @@ private func loginJSON(_ id: String, site: String, user: String = "alice") -> St
 
 @Suite("Keyport Vault's agent", .serialized)
 struct VaultAgentTests {
+    @Test("its interface, org.keyport.Vault, declares what docs/protocol.md documents and is its file")
+    func definition() throws {
+        #expect(VaultKeeper.name == "org.keyport.Vault")
+        #expect(
+            Set(VaultKeeper.interface.methods.keys) == [
+                "Status", "Unlock", "Lock", "Add", "Update", "Remove", "Get", "Lookup", "List", "Import",
+                "ChangePassphrase",
+            ]
+        )
+        #expect(VaultKeeper.interface.errors.keys.sorted() == ["Failed", "Locked", "WrongVault"])
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Sources/KeyportVaultAgent/VaultKeeper.varlink").standardized
+        #expect(VaultKeeper.definition == (try String(contentsOf: file, encoding: .utf8)))
+    }
+
     @Test("unlock (a wrong passphrase refused), add, look up, get, list, import, remove, lock; every failure says why")
     func session() async throws {
         let sandbox = try await AgentSandbox()
@@ -89,49 +104,57 @@ struct VaultAgentTests {
             sandbox.agent.stop()
             sandbox.directory.remove()
         }
-        let status = try await sandbox.call(VaultAgent.status).decode(VaultAgent.StatusOut.self)
+        let status = try await sandbox.call(VaultKeeper.Status.name).decode(VaultKeeper.Status.Reply.self)
         #expect(!status.unlocked && status.path == sandbox.vault)
-        #expect(await sandbox.error(VaultAgent.lookup, #"{"service":"example.com"}"#)?.name == VaultAgent.Error.locked)
-        let wrong = await sandbox.error(VaultAgent.unlock, #"{"path":"\#(sandbox.vault)","passphrase":"nope"}"#)
-        #expect(wrong?.name == VaultAgent.Error.failed)
+        #expect(
+            await sandbox.error(VaultKeeper.Lookup.name, #"{"service":"example.com"}"#)?.name == VaultKeeper.Locked.name
+        )
+        let wrong = await sandbox.error(VaultKeeper.Unlock.name, #"{"path":"\#(sandbox.vault)","passphrase":"nope"}"#)
+        #expect(wrong?.name == VaultKeeper.Failed.name)
         #expect(wrong?.parameters.description.contains(#""code":"wrong-passphrase""#) == true)
         #expect(
-            await sandbox.error(VaultAgent.unlock, #"{"path":"relative","passphrase":"x"}"#)?.name
+            await sandbox.error(VaultKeeper.Unlock.name, #"{"path":"relative","passphrase":"x"}"#)?.name
                 == "org.varlink.service.InvalidParameter"
         )
 
-        #expect(try await sandbox.unlock().decode(VaultAgent.ItemsOut.self).items == 0)
+        #expect(try await sandbox.unlock().decode(VaultKeeper.Unlock.Reply.self).items == 0)
         #expect(
-            try await sandbox.call(VaultAgent.add, #"{"item":\#(loginJSON("a", site: "example.com"))}"#).description
+            try await sandbox.call(VaultKeeper.Add.name, #"{"item":\#(loginJSON("a", site: "example.com"))}"#)
+                .description
                 == #"{"revision":1}"#
         )
-        let duplicate = await sandbox.error(VaultAgent.add, #"{"item":\#(loginJSON("a", site: "example.com"))}"#)
+        let duplicate = await sandbox.error(VaultKeeper.Add.name, #"{"item":\#(loginJSON("a", site: "example.com"))}"#)
         #expect(duplicate?.parameters.description.contains(#""code":"exists""#) == true)
         // Not an object: the interface refuses it; an object the CXF codec reads without an id:
         // the vault does.
-        #expect(await sandbox.error(VaultAgent.add, #"{"item":[1]}"#)?.name == "org.varlink.service.InvalidParameter")
-        let noID = await sandbox.error(VaultAgent.add, #"{"item":{"title":"x"}}"#)
+        #expect(
+            await sandbox.error(VaultKeeper.Add.name, #"{"item":[1]}"#)?.name == "org.varlink.service.InvalidParameter"
+        )
+        let noID = await sandbox.error(VaultKeeper.Add.name, #"{"item":{"title":"x"}}"#)
         #expect(
             noID?.parameters.description.contains(#""code":"invalid-item""#) == true,
             "\(noID.map { "\($0)" } ?? "")"
         )
 
-        let found = try await sandbox.call(VaultAgent.lookup, #"{"service":"https://login.example.com/"}"#)
+        let found = try await sandbox.call(VaultKeeper.Lookup.name, #"{"service":"https://login.example.com/"}"#)
         #expect(found.description.contains(#""pw-a""#))
         let id = Base64URL.encode(Array("a".utf8))
         #expect(
-            try await sandbox.call(VaultAgent.get, #"{"id":"\#(id)"}"#).description.contains(#""title":"example.com""#)
+            try await sandbox.call(VaultKeeper.Get.name, #"{"id":"\#(id)"}"#).description.contains(
+                #""title":"example.com""#
+            )
         )
         #expect(
-            try await sandbox.call(VaultAgent.get, #"{"id":"\#(Base64URL.encode(Array("zz".utf8)))"}"#).description
-                == #"{"item":null}"#
+            try await sandbox.call(VaultKeeper.Get.name, #"{"id":"\#(Base64URL.encode(Array("zz".utf8)))"}"#)
+                .description
+                == "{}"  // an optional member with no value is left out
         )
 
         let imported = try await sandbox.call(
-            VaultAgent.importItems,
+            VaultKeeper.Import.name,
             #"{"items":[\#(loginJSON("b", site: "example.org")),\#(loginJSON("c", site: "example.net")),\#(loginJSON("a", site: "example.com"))]}"#
-        ).decode(VaultAgent.ImportOut.self)
-        #expect(imported == VaultAgent.ImportOut(imported: 2, merged: 0, unchanged: 1))
+        ).decode(VaultKeeper.Import.Reply.self)
+        #expect(imported == VaultKeeper.Import.Reply(imported: 2, merged: 0, unchanged: 1))
         var listed: [String] = []
         try await VarlinkConnection.withConnection(path: sandbox.socket, maximumMessageSize: 1 << 26) { connection in
             try await connection.send(VaultAgentTests.listCall)
@@ -142,11 +165,11 @@ struct VaultAgentTests {
             }
         }
         #expect(listed.count == 3 && listed.allSatisfy { $0.hasPrefix(#"{"item":{"id":"#) })
-        _ = try await sandbox.call(VaultAgent.remove, #"{"id":"\#(id)"}"#)
-        #expect(try await sandbox.call(VaultAgent.status).decode(VaultAgent.StatusOut.self).items == 2)
+        _ = try await sandbox.call(VaultKeeper.Remove.name, #"{"id":"\#(id)"}"#)
+        #expect(try await sandbox.call(VaultKeeper.Status.name).decode(VaultKeeper.Status.Reply.self).items == 2)
 
-        _ = try await sandbox.call(VaultAgent.lock)
-        #expect(await sandbox.error(VaultAgent.get, #"{"id":"\#(id)"}"#)?.name == VaultAgent.Error.locked)
+        _ = try await sandbox.call(VaultKeeper.Lock.name)
+        #expect(await sandbox.error(VaultKeeper.Get.name, #"{"id":"\#(id)"}"#)?.name == VaultKeeper.Locked.name)
         // The agent kept nothing on disk: the vault file is the only file besides the socket and
         // the lock beside it (which holds the agent's process id).
         let files = try FileManager.default.subpathsOfDirectory(atPath: sandbox.directory.url.path).filter {
@@ -155,7 +178,7 @@ struct VaultAgentTests {
         #expect(files.isEmpty, "\(files)")
     }
 
-    static let listCall = VarlinkCall(method: VaultAgent.list, more: true)
+    static let listCall = VarlinkCall(method: VaultKeeper.List.name, more: true)
 
     @Test(
         "an import through the client hears the counts so far, then the report; one too large for a message is refused before anything is sent"
@@ -173,9 +196,9 @@ struct VaultAgentTests {
         let items = try (0..<2500).map {
             try CXF.Decoder().decodeItem(Array(loginJSON("item-\($0)", site: "site-\($0).example").utf8))
         }
-        var heard: [VaultAgent.ImportOut] = []
+        var heard: [VaultKeeper.Import.Reply] = []
         let report = try await VaultAgentClient.importItems(items, locations) { heard.append($0) }
-        #expect(report == VaultAgent.ImportOut(imported: 2500, merged: 0, unchanged: 0))
+        #expect(report == VaultKeeper.Import.Reply(imported: 2500, merged: 0, unchanged: 0))
         #expect(heard.last == report && heard.map(\.imported) == heard.map(\.imported).sorted(), "\(heard)")
 
         let more = try (0..<100).map {
@@ -186,7 +209,7 @@ struct VaultAgentTests {
         } throws: { error in
             "\(error)".contains("the 100 items are 1 MB as CXF") && "\(error)".contains("nothing was imported")
         }
-        #expect(try await sandbox.call(VaultAgent.status).decode(VaultAgent.StatusOut.self).items == 2500)
+        #expect(try await sandbox.call(VaultKeeper.Status.name).decode(VaultKeeper.Status.Reply.self).items == 2500)
     }
 
     @Test("the agent serves the one vault it is given once; the vault's app runs with its path, or not at all")
@@ -234,14 +257,14 @@ struct VaultAgentTests {
         }
         let other = sandbox.directory.url.appendingPathComponent("other.keyport").path
         _ = try Vault.create(at: other, passphrase: SecretBytes("mine"), kdf: ScryptParameters(logN: 10))
-        let refused = await sandbox.error(VaultAgent.unlock, #"{"path":"\#(other)","passphrase":"mine"}"#)
-        #expect(refused?.name == VaultAgent.Error.wrongVault)
+        let refused = await sandbox.error(VaultKeeper.Unlock.name, #"{"path":"\#(other)","passphrase":"mine"}"#)
+        #expect(refused?.name == VaultKeeper.WrongVault.name)
         #expect(refused?.parameters.description.contains(sandbox.vault) == true)
-        #expect(try await sandbox.call(VaultAgent.status).decode(VaultAgent.StatusOut.self).unlocked == false)
+        #expect(try await sandbox.call(VaultKeeper.Status.name).decode(VaultKeeper.Status.Reply.self).unlocked == false)
         let link = sandbox.directory.url.appendingPathComponent("link.keyport").path
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: sandbox.vault)
-        _ = try await sandbox.call(VaultAgent.unlock, #"{"path":"\#(link)","passphrase":"open sesame"}"#)
-        #expect(try await sandbox.call(VaultAgent.status).decode(VaultAgent.StatusOut.self).unlocked)
+        _ = try await sandbox.call(VaultKeeper.Unlock.name, #"{"path":"\#(link)","passphrase":"open sesame"}"#)
+        #expect(try await sandbox.call(VaultKeeper.Status.name).decode(VaultKeeper.Status.Reply.self).unlocked)
     }
 
     @Test("one agent per socket; an unlock timeout past a week is refused")
@@ -265,13 +288,13 @@ struct VaultAgentTests {
             "\(second.standardError)"
         )
         // The first agent still answers on its socket.
-        #expect(try await sandbox.call(VaultAgent.status).decode(VaultAgent.StatusOut.self).unlocked == false)
+        #expect(try await sandbox.call(VaultKeeper.Status.name).decode(VaultKeeper.Status.Reply.self).unlocked == false)
         let tooLong = await sandbox.error(
-            VaultAgent.unlock,
+            VaultKeeper.Unlock.name,
             #"{"path":"\#(sandbox.vault)","passphrase":"open sesame","timeout":9223372036854775807}"#
         )
         #expect(tooLong?.name == "org.varlink.service.InvalidParameter")
-        #expect(try await sandbox.call(VaultAgent.status).decode(VaultAgent.StatusOut.self).unlocked == false)
+        #expect(try await sandbox.call(VaultKeeper.Status.name).decode(VaultKeeper.Status.Reply.self).unlocked == false)
     }
 
     @Test("the vault locks itself after its idle time; a request in between moves the time")
@@ -285,22 +308,24 @@ struct VaultAgentTests {
         // busy machine a reply can arrive seconds after the agent sent it.
         _ = try await sandbox.unlock(timeout: 10)
         func locksIn() async throws -> Int? {
-            try await sandbox.call(VaultAgent.status).decode(VaultAgent.StatusOut.self).locksIn
+            try await sandbox.call(VaultKeeper.Status.name).decode(VaultKeeper.Status.Reply.self).locksIn
         }
         try await Task.sleep(for: .seconds(3))
         let before = try #require(try await locksIn())
         #expect(before <= 8, "3 s after unlocking with 10: \(before) s left")
-        _ = try await sandbox.call(VaultAgent.lookup, #"{"service":"example.com"}"#)
+        _ = try await sandbox.call(VaultKeeper.Lookup.name, #"{"service":"example.com"}"#)
         let after = try #require(try await locksIn())
         #expect(after >= 9 && after > before, "a request moves the time: \(before) s, then \(after) s")
         // Then it locks itself, without a request.
         let deadline = ContinuousClock.now + .seconds(30)
-        while try await sandbox.call(VaultAgent.status).decode(VaultAgent.StatusOut.self).unlocked,
+        while try await sandbox.call(VaultKeeper.Status.name).decode(VaultKeeper.Status.Reply.self).unlocked,
             ContinuousClock.now < deadline
         {
             try await Task.sleep(for: .milliseconds(200))
         }
-        #expect(await sandbox.error(VaultAgent.lookup, #"{"service":"example.com"}"#)?.name == VaultAgent.Error.locked)
+        #expect(
+            await sandbox.error(VaultKeeper.Lookup.name, #"{"service":"example.com"}"#)?.name == VaultKeeper.Locked.name
+        )
     }
 
     @Test("kill -9 of the agent during a 50 000-item import: the vault opens, and holds all of them or none")
@@ -318,7 +343,7 @@ struct VaultAgentTests {
         let socket = sandbox.socket
         let importing = Task {
             try await VarlinkConnection.withConnection(path: socket, maximumMessageSize: 1 << 26) {
-                try await $0.call(VaultAgent.importItems, parameters)
+                try await $0.call(VaultKeeper.Import.name, parameters)
             }
         }
         // Once the agent has the request (its reading and sealing take seconds in a debug build).

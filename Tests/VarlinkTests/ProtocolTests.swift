@@ -140,7 +140,7 @@ struct InterfaceTests {
 
     @Test("org.varlink.service and an interface with every kind of type are read")
     func parses() throws {
-        let service = VarlinkInterface.service
+        let service = VarlinkService.interface
         #expect(service.name == "org.varlink.service")
         #expect(Set(service.methods.keys) == ["GetInfo", "GetInterfaceDescription"])
         #expect(service.errors.count == 6)

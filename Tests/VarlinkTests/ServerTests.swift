@@ -10,35 +10,6 @@ import Glibc
 import Musl
 #endif
 
-/// A service for the tests: echo, a streaming count, a call that waits until cancelled, an error.
-private let testInterface = """
-    # A service for Keyport's Varlink tests.
-    interface org.keyport.test
-
-    type Echoed (text: string, times: int)
-
-    # Returns the text, `times` times (once by default).
-    method Echo(text: string, times: ?int) -> (echoed: Echoed)
-
-    # Replies 1, 2, … up to `to`; call it with "more".
-    method Count(to: int) -> (n: int)
-
-    # Who is calling, as the server pinned it: its pid, whether the socket gave the pidfd
-    # (SO_PEERPIDFD) and the program it runs.
-    method Caller() -> (pid: int, bySocket: bool, program: string)
-
-    # Does not reply until the connection closes.
-    method Wait() -> ()
-
-    # Declared, never implemented.
-    method Later() -> ()
-
-    # Always fails.
-    method Fail() -> ()
-
-    error Failed (message: string)
-    """
-
 /// What `Wait` calls went through: each start, and each cancellation (its client went away).
 private final class Observations: Sendable {
     let started: AsyncStream<Void>
@@ -74,49 +45,34 @@ private func makeServer(
     maximumMessageSize: Int = 1 << 20,
     limits: VarlinkConnectionLimits? = nil
 ) throws -> VarlinkServer {
-    let interface = try VarlinkInterface(testInterface)
-    struct EchoIn: Decodable {
-        var text: String
-        var times: Int?
-    }
-    struct Echoed: Encodable {
-        var text: String
-        var times: Int
-    }
-    struct EchoOut: Encodable { var echoed: Echoed }
-    struct CountIn: Decodable { var to: Int }
-    struct CountOut: Encodable { var n: Int }
-    struct CallerOut: Encodable {
-        var pid: Int32
-        var bySocket: Bool
-        var program: String
-    }
     let methods: [String: VarlinkMethodImplementation] = [
-        "Echo": { request throws(VarlinkError) in
-            let input = try! request.call.parameters.decode(EchoIn.self)  // checked against the IDL already
+        TestService.Echo.name: { request throws(VarlinkError) in
+            let input = try request.parameters(as: TestService.Echo.Parameters.self)
             let times = input.times ?? 1
-            return try! RawJSON(
-                encoding: EchoOut(echoed: Echoed(text: String(repeating: input.text, count: times), times: times))
+            return RawJSON(
+                encoding: TestService.Echo.Reply(
+                    echoed: TestService.Echoed(text: String(repeating: input.text, count: times), times: times)
+                )
             )
         },
-        "Count": { request throws(VarlinkError) in
-            let to = try! request.call.parameters.decode(CountIn.self).to
+        TestService.Count.name: { request throws(VarlinkError) in
+            let to = try request.parameters(as: TestService.Count.Parameters.self).to
             guard request.call.more else { throw VarlinkError.expectedMore(request.call.method) }
-            for n in 1..<max(to, 1) { try await request.send(try! RawJSON(encoding: CountOut(n: n))) }
-            return try! RawJSON(encoding: CountOut(n: max(to, 1)))
+            for n in 1..<max(to, 1) { try await request.send(RawJSON(encoding: TestService.Count.Reply(n: n))) }
+            return RawJSON(encoding: TestService.Count.Reply(n: max(to, 1)))
         },
-        "Caller": { request throws(VarlinkError) in
+        TestService.Caller.name: { request throws(VarlinkError) in
             let process = request.peer.process
             #expect(request.peer.credentials.pid == process.pid)
-            return try! RawJSON(
-                encoding: CallerOut(
-                    pid: process.pid,
+            return RawJSON(
+                encoding: TestService.Caller.Reply(
+                    pid: Int(process.pid),
                     bySocket: process.pinning == .socketPeer,
                     program: (try? process.executable) ?? "unreadable"
                 )
             )
         },
-        "Wait": { _ throws(VarlinkError) in
+        TestService.Wait.name: { _ throws(VarlinkError) in
             observations.start.yield()
             do {
                 try await Task.sleep(for: .seconds(600))
@@ -125,13 +81,13 @@ private func makeServer(
             }
             return .emptyObject
         },
-        "Fail": { _ throws(VarlinkError) in
-            throw VarlinkError(name: "org.keyport.test.Failed", ["message": "it always fails"])
+        TestService.Fail.name: { _ throws(VarlinkError) in
+            throw VarlinkError(TestService.Failed(message: "it always fails"))
         },
     ]
     return VarlinkServer(
         info: VarlinkServiceInfo(vendor: "Keyport", product: "test", version: "1", url: "https://example.invalid"),
-        interfaces: [VarlinkInterfaceImplementation(interface, methods: methods)],
+        interfaces: [VarlinkInterfaceImplementation(TestService.interface, methods: methods)],
         maximumMessageSize: maximumMessageSize,
         limits: limits
     )
@@ -180,25 +136,20 @@ struct ServerTests {
     func introspection() async throws {
         try await withServer(try makeServer(Observations())) { path in
             try await VarlinkConnection.withConnection(path: path, maximumMessageSize: 1 << 20) { connection in
-                let info = try await connection.call("org.varlink.service.GetInfo")
-                struct Info: Decodable {
-                    var vendor: String
-                    var interfaces: [String]
-                }
-                let decoded = try info.decode(Info.self)
-                #expect(decoded.vendor == "Keyport")
-                #expect(decoded.interfaces == ["org.keyport.test", "org.varlink.service"])
-                struct Description: Decodable { var description: String }
+                let info = try await connection.call(VarlinkService.GetInfo.self, .init())
+                #expect(info.vendor == "Keyport")
+                #expect(info.interfaces == ["org.keyport.test", "org.varlink.service"])
                 let description = try await connection.call(
-                    "org.varlink.service.GetInterfaceDescription",
-                    try RawJSON(encoding: ["interface": "org.keyport.test"])
+                    VarlinkService.GetInterfaceDescription.self,
+                    .init(interface: "org.keyport.test")
                 )
-                #expect(try description.decode(Description.self).description == testInterface)
+                // The definition the generated code embeds is the file, byte for byte.
+                let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                    .appendingPathComponent("TestService.varlink")
+                #expect(description.description == (try String(contentsOf: file, encoding: .utf8)))
+                #expect(description.description == TestService.definition)
                 let missing = await #expect(throws: VarlinkError.self) {
-                    try await connection.call(
-                        "org.varlink.service.GetInterfaceDescription",
-                        try RawJSON(encoding: ["interface": "org.nope"])
-                    )
+                    try await connection.call(VarlinkService.GetInterfaceDescription.self, .init(interface: "org.nope"))
                 }
                 #expect(missing?.name == "org.varlink.service.InterfaceNotFound")
             }

@@ -22,17 +22,21 @@ struct KeyportdExchange: Sendable {
         }
     }
 
-    static let requestExport = Exchange.Method.requestExport
-    static let exportCredentials = Exchange.Method.exportCredentials
-    static let importCredentials = Exchange.Method.importCredentials
-    static let reportImport = Exchange.Method.reportImport
+    static let requestExport = Exchange.RequestExport.name
+    static let exportCredentials = Exchange.ExportCredentials.name
+    static let importCredentials = Exchange.ImportCredentials.name
+    static let reportImport = Exchange.ReportImport.name
 
     /// `RequestExport` with the versions of the exporter's manifest (`formatVersions` left out: the
     /// manifest is where an app declares them, as Info.plist is on Apple platforms).
-    func requestExport() async throws(ASAuthorizationError) -> Exchange.RequestExportOut {
-        let reply = try await call(Self.requestExport, RawJSON(encoding: Exchange.RequestExportIn()), .exporting)
+    func requestExport() async throws(ASAuthorizationError) -> Exchange.RequestExport.Reply {
+        let reply = try await call(
+            Self.requestExport,
+            RawJSON(encoding: Exchange.RequestExport.Parameters()),
+            .exporting
+        )
         do {
-            return try reply.decode(Exchange.RequestExportOut.self)
+            return try reply.decode(Exchange.RequestExport.Reply.self)
         } catch {
             throw Self.invalidReply(Self.requestExport, "it has no string \"export\" and \"formatVersion\"")
         }
@@ -43,8 +47,8 @@ struct KeyportdExchange: Sendable {
     func exportCredentials(
         export: String,
         document: Data,
-        progress: @Sendable (Exchange.ExportOut) -> Void
-    ) async throws(ASAuthorizationError) -> Exchange.ExportOut {
+        progress: @Sendable (Exchange.ExportCredentials.Reply) -> Void
+    ) async throws(ASAuthorizationError) -> Exchange.ExportCredentials.Reply {
         let parameters = Exchange.exportCredentialsParameters(export: export, document: Array(document))
         // keyportd closes a connection whose message is over the limit without a word; saying so
         // here tells the app why.
@@ -65,14 +69,14 @@ struct KeyportdExchange: Sendable {
                 while true {
                     let (reply, continues) = try await connection.nextReply()
                     guard continues else { return reply }
-                    if let step = try? reply.decode(Exchange.ExportOut.self) { progress(step) }
+                    if let step = try? reply.decode(Exchange.ExportCredentials.Reply.self) { progress(step) }
                 }
             }
         } catch {
             throw Self.mapped(error, side: .exporting, cancelled: Task.isCancelled)
         }
         do {
-            return try last.decode(Exchange.ExportOut.self)
+            return try last.decode(Exchange.ExportCredentials.Reply.self)
         } catch {
             throw Self.invalidReply(Self.exportCredentials, "it has no \"state\" and \"importer\"")
         }
@@ -80,7 +84,7 @@ struct KeyportdExchange: Sendable {
 
     /// `ReportImport`: what came of the import of `token`.
     func reportImport(token: UUID, imported: Int, declined: Bool, message: String?) async throws(ASAuthorizationError) {
-        let report = Exchange.ReportIn(
+        let report = Exchange.ReportImport.Parameters(
             token: token.uuidString.lowercased(),
             imported: imported,
             declined: declined,
@@ -94,7 +98,7 @@ struct KeyportdExchange: Sendable {
         // RFC 9562 writes UUIDs in lowercase; keyportd reads them either way.
         let reply = try await call(
             Self.importCredentials,
-            RawJSON(encoding: Exchange.ImportIn(token: token.uuidString.lowercased())),
+            RawJSON(encoding: Exchange.ImportCredentials.Parameters(token: token.uuidString.lowercased())),
             .importing
         )
         guard let data = try? reply.member("data") else {
@@ -151,9 +155,9 @@ struct KeyportdExchange: Sendable {
             reason += ": \(shown)\(more)"
         }
         switch error.name {
-        case Exchange.Error.declined:
+        case Exchange.Declined.name:
             return ASAuthorizationError(.canceled, reason: reason)
-        case Exchange.Error.noAgent:
+        case Exchange.NoAgent.name:
             return ASAuthorizationError(.notInteractive, reason: reason)
         default:
             // NotAllowed, NoImporter, UnknownExport, InvalidData, ImporterFailed, InvalidToken,
@@ -168,11 +172,7 @@ struct KeyportdExchange: Sendable {
 
     /// The strings of the error's `problems` parameter; none when it has no such array.
     private static func problems(of error: VarlinkError) -> [String] {
-        guard let value = try? error.parameters.member("problems") else { return [] }
-        var cursor = JSONCursor(value.bytes)
-        var problems: [String] = []
-        try? cursor.forEachElement { cursor in problems.append(try cursor.string()) }
-        return problems
+        error.parameters(as: Exchange.InvalidData.self)?.problems ?? []
     }
 
     private static func invalidReply(_ method: String, _ problem: String) -> ASAuthorizationError {

@@ -149,15 +149,20 @@ enum IdentityWire {
         ASCredentialServiceIdentifier(identifier: identifier.identifier, type: identifier.type == .URL ? .URL : .domain)
     }
 
+    /// The service of an identity keyportd matched (org.keyport.CredentialProvider's form).
+    static func service(_ identifier: CredentialProvider.ServiceIdentifier) -> ASCredentialServiceIdentifier {
+        ASCredentialServiceIdentifier(identifier: identifier.identifier, type: identifier.type == .URL ? .URL : .domain)
+    }
+
     /// keyportd's form of an identity; `nil` for kinds its store does not keep (passkeys).
-    static func identity(_ identity: any ASCredentialIdentity) -> IdentityStore.Identity? {
-        let kind: IdentityStore.Kind
+    static func identity(_ identity: any ASCredentialIdentity) -> IdentityStore.CredentialIdentity? {
+        let kind: IdentityStore.CredentialType
         switch identity {
         case is ASPasswordCredentialIdentity: kind = .password
         case is ASOneTimeCodeCredentialIdentity: kind = .oneTimeCode
         default: return nil
         }
-        return IdentityStore.Identity(
+        return IdentityStore.CredentialIdentity(
             kind: kind,
             serviceIdentifier: service(identity.serviceIdentifier),
             user: identity.user,
@@ -166,30 +171,49 @@ enum IdentityWire {
         )
     }
 
-    static func identity(_ identity: IdentityStore.Identity) -> any ASCredentialIdentity {
-        let made: any ASCredentialIdentity
-        switch identity.kind {
-        case .password:
-            made = ASPasswordCredentialIdentity(
-                serviceIdentifier: service(identity.serviceIdentifier),
-                user: identity.user,
-                recordIdentifier: identity.recordIdentifier
-            )
-        case .oneTimeCode:
-            made = ASOneTimeCodeCredentialIdentity(
-                serviceIdentifier: service(identity.serviceIdentifier),
-                label: identity.user,
-                recordIdentifier: identity.recordIdentifier ?? ""
-            )
-        }
-        let ranked = made
-        ranked.rank = identity.rank
-        return ranked
+    static func identity(_ identity: IdentityStore.CredentialIdentity) -> any ASCredentialIdentity {
+        make(
+            password: identity.kind == .password,
+            service: service(identity.serviceIdentifier),
+            user: identity.user,
+            recordIdentifier: identity.recordIdentifier,
+            rank: identity.rank
+        )
     }
 
-    static func kinds(_ types: ASCredentialIdentityTypes) -> [IdentityStore.Kind]? {
+    /// The identity of a request keyportd sends (org.keyport.CredentialProvider's form).
+    static func identity(_ identity: CredentialProvider.CredentialIdentity) -> any ASCredentialIdentity {
+        make(
+            password: identity.kind == .password,
+            service: service(identity.serviceIdentifier),
+            user: identity.user,
+            recordIdentifier: identity.recordIdentifier,
+            rank: identity.rank
+        )
+    }
+
+    private static func make(
+        password: Bool,
+        service: ASCredentialServiceIdentifier,
+        user: String,
+        recordIdentifier: String?,
+        rank: Int
+    ) -> any ASCredentialIdentity {
+        let made: any ASCredentialIdentity =
+            password
+            ? ASPasswordCredentialIdentity(serviceIdentifier: service, user: user, recordIdentifier: recordIdentifier)
+            : ASOneTimeCodeCredentialIdentity(
+                serviceIdentifier: service,
+                label: user,
+                recordIdentifier: recordIdentifier ?? ""
+            )
+        made.rank = rank
+        return made
+    }
+
+    static func kinds(_ types: ASCredentialIdentityTypes) -> [IdentityStore.CredentialType]? {
         if types == .all { return nil }
-        var kinds: [IdentityStore.Kind] = []
+        var kinds: [IdentityStore.CredentialType] = []
         if types.contains(.password) { kinds.append(.password) }
         if types.contains(.oneTimeCode) { kinds.append(.oneTimeCode) }
         return kinds

@@ -108,7 +108,7 @@ open class ASCredentialIdentityStore: NSObject, @unchecked Sendable {
 
     /// Whether AutoFill uses this provider's identities; not enabled when keyportd cannot be asked.
     public func state() async -> ASCredentialIdentityStoreState {
-        let state = try? await call("State").decode(IdentityStore.State.self)
+        let state = try? await call(IdentityStore.State.self, .init())
         return ASCredentialIdentityStoreState(
             isEnabled: state?.isEnabled ?? false,
             supportsIncrementalUpdates: state?.supportsIncrementalUpdates ?? true
@@ -124,7 +124,7 @@ open class ASCredentialIdentityStore: NSObject, @unchecked Sendable {
 
     /// Adds identities; one that matches a stored identity replaces it.
     public func saveCredentialIdentities(_ credentialIdentities: [any ASCredentialIdentity]) async throws {
-        try await change("Save", credentialIdentities)
+        try await change(IdentityStore.Save.self, credentialIdentities)
     }
 
     /// ``saveCredentialIdentities(_:)-(_)`` with a completion handler (Apple's form for password
@@ -148,7 +148,7 @@ open class ASCredentialIdentityStore: NSObject, @unchecked Sendable {
 
     /// Removes the stored identities that match these.
     public func removeCredentialIdentities(_ credentialIdentities: [any ASCredentialIdentity]) async throws {
-        try await change("Remove", credentialIdentities)
+        try await change(IdentityStore.Remove.self, credentialIdentities)
     }
 
     /// ``removeCredentialIdentities(_:)-(_)`` with a completion handler (Apple's form for password
@@ -172,7 +172,7 @@ open class ASCredentialIdentityStore: NSObject, @unchecked Sendable {
 
     /// Replaces every identity of this provider, of every kind, with these.
     public func replaceCredentialIdentities(_ newCredentialIdentities: [any ASCredentialIdentity]) async throws {
-        try await change("Replace", newCredentialIdentities)
+        try await change(IdentityStore.Replace.self, newCredentialIdentities)
     }
 
     /// ``replaceCredentialIdentities(_:)`` with a completion handler (Apple's form for password
@@ -196,7 +196,7 @@ open class ASCredentialIdentityStore: NSObject, @unchecked Sendable {
 
     /// Removes every identity of this provider.
     public func removeAllCredentialIdentities() async throws {
-        _ = try await call("RemoveAll")
+        _ = try await call(IdentityStore.RemoveAll.self, .init())
     }
 
     /// ``removeAllCredentialIdentities()`` with a completion handler.
@@ -213,20 +213,21 @@ open class ASCredentialIdentityStore: NSObject, @unchecked Sendable {
         forService serviceIdentifier: ASCredentialServiceIdentifier?,
         credentialIdentityTypes: ASCredentialIdentityTypes
     ) async -> [any ASCredentialIdentity] {
-        let input = IdentityStore.ListIn(
+        let input = IdentityStore.List.Parameters(
             service: serviceIdentifier.map(IdentityWire.service),
             kinds: IdentityWire.kinds(credentialIdentityTypes)
         )
-        guard let parameters = try? RawJSON(encoding: input),
-            let listed = try? await call("List", parameters).decode(IdentityStore.Identities.self)
-        else { return [] }
+        guard let listed = try? await call(IdentityStore.List.self, input) else { return [] }
         return listed.identities.map(IdentityWire.identity)
     }
 
     // MARK: - keyportd
 
-    private func change(_ method: String, _ identities: [any ASCredentialIdentity]) async throws {
-        var wire: [IdentityStore.Identity] = []
+    private func change<Method: VarlinkMethodType>(
+        _ method: Method.Type,
+        _ identities: [any ASCredentialIdentity]
+    ) async throws where Method.Parameters == IdentityStore.Save.Parameters {
+        var wire: [IdentityStore.CredentialIdentity] = []
         for identity in identities {
             guard let converted = IdentityWire.identity(identity) else {
                 throw ASCredentialIdentityStoreError(
@@ -236,19 +237,22 @@ open class ASCredentialIdentityStore: NSObject, @unchecked Sendable {
             }
             wire.append(converted)
         }
-        _ = try await call(method, try RawJSON(encoding: IdentityStore.Identities(identities: wire)))
+        _ = try await call(method, IdentityStore.Save.Parameters(identities: wire))
     }
 
-    /// Calls `org.keyport.IdentityStore.METHOD`; keyportd's refusals become the store's errors.
-    private func call(_ method: String, _ parameters: RawJSON = .emptyObject) async throws -> RawJSON {
+    /// Calls `method` of org.keyport.IdentityStore; keyportd's refusals become the store's errors.
+    private func call<Method: VarlinkMethodType>(
+        _ method: Method.Type,
+        _ parameters: Method.Parameters
+    ) async throws -> Method.Reply {
         do {
             return try await DaemonClient.withConnection(environment: environment) { connection in
-                try await connection.call("org.keyport.IdentityStore.\(method)", parameters)
+                try await connection.call(method, parameters)
             }
         } catch let error as VarlinkError {
             let reason = error.sentence
             let code: ASCredentialIdentityStoreError.Code =
-                error.name == IdentityStore.Error.storeDisabled ? .storeDisabled : .internalError
+                error.name == IdentityStore.StoreDisabled.name ? .storeDisabled : .internalError
             throw ASCredentialIdentityStoreError(code, reason: reason)
         } catch {
             throw ASCredentialIdentityStoreError(.internalError, reason: "\(error)")

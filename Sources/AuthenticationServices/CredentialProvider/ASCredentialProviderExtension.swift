@@ -74,7 +74,7 @@ struct ProviderHost: Sendable {
     let type: ASCredentialProviderViewController.Type
 
     var server: VarlinkServer {
-        let requestFor: @Sendable (CredentialProvider.Request) -> any ASCredentialRequest = { request in
+        let requestFor: @Sendable (CredentialProvider.CredentialRequest) -> any ASCredentialRequest = { request in
             let identity = IdentityWire.identity(request.credentialIdentity)
             switch request.type {
             case .password:
@@ -98,22 +98,24 @@ struct ProviderHost: Sendable {
             }
         }
         let methods: [String: VarlinkMethodImplementation] = [
-            "ProvideWithoutUserInteraction": { [self] call throws(VarlinkError) in
-                let request = try call.parameters(as: CredentialProvider.RequestIn.self).request
+            CredentialProvider.ProvideWithoutUserInteraction.name: { [self] call throws(VarlinkError) in
+                let input = try call.parameters(as: CredentialProvider.ProvideWithoutUserInteraction.Parameters.self)
+                let request = input.request
                 let asked = requestFor(request)
                 return try await answer(expecting: .credential(request.type)) {
                     $0.provideCredentialWithoutUserInteraction(for: asked)
                 }
             },
-            "ProvideWithUserInteraction": { [self] call throws(VarlinkError) in
-                let request = try call.parameters(as: CredentialProvider.RequestIn.self).request
+            CredentialProvider.ProvideWithUserInteraction.name: { [self] call throws(VarlinkError) in
+                let input = try call.parameters(as: CredentialProvider.ProvideWithoutUserInteraction.Parameters.self)
+                let request = input.request
                 let asked = requestFor(request)
                 return try await answer(expecting: .credential(request.type)) {
                     $0.prepareInterfaceToProvideCredential(for: asked)
                 }
             },
-            "ProvideFromList": { [self] call throws(VarlinkError) in
-                let input = try call.parameters(as: CredentialProvider.ListIn.self)
+            CredentialProvider.ProvideFromList.name: { [self] call throws(VarlinkError) in
+                let input = try call.parameters(as: CredentialProvider.ProvideFromList.Parameters.self)
                 let services = input.serviceIdentifiers.map(IdentityWire.service)
                 return try await answer(expecting: .credential(input.type)) { controller in
                     switch input.type {
@@ -122,17 +124,23 @@ struct ProviderHost: Sendable {
                     }
                 }
             },
-            "SavePasswordWithoutUserInteraction": { [self] call throws(VarlinkError) in
-                let asked = Self.saveRequest(try call.parameters(as: CredentialProvider.SavePasswordIn.self).request)
+            CredentialProvider.SavePasswordWithoutUserInteraction.name: { [self] call throws(VarlinkError) in
+                let input = try call.parameters(
+                    as: CredentialProvider.SavePasswordWithoutUserInteraction.Parameters.self
+                )
+                let asked = Self.saveRequest(input.request)
                 return try await answer(expecting: .saved) {
                     $0.performWithoutUserInteractionIfPossible(savePasswordRequest: asked)
                 }
             },
-            "SavePasswordWithUserInteraction": { [self] call throws(VarlinkError) in
-                let asked = Self.saveRequest(try call.parameters(as: CredentialProvider.SavePasswordIn.self).request)
+            CredentialProvider.SavePasswordWithUserInteraction.name: { [self] call throws(VarlinkError) in
+                let input = try call.parameters(
+                    as: CredentialProvider.SavePasswordWithoutUserInteraction.Parameters.self
+                )
+                let asked = Self.saveRequest(input.request)
                 return try await answer(expecting: .saved) { $0.prepareInterface(for: asked) }
             },
-            "Configure": { [self] _ throws(VarlinkError) in
+            CredentialProvider.Configure.name: { [self] _ throws(VarlinkError) in
                 try await answer(expecting: .configured) { $0.prepareInterfaceForExtensionConfiguration() }
             },
         ]
@@ -143,7 +151,7 @@ struct ProviderHost: Sendable {
                 version: "1",
                 url: CommandLine.arguments.first ?? ""
             ),
-            interfaces: [VarlinkInterfaceImplementation(KeyportInterfaces.credentialProvider, methods: methods)],
+            interfaces: [VarlinkInterfaceImplementation(CredentialProvider.interface, methods: methods)],
             maximumMessageSize: 1 << 20
         )
     }
@@ -152,7 +160,7 @@ struct ProviderHost: Sendable {
     /// its context to end; the reply for a credential of `kind` (`nil`: the settings).
     /// What a method's request ends with when it succeeds.
     private enum Expected {
-        case credential(IdentityStore.Kind)
+        case credential(CredentialProvider.CredentialType)
         case saved
         case configured
     }
@@ -194,25 +202,23 @@ struct ProviderHost: Sendable {
         }
         func canceled(_ error: ASExtensionError) -> VarlinkError {
             VarlinkError(
-                name: CredentialProvider.canceled,
-                parameters: (try? RawJSON(
-                    encoding: CredentialProvider.CanceledParameters(
-                        code: error.code.rawValue,
-                        message: error.failureReason ?? "\(error.code)"
-                    )
-                )) ?? .emptyObject
+                CredentialProvider.Canceled(code: error.code.rawValue, message: error.failureReason ?? "\(error.code)")
             )
         }
         switch (outcome, expected) {
         case (.password(let credential), .credential(.password)):
-            return try RawJSON.reply(
-                CredentialProvider.CredentialOut(
-                    credential: CredentialProvider.Credential(user: credential.user, password: credential.password)
-                )
+            return RawJSON(
+                encoding:
+                    CredentialProvider.ProvideWithoutUserInteraction.Reply(
+                        credential: CredentialProvider.Credential(user: credential.user, password: credential.password)
+                    )
             )
         case (.oneTimeCode(let credential), .credential(.oneTimeCode)):
-            return try RawJSON.reply(
-                CredentialProvider.CredentialOut(credential: CredentialProvider.Credential(code: credential.code))
+            return RawJSON(
+                encoding:
+                    CredentialProvider.ProvideWithoutUserInteraction.Reply(
+                        credential: CredentialProvider.Credential(code: credential.code)
+                    )
             )
         case (.configured, .configured), (.saved, .saved):
             return .emptyObject

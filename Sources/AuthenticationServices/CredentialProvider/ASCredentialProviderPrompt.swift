@@ -31,36 +31,42 @@ public enum ASCredentialProviderPrompt {
     /// - Throws: ``ASExtensionError`` (``ASExtensionError/Code-swift.enum/failed``) when nobody can
     ///   be asked: keyportd is not running, no agent is, or the caller is not a registered provider.
     public static func confirm(_ message: String) async throws -> Bool {
-        try await call("Confirm", Prompt.MessageIn(message: message)).decode(Prompt.ConfirmOut.self).confirmed
+        try await call(Prompt.Confirm.self, .init(message: message)).confirmed
     }
 
     /// Asks the person to choose one of `choices`; the chosen id, or `nil` when they declined.
     ///
     /// - Throws: ``ASExtensionError`` as ``confirm(_:)`` does.
     public static func choose(_ message: String, from choices: [Choice]) async throws -> String? {
-        let input = Prompt.ChooseIn(message: message, choices: choices.map { Agent.Choice(id: $0.id, name: $0.name) })
-        return try await call("Choose", input).decode(Prompt.ChooseOut.self).choice
+        let input = Prompt.Choose.Parameters(
+            message: message,
+            choices: choices.map { Prompt.Choice(id: $0.id, name: $0.name) }
+        )
+        return try await call(Prompt.Choose.self, input).choice
     }
 
     /// Asks the person to type a secret (a passphrase); it, or `nil` when they declined.
     ///
     /// - Throws: ``ASExtensionError`` as ``confirm(_:)`` does.
     public static func secret(_ message: String) async throws -> String? {
-        try await call("Secret", Prompt.MessageIn(message: message)).decode(Prompt.SecretOut.self).secret
+        try await call(Prompt.Secret.self, .init(message: message)).secret
     }
 
     /// Tells the person `message`, such as what an import brought; returns once it was shown.
     ///
     /// - Throws: ``ASExtensionError`` as ``confirm(_:)`` does.
     public static func notify(_ message: String) async throws {
-        _ = try await call("Notify", Prompt.MessageIn(message: message))
+        _ = try await call(Prompt.Notify.self, .init(message: message))
     }
 
-    private static func call(_ method: String, _ input: some Encodable) async throws -> RawJSON {
+    private static func call<Method: VarlinkMethodType>(
+        _ method: Method.Type,
+        _ input: Method.Parameters
+    ) async throws -> Method.Reply {
         do {
             return try await DaemonClient.withConnection(environment: ProcessInfo.processInfo.environment) {
                 connection in
-                try await connection.call("org.keyport.Prompt.\(method)", RawJSON(encoding: input))
+                try await connection.call(method, input)
             }
         } catch let error as VarlinkError {
             throw ASExtensionError(.failed, reason: error.sentence)

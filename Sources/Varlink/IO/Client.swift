@@ -105,6 +105,17 @@ package final class VarlinkConnection {
         return try await reply()
     }
 
+    /// Calls `method`, which replies once, with `parameters`; returns its reply.
+    ///
+    /// - Throws: the service's ``VarlinkError``, ``VarlinkConnectionError``, or a
+    ///   ``VarlinkDecodingError`` when the reply is not the method's.
+    package func call<Method: VarlinkMethodType>(
+        _ method: Method.Type,
+        _ parameters: Method.Parameters
+    ) async throws -> Method.Reply {
+        try await call(Method.name, RawJSON(encoding: parameters)).decode(Method.Reply.self)
+    }
+
     /// Sends `call` without waiting for its reply (read it with ``reply()``, unless it is oneway).
     package func send(_ call: VarlinkCall) async throws {
         do {

@@ -57,22 +57,11 @@ final class AfterReply: Sendable {
 extension VarlinkRequest {
     /// The call's parameters as `T`. They were checked against the method's definition already, so a
     /// failure here is a mismatch between the definition and `T`: reported, not trapped.
-    package func parameters<T: Decodable>(as type: T.Type) throws(VarlinkError) -> T {
+    package func parameters<T: VarlinkCodable>(as type: T.Type) throws(VarlinkError) -> T {
         do {
             return try call.parameters.decode(type)
         } catch {
-            throw VarlinkError.invalidParameter("parameters", "\(error)")
-        }
-    }
-}
-
-extension RawJSON {
-    /// `value` as a reply's parameters; an encoding failure becomes an error reply.
-    package static func reply(_ value: some Encodable) throws(VarlinkError) -> RawJSON {
-        do {
-            return try RawJSON(encoding: value)
-        } catch {
-            throw VarlinkError.invalidParameter("parameters", "the reply could not be encoded: \(error)")
+            throw VarlinkError.invalidParameter(error.path.isEmpty ? "parameters" : error.path, error.message)
         }
     }
 }
@@ -354,14 +343,14 @@ package final class VarlinkServer: Sendable {
 
     private func run(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
         let call = request.call
-        if call.interface == VarlinkInterface.service.name { return try serviceMethod(call) }
+        if call.interface == VarlinkService.name { return try serviceMethod(call) }
         guard let implementation = interfaces[call.interface] else {
             throw VarlinkError.interfaceNotFound(call.interface)
         }
         guard let method = implementation.interface.methods[call.methodName] else {
             throw VarlinkError.methodNotFound(call.method)
         }
-        guard let body = implementation.methods[method.name] else {
+        guard let body = implementation.methods[call.method] else {
             throw VarlinkError.methodNotImplemented(call.method)
         }
         if let problem = implementation.interface.check(call.parameters, against: method.input) { throw problem }
@@ -370,40 +359,28 @@ package final class VarlinkServer: Sendable {
 
     /// `org.varlink.service`: `GetInfo` and `GetInterfaceDescription`.
     private func serviceMethod(_ call: VarlinkCall) throws(VarlinkError) -> RawJSON {
-        let service = VarlinkInterface.service
+        let service = VarlinkService.interface
         guard let method = service.methods[call.methodName] else { throw VarlinkError.methodNotFound(call.method) }
         if let problem = service.check(call.parameters, against: method.input) { throw problem }
-        struct Info: Encodable {
-            var vendor, product, version, url: String
-            var interfaces: [String]
-        }
-        struct Description: Codable { var description: String }
-        struct Interface: Decodable { var interface: String }
-        switch method.name {
-        case "GetInfo":
-            let names = ([service.name] + interfaces.keys).sorted()
-            let value = Info(
-                vendor: info.vendor,
-                product: info.product,
-                version: info.version,
-                url: info.url,
-                interfaces: names
+        if call.method == VarlinkService.GetInfo.name {
+            return RawJSON(
+                encoding: VarlinkService.GetInfo.Reply(
+                    vendor: info.vendor,
+                    product: info.product,
+                    version: info.version,
+                    url: info.url,
+                    interfaces: ([service.name] + interfaces.keys).sorted()
+                )
             )
-            return Self.encode(value)
-        default:
-            let name = (try? call.parameters.decode(Interface.self).interface) ?? ""
-            if name == service.name { return Self.encode(Description(description: service.description)) }
-            guard let implementation = interfaces[name] else { throw VarlinkError.interfaceNotFound(name) }
-            return Self.encode(Description(description: implementation.interface.description))
         }
-    }
-
-    private static func encode(_ value: some Encodable) -> RawJSON {
-        do {
-            return try RawJSON(encoding: value)
-        } catch {
-            preconditionFailure("plain strings always encode: \(error)")
+        let name = (try? call.parameters.decode(VarlinkService.GetInterfaceDescription.Parameters.self).interface) ?? ""
+        if name == service.name {
+            return RawJSON(encoding: VarlinkService.GetInterfaceDescription.Reply(description: service.description))
         }
+        guard let implementation = interfaces[name] else { throw VarlinkError.interfaceNotFound(name) }
+        return RawJSON(
+            encoding: VarlinkService.GetInterfaceDescription.Reply(description: implementation.interface.description)
+        )
     }
 }
 

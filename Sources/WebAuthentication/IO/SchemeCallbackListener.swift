@@ -212,28 +212,6 @@ enum HandOffProtocol {
     /// How long a listener waits for keyportd to confirm its registration before waiting without.
     static let registrationTime = Duration.seconds(5)
 
-    /// `org.keyport.CallbackSession`, which each waiting session serves. Its definition is here
-    /// rather than in a `.varlink` resource like keyportd's: this module is a library product, and
-    /// an app built with it should not depend on a resource bundle installed beside it.
-    static let sessionInterface: VarlinkInterface = {
-        let definition = """
-            # A sign-in session waiting for a callback to a custom URL scheme, served on the
-            # session's own socket in the callback directory. keyportd, or the URL handler itself
-            # when keyportd is not running, offers callback URLs here.
-            interface org.keyport.CallbackSession
-
-            # Offers a callback URL (at most 8192 bytes). `accepted`: its scheme is the one this
-            # session waits for and the session took it (its `state` is the session's); the
-            # session stops listening then. Otherwise the session goes on waiting.
-            method Offer(url: string) -> (accepted: bool)
-            """
-        do {
-            return try VarlinkInterface(definition)
-        } catch {
-            preconditionFailure("org.keyport.CallbackSession does not parse: \(error)")
-        }
-    }()
-
     /// A session's server: `take` decides whether the session takes an offered URL (called once
     /// per offer); `accepted` runs for a URL taken, once the offerer has been told.
     static func sessionServer(
@@ -241,7 +219,7 @@ enum HandOffProtocol {
         accepted: @escaping @Sendable (URL) -> Void
     ) -> VarlinkServer {
         let offer: VarlinkMethodImplementation = { request throws(VarlinkError) in
-            let text = try request.parameters(as: Callbacks.URLIn.self).url
+            let text = try request.parameters(as: CallbackSession.Offer.Parameters.self).url
             var taken = false
             if text.utf8.count <= maximumURLLength, let url = URL(string: text), take(url) {
                 taken = true
@@ -249,7 +227,7 @@ enum HandOffProtocol {
                 // exit 0 even if the session's process ends right after.
                 request.afterReply { accepted(url) }
             }
-            return try RawJSON.reply(Callbacks.OfferOut(accepted: taken))
+            return RawJSON(encoding: CallbackSession.Offer.Reply(accepted: taken))
         }
         return VarlinkServer(
             info: VarlinkServiceInfo(
@@ -258,7 +236,9 @@ enum HandOffProtocol {
                 version: "1",
                 url: "https://github.com/keyport/keyport"
             ),
-            interfaces: [VarlinkInterfaceImplementation(sessionInterface, methods: ["Offer": offer])],
+            interfaces: [
+                VarlinkInterfaceImplementation(CallbackSession.interface, methods: [CallbackSession.Offer.name: offer])
+            ],
             maximumMessageSize: maximumMessageSize
         )
     }
@@ -280,8 +260,8 @@ enum HandOffProtocol {
             _ = try? await DaemonClient.withConnection(environment: environment) { connection in
                 try await connection.send(
                     VarlinkCall(
-                        method: Callbacks.listen,
-                        parameters: try RawJSON(encoding: Callbacks.ListenIn(scheme: scheme, socket: socket)),
+                        method: Callbacks.Listen.name,
+                        parameters: RawJSON(encoding: Callbacks.Listen.Parameters(scheme: scheme, socket: socket)),
                         more: true
                     )
                 )
@@ -316,9 +296,9 @@ enum HandOffProtocol {
                     path: socket,
                     maximumMessageSize: maximumMessageSize
                 ) { connection in
-                    try await connection.call(Callbacks.offer, try RawJSON(encoding: Callbacks.URLIn(url: url)))
+                    try await connection.call(CallbackSession.Offer.self, .init(url: url))
                 }
-                return try reply.decode(Callbacks.OfferOut.self).accepted ? .accepted : .refused
+                return reply.accepted ? .accepted : .refused
             } catch let error as VarlinkConnectionError where error.isRefused {
                 return .stale
             } catch {
@@ -369,10 +349,10 @@ public enum SchemeCallbackDelivery {
         if directory == nil {
             do {
                 try await DaemonClient.withConnection(environment: environment) { connection in
-                    _ = try await connection.call(Callbacks.deliver, try RawJSON(encoding: Callbacks.URLIn(url: text)))
+                    _ = try await connection.call(Callbacks.Deliver.self, .init(url: text))
                 }
                 return true
-            } catch let error as VarlinkError where error.name == Callbacks.Error.noSession {
+            } catch let error as VarlinkError where error.name == Callbacks.NoSession.name {
                 return false
             } catch {
                 // keyportd is not running, or went away mid-call: hand the URL over directly.

@@ -1,4 +1,5 @@
 import Foundation
+import KeyportInterfaces
 import KeyportSystem
 import Varlink
 
@@ -33,6 +34,16 @@ package enum VaultAgentClient {
         return FileManager.default.isExecutableFile(atPath: program) ? program : nil
     }()
 
+    /// Calls `method` with `parameters` and returns its reply, as ``call(_:_:_:more:each:)``
+    /// does.
+    package static func call<Method: VarlinkMethodType>(
+        _ locations: DaemonLocations,
+        _ method: Method.Type,
+        _ parameters: Method.Parameters
+    ) async throws -> Method.Reply {
+        try await call(locations, Method.name, RawJSON(encoding: parameters)).decode(Method.Reply.self)
+    }
+
     /// Calls `method`, once the process on the socket is Keyport Vault's agent beside this
     /// program, started for `locations.vault` (``WrongAgent`` else: a
     /// passphrase or an item is never given to an agent of another file); with `more`, `each`
@@ -50,7 +61,7 @@ package enum VaultAgentClient {
         do {
             return try await VarlinkConnection.withConnection(
                 path: locations.vaultAgent,
-                maximumMessageSize: VaultAgent.maximumMessageSize
+                maximumMessageSize: VaultKeeper.maximumMessageSize
             ) {
                 connection in
                 // Whoever answers on the socket must be Keyport Vault's agent as installed beside
@@ -87,11 +98,12 @@ package enum VaultAgentClient {
             }
         } catch let error as VarlinkConnectionError where error.isRefused {
             throw NotRunning(unlock: unlockCommand(locations))
-        } catch let error as VarlinkError where error.name == VaultAgent.Error.locked {
+        } catch let error as VarlinkError where error.name == VaultKeeper.Locked.name {
             // The agent does not know how the person named the vault; this side does.
             throw VarlinkError(
-                name: error.name,
-                ["message": "the vault \(locations.vault) is locked; unlock it with `\(unlockCommand(locations))`"]
+                VaultKeeper.Locked(
+                    message: "the vault \(locations.vault) is locked; unlock it with `\(unlockCommand(locations))`"
+                )
             )
         }
     }
@@ -111,7 +123,7 @@ package enum VaultAgentClient {
 
     package static func startIfNeeded(_ locations: DaemonLocations, from directory: URL) async throws {
         do {
-            _ = try await call(locations, VaultAgent.status)
+            _ = try await call(locations, VaultKeeper.Status.name)
             return
         } catch is NotRunning {
             // Started below.
@@ -126,7 +138,7 @@ package enum VaultAgentClient {
         )
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
-            if (try? await call(locations, VaultAgent.status)) != nil { return }
+            if (try? await call(locations, VaultKeeper.Status.name)) != nil { return }
             try await Task.sleep(for: .milliseconds(20))
         }
         throw VarlinkConnectionError("the vault's agent \(program) did not start listening within 10 s")

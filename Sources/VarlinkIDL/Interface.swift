@@ -68,6 +68,8 @@ package struct VarlinkInterface: Hashable, Sendable {
     package var types: [String: VarlinkType]
     package var methods: [String: VarlinkMethod]
     package var errors: [String: [VarlinkField]]
+    /// The members' names (types, methods and errors) in the order the definition gives them.
+    package var memberNames: [String]
 
     /// Parses `definition`.
     ///
@@ -79,11 +81,13 @@ package struct VarlinkInterface: Hashable, Sendable {
         types = [:]
         methods = [:]
         errors = [:]
+        memberNames = []
         while let keyword = try parser.keyword() {
             let member = try parser.memberName()
             guard types[member] == nil, methods[member] == nil, errors[member] == nil else {
                 throw parser.error("'\(member)' is defined twice")
             }
+            memberNames.append(member)
             switch keyword {
             case "type":
                 types[member] = try parser.typeDefinition()
@@ -113,6 +117,19 @@ package struct VarlinkInterface: Hashable, Sendable {
         case .optional(let inner), .array(let inner), .dictionary(let inner): try check(inner, parser)
         case .structure(let fields): for field in fields { try check(field.type, parser) }
         case .bool, .int, .float, .string, .object, .enumeration: break
+        }
+    }
+}
+
+extension VarlinkInterface {
+    /// Parses a definition that was checked when the program was built (the Varlink generator
+    /// parsed it to write the code that carries it): one that does not parse is a bug in the
+    /// build, not something a user can meet, so it stops the program with the reason.
+    package init(checkedDefinition definition: String) {
+        do {
+            try self.init(definition)
+        } catch {
+            preconditionFailure("an interface definition that the build checked does not parse: \(error)")
         }
     }
 }

@@ -48,10 +48,13 @@ let package = Package(
         .target(name: "VarlinkIDL"),
         // Writes the Swift of an interface definition (the VarlinkInterfaces plugin's tool); the
         // standard library only, as it runs in every build that depends on Keyport's interfaces.
-        .executableTarget(name: "VarlinkGenerate", dependencies: ["VarlinkGeneration"]),
+        .executableTarget(name: "VarlinkGenerate", dependencies: ["VarlinkGeneration", "BuildToolSupport"]),
         // VarlinkGenerate's generator, apart from its program so that tests can call it; not a
         // product.
-        .target(name: "VarlinkGeneration", dependencies: ["VarlinkIDL"]),
+        .target(name: "VarlinkGeneration", dependencies: ["VarlinkIDL", "BuildToolSupport"]),
+        // What the build-tool plugins' programs share (reading and writing text files, Swift
+        // literals); the standard library and libc only; not a product.
+        .target(name: "BuildToolSupport"),
         // Generates each `*.varlink` file's types, method and error names and embedded definition
         // in its target's code: an interface is written once, in its definition.
         .plugin(name: "VarlinkInterfaces", capability: .buildTool(), dependencies: ["VarlinkGenerate"]),
@@ -137,7 +140,7 @@ let package = Package(
         ),
         // Writes text files into Swift source (EmbedText's tool); the standard library only, as
         // it runs in every build of the package.
-        .executableTarget(name: "KeyportEmbed"),
+        .executableTarget(name: "KeyportEmbed", dependencies: ["BuildToolSupport"]),
         // The interface definitions and the Public Suffix List snapshot, embedded in the code of
         // the targets that read them, so installed programs need no resource bundle.
         .plugin(name: "EmbedText", capability: .buildTool(), dependencies: ["KeyportEmbed"]),

@@ -191,7 +191,7 @@ package final class AutoFillService: Sendable {
         let kind = input.type == .password ? "password" : "one-time code"
         let services =
             requested.map(\.description).joined(separator: ", ") + (input.user.map { " (user \($0))" } ?? "")
-        let fits = fits(kind: IdentityStore.CredentialType(input.type), user: input.user, for: requested)
+        let fits = fits(kind: input.type, user: input.user, for: requested)
         let candidate: Candidate
         if let exact = fits.exact {
             candidate = exact
@@ -219,8 +219,8 @@ package final class AutoFillService: Sendable {
             encoding:
                 CredentialProvider.ProvideWithoutUserInteraction.Parameters(
                     request: CredentialProvider.CredentialRequest(
-                        type: CredentialProvider.CredentialType(candidate.identity.kind),
-                        credentialIdentity: CredentialProvider.CredentialIdentity(candidate.identity)
+                        type: candidate.identity.kind,
+                        credentialIdentity: candidate.identity
                     )
                 )
         )
@@ -342,14 +342,12 @@ package final class AutoFillService: Sendable {
             encoding:
                 CredentialProvider.SavePasswordWithoutUserInteraction.Parameters(
                     request: CredentialProvider.SavePasswordRequest(
-                        serviceIdentifier: CredentialProvider.ServiceIdentifier(
-                            IdentityStore.ServiceIdentifier(input.serviceIdentifier)
-                        ),
+                        serviceIdentifier: input.serviceIdentifier,
                         user: input.user,
                         password: input.password,
                         title: input.title,
                         sessionID: UUID().uuidString,
-                        event: CredentialProvider.SaveEvent(input.event ?? .formDidDisappear)
+                        event: input.event ?? .formDidDisappear
                     )
                 )
         )
@@ -393,8 +391,7 @@ package final class AutoFillService: Sendable {
 
     private func requestFromList(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
         let input = try request.parameters(as: AutoFill.RequestFromList.Parameters.self)
-        let type = IdentityStore.CredentialType(input.type)
-        let providers = enabledProviders { $0.provides(type) }
+        let providers = enabledProviders { $0.provides(input.type) }
         let kind = input.type == .password ? "passwords" : "one-time codes"
         guard var provider = providers.first else {
             throw VarlinkError(
@@ -424,10 +421,8 @@ package final class AutoFillService: Sendable {
             CredentialProvider.ProvideFromList.name,
             RawJSON(
                 encoding: CredentialProvider.ProvideFromList.Parameters(
-                    type: CredentialProvider.CredentialType(type),
-                    serviceIdentifiers: input.serviceIdentifiers.map {
-                        CredentialProvider.ServiceIdentifier(IdentityStore.ServiceIdentifier($0))
-                    }
+                    type: input.type,
+                    serviceIdentifiers: input.serviceIdentifiers
                 )
             ),
             interactiveTime,
@@ -501,7 +496,7 @@ package final class AutoFillService: Sendable {
         // RequestFromList's reply is RequestCredential's without `site`, which is nil then.
         return RawJSON(
             encoding: AutoFill.RequestCredential.Reply(
-                credential: AutoFill.Credential(credential),
+                credential: credential,
                 provider: provider.id,
                 site: site?.description
             )

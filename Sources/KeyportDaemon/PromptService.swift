@@ -100,9 +100,8 @@ package final class PromptService: Sendable {
                 },
                 Prompt.Choose.name: { [self] request throws(VarlinkError) in
                     let input = try request.parameters(as: Prompt.Choose.Parameters.self)
-                    let choices = input.choices.map(Agent.Choice.init)
-                    try Self.check(choices)
-                    let answer = try await ask(request, kind: .choose, message: input.message, choices: choices)
+                    try Self.check(input.choices)
+                    let answer = try await ask(request, kind: .choose, message: input.message, choices: input.choices)
                     return RawJSON(encoding: Prompt.Choose.Reply(choice: answer.choice))
                 },
                 Prompt.Notify.name: { [self] request throws(VarlinkError) in

@@ -1,45 +1,13 @@
 // Writes text files into Swift source, so that installed programs carry what they read at run
-// time (the interface definitions, the Public Suffix List snapshot) instead of looking for a
-// resource bundle beside them. Run by the EmbedText build-tool plugin:
+// time (the Public Suffix List snapshot) instead of looking for a resource bundle beside them. Run by the EmbedText build-tool plugin:
 //
 //   KeyportEmbed OUTPUT.swift NAME=INPUT...
 //
 // OUTPUT.swift gets `enum EmbeddedText` with `static let texts: [String: String]`, each NAME
 // (the file's name without its extension) to the file's text, as raw string literals. It needs
-// only the standard library and libc: it runs in every build of the package, app authors' too.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
-func fail(_ message: String) -> Never {
-    let bytes = Array("KeyportEmbed: \(message)\n".utf8)
-    _ = write(2, bytes, bytes.count)
-    exit(1)
-}
-
-/// The whole file at `path`, which must be UTF-8.
-func read(_ path: String) -> String {
-    guard let file = fopen(path, "rb") else { fail("cannot open \(path)") }
-    defer { fclose(file) }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let count = fread(&buffer, 1, buffer.count, file)
-        if count == 0 { break }
-        bytes += buffer[0..<count]
-    }
-    guard let text = String(validating: bytes, as: UTF8.self) else { fail("\(path) is not UTF-8") }
-    return text
-}
-
-/// A raw string literal of `text`: enough `#`s that nothing in it ends the literal early.
-func literal(_ text: String) -> String {
-    var hashes = "#"
-    while text.contains("\"\"\"" + hashes) || text.contains("\\" + hashes) { hashes += "#" }
-    return "\(hashes)\"\"\"\n\(text)\n\"\"\"\(hashes)"
-}
+// only the standard library and libc (BuildToolSupport): it runs in every build of the package,
+// app authors' too.
+import BuildToolSupport
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let output = arguments.first, arguments.count > 1 else { fail("usage: KeyportEmbed OUTPUT.swift NAME=INPUT...") }
@@ -54,10 +22,9 @@ var source = """
 for pair in arguments.dropFirst().sorted() {
     guard let equals = pair.firstIndex(of: "=") else { fail("'\(pair)' is not NAME=INPUT") }
     let name = String(pair[..<equals])
-    let text = read(String(pair[pair.index(after: equals)...]))
-    source += "        \"\(name)\": \(literal(text)),\n"
+    let path = String(pair[pair.index(after: equals)...])
+    guard let text = readText(path) else { fail("cannot open \(path)") }
+    source += "        \"\(name)\": \(rawStringLiteral(text, indent: "        ")),\n"
 }
 source += "    ]\n}\n"
-guard let file = fopen(output, "wb") else { fail("cannot write \(output)") }
-let bytes = Array(source.utf8)
-guard fwrite(bytes, 1, bytes.count, file) == bytes.count, fclose(file) == 0 else { fail("cannot write \(output)") }
+writeText(source, to: output)

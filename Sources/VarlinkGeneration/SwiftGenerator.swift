@@ -1,3 +1,4 @@
+import BuildToolSupport
 import VarlinkIDL
 
 /// Writes the Swift for one Varlink interface: a namespace named after the interface's last label
@@ -8,6 +9,12 @@ import VarlinkIDL
 /// - `method Name(…) -> (…)` → `enum Name` with `name` (the full method name), `Parameters` and
 ///   `Reply`;
 /// - `error Name (…)` → `struct Name` of its parameters, with `name` (the full error name).
+///
+/// A type that an earlier interface of the same module (by name) defines alike — same name, same
+/// fields, and the types they name alike too — is that interface's Swift type: here a typealias.
+/// Varlink has no imports, so `org.keyport.AutoFill` and `org.keyport.IdentityStore` each define
+/// `ServiceIdentifier`; in Swift they are one type, and keyportd passes one on without copying it
+/// field by field.
 ///
 /// A field whose type is written inline (`kind: (password, oneTimeCode)`) gets a type nested in
 /// its struct, named after the field (`Kind`). Every value type reads and writes its own JSON
@@ -27,6 +34,8 @@ package struct SwiftGenerator {
     package let namespace: String
     /// Each member's documentation: the `#` comment right above it in the definition.
     private let comments: [String: [String]]
+    /// The types another interface of the module defines alike, by name: the Swift type to name.
+    private var aliases: [String: String] = [:]
 
     /// `fileName` is the definition's file name without `.varlink`: when it is not the interface's
     /// name (it has no dot: `VarlinkService.varlink`), it names the namespace instead of the
@@ -61,6 +70,64 @@ package struct SwiftGenerator {
         comments = Self.comments(in: definition)
     }
 
+    /// The Swift of several definitions (each a file name without `.varlink`, and its text) compiled
+    /// into `module`, by file name: types they define alike are one.
+    package static func sources(
+        of definitions: [(fileName: String, text: String)],
+        module: String
+    ) throws -> [(fileName: String, source: String)] {
+        var generators: [SwiftGenerator] = []
+        for definition in definitions {
+            do {
+                generators.append(
+                    try SwiftGenerator(definition: definition.text, fileName: definition.fileName, module: module)
+                )
+            } catch {
+                throw Failure(description: "\(definition.fileName).varlink: \(error)")
+            }
+        }
+        var namespaces: [String: String] = [:]
+        for generator in generators {
+            if let other = namespaces.updateValue(generator.interface.name, forKey: generator.namespace) {
+                throw Failure(
+                    description:
+                        "\(other) and \(generator.interface.name) would both be \(generator.namespace) in Swift; give one's file another name"
+                )
+            }
+        }
+        // The first interface, by name, to define a type owns it; the others name it.
+        var owners: [String: String] = [:]
+        for index in generators.indices.sorted(by: { generators[$0].interface.name < generators[$1].interface.name }) {
+            let generator = generators[index]
+            for name in generator.interface.memberNames where generator.interface.types[name] != nil {
+                let key = name + " " + generator.shape(of: .named(name), visiting: [])
+                if let owner = owners[key] {
+                    generators[index].aliases[name] = "\(module).\(owner).\(escaped(name))"
+                } else {
+                    owners[key] = generator.namespace
+                }
+            }
+        }
+        return try zip(definitions, generators).map { ($0.fileName, try $1.source()) }
+    }
+
+    /// A type written out whole: the types it names replaced by their definitions (a type that
+    /// names itself, by its name), so that two interfaces' types compare by what they are.
+    private func shape(of type: VarlinkType, visiting: Set<String>) -> String {
+        switch type {
+        case .named(let name):
+            guard !visiting.contains(name), let defined = interface.types[name] else { return name }
+            return "\(name)=\(shape(of: defined, visiting: visiting.union([name])))"
+        case .optional(let inner): return "?" + shape(of: inner, visiting: visiting)
+        case .array(let inner): return "[]" + shape(of: inner, visiting: visiting)
+        case .dictionary(let inner): return "[string]" + shape(of: inner, visiting: visiting)
+        case .structure(let fields):
+            return "(" + fields.map { "\($0.name): \(shape(of: $0.type, visiting: visiting))" }.joined(separator: ", ")
+                + ")"
+        case .bool, .int, .float, .string, .object, .enumeration: return type.description
+        }
+    }
+
     /// The file's text.
     package func source() throws -> String {
         var out = """
@@ -79,12 +146,15 @@ package struct SwiftGenerator {
         out += "    /// The interface's name.\n"
         out += "    package static let name = \(Self.quoted(interface.name))\n\n"
         out += "    /// The definition as written: what `GetInterfaceDescription` returns.\n"
-        out += "    package static let definition = \(Self.rawLiteral(interface.description, indent: "    "))\n\n"
+        out += "    package static let definition = \(rawStringLiteral(interface.description, indent: "    "))\n\n"
         out += "    /// The definition, parsed: what calls are checked against.\n"
         out += "    package static let interface = VarlinkCore.VarlinkInterface(checkedDefinition: definition)\n"
         for member in interface.memberNames {
             out += "\n"
-            if let type = interface.types[member] {
+            if let alias = aliases[member] {
+                out += documentation(member, indent: "    ")
+                out += "    package typealias \(Self.escaped(member)) = \(alias)\n"
+            } else if let type = interface.types[member] {
                 out += try declaration(named: member, of: type, path: member, indent: "    ", documented: member)
             } else if let method = interface.methods[member] {
                 out += try methodDeclaration(method)
@@ -379,21 +449,6 @@ package struct SwiftGenerator {
             }
         }
         return out + "\""
-    }
-
-    /// A raw multi-line literal of `text`: enough `#`s that nothing in it ends the literal early,
-    /// each line indented by `indent` (which the literal removes again).
-    static func rawLiteral(_ text: String, indent: String) -> String {
-        var hashes = "#"
-        while text.contains("\"\"\"" + hashes) || text.contains("\\" + hashes) { hashes += "#" }
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        // The literal's last line ends without a line break: a text that ends with one keeps it
-        // as an empty last line.
-        if lines.last == "" { lines.removeLast() }
-        var out = "\(hashes)\"\"\"\n"
-        for line in lines { out += line.isEmpty ? "\n" : "\(indent)\(line)\n" }
-        if text.hasSuffix("\n") { out += "\n" }
-        return out + "\(indent)\"\"\"\(hashes)"
     }
 
     /// The member's documentation as `///` lines.

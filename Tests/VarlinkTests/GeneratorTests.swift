@@ -117,6 +117,37 @@ struct GeneratorTests {
         }
     }
 
+    @Test("a type two interfaces of a module define alike is one Swift type; one defined otherwise is not")
+    func sharedAcrossInterfaces() throws {
+        let sources = try SwiftGenerator.sources(
+            of: [
+                ("org.example.b", "interface org.example.b\ntype Id (value: string, kind: Kind)\ntype Kind (x, y)"),
+                ("org.example.a", "interface org.example.a\ntype Kind (x, y)\ntype Id (value: string, kind: Kind)"),
+                ("org.example.c", "interface org.example.c\ntype Kind (x, y, z)\ntype Id (value: string, kind: Kind)"),
+            ],
+            module: "Module"
+        )
+        let byFile = Dictionary(uniqueKeysWithValues: sources.map { ($0.fileName, $0.source) })
+        // The first interface by name owns the type; B names it.
+        #expect(byFile["org.example.a"]?.contains("package struct Id:") == true)
+        #expect(byFile["org.example.b"]?.contains("package typealias Id = Module.A.Id") == true)
+        #expect(byFile["org.example.b"]?.contains("package typealias Kind = Module.A.Kind") == true)
+        // C's Kind has another value, so its Id (which names it) is not A's either.
+        #expect(byFile["org.example.c"]?.contains("package struct Id:") == true)
+        #expect(byFile["org.example.c"]?.contains("package enum Kind:") == true)
+
+        let clash = #expect(throws: SwiftGenerator.Failure.self) {
+            try SwiftGenerator.sources(
+                of: [
+                    ("org.example.thing", "interface org.example.thing\nmethod M() -> ()"),
+                    ("org.other.thing", "interface org.other.thing\nmethod M() -> ()"),
+                ],
+                module: "Module"
+            )
+        }
+        #expect(clash?.description.contains("would both be Thing") == true)
+    }
+
     @Test(
         "a definition the generator cannot write is refused, saying why",
         arguments: [

@@ -136,7 +136,8 @@ public struct ASCredentialIdentityTypes: OptionSet, Hashable, Sendable {
     public static let oneTimeCode = ASCredentialIdentityTypes(rawValue: 4)
 }
 
-/// Between Apple's identity classes and keyportd's `org.keyport.IdentityStore` types.
+/// Between Apple's identity classes and keyportd's (org.keyport.IdentityStore's types, which
+/// org.keyport.CredentialProvider's requests carry too).
 enum IdentityWire {
     static func service(_ identifier: ASCredentialServiceIdentifier) -> IdentityStore.ServiceIdentifier {
         IdentityStore.ServiceIdentifier(
@@ -146,11 +147,6 @@ enum IdentityWire {
     }
 
     static func service(_ identifier: IdentityStore.ServiceIdentifier) -> ASCredentialServiceIdentifier {
-        ASCredentialServiceIdentifier(identifier: identifier.identifier, type: identifier.type == .URL ? .URL : .domain)
-    }
-
-    /// The service of an identity keyportd matched (org.keyport.CredentialProvider's form).
-    static func service(_ identifier: CredentialProvider.ServiceIdentifier) -> ASCredentialServiceIdentifier {
         ASCredentialServiceIdentifier(identifier: identifier.identifier, type: identifier.type == .URL ? .URL : .domain)
     }
 
@@ -172,42 +168,20 @@ enum IdentityWire {
     }
 
     static func identity(_ identity: IdentityStore.CredentialIdentity) -> any ASCredentialIdentity {
-        make(
-            password: identity.kind == .password,
-            service: service(identity.serviceIdentifier),
-            user: identity.user,
-            recordIdentifier: identity.recordIdentifier,
-            rank: identity.rank
-        )
-    }
-
-    /// The identity of a request keyportd sends (org.keyport.CredentialProvider's form).
-    static func identity(_ identity: CredentialProvider.CredentialIdentity) -> any ASCredentialIdentity {
-        make(
-            password: identity.kind == .password,
-            service: service(identity.serviceIdentifier),
-            user: identity.user,
-            recordIdentifier: identity.recordIdentifier,
-            rank: identity.rank
-        )
-    }
-
-    private static func make(
-        password: Bool,
-        service: ASCredentialServiceIdentifier,
-        user: String,
-        recordIdentifier: String?,
-        rank: Int
-    ) -> any ASCredentialIdentity {
+        let service = service(identity.serviceIdentifier)
         let made: any ASCredentialIdentity =
-            password
-            ? ASPasswordCredentialIdentity(serviceIdentifier: service, user: user, recordIdentifier: recordIdentifier)
+            identity.kind == .password
+            ? ASPasswordCredentialIdentity(
+                serviceIdentifier: service,
+                user: identity.user,
+                recordIdentifier: identity.recordIdentifier
+            )
             : ASOneTimeCodeCredentialIdentity(
                 serviceIdentifier: service,
-                label: user,
-                recordIdentifier: recordIdentifier ?? ""
+                label: identity.user,
+                recordIdentifier: identity.recordIdentifier ?? ""
             )
-        made.rank = rank
+        made.rank = identity.rank
         return made
     }
 

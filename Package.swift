@@ -82,13 +82,18 @@ let package = Package(
             name: "AuthenticationServices",
             dependencies: [
                 "CredentialExchangeFormat", "KeyportEncoding", "WebAuthentication", "KeyportInterfaces", "Varlink",
+                "KeyportCallbacks", "KeyportSystem",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // The OAuth engine alone, usable without keyportd: no Varlink, no interface of keyportd's
+        // (its custom-scheme callbacks routed through keyportd are AuthenticationServices').
         .target(
             name: "WebAuthentication",
             dependencies: [
-                "KeyportEncoding", "KeyportSystem", "Varlink", "KeyportInterfaces",
+                "KeyportEncoding", "KeyportSystem", "KeyportDomainsCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -194,12 +199,23 @@ let package = Package(
             ],
             plugins: ["VarlinkInterfaces"]
         ),
+        // The custom-scheme callback hand-off (org.keyport.Callbacks and org.keyport.CallbackSession):
+        // the private socket directory, a waiting session's server and registration, offering a URL
+        // to the sessions; for keyportd, the URL handler and AuthenticationServices' listener; not a
+        // product.
+        .target(
+            name: "KeyportCallbacks",
+            dependencies: [
+                "Varlink", "KeyportInterfaces", "KeyportSystem",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         // The system side: keyportd's services (exchange, providers, agents) on Varlink.
         .target(
             name: "KeyportDaemon",
             dependencies: [
                 "Varlink", "KeyportSystem", "KeyportEncoding", "KeyportInterfaces", "CredentialExchangeFormat",
-                "WebAuthentication",
+                "KeyportCallbacks",
                 "KeyportDomains",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -296,7 +312,7 @@ let package = Package(
                 "KeyportDaemon", "KeyportInterfaces", "keyportd", "keyport-cli", "keyport-vault", "Varlink",
                 "KeyportSystem",
                 "KeyportTestSupport", "ExampleExporter", "ExampleImporter", "ExampleProvider",
-                "CredentialExchangeFormat", "WebAuthentication",
+                "CredentialExchangeFormat", "WebAuthentication", "AuthenticationServices",
             ],
             exclude: ["Peers"]
         ),
@@ -336,7 +352,9 @@ let package = Package(
         ),
         .testTarget(
             name: "KeyportCLITests",
-            dependencies: ["keyport-cli", "KeyportSystem", "WebAuthentication", "KeyportTestSupport"],
+            dependencies: [
+                "keyport-cli", "KeyportSystem", "WebAuthentication", "AuthenticationServices", "KeyportTestSupport",
+            ],
             resources: [.copy("Fixtures")]
         ),
     ]

@@ -1,15 +1,16 @@
 import Foundation
+import KeyportCallbacks
+import KeyportDomains
 import KeyportInterfaces
 import KeyportSystem
 import Logging
 import Synchronization
 import Varlink
-import WebAuthentication
 
 /// `org.keyport.Callbacks`: routes sign-in callbacks to custom URL schemes to the sessions
 /// waiting for them.
 ///
-/// A session (`SchemeCallbackListener` in the default directory) serves
+/// A session (AuthenticationServices' `SchemeCallbackListener` in the default directory) serves
 /// `org.keyport.CallbackSession` on its own socket and registers it here with `Listen`, for as
 /// long as its connection stays open. `Deliver` — what the handler the desktop starts for the
 /// scheme calls — offers the URL to the sessions registered for its scheme, the most recent
@@ -44,10 +45,9 @@ package final class CallbacksService: Sendable {
         guard request.call.more else { throw VarlinkError.expectedMore(request.call.method) }
         let input = try request.parameters(as: Callbacks.Listen.Parameters.self)
         let scheme: String
-        do {
-            scheme = try SchemeRegistration.validate(scheme: input.scheme)
-        } catch {
-            throw invalid("\(error)")
+        switch PrivateURLScheme.check(input.scheme) {
+        case .success(let valid): scheme = valid
+        case .failure(let problem): throw invalid(problem.description)
         }
         guard input.socket.hasPrefix("/"), UnixSocketPath.isOwnSocket(input.socket) else {
             throw invalid("\(input.socket) is not a socket of this user's (an absolute path)")
@@ -75,13 +75,13 @@ package final class CallbacksService: Sendable {
             let ordered = state.sessions.sorted { $0.key > $1.key }.map(\.value)
             return (ordered.filter { $0.scheme == scheme }.map(\.socket), Set(ordered.map(\.socket)))
         }
-        for socket in registered where await SchemeCallbackDelivery.offer(text, to: socket) {
+        for socket in registered where await CallbackHandOff.offer(text, to: socket) == .accepted {
             logger.info("callback handed over", metadata: ["scheme": "\(scheme)", "session": "registered"])
             return .emptyObject
         }
         let unregistered: Bool
         do {
-            unregistered = try await SchemeCallbackDelivery.offerToEach(
+            unregistered = try await CallbackHandOff.offerToEach(
                 text,
                 in: nil,
                 environment: environment,

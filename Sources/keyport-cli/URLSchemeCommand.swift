@@ -1,4 +1,5 @@
 import ArgumentParser
+import AuthenticationServices
 import Foundation
 import WebAuthentication
 

@@ -30,7 +30,7 @@ extension LoopbackReceiver: CallbackReceiver {}
 extension Duration {
     /// This duration as a NIO time amount, clamped to what `TimeAmount` can hold (a negative
     /// duration is zero), so no timeout a caller passes can overflow.
-    var clampedNanoseconds: Int64 {
+    package var clampedNanoseconds: Int64 {
         let (seconds, attoseconds) = components
         if seconds < 0 { return 0 }
         if seconds >= Int64.max / 1_000_000_000 - 1 { return Int64.max }

@@ -164,6 +164,9 @@ public final class LoopbackReceiver: Sendable {
 
     /// The wait ended before the callback arrived.
     public struct TimedOut: Error, CustomStringConvertible {
+        /// The error a receiver ends its wait with when the timeout passes.
+        public init() {}
+
         /// "no callback arrived before the timeout".
         public var description: String { "no callback arrived before the timeout" }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import KeyportDomainsCore
 import KeyportEncoding
 import KeyportSystem
 
@@ -22,12 +23,10 @@ import Musl
 /// test can point it at temporary directories.
 public struct SchemeRegistration: Sendable {
     /// Schemes browsers or the system handle themselves; Keyport will not take them over.
-    public static let reservedSchemes: Set<String> = [
-        "http", "https", "file", "ftp", "mailto", "data", "javascript", "about",
-    ]
+    public static var reservedSchemes: Set<String> { PrivateURLScheme.reserved }
 
     /// The longest scheme accepted (the `.desktop` file name must stay within 255 bytes).
-    public static let maximumSchemeLength = 200
+    public static var maximumSchemeLength: Int { PrivateURLScheme.maximumLength }
 
     /// Where the XDG directories, `HOME` and `PATH` are read; the programs run get it too.
     public var environment: [String: String]

@@ -1,4 +1,5 @@
 import Foundation
+import KeyportDomainsCore
 import KeyportEncoding
 
 // The pure half of ``SchemeRegistration``: scheme names, the `.desktop` entry's text and the
@@ -15,55 +16,10 @@ extension SchemeRegistration {
     /// - Throws: ``SchemeCallbackError`` `.invalidScheme`, naming the offending character and its
     ///   position, or saying the scheme is one browsers handle themselves.
     public static func validate(scheme: String) throws(SchemeCallbackError) -> String {
-        guard let first = scheme.unicodeScalars.first else {
-            throw SchemeCallbackError(.invalidScheme, "the URL scheme is empty; give a name such as com.example.app")
+        switch PrivateURLScheme.check(scheme) {
+        case .success(let scheme): return scheme
+        case .failure(let problem): throw SchemeCallbackError(.invalidScheme, problem.description)
         }
-        guard scheme.unicodeScalars.count <= maximumSchemeLength else {
-            throw SchemeCallbackError(
-                .invalidScheme,
-                "the URL scheme is \(scheme.unicodeScalars.count) characters long; at most \(maximumSchemeLength) are accepted"
-            )
-        }
-        guard isLetter(first) else {
-            throw SchemeCallbackError(
-                .invalidScheme,
-                "'\(scheme)' is not a URL scheme: it starts with \(describe(first)); a scheme starts with a letter (RFC 3986 §3.1)"
-            )
-        }
-        for (offset, scalar) in scheme.unicodeScalars.enumerated()
-        where !(isLetter(scalar) || isDigit(scalar) || "+-.".unicodeScalars.contains(scalar)) {
-            var hint = ""
-            if scalar == ":" || scalar == "/" { hint = " Give the scheme alone, without ':' or '//'." }
-            throw SchemeCallbackError(
-                .invalidScheme,
-                "'\(scheme)' is not a URL scheme: \(describe(scalar)) at position \(offset + 1) is not allowed; a scheme is a letter followed by letters, digits, '+', '-' or '.' (RFC 3986 §3.1).\(hint)"
-            )
-        }
-        let lowered = scheme.lowercased()
-        guard !reservedSchemes.contains(lowered) else {
-            throw SchemeCallbackError(
-                .invalidScheme,
-                "'\(lowered)' is a scheme browsers and the system handle themselves; Keyport will not take it over. Use a private-use scheme named after a domain you control, such as com.example.app (RFC 8252 §7.1)"
-            )
-        }
-        return lowered
-    }
-
-    private static func isLetter(_ scalar: Unicode.Scalar) -> Bool {
-        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
-    }
-
-    private static func isDigit(_ scalar: Unicode.Scalar) -> Bool {
-        ("0"..."9").contains(scalar)
-    }
-
-    /// `'x'`, or the code point for what does not print.
-    private static func describe(_ scalar: Unicode.Scalar) -> String {
-        let code = "U+" + String(format: "%04X", scalar.value)
-        if scalar.properties.generalCategory == .control || scalar.properties.isWhitespace {
-            return code + (scalar == " " ? " (a space)" : "")
-        }
-        return "'\(scalar)' (\(code))"
     }
 
     /// `keyport-url-NAME.desktop`: the desktop file ID for a (validated, lowercased) scheme.

@@ -1,3 +1,4 @@
+import AuthenticationServices
 import Foundation
 import KeyportTestSupport
 import Testing

@@ -1,10 +1,11 @@
 import Foundation
-import KeyportInterfaces
+import KeyportCallbacks
 import KeyportSystem
 import NIOCore
 import NIOPosix
 import Synchronization
 import Varlink
+import WebAuthentication
 
 #if canImport(Glibc)
 import Glibc
@@ -13,7 +14,8 @@ import Musl
 #endif
 
 /// Waits for a callback to a private-use URL scheme (`com.example.app:/callback?code=…`, RFC 8252
-/// §7.1) that the desktop hands to Keyport's URL handler.
+/// §7.1) that the desktop hands to Keyport's URL handler (a Linux addition: what
+/// ``ASWebAuthenticationSession`` waits with for a custom-scheme callback).
 ///
 /// When the browser follows such a redirect, the desktop starts the program registered for the
 /// scheme (``SchemeRegistration``; `keyport url-scheme open URL`) as a new process, which hands
@@ -90,15 +92,24 @@ public final class SchemeCallbackListener: CallbackReceiver {
         accept: @escaping @Sendable (URL) -> Bool
     ) async throws -> SchemeCallbackListener {
         _ = try SchemeRegistration.validate(scheme: scheme)
-        guard
-            let socketDirectory = try CallbackSocketDirectory.prepare(directory, environment: environment, create: true)
-        else {
-            throw SchemeCallbackError(.directoryUnavailable, "the callback socket directory could not be created")
+        let path: String
+        do throws(CallbackHandOffError) {
+            guard
+                let socketDirectory = try CallbackSocketDirectory.prepare(
+                    directory,
+                    environment: environment,
+                    create: true
+                )
+            else {
+                throw CallbackHandOffError(.directoryUnavailable, "the callback socket directory could not be created")
+            }
+            path = try CallbackSocketDirectory.newSocketPath(in: socketDirectory)
+        } catch {
+            throw SchemeCallbackError(error)
         }
-        let path = try CallbackSocketDirectory.newSocketPath(in: socketDirectory)
         let outcome = ListenerOutcome(promise: MultiThreadedEventLoopGroup.singleton.any().makePromise(of: URL.self))
         let matcher = CallbackMatcher.customScheme(scheme)
-        let server = HandOffProtocol.sessionServer { url in
+        let server = CallbackHandOff.sessionServer { url in
             matcher.matches(url) && accept(url) && outcome.claim()
         } accepted: { url in
             outcome.promise.succeed(url)
@@ -130,7 +141,7 @@ public final class SchemeCallbackListener: CallbackReceiver {
             throw SchemeCallbackError(.listenFailed, "cannot listen on \(path)")
         }
         if directory == nil {
-            await HandOffProtocol.register(scheme: scheme, socket: path, environment: environment, until: outcome)
+            await CallbackHandOff.register(scheme: scheme, socket: path, environment: environment, until: outcome)
         }
         return SchemeCallbackListener(scheme: scheme, socketPath: path, outcome: outcome)
     }
@@ -175,140 +186,6 @@ public final class SchemeCallbackListener: CallbackReceiver {
     }
 }
 
-/// How the wait ends, decided once: by the first URL accepted, a cancellation or the timeout.
-/// Connections are served on several event loops, so the decision is taken under a lock.
-final class ListenerOutcome: Sendable {
-    let promise: EventLoopPromise<URL>
-    private let decided = Mutex(false)
-
-    init(promise: EventLoopPromise<URL>) {
-        self.promise = promise
-    }
-
-    /// Takes the decision; true for the first caller only.
-    func claim() -> Bool {
-        decided.withLock { decided in
-            if decided { return false }
-            decided = true
-            return true
-        }
-    }
-
-    /// Ends the wait with `result` unless it has ended already.
-    func finish(_ result: Result<URL, any Error>) {
-        if claim() { promise.completeWith(result) }
-    }
-}
-
-/// The hand-off's two Varlink interfaces, from the session's side (docs/protocol.md,
-/// "Custom-scheme callback hand-off").
-enum HandOffProtocol {
-    /// The longest URL handed over, in bytes of UTF-8.
-    static let maximumURLLength = 8192
-    /// The largest message a session's socket reads: an `Offer` of the longest URL, JSON-escaped.
-    static let maximumMessageSize = 64 << 10
-    /// How long a session has to answer an offer before it is passed over.
-    static let answerTime = Duration.seconds(10)
-    /// How long a listener waits for keyportd to confirm its registration before waiting without.
-    static let registrationTime = Duration.seconds(5)
-
-    /// A session's server: `take` decides whether the session takes an offered URL (called once
-    /// per offer); `accepted` runs for a URL taken, once the offerer has been told.
-    static func sessionServer(
-        take: @escaping @Sendable (URL) -> Bool,
-        accepted: @escaping @Sendable (URL) -> Void
-    ) -> VarlinkServer {
-        let offer: VarlinkMethodImplementation = { request throws(VarlinkError) in
-            let text = try request.parameters(as: CallbackSession.Offer.Parameters.self).url
-            var taken = false
-            if text.utf8.count <= maximumURLLength, let url = URL(string: text), take(url) {
-                taken = true
-                // The offerer hears the answer before the session resumes, so the handler can
-                // exit 0 even if the session's process ends right after.
-                request.afterReply { accepted(url) }
-            }
-            return RawJSON(encoding: CallbackSession.Offer.Reply(accepted: taken))
-        }
-        return VarlinkServer(
-            info: VarlinkServiceInfo(
-                vendor: "Keyport",
-                product: "sign-in session",
-                version: "1",
-                url: "https://github.com/keyport/keyport"
-            ),
-            interfaces: [
-                VarlinkInterfaceImplementation(CallbackSession.interface, methods: [CallbackSession.Offer.name: offer])
-            ],
-            maximumMessageSize: maximumMessageSize
-        )
-    }
-
-    /// Registers a listener's socket with keyportd (`org.keyport.Callbacks.Listen`) and keeps the
-    /// registration, on a connection of its own, until `outcome` is decided. Returns once keyportd
-    /// confirmed it, or at once when keyportd is not running, or after ``registrationTime``: a
-    /// session that is not registered is still found, by keyportd's look through the directory
-    /// or by the handler's own when keyportd is not running.
-    static func register(
-        scheme: String,
-        socket: String,
-        environment: [String: String],
-        until outcome: ListenerOutcome
-    ) async {
-        let registered = Latch()
-        let registration = Task {
-            defer { registered.open() }
-            _ = try? await DaemonClient.withConnection(environment: environment) { connection in
-                try await connection.send(
-                    VarlinkCall(
-                        method: Callbacks.Listen.name,
-                        parameters: RawJSON(encoding: Callbacks.Listen.Parameters(scheme: scheme, socket: socket)),
-                        more: true
-                    )
-                )
-                _ = try await connection.nextReply()
-                registered.open()
-                // keyportd replies again only as it stops; cancelling this task closes the
-                // connection, which ends the registration.
-                _ = try await connection.nextReply()
-            }
-        }
-        outcome.promise.futureResult.whenComplete { _ in registration.cancel() }
-        _ = await within(registrationTime) { await registered.wait() }
-    }
-
-    /// How a session answered an offer.
-    enum Answer: Sendable {
-        /// It took the URL.
-        case accepted
-        /// Another scheme, another sign-in's `state`, or it has stopped waiting.
-        case refused
-        /// Nothing listens on the socket any more (its process died): the file can go.
-        case stale
-        /// It could not be reached, or did not answer in time.
-        case unreachable
-    }
-
-    /// Offers `url` to the session serving `socket`.
-    static func offer(_ url: String, to socket: String) async -> Answer {
-        let answer = await within(answerTime) { () -> Answer? in
-            do {
-                let reply = try await VarlinkConnection.withConnection(
-                    path: socket,
-                    maximumMessageSize: maximumMessageSize
-                ) { connection in
-                    try await connection.call(CallbackSession.Offer.self, .init(url: url))
-                }
-                return reply.accepted ? .accepted : .refused
-            } catch let error as VarlinkConnectionError where error.isRefused {
-                return .stale
-            } catch {
-                return .unreachable
-            }
-        }
-        return answer ?? .unreachable
-    }
-}
-
 /// Hands a callback URL to the session waiting for it: what the program the desktop starts for a
 /// registered scheme (`keyport url-scheme open URL`) does.
 public enum SchemeCallbackDelivery {
@@ -339,55 +216,22 @@ public enum SchemeCallbackDelivery {
     /// ``deliver(_:directory:)`` with the default directory and keyportd's socket taken from
     /// `environment`.
     package static func deliver(_ url: URL, directory: URL?, environment: [String: String]) async throws -> Bool {
-        let text = url.absoluteString
-        guard text.utf8.count <= HandOffProtocol.maximumURLLength else {
-            throw SchemeCallbackError(
-                .urlTooLong,
-                "the callback URL is \(text.utf8.count) bytes long; at most \(HandOffProtocol.maximumURLLength) can be handed over"
-            )
+        do {
+            return try await CallbackHandOff.deliver(url.absoluteString, directory: directory, environment: environment)
+        } catch {
+            throw SchemeCallbackError(error)
         }
-        if directory == nil {
-            do {
-                try await DaemonClient.withConnection(environment: environment) { connection in
-                    _ = try await connection.call(Callbacks.Deliver.self, .init(url: text))
-                }
-                return true
-            } catch let error as VarlinkError where error.name == Callbacks.NoSession.name {
-                return false
-            } catch {
-                // keyportd is not running, or went away mid-call: hand the URL over directly.
-            }
-        }
-        return try await offerToEach(text, in: directory, environment: environment, skipping: [])
     }
+}
 
-    /// Offers `url` to each socket in `directory` (`nil`: the default one) but those in
-    /// `skipping`, until one accepts it: the daemon-less hand-off, and keyportd's way to reach
-    /// sessions that did not register with it.
-    package static func offerToEach(
-        _ url: String,
-        in directory: URL?,
-        environment: [String: String],
-        skipping: Set<String>
-    ) async throws(SchemeCallbackError) -> Bool {
-        guard let directory = try CallbackSocketDirectory.prepare(directory, environment: environment, create: false)
-        else {
-            return false
+extension SchemeCallbackError {
+    /// The hand-off's error, under its public code.
+    init(_ error: CallbackHandOffError) {
+        switch error.reason {
+        case .unsafeDirectory: self.init(.unsafeDirectory, error.message)
+        case .directoryUnavailable: self.init(.directoryUnavailable, error.message)
+        case .listenFailed: self.init(.listenFailed, error.message)
+        case .urlTooLong: self.init(.urlTooLong, error.message)
         }
-        for path in CallbackSocketDirectory.sockets(in: directory)
-        where !skipping.contains(path) && UnixSocketPath.isOwnSocket(path) {
-            switch await HandOffProtocol.offer(url, to: path) {
-            case .accepted: return true
-            case .refused, .unreachable: continue
-            case .stale: unlink(path)
-            }
-        }
-        return false
-    }
-
-    /// Offers `url` to the session serving `socket`; whether it took it. For keyportd, which
-    /// routes URLs to the sessions registered with it.
-    package static func offer(_ url: String, to socket: String) async -> Bool {
-        await HandOffProtocol.offer(url, to: socket) == .accepted
     }
 }

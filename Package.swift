@@ -119,7 +119,7 @@ let package = Package(
         .executableTarget(
             name: "keyport-cli",
             dependencies: [
-                "KeyportVault", "KeyportVaultAgent", "KeyportFormats", "KeyportCrypto",
+                "KeyportVault", "KeyportVaultKeeper", "KeyportFormats", "KeyportCrypto",
                 "CredentialExchangeFormat", "KeyportEncoding", "KeyportSystem", "OneTimeCodes",
                 "AuthenticationServices",
                 "WebAuthentication", "KeyportInterfaces", "Varlink", "KeyportDomains",
@@ -163,7 +163,7 @@ let package = Package(
         .target(
             name: "KeyportCrypto",
             dependencies: [
-                "KeyportSystem", "KeyportEncoding",
+                "KeyportSystemCore", "KeyportEncoding",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
@@ -192,7 +192,7 @@ let package = Package(
         // unlocked for a while, for `keyport vault`, the vault's provider and its importer; not a
         // product.
         .target(
-            name: "KeyportVaultAgent",
+            name: "KeyportVaultKeeper",
             dependencies: [
                 "KeyportVault", "KeyportCrypto", "CredentialExchangeFormat", "KeyportInterfaces", "KeyportSystem",
                 "KeyportEncoding", "Varlink",
@@ -225,7 +225,7 @@ let package = Package(
         .executableTarget(
             name: "keyport-vault",
             dependencies: [
-                "KeyportVaultAgent", "KeyportInterfaces", "KeyportSystem", "KeyportEncoding", "Varlink",
+                "KeyportVaultKeeper", "KeyportInterfaces", "KeyportSystem", "KeyportEncoding", "Varlink",
                 "AuthenticationServices", "CredentialExchangeFormat", "OneTimeCodes", "KeyportFormats",
                 "KeyportDomains",
             ]
@@ -243,7 +243,7 @@ let package = Package(
             dependencies: [
                 "CredentialExchangeFormat", "KeyportEncoding", "OneTimeCodes", "AuthenticationServices",
                 "WebAuthentication", "KeyportInterfaces", "KeyportSystem", "Varlink", "KeyportDaemon", "KeyportDomains",
-                "KeyportVault", "KeyportCrypto", "KeyportVaultAgent",
+                "KeyportVault", "KeyportCrypto", "KeyportVaultKeeper",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -284,7 +284,7 @@ let package = Package(
             name: "KeyportVaultTests",
             dependencies: [
                 "KeyportVault", "KeyportCrypto", "CredentialExchangeFormat", "KeyportSystem", "KeyportTestSupport",
-                "KeyportInterfaces", "KeyportEncoding", "Varlink", "keyport-vault", "KeyportVaultAgent",
+                "KeyportInterfaces", "KeyportEncoding", "Varlink", "keyport-vault", "KeyportVaultKeeper",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -312,7 +312,7 @@ let package = Package(
                 "KeyportDaemon", "KeyportInterfaces", "keyportd", "keyport-cli", "keyport-vault", "Varlink",
                 "KeyportSystem",
                 "KeyportTestSupport", "ExampleExporter", "ExampleImporter", "ExampleProvider",
-                "CredentialExchangeFormat", "WebAuthentication", "AuthenticationServices",
+                "CredentialExchangeFormat", "WebAuthentication", "AuthenticationServices", "KeyportVaultKeeper",
             ],
             exclude: ["Peers"]
         ),

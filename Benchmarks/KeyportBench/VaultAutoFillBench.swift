@@ -4,7 +4,7 @@ import KeyportCrypto
 import KeyportInterfaces
 import KeyportSystem
 import KeyportVault
-import KeyportVaultAgent
+import KeyportVaultKeeper
 import Varlink
 
 #if canImport(Glibc)
@@ -14,10 +14,10 @@ import Musl
 #endif
 
 // AutoFill from a large Keyport Vault, end to end: `keyport otp site-N.example` as a new process
-// each time, through keyportd, the vault's provider (warm) and its agent (unlocked), the vault
-// holding `items` logins with a TOTP secret each, one site per item; and the memory the agent and
+// each time, through keyportd, the vault's provider (warm) and its keeper (unlocked), the vault
+// holding `items` logins with a TOTP secret each, one site per item; and the memory the keeper and
 // the provider hold meanwhile, beside the vault file's size. Then `keyport vault add` (a new
-// process, the agent unlocked) adding one login.
+// process, the keeper unlocked) adding one login.
 func vaultAutoFillBenchmark(items count: Int, runs: Int) async throws {
     let build = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
     let keyportd = build.appendingPathComponent("keyportd").path
@@ -41,11 +41,11 @@ func vaultAutoFillBenchmark(items count: Int, runs: Int) async throws {
     environment["XDG_STATE_HOME"] = root.appendingPathComponent("state").path
     environment["KEYPORT_LOG"] = "warning"
     environment["KEYPORT_PROVIDER_IDLE"] = "3600"
-    // As `keyport vault register` writes it: the vault's app and its agent, each with the path.
-    let vaultPath = try DaemonLocations(environment: environment).defaultVault
+    // As `keyport vault register` writes it: the vault's app and its keeper, each with the path.
+    let vaultPath = try VaultLocations(environment: environment).defaultVault
     let manifest: [String: Any] = [
         "id": "org.keyport.vault", "name": "Keyport Vault", "exec": [vaultProgram, "provider", "--vault", vaultPath],
-        "helpers": [[vaultProgram, "agent", "--vault", vaultPath]],
+        "helpers": [[vaultProgram, "keeper", "--vault", vaultPath]],
         "capabilities": ["ProvidesPasswords": true, "ProvidesOneTimeCodes": true],
     ]
     try JSONSerialization.data(withJSONObject: manifest).write(
@@ -57,7 +57,8 @@ func vaultAutoFillBenchmark(items count: Int, runs: Int) async throws {
 
     let settled = environment
     // The vault, made here (its scrypt calibrated as `keyport vault init` does).
-    let locations = try DaemonLocations(environment: environment)
+    let locations = try VaultLocations(environment: environment)
+    let daemonSocket = try DaemonLocations(environment: environment).socket
     try FileManager.default.createDirectory(
         atPath: (locations.defaultVault as NSString).deletingLastPathComponent,
         withIntermediateDirectories: true
@@ -97,27 +98,27 @@ func vaultAutoFillBenchmark(items count: Int, runs: Int) async throws {
 
     let daemon = try ChildProcess(executable: keyportd, arguments: [], environment: environment)
     defer { daemon.signalGroup(SIGTERM) }
-    let agent = try ChildProcess(
+    let keeper = try ChildProcess(
         executable: vaultProgram,
-        arguments: ["agent", "--vault", locations.defaultVault],
+        arguments: ["keeper", "--vault", locations.defaultVault],
         environment: environment
     )
-    defer { agent.signalGroup(SIGTERM) }
+    defer { keeper.signalGroup(SIGTERM) }
     // Both listening, then the vault unlocked (its identities go to keyportd after the reply).
     let unlocked = await within(.seconds(60)) { () -> Bool? in
         while !Task.isCancelled {
-            if (try? await VaultAgentClient.call(
+            if (try? await VaultKeeperClient.call(
                 locations,
                 VaultKeeper.Unlock.name,
                 RawJSON(encoding: VaultKeeper.Unlock.Parameters(path: locations.defaultVault, passphrase: passphrase))
-            )) != nil, FileManager.default.fileExists(atPath: locations.socket) {
+            )) != nil, FileManager.default.fileExists(atPath: daemonSocket) {
                 return true
             }
             try? await Task.sleep(for: .milliseconds(50))
         }
         return nil
     }
-    guard unlocked != nil else { throw BenchFailure(description: "the agent or keyportd did not start within 60 s") }
+    guard unlocked != nil else { throw BenchFailure(description: "the keeper or keyportd did not start within 60 s") }
     // The identities reach keyportd a little after the unlock; the provider starts on the first request.
     let warm = await within(.seconds(120)) { () -> Bool? in
         while !Task.isCancelled {
@@ -194,6 +195,6 @@ func vaultAutoFillBenchmark(items count: Int, runs: Int) async throws {
             percentile(adds, 1)
         )
     )
-    print(String(format: "agent resident memory:     %.0f MB", residentMB(agent.pid)))
+    print(String(format: "keeper resident memory:     %.0f MB", residentMB(keeper.pid)))
     if let provider { print(String(format: "provider resident memory:  %.0f MB", residentMB(provider))) }
 }

@@ -9,10 +9,10 @@ import Musl
 
 // Keyport Vault beside KeePassXC on the same entries, each through its own command line, in one
 // run: a KeePass 2 XML file of `entries` logins (title, user, password, URL, a note and a TOTP
-// secret each) is imported by `keyport vault import` (into a vault unlocked in its agent) and by
+// secret each) is imported by `keyport vault import` (into a vault unlocked in its keeper) and by
 // `keepassxc-cli import` (into a new database); then one entry is shown, and one added, by each.
 // KeePassXC opens its whole database for every command, so its `show` and `add` are compared with
-// Keyport's both warm (the agent unlocked) and cold (`unlock`, then `show`). Peak memory is the
+// Keyport's both warm (the keeper unlocked) and cold (`unlock`, then `show`). Peak memory is the
 // process's VmHWM, read every 10 ms while it runs.
 func vaultKeePassXCBenchmark(entries count: Int, shape: SiteShape) async throws {
     let keepassxc = "/usr/bin/keepassxc-cli"
@@ -23,13 +23,13 @@ func vaultKeePassXCBenchmark(entries count: Int, shape: SiteShape) async throws 
     let keyport = build.appendingPathComponent("keyport").path
     let root = privateDirectory("kp-vault-keepassxc")
     defer {
-        // The vault's agent, which `keyport vault unlock` started, listens on this run's socket.
+        // The vault's keeper, which `keyport vault unlock` started, listens on this run's socket.
         _ = try? ChildProcess.run(
             executable: keyport,
             arguments: ["vault", "lock"],
             environment: benchEnvironment(root)
         )
-        for pid in agents(of: root) { kill(pid, SIGTERM) }
+        for pid in keepers(of: root) { kill(pid, SIGTERM) }
         try? FileManager.default.removeItem(at: root)
     }
     try FileManager.default.createDirectory(
@@ -73,13 +73,13 @@ func vaultKeePassXCBenchmark(entries count: Int, shape: SiteShape) async throws 
             ).ms
         )
     }
-    // Once the import, the look-ups and the adds are done and the agent has settled (after each
+    // Once the import, the look-ups and the adds are done and the keeper has settled (after each
     // unlock it sends AutoFill the identities of every item): what it keeps, and its peak.
     var agentMemory = 0
     var agentPeak = 0
-    for agent in agents(of: root) {
-        agentMemory = max(agentMemory, await settledMemory(of: agent))
-        agentPeak = max(agentPeak, memory(of: agent).peak)
+    for keeper in keepers(of: root) {
+        agentMemory = max(agentMemory, await settledMemory(of: keeper))
+        agentPeak = max(agentPeak, memory(of: keeper).peak)
     }
     let vaultSize =
         (try FileManager.default.attributesOfItem(
@@ -138,7 +138,7 @@ func vaultKeePassXCBenchmark(entries count: Int, shape: SiteShape) async throws 
     )
     line(
         "show one entry",
-        "\(ms(percentile(warm, 0.5))) p50 (agent unlocked)",
+        "\(ms(percentile(warm, 0.5))) p50 (keeper unlocked)",
         "\(ms(showTimes[1])) median of 3, peak \(mb(keepassShows.map(\.peak).max() ?? 0))"
     )
     line("  cold: unlock + show", "\(ms(cold.sorted()[1])) median of 3", "")
@@ -146,7 +146,7 @@ func vaultKeePassXCBenchmark(entries count: Int, shape: SiteShape) async throws 
     line("file", mb(vaultSize), mb(databaseSize))
     line(
         "memory holding it open",
-        "agent \(mb(agentMemory)) (peak \(mb(agentPeak)))",
+        "keeper \(mb(agentMemory)) (peak \(mb(agentPeak)))",
         "(nothing stays open)"
     )
 }
@@ -209,9 +209,9 @@ private func benchEnvironment(_ root: URL) -> [String: String] {
     return environment
 }
 
-/// The vault agents listening in `root` (started by `keyport vault unlock`, with its socket in
+/// The vault keepers listening in `root` (started by `keyport vault unlock`, with its socket in
 /// their environment).
-private func agents(of root: URL) -> [pid_t] {
+private func keepers(of root: URL) -> [pid_t] {
     let own = "KEYPORT_VAULT_SOCKET=" + root.appendingPathComponent("run/vault.sock").path
     return ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { entry in
         guard let pid = pid_t(entry),

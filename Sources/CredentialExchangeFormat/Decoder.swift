@@ -97,7 +97,7 @@ extension CXF {
             }
         }
 
-        /// One item on its own, as ``CXF/Item/json`` writes it (Keyport Vault keeps each item so):
+        /// One item on its own, as ``CXF/Item/json`` writes it (a store that keeps items one by one):
         /// the same reading as an item in a document, its findings left out.
         package func decodeItem(_ bytes: [UInt8]) throws(CXFDecodingError) -> CXF.Item {
             var result: Result<CXF.Item, CXFDecodingError>!

@@ -55,7 +55,7 @@ extension CXF {
 }
 
 extension CXF.Item {
-    /// The item on its own in the canonical encoding (Keyport Vault keeps each item so);
+    /// The item on its own in the canonical encoding (for a store that keeps items one by one);
     /// `CXF.Decoder.decodeItem` reads it back equal.
     package var json: [UInt8] {
         var out: [UInt8] = []

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import KeyportEncoding
-import KeyportSystem
+import KeyportSystemCore
 import _CryptoExtras
 
 /// Why a key was not derived: parameters outside the caps (they come from a file, so an attacker
@@ -12,12 +12,12 @@ package struct KDFError: Error, Hashable, Sendable, CustomStringConvertible {
     package var description: String { message }
 }
 
-/// scrypt's parameters for turning a passphrase into a key — the one that wraps Keyport Vault's
-/// key, or an encrypted export's (Aegis) —, in the form the vault file stores them (JSON text: `{"kdf":"scrypt","logN":17,"r":8,"p":1,"salt":"…"}`).
+/// scrypt's parameters for turning a passphrase into a key — the one that wraps a password store's
+/// key, or an encrypted export's (Aegis) —, in the form such a file stores them (JSON text: `{"kdf":"scrypt","logN":17,"r":8,"p":1,"salt":"…"}`).
 ///
 /// They are read from a file, so an attacker may have written them: ``check()`` refuses any
 /// outside the caps below before a single byte is derived (a huge N would take the machine's
-/// memory; a tiny one would make a guessed passphrase cheap to test, though that only hurts a vault
+/// memory; a tiny one would make a guessed passphrase cheap to test, though that only hurts a file
 /// the attacker made).
 package struct ScryptParameters: Hashable, Sendable {
     /// log2 of N, the cost (rounds).
@@ -106,7 +106,7 @@ package struct ScryptParameters: Hashable, Sendable {
 
     // MARK: The stored form
 
-    /// The JSON text stored in the vault.
+    /// The JSON text stored in the file.
     package var text: String {
         #"{"kdf":"scrypt","logN":\#(logN),"r":\#(r),"p":\#(p),"salt":"\#(Base64URL.encode(salt))"}"#
     }

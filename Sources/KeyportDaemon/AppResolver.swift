@@ -16,8 +16,8 @@ import KeyportSystem
 ///    the process's command line must begin with the command line's arguments (any, for a
 ///    command line without arguments), the longest if several fit. The program is what is
 ///    trusted; its arguments only say which registration it acts for, so a process whose
-///    arguments fit none of its program's command lines (a second vault that is not
-///    registered) is nobody, and so is one that fits two alike — never the first.
+///    arguments fit none of its program's command lines (a second instance, for other data, that
+///    is not registered) is nobody, and so is one that fits two alike — never the first.
 ///
 /// A unit's app id that no manifest has does not stop rule 3: a desktop starts a terminal in a
 /// unit of its own, and everything run from that terminal shares it.

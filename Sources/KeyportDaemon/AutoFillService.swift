@@ -59,7 +59,7 @@ package final class AutoFillService: Sendable {
         /// Sort key: earlier identifier, better fit, earlier provider, higher rank.
         var key: (identifier: Int, fit: Int, provider: Int, rank: Int)
 
-        /// How the person sees it in a question: `https://github.com — alice (Keyport Vault)`.
+        /// How the person sees it in a question: `https://github.com — alice (Example Passwords)`.
         var shown: String {
             "\(origin) — \(identity.user.isEmpty ? "no user name" : identity.user) (\(provider.name))"
         }

@@ -99,7 +99,7 @@ package enum ServiceHost: Hashable, Sendable, CustomStringConvertible {
     /// type's documentation for what is refused instead.
     private static func toASCII(_ text: String) -> Result<String, HostError> {
         // Nearly every name is ASCII already: lowercased byte by byte, it needs neither Unicode
-        // case mapping nor normalisation (which would dominate a vault's import if done for all).
+        // case mapping nor normalisation (which would dominate a 100 000-item import if done for all).
         if text.utf8.allSatisfy({ $0 < 0x80 }) {
             return .success(
                 String(

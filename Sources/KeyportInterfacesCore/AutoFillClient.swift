@@ -121,7 +121,7 @@ package enum AutoFillClient {
     }
 
     /// Which account answered and where it was saved, for standard error: `the password of alice
-    /// saved for https://github.com (org.keyport.vault)`. The person sees what went out, and a
+    /// saved for https://github.com (org.example.passwords)`. The person sees what went out, and a
     /// wider fit they chose is named.
     package static func answered(_ kind: AutoFill.CredentialType, _ answer: Answer) -> String {
         let what = kind == .password ? "the password" : "the one-time code"

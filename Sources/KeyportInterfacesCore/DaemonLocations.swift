@@ -30,19 +30,8 @@ package struct DaemonLocations: Hashable, Sendable {
     package var configuration: String
     /// Where state lives (the credential identity store).
     package var state: String
-    /// Where the default vault's agent listens: `$KEYPORT_VAULT_SOCKET`, else `vault.sock` beside
-    /// keyportd's socket in Keyport's runtime directory. ``forVault(_:)`` gives another vault's.
-    package var vaultAgent: String
-    /// The vault `keyport vault` opens when none is named: `$XDG_DATA_HOME/keyport/vault.keyport`.
-    package var defaultVault: String
-    /// The vault whose agent listens at ``vaultAgent``: ``defaultVault`` unless ``forVault(_:)``
-    /// chose another. Its agent serves that file alone, and its clients check that it does.
-    package var vault: String
-
     /// The variable that overrides the socket's path.
     package static let socketVariable = "KEYPORT_SOCKET"
-    /// The variable that names the vault's agent's socket.
-    package static let vaultSocketVariable = "KEYPORT_VAULT_SOCKET"
     /// The socket's name in the runtime directory.
     package static let socketName = "keyportd.sock"
 
@@ -67,37 +56,6 @@ package struct DaemonLocations: Hashable, Sendable {
         }
         configuration = FilePaths.join(base.configHome, "keyport")
         state = FilePaths.join(base.stateHome, "keyport")
-        if let chosen = environment[Self.vaultSocketVariable], !chosen.isEmpty {
-            guard chosen.hasPrefix("/"), chosen.utf8.count <= UnixSocketPath.maximumLength else {
-                throw DaemonError(
-                    "\(Self.vaultSocketVariable) must be an absolute path of at most \(UnixSocketPath.maximumLength) bytes, not '\(chosen)'"
-                )
-            }
-            vaultAgent = FilePaths.standardized(chosen)
-        } else {
-            vaultAgent = FilePaths.join(base.keyportRuntime, "vault.sock")
-        }
-        defaultVault = FilePaths.join(base.dataHome, "keyport/vault.keyport")
-        vault = defaultVault
-    }
-
-    /// These locations with ``vaultAgent`` the socket of the agent for the vault at `vault` (an
-    /// absolute path): each vault has an agent of its own, so two vaults can be open at once (and
-    /// exchange credentials). The default vault's is ``vaultAgent``; another's, beside it, is named
-    /// by its file's device and inode (`vault-DEV-INODE.sock`), so every path to one file finds
-    /// the same agent. A vault that does not exist yet has the default's socket, whose agent
-    /// serves another file: its clients refuse it.
-    package func forVault(_ vault: String) -> DaemonLocations {
-        guard vault != defaultVault else { return self }
-        var chosen = self
-        chosen.vault = vault
-        var status = stat()
-        guard stat(vault, &status) == 0 else { return chosen }
-        chosen.vaultAgent = FilePaths.join(
-            FilePaths.parent(vaultAgent),
-            "vault-\(UInt64(status.st_dev))-\(UInt64(status.st_ino)).sock"
-        )
-        return chosen
     }
 
     /// Makes sure the socket's directory exists (when `create`) and is private to this user.

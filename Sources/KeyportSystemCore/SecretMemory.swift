@@ -8,7 +8,7 @@ import Musl
 /// out of swap.
 ///
 /// For processes that must stay dumpable because keyportd identifies them through `/proc` (the
-/// person's agent, a provider, the vault's agent: an undumpable process's `/proc/PID/exe` is
+/// person's agent, a provider and the processes that act for it: an undumpable process's `/proc/PID/exe` is
 /// root's to read): the pages holding their secrets are marked `MADV_DONTDUMP` and locked with
 /// `mlock` (best effort: `RLIMIT_MEMLOCK` may refuse, and then they are only left out of dumps).
 /// Whole pages are marked, so the objects beside a secret are left out too; the marks stay when

@@ -9,7 +9,7 @@ import Musl
 ///
 /// Binding a Unix socket path means first removing whatever file is there, so a second server
 /// started on the same path would delete the live socket and take its clients (keyportd's agent
-/// and exports, a vault agent's key). With the lock, only the process that holds it removes a
+/// and exports, a provider's secrets). With the lock, only the process that holds it removes a
 /// stale socket and binds; a second one is refused, told which process serves the path. The lock
 /// file holds the holder's process id for that message, and is removed when the holder lets go
 /// (a socket of one sign-in leaves nothing behind). A lock taken on a file that was removed

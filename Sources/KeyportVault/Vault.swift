@@ -168,7 +168,7 @@ package final class Vault: Sendable {
         configuration.label = "keyport-vault"
         // An import writes each item's tags at random places in two B-trees; with SQLite's 2 MB
         // page cache most of those pages were read again for every few items (the import of
-        // 100 000 items spent 1.7 s there). 32 MB keeps them while a vault's agent runs.
+        // 100 000 items spent 1.7 s there). 32 MB keeps them while a vault's keeper runs.
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = -32768") }
         return try mapping(path) { try DatabaseQueue(path: path, configuration: configuration) }
     }

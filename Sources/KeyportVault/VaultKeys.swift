@@ -7,7 +7,7 @@ import KeyportSystem
 /// the index digest that notices rows removed, added back or replayed.
 ///
 /// `SymmetricKey` keeps its bytes in storage that swift-crypto wipes when released; its pages are
-/// kept out of core dumps and swap (``SecretMemory``), since the vault's agent, which holds these
+/// kept out of core dumps and swap (``SecretMemory``), since the vault's keeper, which holds these
 /// keys, stays dumpable for keyportd to identify it.
 struct VaultKeys: Sendable {
     let vault: SymmetricKey

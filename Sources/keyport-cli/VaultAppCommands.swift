@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import KeyportInterfaces
 import KeyportSystem
-import KeyportVaultAgent
+import KeyportVaultKeeper
 
 extension VaultCommand {
     /// `keyport vault register`: the manifest that makes a vault an app keyportd knows.
@@ -12,8 +12,8 @@ extension VaultCommand {
             discussion: """
                 Writes the manifest $XDG_DATA_HOME/keyport/providers/ID.json, whose exec is \
                 keyport-vault beside this program with the vault's path, and whose helper is that \
-                vault's agent, so that each vault is an app of its own: AutoFill can ask it (enable it \
-                with `keyport providers enable ID`), its agent keeps AutoFill's identities the vault's, \
+                vault's keeper, so that each vault is an app of its own: AutoFill can ask it (enable it \
+                with `keyport providers enable ID`), its keeper keeps AutoFill's identities the vault's, \
                 and other apps can export to it. keyportd reads the manifest at once. Registering \
                 again with the same id replaces the manifest.
                 """
@@ -33,7 +33,7 @@ extension VaultCommand {
                 id: id,
                 name: name,
                 exec: try options.appCommand(),
-                helpers: [try options.agentCommand()],
+                helpers: [try options.keeperCommand()],
                 capabilities: Manifest.Capabilities(
                     SupportsCredentialExchange: true,
                     SupportedCredentialExchangeVersions: ["1.0"],
@@ -88,10 +88,10 @@ extension VaultOptions {
         [Self.vaultProgram, "provider", "--vault", try path()]
     }
 
-    /// The command line of this vault's agent, its manifest's helper: keyportd then knows the
-    /// agent, which keeps AutoFill's identities current, as this vault's app.
-    func agentCommand() throws(Failure) -> [String] {
-        [Self.vaultProgram] + VaultAgentClient.agentArguments(for: try path())
+    /// The command line of this vault's keeper, its manifest's helper: keyportd then knows the
+    /// keeper, which keeps AutoFill's identities current, as this vault's app.
+    func keeperCommand() throws(Failure) -> [String] {
+        [Self.vaultProgram] + VaultKeeperClient.keeperArguments(for: try path())
     }
 
     /// keyport-vault beside this program.

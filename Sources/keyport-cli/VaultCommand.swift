@@ -7,20 +7,20 @@ import KeyportFormats
 import KeyportInterfaces
 import KeyportSystem
 import KeyportVault
-import KeyportVaultAgent
+import KeyportVaultKeeper
 import OneTimeCodes
 import Varlink
 
-/// `keyport vault`: Keyport Vault, through its agent (`keyport-vault agent`), which holds the
+/// `keyport vault`: Keyport Vault, through its keeper (`keyport-vault keeper`), which holds the
 /// unlocked vault; only `init` opens the file itself.
 struct VaultCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vault",
-        abstract: "Keyport Vault: an encrypted password manager (through its agent, keyport-vault agent).",
+        abstract: "Keyport Vault: an encrypted password manager (through its keeper, keyport-vault keeper).",
         discussion: """
-            `keyport vault init` creates the vault; `unlock` starts the agent when it is not running and \
+            `keyport vault init` creates the vault; `unlock` starts the keeper when it is not running and \
             opens the vault in it, where it stays unlocked until `lock` or its idle time; the other \
-            commands ask the agent. Passphrases are read from the terminal without echo, or with \
+            commands ask the keeper. Passphrases are read from the terminal without echo, or with \
             --passphrase-stdin from the first line of standard input; never from the arguments.
             """,
         subcommands: [
@@ -41,22 +41,22 @@ struct VaultOptions: ParsableArguments {
     )
     var passphraseStdin = false
 
-    /// Keyport's locations, with ``DaemonLocations/vaultAgent`` this vault's agent.
-    func locations() throws(Failure) -> DaemonLocations {
+    /// Keyport's locations, with ``VaultLocations/vaultKeeper`` this vault's keeper.
+    func locations() throws(Failure) -> VaultLocations {
         try common().forVault(path())
     }
 
     /// The locations of this vault for a command that reads it (`list`, `show`, `search`,
     /// `export`, `rm`): with `--passphrase-stdin` the first line of standard input is the vault's
-    /// passphrase, read always, and the vault is unlocked with it when it is not open (its agent
+    /// passphrase, read always, and the vault is unlocked with it when it is not open (its keeper
     /// started if need be), as keepassxc-cli opens its database with the password it is given —
-    /// for this command: it locks again a minute after its last request, not after the agent's
+    /// for this command: it locks again a minute after its last request, not after the keeper's
     /// usual 15 minutes. A vault that was open already stays as it was.
-    func openLocations() async throws -> DaemonLocations {
+    func openLocations() async throws -> VaultLocations {
         let locations = try locations()
         guard passphraseStdin else { return locations }
         let passphrase = try passphrase("Passphrase for \(try path()): ")
-        let status = try? await VaultAgentClient.call(locations, VaultKeeper.Status.name).decode(
+        let status = try? await VaultKeeperClient.call(locations, VaultKeeper.Status.name).decode(
             VaultKeeper.Status.Reply.self
         )
         if status?.unlocked == true { return locations }
@@ -64,26 +64,26 @@ struct VaultOptions: ParsableArguments {
         return locations
     }
 
-    /// Opens the vault in its agent (started when it is not running) with `passphrase`: how many
+    /// Opens the vault in its keeper (started when it is not running) with `passphrase`: how many
     /// items it has.
-    func unlock(_ locations: DaemonLocations, with passphrase: SecretBytes, timeout: Int?) async throws -> Int {
+    func unlock(_ locations: VaultLocations, with passphrase: SecretBytes, timeout: Int?) async throws -> Int {
         do {
             let own = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-            try await VaultAgentClient.startIfNeeded(locations, from: own)
+            try await VaultKeeperClient.startIfNeeded(locations, from: own)
         } catch {
-            throw Failure.io("cannot start the vault's agent: \(error)")
+            throw Failure.io("cannot start the vault's keeper: \(error)")
         }
         let input = passphrase.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
-        return try await callVaultAgent(
+        return try await callVaultKeeper(
             locations,
             VaultKeeper.Unlock.name,
             RawJSON(encoding: VaultKeeper.Unlock.Parameters(path: try path(), passphrase: input, timeout: timeout))
         ).decode(VaultKeeper.Unlock.Reply.self).items
     }
 
-    private func common() throws(Failure) -> DaemonLocations {
+    private func common() throws(Failure) -> VaultLocations {
         do {
-            return try DaemonLocations(environment: ProcessInfo.processInfo.environment)
+            return try VaultLocations(environment: ProcessInfo.processInfo.environment)
         } catch {
             throw .io(error.description)
         }
@@ -110,32 +110,32 @@ func readPassphrase(_ prompt: String, fromStandardInput: Bool) throws(Failure) -
     return SecretBytes(line)
 }
 
-/// Calls the vault's agent; its refusals become failures that say why.
-func callVaultAgent(
-    _ locations: DaemonLocations,
+/// Calls the vault's keeper; its refusals become failures that say why.
+func callVaultKeeper(
+    _ locations: VaultLocations,
     _ method: String,
     _ parameters: RawJSON = .emptyObject,
     more: Bool = false,
     each: ((RawJSON) throws -> Void)? = nil
 ) async throws -> RawJSON {
-    try await vaultAgent { () async throws in
-        try await VaultAgentClient.call(locations, method, parameters, more: more, each: each)
+    try await vaultKeeper { () async throws in
+        try await VaultKeeperClient.call(locations, method, parameters, more: more, each: each)
     }
 }
 
-/// Runs `body`, which asks the vault's agent; its refusals become failures that say why.
-func vaultAgent<Result>(_ body: () async throws -> Result) async throws -> Result {
+/// Runs `body`, which asks the vault's keeper; its refusals become failures that say why.
+func vaultKeeper<Result>(_ body: () async throws -> Result) async throws -> Result {
     do {
         return try await body()
-    } catch let error as VaultAgentClient.NotRunning {
+    } catch let error as VaultKeeperClient.NotRunning {
         throw Failure.io(error.description)
-    } catch let error as VaultAgentClient.WrongAgent {
+    } catch let error as VaultKeeperClient.WrongKeeper {
         throw Failure.io(error.description)
     } catch let error as VarlinkError {
         let code = error.parameters(as: VaultKeeper.Failed.self)?.code
         throw Failure.invalid(error.sentence + (code.map { " [\($0)]" } ?? ""))
     } catch let error as VarlinkConnectionError {
-        throw Failure.io("the vault's agent: \(error)")
+        throw Failure.io("the vault's keeper: \(error)")
     }
 }
 
@@ -175,12 +175,12 @@ extension VaultCommand {
 
     struct Unlock: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Open the vault in its agent (started when it is not running) until `lock` or its idle time."
+            abstract: "Open the vault in its keeper (started when it is not running) until `lock` or its idle time."
         )
 
         @OptionGroup var options: VaultOptions
 
-        @Option(help: "Lock again after this many seconds without a request (default: the agent's, 900).")
+        @Option(help: "Lock again after this many seconds without a request (default: the keeper's, 900).")
         var timeout: Int?
 
         func run() async throws {
@@ -196,11 +196,11 @@ extension VaultCommand {
     }
 
     struct Lock: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Make the agent forget the vault's key now.")
+        static let configuration = CommandConfiguration(abstract: "Make the keeper forget the vault's key now.")
         @OptionGroup var options: VaultOptions
 
         func run() async throws {
-            _ = try await callVaultAgent(try options.locations(), VaultKeeper.Lock.name)
+            _ = try await callVaultKeeper(try options.locations(), VaultKeeper.Lock.name)
             FileHandle.write("locked\n")
         }
     }
@@ -223,7 +223,7 @@ extension VaultCommand {
             func text(_ secret: SecretBytes) -> String {
                 secret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
             }
-            _ = try await callVaultAgent(
+            _ = try await callVaultKeeper(
                 try options.locations(),
                 VaultKeeper.ChangePassphrase.name,
                 RawJSON(
@@ -244,7 +244,7 @@ extension VaultCommand {
         @OptionGroup var options: VaultOptions
 
         func run() async throws {
-            let status = try await callVaultAgent(try options.locations(), VaultKeeper.Status.name)
+            let status = try await callVaultKeeper(try options.locations(), VaultKeeper.Status.name)
                 .decode(VaultKeeper.Status.Reply.self)
             if status.unlocked {
                 let items = status.items ?? 0
@@ -312,7 +312,7 @@ extension VaultCommand {
                 changing: true
             )
             let id = Base64URL.encode(item.id)
-            _ = try await callVaultAgent(
+            _ = try await callVaultKeeper(
                 locations,
                 VaultKeeper.Remove.name,
                 RawJSON(encoding: VaultKeeper.Remove.Parameters(id: id))
@@ -406,12 +406,12 @@ extension VaultCommand {
                 )
             }
             let locations = try options.locations()
-            let report = try await vaultAgent { () async throws in
+            let report = try await vaultKeeper { () async throws in
                 guard let bar = ProgressBar("importing", total: imported.items.count) else {
-                    return try await VaultAgentClient.importItems(imported.items, locations)
+                    return try await VaultKeeperClient.importItems(imported.items, locations)
                 }
                 defer { bar.finish() }
-                return try await VaultAgentClient.importItems(imported.items, locations) {
+                return try await VaultKeeperClient.importItems(imported.items, locations) {
                     bar.update($0.imported + $0.merged + $0.unchanged)
                 }
             }
@@ -469,7 +469,7 @@ extension VaultCommand {
         func run() async throws {
             if toApp {
                 // Unlocked here when the passphrase is given; the exporter asks through keyportd's
-                // agent otherwise.
+                // keeper otherwise.
                 _ = try await options.openLocations()
                 // The vault's own program exports, so that keyportd knows it as the vault's app.
                 let command = try options.appCommand() + ["export"] + only
@@ -694,17 +694,17 @@ func reportSealed(_ items: [CXF.Item], to request: EncryptedCXF.Request, output:
     }
 }
 
-/// Every item of the unlocked vault, through the agent; with a `progress` label, counted on a
+/// Every item of the unlocked vault, through the keeper; with a `progress` label, counted on a
 /// progress bar as they come (on a terminal).
 func vaultItems(_ options: VaultOptions, progress label: String? = nil) async throws -> [CXF.Item] {
     let locations = try await options.openLocations()
-    return try await vaultAgent { () async throws in
-        guard let label, let bar = ProgressBar(label) else { return try await VaultAgentClient.items(locations) }
+    return try await vaultKeeper { () async throws in
+        guard let label, let bar = ProgressBar(label) else { return try await VaultKeeperClient.items(locations) }
         defer { bar.finish() }
-        let status = try await VaultAgentClient.call(locations, VaultKeeper.Status.name).decode(
+        let status = try await VaultKeeperClient.call(locations, VaultKeeper.Status.name).decode(
             VaultKeeper.Status.Reply.self
         )
-        return try await VaultAgentClient.items(locations) { bar.update($0, of: status.items) }
+        return try await VaultKeeperClient.items(locations) { bar.update($0, of: status.items) }
     }
 }
 

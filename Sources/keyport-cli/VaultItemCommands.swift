@@ -5,7 +5,7 @@ import KeyportEncoding
 import KeyportFormats
 import KeyportInterfaces
 import KeyportSystem
-import KeyportVaultAgent
+import KeyportVaultKeeper
 import Varlink
 
 /// The commands that make and change one item: `keyport vault add` and `keyport vault edit`.
@@ -78,7 +78,7 @@ extension VaultCommand {
             } catch let problem as ImportProblem {
                 throw Failure.invalid(problem.message)
             }
-            _ = try await callVaultAgent(
+            _ = try await callVaultKeeper(
                 try options.locations(),
                 VaultKeeper.Add.name,
                 RawJSON(encoding: VaultKeeper.Add.Parameters(item: RawJSON(bytes: item.json)))
@@ -140,7 +140,7 @@ extension VaultCommand {
             } catch {
                 throw Failure.invalid("\(error.message); nothing changed")
             }
-            let revision = try await callVaultAgent(
+            let revision = try await callVaultKeeper(
                 locations,
                 VaultKeeper.Update.name,
                 RawJSON(encoding: VaultKeeper.Update.Parameters(item: RawJSON(bytes: edited.json)))

@@ -3,7 +3,7 @@ import Foundation
 import KeyportDomains
 import KeyportEncoding
 import KeyportInterfaces
-import KeyportVaultAgent
+import KeyportVaultKeeper
 import Varlink
 
 /// What `keyport vault show`, `edit` and `rm` name, resolved in one order: an item id; else the
@@ -18,19 +18,19 @@ struct VaultTarget {
     /// and `rm` never act on without the person naming the item: AutoFill only offers those too.
     var wider = false
 
-    static func resolve(_ target: String, _ locations: DaemonLocations) async throws -> VaultTarget {
-        try await vaultAgent { () async throws in
+    static func resolve(_ target: String, _ locations: VaultLocations) async throws -> VaultTarget {
+        try await vaultKeeper { () async throws in
             if isID(target) {
-                let reply = try await VaultAgentClient.call(locations, VaultKeeper.Get.self, .init(id: target))
+                let reply = try await VaultKeeperClient.call(locations, VaultKeeper.Get.self, .init(id: target))
                 if let raw = reply.item {
                     return VaultTarget(items: [try CXF.Decoder().decodeItem(raw.bytes)], how: "with the id \(target)")
                 }
             }
             if let origin = ServiceOrigin(target) {
-                let exact = try await VaultAgentClient.items(locations, forService: target, exact: true)
+                let exact = try await VaultKeeperClient.items(locations, forService: target, exact: true)
                 if !exact.isEmpty { return VaultTarget(items: exact, how: "saved for \(origin)") }
                 let list = PublicSuffixList.current
-                let wider = try await VaultAgentClient.items(locations, forService: target)
+                let wider = try await VaultKeeperClient.items(locations, forService: target)
                     .map { item in
                         (
                             item,
@@ -44,7 +44,7 @@ struct VaultTarget {
                     return VaultTarget(items: wider, how: "saved for other sites of \(origin)", wider: true)
                 }
             }
-            let titled = try await VaultAgentClient.items(locations).filter {
+            let titled = try await VaultKeeperClient.items(locations).filter {
                 $0.title.caseInsensitiveCompare(target) == .orderedSame
             }
             return VaultTarget(items: titled, how: "titled \(target)")

@@ -4,7 +4,7 @@ import Foundation
 import KeyportEncoding
 import KeyportFormats
 import KeyportInterfaces
-import KeyportVaultAgent
+import KeyportVaultKeeper
 import Varlink
 
 /// Keyport Vault's side of credential exchange, with Apple's managers: it exports through
@@ -17,7 +17,7 @@ enum VaultExchange {
     static func export(_ vault: VaultInstance, only: [String]) async -> Int32 {
         do {
             try await vault.unlock(because: "to export its credentials")
-            let items = try VaultSelection.items(try await VaultAgentClient.items(vault.locations), only: only)
+            let items = try VaultSelection.items(try await VaultKeeperClient.items(vault.locations), only: only)
             let manager = ASCredentialExportManager(presentationAnchor: ASPresentationAnchor())
             _ = try await manager.requestExport()
             let outcome = try await manager.exportCredentials(cxfJSON: Data(Exporter.cxf(items))) { step in
@@ -60,7 +60,7 @@ enum VaultExchange {
             let data = try await ASCredentialImportManager().importCredentialsCXFJSON(token: token)
             let imported = try Importer.read(Array(data), format: .cxf)
             try await vault.unlock(because: "to import the credentials you exported to it")
-            let counts = try await VaultAgentClient.importItems(imported.items, vault.locations)
+            let counts = try await VaultKeeperClient.importItems(imported.items, vault.locations)
             outcome =
                 "Keyport Vault (\(vault.path)) imported the credentials: \(counts.imported) new, \(counts.merged) merged into items it had, \(counts.unchanged) it had already"
             kept = counts.imported + counts.merged + counts.unchanged

@@ -6,12 +6,12 @@ import KeyportEncoding
 import KeyportFormats
 import KeyportInterfaces
 import KeyportSystem
-import KeyportVaultAgent
+import KeyportVaultKeeper
 import OneTimeCodes
 import Varlink
 
 /// Keyport Vault as an AutoFill provider, written with Apple's API like any other: it answers
-/// from the agent's unlocked vault, and when the vault is locked asks the person (through
+/// from the keeper's unlocked vault, and when the vault is locked asks the person (through
 /// keyportd's agent) for the passphrase, in `prepareInterfaceToProvideCredential`.
 final class VaultProviderViewController: ASCredentialProviderViewController {
     /// The vault this provider answers from; set once, before the provider runs.
@@ -78,12 +78,12 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
         extensionContext.cancelRequest(withError: ASExtensionError(.credentialIdentityNotFound))
     }
 
-    /// Ends the request after `error`: a vault that is locked, or whose agent is not running,
+    /// Ends the request after `error`: a vault that is locked, or whose keeper is not running,
     /// needs the person (unless they were asked already); everything else is a failure that says
     /// what happened.
     private func cancel(after error: any Error, personAsked: Bool) {
         switch error {
-        case is VaultAgentClient.NotRunning where !personAsked:
+        case is VaultKeeperClient.NotRunning where !personAsked:
             extensionContext.cancelRequest(withError: ASExtensionError(.userInteractionRequired))
         case let error as VarlinkError where error.name == VaultKeeper.Locked.name && !personAsked:
             extensionContext.cancelRequest(withError: ASExtensionError(.userInteractionRequired))
@@ -148,7 +148,7 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
                 edit.login = user
                 edit.password = password
                 let changed = try edit.applied(to: item, at: Int64(Date().timeIntervalSince1970))
-                _ = try await VaultAgentClient.call(
+                _ = try await VaultKeeperClient.call(
                     locations,
                     VaultKeeper.Update.self,
                     .init(item: RawJSON(bytes: changed.json))
@@ -165,13 +165,13 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
                     otp: nil,
                     notes: nil
                 )
-                _ = try await VaultAgentClient.call(
+                _ = try await VaultKeeperClient.call(
                     locations,
                     VaultKeeper.Add.self,
                     .init(item: RawJSON(bytes: item.json))
                 )
                 // AutoFill knows the login before the save completes, as Apple's providers keep the
-                // store current themselves: git's next `get` finds it. (The agent sends the same
+                // store current themselves: git's next `get` finds it. (The keeper sends the same
                 // identities in its turn.)
                 try await ASCredentialIdentityStore.shared.saveCredentialIdentities(IdentitySync.identities(of: item))
             }
@@ -182,9 +182,8 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
     }
 
     /// The vault's login for `user` saved for exactly `origin` (AutoFill's rule), if any.
-    private func login(for origin: ServiceOrigin, user: String, _ locations: DaemonLocations) async throws -> CXF.Item?
-    {
-        try await VaultAgentClient.items(locations, forService: origin.description, exact: true).first { item in
+    private func login(for origin: ServiceOrigin, user: String, _ locations: VaultLocations) async throws -> CXF.Item? {
+        try await VaultKeeperClient.items(locations, forService: origin.description, exact: true).first { item in
             (item.scope?.urls ?? []).contains { ServiceOrigin($0) == origin }
                 && item.credentials.contains {
                     if case .basicAuth(let auth) = $0 { return auth.username?.value ?? "" == user }
@@ -230,7 +229,7 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
             var fitting: [(item: CXF.Item, fit: ServiceFit)] = []
             var seen = Set<Data>()
             for origin in requested {
-                for item in try await VaultAgentClient.items(vault.locations, forService: origin.description)
+                for item in try await VaultKeeperClient.items(vault.locations, forService: origin.description)
                 where wanted(item) && !seen.contains(item.id) {
                     let fit =
                         (item.scope?.urls ?? []).compactMap { ServiceOrigin($0) }.map {
@@ -245,7 +244,7 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
             var items = fitting.sorted { ($0.fit, $1.item.title) > ($1.fit, $0.item.title) }.map(\.item)
             var message = "Which of the vault's \(kind) for \(sites)?"
             if items.isEmpty {
-                items = try await VaultAgentClient.items(vault.locations).filter(wanted).sorted { $0.title < $1.title }
+                items = try await VaultKeeperClient.items(vault.locations).filter(wanted).sorted { $0.title < $1.title }
                 message =
                     requested.isEmpty
                     ? "Which of the vault's \(kind)?"
@@ -303,15 +302,15 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
         return nil
     }
 
-    private func item(id: String, _ locations: DaemonLocations) async throws -> CXF.Item? {
-        let reply = try await VaultAgentClient.call(locations, VaultKeeper.Get.self, .init(id: id))
+    private func item(id: String, _ locations: VaultLocations) async throws -> CXF.Item? {
+        let reply = try await VaultKeeperClient.call(locations, VaultKeeper.Get.self, .init(id: id))
         return try reply.item.map { try CXF.Decoder().decodeItem($0.bytes) }
     }
 
 }
 
 /// Keeps AutoFill's identity store the vault's: every login a password identity and every TOTP
-/// secret a one-time-code identity, per site, keyed by the item's id. Called by the agent after
+/// secret a one-time-code identity, per site, keyed by the item's id. Called by the keeper after
 /// each change; the store is keyportd's, which knows this program as the vault's provider.
 enum IdentitySync {
     static func identities(of item: CXF.Item) -> [any ASCredentialIdentity] {
@@ -349,13 +348,13 @@ enum IdentitySync {
         return identities
     }
 
-    /// Applies `change` to the store (`service` gives every item for ``VaultAgentService/Change/everything``),
+    /// Applies `change` to the store (`service` gives every item for ``VaultKeeperService/Change/everything``),
     /// says so on standard error, and returns what the person is to read in `keyport vault
     /// status`: whether AutoFill has the vault's identities, or why not; `nil` when there was
     /// nothing to do (the vault was locked before the change's turn came).
     static func apply(
-        _ change: VaultAgentService.Change,
-        of service: VaultAgentService
+        _ change: VaultKeeperService.Change,
+        of service: VaultKeeperService
     ) async -> VaultKeeper.AutoFillState? {
         let store = ASCredentialIdentityStore.shared
         do {
@@ -371,7 +370,7 @@ enum IdentitySync {
                 count = identities.count
             case .everything:
                 // The identities of 100 000 items and their message are tens of megabytes, needed
-                // once: given back to the system, so the agent stays the size of what it looks up,
+                // once: given back to the system, so the keeper stays the size of what it looks up,
                 // whether or not AutoFill took them.
                 var all: [any ASCredentialIdentity] = []
                 guard service.forEachItem({ all += identities(of: $0) }) else { return nil }

@@ -2,42 +2,42 @@ import AuthenticationServices
 import Foundation
 import KeyportInterfaces
 import KeyportSystem
-import KeyportVaultAgent
+import KeyportVaultKeeper
 import Varlink
 
-/// The vault this program acts for (`--vault`, else the default) and where its agent listens.
+/// The vault this program acts for (`--vault`, else the default) and where its keeper listens.
 struct VaultInstance: Sendable {
-    /// Where this program was installed: it starts the vault's agent from here.
+    /// Where this program was installed: it starts the vault's keeper from here.
     static let installDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         .deletingLastPathComponent()
 
     /// The vault file's absolute path.
     var path: String
-    /// Keyport's locations, with ``DaemonLocations/vaultAgent`` this vault's agent.
-    var locations: DaemonLocations
+    /// Keyport's locations, with ``VaultLocations/vaultKeeper`` this vault's keeper.
+    var locations: VaultLocations
 
     init(path: String?, environment: [String: String]) throws {
-        let common = try DaemonLocations(environment: environment)
+        let common = try VaultLocations(environment: environment)
         let chosen = path.map { $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0 }
         self.path = FilePaths.standardized(chosen ?? common.defaultVault)
         locations = common.forVault(self.path)
     }
 
-    /// Makes sure the vault is open in its agent: starts the agent when it is not running, and
+    /// Makes sure the vault is open in its keeper: starts the keeper when it is not running, and
     /// when the vault is locked asks the person for its passphrase through keyportd's agent,
     /// saying what it is needed `because` of.
     ///
     /// - Throws: ``ASExtensionError`` (``ASExtensionError/Code-swift.enum/userCanceled``) when the
     ///   person declined; the agent's and keyportd's errors.
     func unlock(because reason: String) async throws {
-        try await VaultAgentClient.startIfNeeded(locations, from: Self.installDirectory)
-        let status = try await VaultAgentClient.call(locations, VaultKeeper.Status.name).decode(
+        try await VaultKeeperClient.startIfNeeded(locations, from: Self.installDirectory)
+        let status = try await VaultKeeperClient.call(locations, VaultKeeper.Status.name).decode(
             VaultKeeper.Status.Reply.self
         )
         if status.unlocked && status.path == path { return }
         guard let passphrase = try await ASCredentialProviderPrompt.secret("Unlock Keyport Vault (\(path)) \(reason)")
         else { throw ASExtensionError(.userCanceled) }
-        _ = try await VaultAgentClient.call(
+        _ = try await VaultKeeperClient.call(
             locations,
             VaultKeeper.Unlock.name,
             RawJSON(encoding: VaultKeeper.Unlock.Parameters(path: path, passphrase: passphrase))

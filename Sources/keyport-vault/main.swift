@@ -1,12 +1,12 @@
 // Keyport Vault's programs.
 //
-//   keyport-vault agent --vault PATH [--timeout SECONDS]
+//   keyport-vault keeper --vault PATH [--timeout SECONDS]
 //                                            holds the vault PATH (and no other) unlocked for
 //                                            `keyport vault` and the vault's provider
 //                                            (org.keyport.Vault on vault.sock), locking it
 //                                            SECONDS (default 900) after its last request
 //   keyport-vault provider --vault PATH      the app keyportd starts (its manifest's exec): the
-//                                            AutoFill provider, answering from the vault's agent
+//                                            AutoFill provider, answering from the vault's keeper
 //                                            and unlocking through keyportd's agent when the vault
 //                                            is locked; or, launched with an import's activity,
 //                                            the importer of a credential exchange
@@ -20,7 +20,7 @@ import AuthenticationServices
 import Foundation
 import KeyportInterfaces
 import KeyportSystem
-import KeyportVaultAgent
+import KeyportVaultKeeper
 import Varlink
 
 #if canImport(Glibc)
@@ -35,7 +35,7 @@ func fail(_ message: String, status: Int32 = 2) -> Never {
 }
 
 let usage = """
-    usage: keyport-vault agent --vault PATH [--timeout SECONDS] | keyport-vault provider --vault PATH [export [ID...]]
+    usage: keyport-vault keeper --vault PATH [--timeout SECONDS] | keyport-vault provider --vault PATH [export [ID...]]
     Holds the Keyport vault PATH, and no other, unlocked (org.keyport.Vault on
     $XDG_RUNTIME_DIR/keyport/vault.sock, or $KEYPORT_VAULT_SOCKET) until SIGTERM or SIGINT;
     `keyport vault unlock` starts it when it is not running. The vault locks itself SECONDS
@@ -69,8 +69,8 @@ if arguments.first == "provider" {
     VaultProviderViewController.vault = vault
     ASCredentialProviderExtension.run(VaultProviderViewController.self)
 }
-guard arguments.first == "agent" else {
-    fail(arguments.contains("--help") ? usage : "expected `agent` or `provider`\n\(usage)")
+guard arguments.first == "keeper" else {
+    fail(arguments.contains("--help") ? usage : "expected `keeper` or `provider`\n\(usage)")
 }
 arguments.removeFirst()
 var timeout = 900
@@ -95,18 +95,22 @@ while let argument = arguments.first {
     }
     arguments.removeFirst()
 }
-guard let served else { fail("the agent serves one vault: --vault PATH\n\(usage)") }
+guard let served else { fail("the keeper serves one vault: --vault PATH\n\(usage)") }
 
-let locations: DaemonLocations
+let locations: VaultLocations
 do {
-    locations = try DaemonLocations(environment: ProcessInfo.processInfo.environment)
-    _ = try PrivateDirectory.prepare(FilePaths.parent(locations.vaultAgent), contents: "the vault's key", create: true)
+    locations = try VaultLocations(environment: ProcessInfo.processInfo.environment)
+    _ = try PrivateDirectory.prepare(
+        FilePaths.parent(locations.keeperSocket),
+        contents: "the vault's key",
+        create: true
+    )
 } catch {
     fail("\(error)")
 }
 // Changes reach AutoFill's identity store one after another, in the order they were made.
-let (changes, queue) = AsyncStream.makeStream(of: VaultAgentService.Change.self)
-let service = VaultAgentService(vault: served, defaultTimeout: .seconds(timeout)) { queue.yield($0) }
+let (changes, queue) = AsyncStream.makeStream(of: VaultKeeperService.Change.self)
+let service = VaultKeeperService(vault: served, defaultTimeout: .seconds(timeout)) { queue.yield($0) }
 Task {
     // A change that did not reach AutoFill leaves it behind: the next one sends everything.
     var behind = false
@@ -117,7 +121,7 @@ Task {
     }
 }
 // While AutoFill is behind, everything is offered again every 30 seconds: enabling the vault in
-// Settings, or registering it, is nothing the agent hears of.
+// Settings, or registering it, is nothing the keeper hears of.
 Task {
     while !Task.isCancelled {
         try? await Task.sleep(for: .seconds(30))
@@ -127,17 +131,17 @@ Task {
 let server = VarlinkServer(
     info: VarlinkServiceInfo(
         vendor: "Keyport",
-        product: "keyport-vault agent",
+        product: "keyport-vault keeper",
         version: "1",
         url: "https://keyport.invalid"
     ),
     interfaces: [service.implementation],
     maximumMessageSize: VaultKeeper.maximumMessageSize
 )
-let path = locations.vaultAgent
+let path = locations.keeperSocket
 let (result, signal) = await TerminationSignals.cancelling {
     try await server.serve(path: path) {
-        FileHandle.standardError.write(Data("keyport-vault: agent listening on \(path)\n".utf8))
+        FileHandle.standardError.write(Data("keyport-vault: keeper listening on \(path)\n".utf8))
     }
 }
 service.lock()

@@ -107,7 +107,7 @@ struct EncryptedExportCLITests {
         let file = try String(contentsOfFile: path("sealed.json"), encoding: .utf8)
         #expect(!file.contains("alice") && !file.contains("basic-auth"), "nothing in the clear")
 
-        // The importer: a second vault, its own agent.
+        // The importer: a second vault, its own keeper.
         #expect(try await keyport(["init", "--passphrase-stdin"] + second, "second\n").status == 0)
         #expect(try await keyport(["unlock", "--passphrase-stdin"] + second, "second\n").status == 0)
 

@@ -8,13 +8,13 @@ import Glibc
 import Musl
 #endif
 
-/// The pids of keyport-vault agents whose environment names `socket`: the ones a test started.
-private func agents(listeningOn socket: String) -> [pid_t] {
+/// The pids of keyport-vault keepers whose environment names `socket`: the ones a test started.
+private func keepers(listeningOn socket: String) -> [pid_t] {
     Started.processes(running: "keyport-vault", withEnvironment: "KEYPORT_VAULT_SOCKET=\(socket)")
 }
 
-/// A vault of the tests' own: its directory, the agent's socket in it, the environment that
-/// points `keyport vault` there; agents started there are stopped by ``remove()``.
+/// A vault of the tests' own: its directory, the keeper's socket in it, the environment that
+/// points `keyport vault` there; keepers started there are stopped by ``remove()``.
 private struct VaultCLISandbox {
     let directory: TemporaryDirectory
     let socket: String
@@ -40,14 +40,16 @@ private struct VaultCLISandbox {
     }
 
     func remove() {
-        for pid in agents(listeningOn: socket) { kill(pid, SIGTERM) }
+        for pid in keepers(listeningOn: socket) { kill(pid, SIGTERM) }
         directory.remove()
     }
 }
 
 @Suite("keyport vault", .serialized)
 struct VaultCLITests {
-    @Test("init, unlock (starting the agent), add, list, show, import a KeePassXC export, export, lock; clear refusals")
+    @Test(
+        "init, unlock (starting the keeper), add, list, show, import a KeePassXC export, export, lock; clear refusals"
+    )
     func workflow() async throws {
         let sandbox = try VaultCLISandbox("kp-vault-cli")
         defer { sandbox.remove() }
@@ -67,10 +69,10 @@ struct VaultCLITests {
 
         let wrong = try await keyport(["unlock", "--passphrase-stdin"], "open says me\n")
         #expect(wrong.status == 1 && wrong.stderr.contains("[wrong-passphrase]"), "\(wrong.stderr)")
-        #expect(agents(listeningOn: socket).count == 1, "unlock started one agent")
+        #expect(keepers(listeningOn: socket).count == 1, "unlock started one keeper")
         let unlocked = try await keyport(["unlock", "--passphrase-stdin"], "open sesame\n")
         #expect(unlocked.status == 0 && unlocked.stdout.contains("0 items"), "\(unlocked.stderr)")
-        #expect(agents(listeningOn: socket).count == 1, "and used it again")
+        #expect(keepers(listeningOn: socket).count == 1, "and used it again")
 
         let added = try await keyport(
             [
@@ -391,7 +393,7 @@ struct VaultCLITests {
         #expect(try await keyport(["list"]).stdout.split(separator: "\n").count == 3)
     }
 
-    @Test("an agent started for another file on the vault's socket is refused before it gets a passphrase or an item")
+    @Test("a keeper started for another file on the vault's socket is refused before it gets a passphrase or an item")
     func agentOfAnotherVault() async throws {
         let sandbox = try VaultCLISandbox()
         defer { sandbox.remove() }
@@ -400,10 +402,10 @@ struct VaultCLITests {
         let other = directory.url.appendingPathComponent("other.keyport").path
         #expect(try await sandbox.keyport(["init", "--passphrase-stdin"], "open sesame\n").status == 0)
         #expect(try await sandbox.keyport(["init", "--vault", other, "--passphrase-stdin"], "theirs\n").status == 0)
-        // Another process's agent, for its own file, where the person's vault's agent would be.
+        // Another process's keeper, for its own file, where the person's vault's keeper would be.
         let intruder = try Program(
             CLI.executable.deletingLastPathComponent().appendingPathComponent("keyport-vault").path,
-            ["agent", "--vault", other],
+            ["keeper", "--vault", other],
             environment: environment
         )
         defer { intruder.stop() }
@@ -418,7 +420,9 @@ struct VaultCLITests {
         }
     }
 
-    @Test("a program that takes the vault agent's socket and says it serves the vault is told apart, and hears nothing")
+    @Test(
+        "a program that takes the vault keeper's socket and says it serves the vault is told apart, and hears nothing"
+    )
     func impostorOnTheSocket() async throws {
         let sandbox = try VaultCLISandbox()
         defer { sandbox.remove() }
@@ -427,7 +431,7 @@ struct VaultCLITests {
         #expect(try await sandbox.keyport(["init", "--passphrase-stdin"], "open sesame\n").status == 0)
         let vault = directory.url.appendingPathComponent("data/keyport/vault.keyport").path
         let heard = directory.url.appendingPathComponent("heard").path
-        // A Varlink server in Python that answers Status as the vault's agent would, and writes
+        // A Varlink server in Python that answers Status as the vault's keeper would, and writes
         // down every message it gets.
         let impostor = try Program(
             try await Peers.python(importing: ["json"]),
@@ -464,7 +468,7 @@ struct VaultCLITests {
         _ = try await impostor.waitForLine(timeout: .seconds(30)) { $0 == "listening" }
         let unlock = try await sandbox.keyport(["unlock", "--passphrase-stdin"], "open sesame\n")
         #expect(unlock.status == 2)
-        #expect(unlock.stderr.contains("not Keyport Vault's agent"), "\(unlock.stderr)")
+        #expect(unlock.stderr.contains("not Keyport Vault's keeper"), "\(unlock.stderr)")
         #expect(
             !FileManager.default.fileExists(atPath: heard),
             "the impostor heard: \((try? String(contentsOfFile: heard, encoding: .utf8)) ?? "")"
@@ -493,7 +497,7 @@ struct VaultCLITests {
         try (0..<2500).map { "otpauth://totp/Site%20\($0):user\($0)?secret=JBSWY3DPEHPK3PXP&issuer=Site%20\($0)" }
             .joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
 
-        // The agent's counts come every 1 000 items; the last one fills the bar.
+        // The keeper's counts come every 1 000 items; the last one fills the bar.
         let imported = try await onTerminal(["import", list])
         #expect(imported.status == 0, "\(imported.stdout)")
         let screen = imported.stdout

@@ -14,7 +14,7 @@ struct AutoFillSandbox {
     static let modes = ["quiet", "interactive", "hang", "crash"]
 
     /// `privateRuntime`: a runtime directory of the sandbox's own (`XDG_RUNTIME_DIR`), for tests
-    /// whose vault agents must be found and stopped (``runtime``).
+    /// whose vault keepers must be found and stopped (``runtime``).
     init(timeout: Int = 3, idle: Int = 60, privateRuntime: Bool = false) throws {
         directory = try TemporaryDirectory("kp-fill")
         var environment = sandboxEnvironment(in: directory.url)

@@ -94,33 +94,6 @@ struct DaemonTests {
         #expect(locations.socket == socket)
     }
 
-    @Test("each vault has its agent's socket: the default's, and another's named by its file, whatever the path")
-    func vaultAgents() throws {
-        let directory = try TemporaryDirectory("kp-vault-sockets")
-        defer { directory.remove() }
-        let data = directory.url.appendingPathComponent("data").path
-        let runtime = directory.url.appendingPathComponent("run").path
-        let locations = try DaemonLocations(environment: ["XDG_RUNTIME_DIR": runtime, "XDG_DATA_HOME": data])
-        #expect(locations.forVault(locations.defaultVault).vaultAgent == runtime + "/keyport/vault.sock")
-        let second = directory.url.appendingPathComponent("second.keyport").path
-        // Not created yet: the default's agent, which would say there is no such vault.
-        #expect(locations.forVault(second).vaultAgent == locations.vaultAgent)
-        try Data().write(to: URL(fileURLWithPath: second))
-        var status = stat()
-        #expect(stat(second, &status) == 0)
-        let expected = runtime + "/keyport/vault-\(status.st_dev)-\(status.st_ino).sock"
-        #expect(locations.forVault(second).vaultAgent == expected)
-        let link = directory.url.appendingPathComponent("link.keyport").path
-        #expect(symlink(second, link) == 0)
-        #expect(locations.forVault(link).vaultAgent == expected)
-        // KEYPORT_VAULT_SOCKET moves the default's agent, and the others' with it.
-        let chosen = try DaemonLocations(environment: [
-            "XDG_RUNTIME_DIR": runtime, "XDG_DATA_HOME": data, "KEYPORT_VAULT_SOCKET": "/elsewhere/v.sock",
-        ])
-        #expect(chosen.forVault(chosen.defaultVault).vaultAgent == "/elsewhere/v.sock")
-        #expect(chosen.forVault(second).vaultAgent == "/elsewhere/vault-\(status.st_dev)-\(status.st_ino).sock")
-    }
-
     @Test(
         "it refuses, saying why, a socket directory open to others, a relative KEYPORT_SOCKET and arguments",
         arguments: ["open", "relative", "argument"]

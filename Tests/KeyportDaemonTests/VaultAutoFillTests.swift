@@ -1,6 +1,7 @@
 import Foundation
 import KeyportInterfaces
 import KeyportTestSupport
+import KeyportVaultKeeper
 import Testing
 
 #if canImport(Glibc)
@@ -31,15 +32,15 @@ struct VaultAutoFillTests {
         defer { daemon.stop() }
         #expect(try await run(["vault", "register"]).status == 0)
         #expect(try await run(["providers", "enable", "org.keyport.vault"]).status == 0)
-        // The agent, started here (not by `unlock`) so the test can read what it says.
-        let vault = try DaemonLocations(environment: environment).defaultVault
-        let agent = try Program(builtProgram("keyport-vault"), ["agent", "--vault", vault], environment: environment)
-        defer { agent.stop() }
-        _ = try await agent.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
+        // The keeper, started here (not by `unlock`) so the test can read what it says.
+        let vault = try VaultLocations(environment: environment).defaultVault
+        let keeper = try Program(builtProgram("keyport-vault"), ["keeper", "--vault", vault], environment: environment)
+        defer { keeper.stop() }
+        _ = try await keeper.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
 
         #expect(try await run(["vault", "init", "--passphrase-stdin"], "open sesame\n").status == 0)
         #expect(try await run(["vault", "unlock", "--passphrase-stdin"], "open sesame\n").status == 0)
-        _ = try await agent.waitForLine(timeout: .seconds(30), onStandardError: true) {
+        _ = try await keeper.waitForLine(timeout: .seconds(30), onStandardError: true) {
             $0.contains("identities updated (0)")
         }
         let added = try await run(
@@ -50,7 +51,7 @@ struct VaultAutoFillTests {
             "hunter2\nJBSWY3DPEHPK3PXP\n"
         )
         #expect(added.status == 0, "\(added.standardError)")
-        _ = try await agent.waitForLine(timeout: .seconds(30), onStandardError: true) {
+        _ = try await keeper.waitForLine(timeout: .seconds(30), onStandardError: true) {
             $0.contains("identities updated (2)")
         }
 
@@ -118,7 +119,7 @@ struct VaultAutoFillTests {
     }
 
     @Test(
-        "each vault is its own app: two registered vaults' agents keep AutoFill each its own; an unregistered vault's reaches nobody, and its status says so"
+        "each vault is its own app: two registered vaults' keepers keep AutoFill each its own; an unregistered vault's reaches nobody, and its status says so"
     )
     func eachVaultItsOwnApp() async throws {
         let directory = try TemporaryDirectory("kp-vault-apps")
@@ -138,7 +139,7 @@ struct VaultAutoFillTests {
                 timeout: .seconds(120)
             )
         }
-        /// `vault status` once the vault's agent has heard from AutoFill about its last change.
+        /// `vault status` once the vault's keeper has heard from AutoFill about its last change.
         func status(_ vault: [String], until expected: String) async throws -> String {
             let deadline = ContinuousClock.now + .seconds(30)
             while true {
@@ -180,7 +181,7 @@ struct VaultAutoFillTests {
             #expect(added.status == 0, "\(added.standardError)")
         }
         // A URL AutoFill cannot read (an empty label) keeps no other item from it: the item added
-        // after it reaches AutoFill (the agent's changes go in order, so the odd one went first).
+        // after it reaches AutoFill (the keeper's changes go in order, so the odd one went first).
         for (title, url) in [("odd", "https://a..b.example"), ("marker", "https://m-site.net")] {
             let added = try await run(
                 ["vault", "add", "--passphrase-stdin", "--title", title, "--url", url, "--user", "o"],
@@ -274,11 +275,11 @@ struct VaultAutoFillTests {
     func exchangeBetweenVaults() async throws {
         let directory = try TemporaryDirectory("kp-vault-exchange")
         var environment = sandboxEnvironment(in: directory.url)
-        // Each vault's agent listens in the runtime directory, named after its vault.
+        // Each vault's keeper listens in the runtime directory, named after its vault.
         environment["XDG_RUNTIME_DIR"] = try directory.subdirectory("run").path
         let runtime = "XDG_RUNTIME_DIR=" + (environment["XDG_RUNTIME_DIR"] ?? "")
         defer {
-            // The two vaults' agents, which `unlock` and the importer started.
+            // The two vaults' keepers, which `unlock` and the importer started.
             Started.stop(running: "keyport-vault", withEnvironment: runtime)
             directory.remove()
         }
@@ -313,7 +314,11 @@ struct VaultAutoFillTests {
 
         // The person chooses the second vault but does not give its passphrase: the exporter
         // hears that the second vault took nothing.
-        let refusing = try Program(keyport, ["agent", "--auto", "accept:org.example.second"], environment: environment)
+        let refusing = try Program(
+            keyport,
+            ["agent", "--auto", "accept:org.example.second"],
+            environment: environment
+        )
         _ = try await refusing.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("waiting") }
         let declined = try await run(["vault", "export", "--to-app"])
         #expect(declined.status == 1)
@@ -382,10 +387,10 @@ struct VaultAutoFillTests {
                 && again.contains("0 new, 0 merged into items it had, 1 it had already"),
             "\(again)"
         )
-        // The importer may still be ending after its report; the agents are what is counted.
+        // The importer may still be ending after its report; the keepers are what is counted.
         #expect(
-            Started.processes(running: "keyport-vault", arguments: ["agent"], withEnvironment: runtime).count == 2,
-            "one agent per vault"
+            Started.processes(running: "keyport-vault", arguments: ["keeper"], withEnvironment: runtime).count == 2,
+            "one keeper per vault"
         )
         let unknown = try await run(["vault", "export", "--vault", second, "--to-app", "--item", "bm9uZQ"])
         #expect(unknown.status == 1 && unknown.standardError.contains("has no item bm9uZQ"), "\(unknown.standardError)")

@@ -6,7 +6,7 @@ import Glibc
 import Musl
 #endif
 
-/// Processes a test's programs started on their own, which outlive them (a vault's agent, which
+/// Processes a test's programs started on their own, which outlive them (a vault's keeper, which
 /// `keyport vault unlock` starts): found by an entry of their environment that only the test's
 /// processes have, such as one of its private directories.
 package enum Started {

@@ -3,16 +3,16 @@ import KeyportEncoding
 import KeyportInterfaces
 import Varlink
 
-/// What the vault's clients (`keyport vault`, its exporter and importer) ask of its agent in
+/// What the vault's clients (`keyport vault`, its exporter and importer) ask of its keeper in
 /// items rather than in messages.
-extension VaultAgentClient {
+extension VaultKeeperClient {
     /// Every item of the unlocked vault (`List`, one reply each); `progress` hears how many have
     /// come.
     ///
-    /// - Throws: as ``VaultAgentClient/call(_:_:_:more:each:)``; a `CXFDecodingError` when the
-    ///   agent sent an item that is not one.
+    /// - Throws: as ``VaultKeeperClient/call(_:_:_:more:each:)``; a `CXFDecodingError` when the
+    ///   keeper sent an item that is not one.
     package static func items(
-        _ locations: DaemonLocations,
+        _ locations: VaultLocations,
         progress: ((Int) -> Void)? = nil
     ) async throws -> [CXF.Item] {
         var items: [CXF.Item] = []
@@ -29,10 +29,10 @@ extension VaultAgentClient {
     /// domain, or the host itself), for the caller to fit more closely; with `exact`, only those
     /// saved for its very scheme, host and port.
     ///
-    /// - Throws: as ``VaultAgentClient/call(_:_:_:more:each:)``; a `CXFDecodingError` when the
-    ///   agent sent an item that is not one.
+    /// - Throws: as ``VaultKeeperClient/call(_:_:_:more:each:)``; a `CXFDecodingError` when the
+    ///   keeper sent an item that is not one.
     package static func items(
-        _ locations: DaemonLocations,
+        _ locations: VaultLocations,
         forService service: String,
         exact: Bool = false
     ) async throws -> [CXF.Item] {
@@ -42,13 +42,13 @@ extension VaultAgentClient {
 
     /// Takes `items` into the unlocked vault in one transaction (`Import`): what was imported,
     /// merged into items the vault had, and skipped. `progress`, when given, hears the counts so
-    /// far as the agent goes (every 1 000 items).
+    /// far as the keeper goes (every 1 000 items).
     ///
-    /// - Throws: ``ImportTooLarge`` when the items are more than the agent takes in one message
+    /// - Throws: ``ImportTooLarge`` when the items are more than the keeper takes in one message
     ///   (`limit`), before anything is sent.
     package static func importItems(
         _ items: [CXF.Item],
-        _ locations: DaemonLocations,
+        _ locations: VaultLocations,
         limit: Int = VaultKeeper.maximumMessageSize,
         progress: ((VaultKeeper.Import.Reply) -> Void)? = nil
     ) async throws -> VaultKeeper.Import.Reply {
@@ -69,13 +69,13 @@ extension VaultAgentClient {
     }
 }
 
-/// An import larger than the agent takes in one message (and so in one transaction).
+/// An import larger than the keeper takes in one message (and so in one transaction).
 package struct ImportTooLarge: Error, CustomStringConvertible {
     package var items: Int
     package var bytes: Int
     package var limit: Int
     package var description: String {
-        "the \(items) items are \((bytes + (1 << 20) - 1) >> 20) MB as CXF, more than the vault's agent takes in one import (\(limit >> 20) MB): import the file in parts; nothing was imported"
+        "the \(items) items are \((bytes + (1 << 20) - 1) >> 20) MB as CXF, more than the vault's keeper takes in one import (\(limit >> 20) MB): import the file in parts; nothing was imported"
     }
 }
 

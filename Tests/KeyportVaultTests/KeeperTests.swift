@@ -6,7 +6,7 @@ import KeyportInterfaces
 import KeyportSystem
 import KeyportTestSupport
 import KeyportVault
-import KeyportVaultAgent
+import KeyportVaultKeeper
 import Testing
 import Varlink
 
@@ -17,29 +17,29 @@ import Musl
 #endif
 
 /// keyport-vault, built beside this test bundle.
-private let agentProgram = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+private let keeperProgram = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
     .appendingPathComponent("keyport-vault").path
 
-/// A vault with one login, and an agent for it listening in a private directory.
+/// A vault with one login, and a keeper for it listening in a private directory.
 private struct AgentSandbox {
     let directory: TemporaryDirectory
-    let agent: Program
+    let keeper: Program
     let socket: String
     let vault: String
 
     init(timeout: Int = 900) async throws {
-        directory = try TemporaryDirectory("kp-agent")
+        directory = try TemporaryDirectory("kp-keeper")
         socket = directory.url.appendingPathComponent("run/vault.sock").path
         vault = directory.url.appendingPathComponent("vault.keyport").path
         _ = try Vault.create(at: vault, passphrase: SecretBytes("open sesame"), kdf: ScryptParameters(logN: 10))
         var environment = ProcessInfo.processInfo.environment
         environment["KEYPORT_VAULT_SOCKET"] = socket
-        agent = try Program(
-            agentProgram,
-            ["agent", "--vault", vault, "--timeout", "\(timeout)"],
+        keeper = try Program(
+            keeperProgram,
+            ["keeper", "--vault", vault, "--timeout", "\(timeout)"],
             environment: environment
         )
-        _ = try await agent.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
+        _ = try await keeper.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
     }
 
     func call(_ method: String, _ parameters: String = "{}") async throws -> RawJSON {
@@ -80,8 +80,35 @@ private func loginJSON(_ id: String, site: String, user: String = "alice") -> St
     return String(decoding: item.json, as: UTF8.self)
 }
 
-@Suite("Keyport Vault's agent", .serialized)
-struct VaultAgentTests {
+@Suite("Keyport Vault's keeper", .serialized)
+struct VaultKeeperTests {
+    @Test("each vault has its keeper's socket: the default's, and another's named by its file, whatever the path")
+    func keeperSockets() throws {
+        let directory = try TemporaryDirectory("kp-vault-sockets")
+        defer { directory.remove() }
+        let data = directory.url.appendingPathComponent("data").path
+        let runtime = directory.url.appendingPathComponent("run").path
+        let locations = try VaultLocations(environment: ["XDG_RUNTIME_DIR": runtime, "XDG_DATA_HOME": data])
+        #expect(locations.forVault(locations.defaultVault).keeperSocket == runtime + "/keyport/vault.sock")
+        let second = directory.url.appendingPathComponent("second.keyport").path
+        // Not created yet: the default's keeper, which would say there is no such vault.
+        #expect(locations.forVault(second).keeperSocket == locations.keeperSocket)
+        try Data().write(to: URL(fileURLWithPath: second))
+        var status = stat()
+        #expect(stat(second, &status) == 0)
+        let expected = runtime + "/keyport/vault-\(status.st_dev)-\(status.st_ino).sock"
+        #expect(locations.forVault(second).keeperSocket == expected)
+        let link = directory.url.appendingPathComponent("link.keyport").path
+        #expect(symlink(second, link) == 0)
+        #expect(locations.forVault(link).keeperSocket == expected)
+        // KEYPORT_VAULT_SOCKET moves the default's keeper, and the others' with it.
+        let chosen = try VaultLocations(environment: [
+            "XDG_RUNTIME_DIR": runtime, "XDG_DATA_HOME": data, "KEYPORT_VAULT_SOCKET": "/elsewhere/v.sock",
+        ])
+        #expect(chosen.forVault(chosen.defaultVault).keeperSocket == "/elsewhere/v.sock")
+        #expect(chosen.forVault(second).keeperSocket == "/elsewhere/vault-\(status.st_dev)-\(status.st_ino).sock")
+    }
+
     @Test("its interface, org.keyport.Vault, declares what docs/protocol.md documents and is its file")
     func definition() throws {
         #expect(VaultKeeper.name == "org.keyport.Vault")
@@ -93,7 +120,7 @@ struct VaultAgentTests {
         )
         #expect(VaultKeeper.interface.errors.keys.sorted() == ["Failed", "Locked", "WrongVault"])
         let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../Sources/KeyportVaultAgent/VaultKeeper.varlink").standardized
+            .appendingPathComponent("../../Sources/KeyportVaultKeeper/VaultKeeper.varlink").standardized
         #expect(VaultKeeper.definition == (try String(contentsOf: file, encoding: .utf8)))
     }
 
@@ -101,7 +128,7 @@ struct VaultAgentTests {
     func session() async throws {
         let sandbox = try await AgentSandbox()
         defer {
-            sandbox.agent.stop()
+            sandbox.keeper.stop()
             sandbox.directory.remove()
         }
         let status = try await sandbox.call(VaultKeeper.Status.name).decode(VaultKeeper.Status.Reply.self)
@@ -157,7 +184,7 @@ struct VaultAgentTests {
         #expect(imported == VaultKeeper.Import.Reply(imported: 2, merged: 0, unchanged: 1))
         var listed: [String] = []
         try await VarlinkConnection.withConnection(path: sandbox.socket, maximumMessageSize: 1 << 26) { connection in
-            try await connection.send(VaultAgentTests.listCall)
+            try await connection.send(VaultKeeperTests.listCall)
             while true {
                 let (parameters, continues) = try await connection.nextReply()
                 listed.append(parameters.description)
@@ -170,8 +197,8 @@ struct VaultAgentTests {
 
         _ = try await sandbox.call(VaultKeeper.Lock.name)
         #expect(await sandbox.error(VaultKeeper.Get.name, #"{"id":"\#(id)"}"#)?.name == VaultKeeper.Locked.name)
-        // The agent kept nothing on disk: the vault file is the only file besides the socket and
-        // the lock beside it (which holds the agent's process id).
+        // The keeper kept nothing on disk: the vault file is the only file besides the socket and
+        // the lock beside it (which holds the keeper's process id).
         let files = try FileManager.default.subpathsOfDirectory(atPath: sandbox.directory.url.path).filter {
             !$0.hasPrefix("vault.keyport") && $0 != "run" && $0 != "run/vault.sock" && $0 != "run/vault.sock.lock"
         }
@@ -186,18 +213,18 @@ struct VaultAgentTests {
     func importInOneMessage() async throws {
         let sandbox = try await AgentSandbox()
         defer {
-            sandbox.agent.stop()
+            sandbox.keeper.stop()
             sandbox.directory.remove()
         }
         _ = try await sandbox.unlock()
-        var locations = try DaemonLocations(environment: ProcessInfo.processInfo.environment)
-        locations.vaultAgent = sandbox.socket
+        var locations = try VaultLocations(environment: ProcessInfo.processInfo.environment)
+        locations.keeperSocket = sandbox.socket
         locations.vault = sandbox.vault
         let items = try (0..<2500).map {
             try CXF.Decoder().decodeItem(Array(loginJSON("item-\($0)", site: "site-\($0).example").utf8))
         }
         var heard: [VaultKeeper.Import.Reply] = []
-        let report = try await VaultAgentClient.importItems(items, locations) { heard.append($0) }
+        let report = try await VaultKeeperClient.importItems(items, locations) { heard.append($0) }
         #expect(report == VaultKeeper.Import.Reply(imported: 2500, merged: 0, unchanged: 0))
         #expect(heard.last == report && heard.map(\.imported) == heard.map(\.imported).sorted(), "\(heard)")
 
@@ -205,34 +232,34 @@ struct VaultAgentTests {
             try CXF.Decoder().decodeItem(Array(loginJSON("more-\($0)", site: "x.example").utf8))
         }
         await #expect {
-            try await VaultAgentClient.importItems(more, locations, limit: 10_000)
+            try await VaultKeeperClient.importItems(more, locations, limit: 10_000)
         } throws: { error in
             "\(error)".contains("the 100 items are 1 MB as CXF") && "\(error)".contains("nothing was imported")
         }
         #expect(try await sandbox.call(VaultKeeper.Status.name).decode(VaultKeeper.Status.Reply.self).items == 2500)
     }
 
-    @Test("the agent serves the one vault it is given once; the vault's app runs with its path, or not at all")
+    @Test("the keeper serves the one vault it is given once; the vault's app runs with its path, or not at all")
     func commandLines() async throws {
-        let twice = try await Program.run(agentProgram, ["agent", "--vault", "/a.keyport", "--vault", "/b.keyport"])
+        let twice = try await Program.run(keeperProgram, ["keeper", "--vault", "/a.keyport", "--vault", "/b.keyport"])
         #expect(twice.status == 2 && twice.standardError.contains("--vault is given once"), "\(twice.standardError)")
-        let pathless = try await Program.run(agentProgram, ["provider"])
+        let pathless = try await Program.run(keeperProgram, ["provider"])
         #expect(pathless.status == 2 && pathless.standardError.contains("register the vault again"))
     }
 
     @Test(
-        "the unlocked vault's keys are in memory kept out of core dumps (MADV_DONTDUMP), in an agent that stays dumpable for keyportd to identify"
+        "the unlocked vault's keys are in memory kept out of core dumps (MADV_DONTDUMP), in a keeper that stays dumpable for keyportd to identify"
     )
     func keysOutOfCoreDumps() async throws {
         let sandbox = try await AgentSandbox()
         defer {
-            sandbox.agent.stop()
+            sandbox.keeper.stop()
             sandbox.directory.remove()
         }
         // Writable memory the kernel leaves out of core dumps ("dd"), as /proc/PID/smaps shows it
         // (read to its end: the file has no size to read up to).
         func excludedAreas() throws -> [Substring] {
-            let smaps = try #require(FileHandle(forReadingAtPath: "/proc/\(sandbox.agent.pid)/smaps"))
+            let smaps = try #require(FileHandle(forReadingAtPath: "/proc/\(sandbox.keeper.pid)/smaps"))
             defer { try? smaps.close() }
             return String(decoding: try smaps.readToEnd() ?? Data(), as: UTF8.self).split(separator: "\n")
                 .filter { line in
@@ -245,14 +272,14 @@ struct VaultAgentTests {
         #expect(!(try excludedAreas()).isEmpty)
         // Dumpable: its /proc files belong to its user, not to root.
         var info = stat()
-        #expect(stat("/proc/\(sandbox.agent.pid)/environ", &info) == 0 && info.st_uid == geteuid())
+        #expect(stat("/proc/\(sandbox.keeper.pid)/environ", &info) == 0 && info.st_uid == geteuid())
     }
 
-    @Test("an agent opens only the vault it was started for: another file is WrongVault, a link to its own is fine")
+    @Test("a keeper opens only the vault it was started for: another file is WrongVault, a link to its own is fine")
     func oneVault() async throws {
         let sandbox = try await AgentSandbox()
         defer {
-            sandbox.agent.stop()
+            sandbox.keeper.stop()
             sandbox.directory.remove()
         }
         let other = sandbox.directory.url.appendingPathComponent("other.keyport").path
@@ -267,27 +294,27 @@ struct VaultAgentTests {
         #expect(try await sandbox.call(VaultKeeper.Status.name).decode(VaultKeeper.Status.Reply.self).unlocked)
     }
 
-    @Test("one agent per socket; an unlock timeout past a week is refused")
+    @Test("one keeper per socket; an unlock timeout past a week is refused")
     func limits() async throws {
         let sandbox = try await AgentSandbox()
         defer {
-            sandbox.agent.stop()
+            sandbox.keeper.stop()
             sandbox.directory.remove()
         }
         var environment = ProcessInfo.processInfo.environment
         environment["KEYPORT_VAULT_SOCKET"] = sandbox.socket
         let second = try await Program.run(
-            agentProgram,
-            ["agent", "--vault", sandbox.vault],
+            keeperProgram,
+            ["keeper", "--vault", sandbox.vault],
             environment: environment,
             timeout: .seconds(30)
         )
         #expect(
             second.status == 1
-                && second.standardError.contains("process \(sandbox.agent.pid) (keyport-vault) already serves"),
+                && second.standardError.contains("process \(sandbox.keeper.pid) (keyport-vault) already serves"),
             "\(second.standardError)"
         )
-        // The first agent still answers on its socket.
+        // The first keeper still answers on its socket.
         #expect(try await sandbox.call(VaultKeeper.Status.name).decode(VaultKeeper.Status.Reply.self).unlocked == false)
         let tooLong = await sandbox.error(
             VaultKeeper.Unlock.name,
@@ -301,11 +328,11 @@ struct VaultAgentTests {
     func idleLock() async throws {
         let sandbox = try await AgentSandbox()
         defer {
-            sandbox.agent.stop()
+            sandbox.keeper.stop()
             sandbox.directory.remove()
         }
-        // Read against the agent's own countdown (`locksIn`) rather than the test's sleeps: on a
-        // busy machine a reply can arrive seconds after the agent sent it.
+        // Read against the keeper's own countdown (`locksIn`) rather than the test's sleeps: on a
+        // busy machine a reply can arrive seconds after the keeper sent it.
         _ = try await sandbox.unlock(timeout: 10)
         func locksIn() async throws -> Int? {
             try await sandbox.call(VaultKeeper.Status.name).decode(VaultKeeper.Status.Reply.self).locksIn
@@ -328,7 +355,7 @@ struct VaultAgentTests {
         )
     }
 
-    @Test("kill -9 of the agent during a 50 000-item import: the vault opens, and holds all of them or none")
+    @Test("kill -9 of the keeper during a 50 000-item import: the vault opens, and holds all of them or none")
     func killedDuringImport() async throws {
         let sandbox = try await AgentSandbox()
         defer { sandbox.directory.remove() }
@@ -346,10 +373,10 @@ struct VaultAgentTests {
                 try await $0.call(VaultKeeper.Import.name, parameters)
             }
         }
-        // Once the agent has the request (its reading and sealing take seconds in a debug build).
+        // Once the keeper has the request (its reading and sealing take seconds in a debug build).
         try await Task.sleep(for: .milliseconds(700))
-        sandbox.agent.signal(SIGKILL)
-        let ended = await sandbox.agent.waitForExit(timeout: .seconds(30))
+        sandbox.keeper.signal(SIGKILL)
+        let ended = await sandbox.keeper.waitForExit(timeout: .seconds(30))
         #expect(ended == .signalled(SIGKILL))
         let outcome = await importing.result
         let vault = try Vault.unlock(at: sandbox.vault, passphrase: SecretBytes("open sesame"))
@@ -360,12 +387,12 @@ struct VaultAgentTests {
         }
     }
 
-    @Test("PyPI's varlink client introspects the agent and calls it")
+    @Test("PyPI's varlink client introspects the keeper and calls it")
     func foreignClient() async throws {
         let python = try await Peers.python(importing: ["varlink"])
         let sandbox = try await AgentSandbox()
         defer {
-            sandbox.agent.stop()
+            sandbox.keeper.stop()
             sandbox.directory.remove()
         }
         let script = """

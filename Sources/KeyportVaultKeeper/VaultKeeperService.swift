@@ -15,7 +15,7 @@ import Varlink
 /// import of 100 000 items a few seconds); they run on the request's task, which holds one of
 /// the cooperative threads meanwhile. An agent serves one person's few clients, so that is
 /// acceptable, and no request waits on another's.
-package final class VaultAgentService: Sendable {
+package final class VaultKeeperService: Sendable {
     private struct State {
         var vault: Vault?
         var timeout: Duration
@@ -39,7 +39,7 @@ package final class VaultAgentService: Sendable {
     private let state: Mutex<State>
     private let autoFillState = Mutex<VaultKeeper.AutoFillState?>(nil)
 
-    /// What the agent's identity sync last heard from AutoFill, which `Status` reports.
+    /// What the keeper's identity sync last heard from AutoFill, which `Status` reports.
     package var autoFill: VaultKeeper.AutoFillState? {
         get { autoFillState.withLock { $0 } }
         set { autoFillState.withLock { $0 = newValue } }
@@ -53,11 +53,11 @@ package final class VaultAgentService: Sendable {
     package static let maximumTimeout = 7 * 24 * 3600
     private let changed: @Sendable (Change) -> Void
 
-    /// The vault this agent serves: `Unlock` opens this file and no other, so no process can
+    /// The vault this keeper serves: `Unlock` opens this file and no other, so no process can
     /// switch the agent to a file of its own and catch what the person adds next.
     package let vaultPath: String
 
-    /// An agent for the vault at `vault` (an absolute path), which locks `defaultTimeout` after
+    /// A keeper for the vault at `vault` (an absolute path), which locks `defaultTimeout` after
     /// its last request unless `Unlock` asks for another time; `changed` hears every change, in
     /// order, as soon as it is written (it must not block: queue the work).
     package init(vault: String, defaultTimeout: Duration, changed: @escaping @Sendable (Change) -> Void = { _ in }) {
@@ -80,7 +80,7 @@ package final class VaultAgentService: Sendable {
                         throw .invalidParameter("newPassphrase", "the new passphrase is empty")
                     }
                     try using { vault throws(VaultError) in
-                        // The current passphrase must open the file: proof, not just an unlocked agent.
+                        // The current passphrase must open the file: proof, not just an unlocked keeper.
                         _ = try Vault.unlock(at: vault.path, passphrase: SecretBytes(input.passphrase))
                         try vault.changePassphrase(
                             to: SecretBytes(input.newPassphrase),
@@ -164,7 +164,7 @@ package final class VaultAgentService: Sendable {
                 VaultKeeper.WrongVault(
                     vault: vaultPath,
                     message:
-                        "this agent serves \(vaultPath), not \(input.path); each vault has an agent of its own (`keyport vault unlock --vault \(input.path)` starts it)"
+                        "this keeper serves \(vaultPath), not \(input.path); each vault has a keeper of its own (`keyport vault unlock --vault \(input.path)` starts it)"
                 )
             )
         }
@@ -318,7 +318,7 @@ package final class VaultAgentService: Sendable {
         sender.finish()
         await sending.value
         // What the import decoded and sealed (several times the message) is freed by now; given
-        // back to the system, so the agent stays the size of what it looks up.
+        // back to the system, so the keeper stays the size of what it looks up.
         request.afterReply { Memory.releaseFreed() }
         return RawJSON(
             encoding:

@@ -3,32 +3,32 @@ import KeyportInterfaces
 import KeyportSystem
 import Varlink
 
-/// A client of a Keyport vault's agent (`org.keyport.Vault` on ``DaemonLocations/vaultAgent``):
+/// A client of a Keyport vault's keeper (`org.keyport.Vault` on ``VaultLocations/vaultKeeper``):
 /// `keyport vault` and the vault's AutoFill provider.
-package enum VaultAgentClient {
-    /// Nothing listens on the agent's socket.
+package enum VaultKeeperClient {
+    /// Nothing listens on the keeper's socket.
     package struct NotRunning: Error, CustomStringConvertible {
         /// The command that starts it, naming the vault unless it is the default one.
         package var unlock = "keyport vault unlock"
-        package var description: String { "the vault's agent is not running; start it with `\(unlock)`" }
+        package var description: String { "the vault's keeper is not running; start it with `\(unlock)`" }
     }
 
     /// `keyport vault unlock`, with `--vault PATH` when `locations` are another vault's than the
     /// default: what the person runs to open this one.
-    package static func unlockCommand(_ locations: DaemonLocations) -> String {
+    package static func unlockCommand(_ locations: VaultLocations) -> String {
         locations.vault == locations.defaultVault
             ? "keyport vault unlock" : "keyport vault unlock --vault '\(locations.vault)'"
     }
 
-    /// The agent on the socket serves another vault than the one meant: it was started for
+    /// The keeper on the socket serves another vault than the one meant: it was started for
     /// another file, by someone else than Keyport.
-    package struct WrongAgent: Error, CustomStringConvertible {
+    package struct WrongKeeper: Error, CustomStringConvertible {
         package var description: String
     }
 
-    /// Keyport Vault's agent's program: `keyport-vault` installed beside the calling program
+    /// Keyport Vault's keeper's program: `keyport-vault` installed beside the calling program
     /// (`keyport-cli`, `keyport-vault` itself), links resolved, as `/proc/PID/exe` shows it.
-    static let agentProgram: String? = {
+    static let keeperProgram: String? = {
         let own = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         let program = own.appendingPathComponent("keyport-vault").resolvingSymlinksInPath().path
         return FileManager.default.isExecutableFile(atPath: program) ? program : nil
@@ -37,22 +37,22 @@ package enum VaultAgentClient {
     /// Calls `method` with `parameters` and returns its reply, as ``call(_:_:_:more:each:)``
     /// does.
     package static func call<Method: VarlinkMethodType>(
-        _ locations: DaemonLocations,
+        _ locations: VaultLocations,
         _ method: Method.Type,
         _ parameters: Method.Parameters
     ) async throws -> Method.Reply {
         try await call(locations, Method.name, RawJSON(encoding: parameters)).decode(Method.Reply.self)
     }
 
-    /// Calls `method`, once the process on the socket is Keyport Vault's agent beside this
-    /// program, started for `locations.vault` (``WrongAgent`` else: a
-    /// passphrase or an item is never given to an agent of another file); with `more`, `each`
+    /// Calls `method`, once the process on the socket is Keyport Vault's keeper beside this
+    /// program, started for `locations.vault` (``WrongKeeper`` else: a
+    /// passphrase or an item is never given to a keeper of another file); with `more`, `each`
     /// hears every reply but the last, which is returned.
     ///
-    /// - Throws: ``NotRunning``; ``WrongAgent``; the agent's ``VarlinkError`` (`Locked`,
+    /// - Throws: ``NotRunning``; ``WrongKeeper``; the keeper's ``VarlinkError`` (`Locked`,
     ///   `Failed`, `WrongVault`); ``VarlinkConnectionError``.
     package static func call(
-        _ locations: DaemonLocations,
+        _ locations: VaultLocations,
         _ method: String,
         _ parameters: RawJSON = .emptyObject,
         more: Bool = false,
@@ -60,22 +60,22 @@ package enum VaultAgentClient {
     ) async throws -> RawJSON {
         do {
             return try await VarlinkConnection.withConnection(
-                path: locations.vaultAgent,
+                path: locations.keeperSocket,
                 maximumMessageSize: VaultKeeper.maximumMessageSize
             ) {
                 connection in
-                // Whoever answers on the socket must be Keyport Vault's agent as installed beside
+                // Whoever answers on the socket must be Keyport Vault's keeper as installed beside
                 // this program, started for this vault: a process that took the socket's name, or
-                // an agent of another file, is given neither a passphrase nor an item, whatever it
+                // a keeper of another file, is given neither a passphrase nor an item, whatever it
                 // says. Both are read from the kernel (the pinned peer's program and the `--vault`
                 // its command line was started with, which that program does not rewrite), so no
                 // call is added to each request.
                 let peer = try await connection.peerProcess()
                 let program = try peer.executable
-                guard program == Self.agentProgram else {
-                    throw WrongAgent(
+                guard program == Self.keeperProgram else {
+                    throw WrongKeeper(
                         description:
-                            "\(program) (process \(peer.pid)) answers on \(locations.vaultAgent), not Keyport Vault's agent (\(Self.agentProgram ?? "keyport-vault beside this program")); it was not started by Keyport: stop it (kill \(peer.pid)), and `keyport vault unlock` starts the agent"
+                            "\(program) (process \(peer.pid)) answers on \(locations.keeperSocket), not Keyport Vault's keeper (\(Self.keeperProgram ?? "keyport-vault beside this program")); it was not started by Keyport: stop it (kill \(peer.pid)), and `keyport vault unlock` starts the keeper"
                     )
                 }
                 let arguments = try peer.arguments
@@ -83,9 +83,9 @@ package enum VaultAgentClient {
                     arguments.index(after: $0) < arguments.endIndex ? arguments[arguments.index(after: $0)] : nil
                 }
                 guard let served, FilePaths.sameFile(served, locations.vault) else {
-                    throw WrongAgent(
+                    throw WrongKeeper(
                         description:
-                            "the vault's agent on \(locations.vaultAgent) (process \(peer.pid)) serves \(served ?? "no vault it names"), not \(locations.vault)\(FileManager.default.fileExists(atPath: locations.vault) ? "; it was not started for this vault: stop it (kill \(peer.pid)), and `keyport vault unlock` starts the right one" : ", which does not exist (`keyport vault init` makes it)")"
+                            "the vault's keeper on \(locations.keeperSocket) (process \(peer.pid)) serves \(served ?? "no vault it names"), not \(locations.vault)\(FileManager.default.fileExists(atPath: locations.vault) ? "; it was not started for this vault: stop it (kill \(peer.pid)), and `keyport vault unlock` starts the right one" : ", which does not exist (`keyport vault init` makes it)")"
                     )
                 }
                 guard more else { return try await connection.call(method, parameters) }
@@ -99,7 +99,7 @@ package enum VaultAgentClient {
         } catch let error as VarlinkConnectionError where error.isRefused {
             throw NotRunning(unlock: unlockCommand(locations))
         } catch let error as VarlinkError where error.name == VaultKeeper.Locked.name {
-            // The agent does not know how the person named the vault; this side does.
+            // The keeper does not know how the person named the vault; this side does.
             throw VarlinkError(
                 VaultKeeper.Locked(
                     message: "the vault \(locations.vault) is locked; unlock it with `\(unlockCommand(locations))`"
@@ -108,20 +108,20 @@ package enum VaultAgentClient {
         }
     }
 
-    /// The arguments `keyport-vault` runs with as the agent of `vault` (an absolute path): what
+    /// The arguments `keyport-vault` runs with as the keeper of `vault` (an absolute path): what
     /// ``startIfNeeded(_:from:)`` starts, and what `keyport vault register` writes into the
-    /// vault's manifest as a helper, so keyportd knows that agent as the vault's app.
-    package static func agentArguments(for vault: String) -> [String] { ["agent", "--vault", vault] }
+    /// vault's manifest as a helper, so keyportd knows that keeper as the vault's app.
+    package static func keeperArguments(for vault: String) -> [String] { ["keeper", "--vault", vault] }
 
-    /// Starts `keyport-vault agent --vault VAULT` from `directory` (where the calling program was
-    /// installed) when nothing answers on the agent's socket, and waits up to 10 s for it to
+    /// Starts `keyport-vault keeper --vault VAULT` from `directory` (where the calling program was
+    /// installed) when nothing answers on the keeper's socket, and waits up to 10 s for it to
     /// listen. It runs in its own process group with no terminal, and outlives the caller. It
-    /// serves `locations.vault` alone, on `locations.vaultAgent` (``DaemonLocations/forVault(_:)``),
+    /// serves `locations.vault` alone, on `locations.keeperSocket` (``VaultLocations/forVault(_:)``),
     /// which its environment names.
     ///
-    /// - Throws: ``WrongAgent`` when an agent of another vault answers there.
+    /// - Throws: ``WrongKeeper`` when a keeper of another vault answers there.
 
-    package static func startIfNeeded(_ locations: DaemonLocations, from directory: URL) async throws {
+    package static func startIfNeeded(_ locations: VaultLocations, from directory: URL) async throws {
         do {
             _ = try await call(locations, VaultKeeper.Status.name)
             return
@@ -130,10 +130,10 @@ package enum VaultAgentClient {
         }
         let program = directory.appendingPathComponent("keyport-vault").path
         var environment = ProcessInfo.processInfo.environment
-        environment[DaemonLocations.vaultSocketVariable] = locations.vaultAgent
+        environment[VaultLocations.socketVariable] = locations.keeperSocket
         _ = try ChildProcess(
             executable: program,
-            arguments: agentArguments(for: locations.vault),
+            arguments: keeperArguments(for: locations.vault),
             environment: environment
         )
         let deadline = ContinuousClock.now + .seconds(10)
@@ -141,6 +141,6 @@ package enum VaultAgentClient {
             if (try? await call(locations, VaultKeeper.Status.name)) != nil { return }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw VarlinkConnectionError("the vault's agent \(program) did not start listening within 10 s")
+        throw VarlinkConnectionError("the vault's keeper \(program) did not start listening within 10 s")
     }
 }

@@ -1,7 +1,7 @@
 // What the vault's programs add to VaultKeeper.varlink (org.keyport.Vault, which Keyport Vault's
-// agent serves). Items travel as raw CXF item objects, read and written by the CXF codec.
+// keeper serves). Items travel as raw CXF item objects, read and written by the CXF codec.
 extension VaultKeeper {
-    /// The longest message the agent takes. An import is one message, so that it is one
+    /// The longest message the keeper takes. An import is one message, so that it is one
     /// transaction: this is the largest import, as CXF. `keyport vault import` reads files of up
     /// to 256 MB, and their CXF is about as large (larger for an otpauth list), so 512 MB; larger
     /// ones are refused before they are sent. Only this user's processes can connect.

@@ -39,7 +39,16 @@ struct CXFInput: ParsableArguments {
     /// Reads and decodes the document. A document that cannot be read as CXF at all is a
     /// `Failure.invalid`, a file that cannot be read a `Failure.io`; each carries its code.
     func decode() throws(Failure) -> CXF.DecodedDocument {
-        let bytes = try readInput(file, limit: maxSize, limitOption: "--max-size")
+        try decode(try read())
+    }
+
+    /// The input's bytes, up to `--max-size`.
+    func read() throws(Failure) -> [UInt8] {
+        try readInput(file, limit: maxSize, limitOption: "--max-size")
+    }
+
+    /// Decodes `bytes`, read from the input, as ``decode()`` does.
+    func decode(_ bytes: [UInt8]) throws(Failure) -> CXF.DecodedDocument {
         let options = CXF.DecodingOptions(
             maxDocumentSize: maxSize,
             maxDepth: maxDepth,

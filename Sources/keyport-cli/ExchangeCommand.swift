@@ -1,9 +1,8 @@
 import ArgumentParser
+import AuthenticationServices
 import CredentialExchangeFormat
 import Foundation
 import KeyportEncoding
-import KeyportInterfaces
-import Varlink
 
 /// `keyport exchange`: hand credentials to another app through keyportd.
 struct ExchangeCommand: AsyncParsableCommand {
@@ -28,51 +27,46 @@ struct ExchangeCommand: AsyncParsableCommand {
         @OptionGroup var input: CXFInput
 
         func run() async throws {
-            let decoded = try input.decode()
-            guard case .header = decoded.document else {
+            // Read once: checked here, then handed over as it is, so the importer gets the
+            // document as written.
+            let bytes = try input.read()
+            guard case .header = try input.decode(bytes).document else {
                 throw Failure.invalid(
                     "\(input.name) is a single account without the document's header; an export needs a whole CXF document"
                 )
             }
-            // The bytes go to keyportd as they are: the importer gets the document as written.
-            let bytes = try readInput(input.file, limit: input.maxSize, limitOption: "--max-size")
-            let outcome = try await withKeyportd(refusal: "the export did not happen: ") { connection in
-                let requested = try await connection.call(
-                    Exchange.RequestExport.name,
-                    RawJSON(encoding: Exchange.RequestExport.Parameters(formatVersions: ["1.0"]))
-                )
-                let options = try requested.decode(Exchange.RequestExport.Reply.self)
-                try await connection.send(
-                    VarlinkCall(
-                        method: Exchange.ExportCredentials.name,
-                        parameters: Exchange.exportCredentialsParameters(export: options.export, document: bytes),
-                        more: true
-                    )
-                )
-                while true {
-                    let (reply, continues) = try await connection.nextReply()
-                    let step = try reply.decode(Exchange.ExportCredentials.Reply.self)
-                    guard continues else { return step }
-                    let importer = DisplayText.escaping(step.importer)
+            // As every other exporter does: Apple's API, whose Linux addition takes CXF as written.
+            let manager = ASCredentialExportManager(presentationAnchor: ASPresentationAnchor())
+            let outcome: ASCredentialExportManager.ImportOutcome
+            do {
+                _ = try await manager.requestExport()
+                outcome = try await manager.exportCredentials(cxfJSON: Data(bytes)) { step in
                     let said =
-                        step.state == Exchange.State.started.rawValue
-                        ? "started \(importer); waiting for it to take the credentials"
-                        : "\(importer) has the credentials; waiting for it to say what it kept"
+                        switch step {
+                        case .importerStarted(let importer):
+                            "started \(DisplayText.escaping(importer)); waiting for it to take the credentials"
+                        case .importerHasCredentials(let importer):
+                            "\(DisplayText.escaping(importer)) has the credentials; waiting for it to say what it kept"
+                        }
                     FileHandle.write("keyport: \(said)\n", to: .standardError)
                 }
+            } catch let error as ASAuthorizationError {
+                let reason = "the export did not happen: \(error.failureReason ?? "\(error.code)")"
+                // keyportd not running, or gone: exit 2; refused (declined, no importer, …): 1.
+                throw error.code == .failed ? Failure.io(reason) : Failure.invalid(reason)
             }
             FileHandle.write(Self.told(outcome) + "\n", to: .standardOutput)
         }
 
         /// What came of the export, as the importer reported it (or not).
-        static func told(_ outcome: Exchange.ExportCredentials.Reply) -> String {
+        static func told(_ outcome: ASCredentialExportManager.ImportOutcome) -> String {
             let importer = DisplayText.escaping(outcome.importer)
-            guard outcome.state == Exchange.State.reported.rawValue else {
+            guard outcome.reported else {
                 return "\(importer) has the credentials; it did not say what it kept."
             }
             let said = outcome.message.map { " \(importer) says: \(DisplayText.escaping($0))" } ?? ""
-            if outcome.declined == true { return "\(importer) took nothing: the import was declined there.\(said)" }
-            return "\(importer) kept \(outcome.imported ?? 0) items.\(said)"
+            if outcome.declined { return "\(importer) took nothing: the import was declined there.\(said)" }
+            return "\(importer) kept \(outcome.importedCount ?? 0) items.\(said)"
         }
     }
 }

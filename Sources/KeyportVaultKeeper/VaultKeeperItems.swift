@@ -69,13 +69,36 @@ extension VaultKeeperClient {
     }
 }
 
+extension VaultKeeperClient {
+    /// Takes every item of the CXF document `document` (its JSON as it came: an exchange's
+    /// importer passes on what keyportd handed it, unread) into the unlocked vault in one
+    /// transaction (`ImportDocument`), which reads it once.
+    ///
+    /// - Throws: ``ImportTooLarge`` when it is more than the keeper takes in one message, before
+    ///   anything is sent; as ``call(_:_:_:more:each:)``.
+    package static func importDocument(
+        _ document: [UInt8],
+        _ locations: VaultLocations,
+        limit: Int = VaultKeeper.maximumMessageSize
+    ) async throws -> VaultKeeper.ImportDocument.Reply {
+        var message = Array(#"{"document":"#.utf8)
+        message.reserveCapacity(message.count + document.count + 1)
+        message += document
+        message.append(UInt8(ascii: "}"))
+        guard message.count <= limit else { throw ImportTooLarge(items: nil, bytes: message.count, limit: limit) }
+        return try await call(locations, VaultKeeper.ImportDocument.name, RawJSON(bytes: message))
+            .decode(VaultKeeper.ImportDocument.Reply.self)
+    }
+}
+
 /// An import larger than the keeper takes in one message (and so in one transaction).
 package struct ImportTooLarge: Error, CustomStringConvertible {
-    package var items: Int
+    /// How many items, when they were counted (not for a document passed on unread).
+    package var items: Int?
     package var bytes: Int
     package var limit: Int
     package var description: String {
-        "the \(items) items are \((bytes + (1 << 20) - 1) >> 20) MB as CXF, more than the vault's keeper takes in one import (\(limit >> 20) MB): import the file in parts; nothing was imported"
+        "\(items.map { "the \($0) items are" } ?? "the document is") \((bytes + (1 << 20) - 1) >> 20) MB as CXF, more than the vault's keeper takes in one import (\(limit >> 20) MB): import the file in parts; nothing was imported"
     }
 }
 

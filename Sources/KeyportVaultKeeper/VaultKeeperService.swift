@@ -133,6 +133,9 @@ package final class VaultKeeperService: Sendable {
                 },
                 VaultKeeper.List.name: { [self] request throws(VarlinkError) in try await list(request) },
                 VaultKeeper.Import.name: { [self] request throws(VarlinkError) in try await importItems(request) },
+                VaultKeeper.ImportDocument.name: { [self] request throws(VarlinkError) in
+                    try await importDocument(request)
+                },
             ]
         )
     }
@@ -287,6 +290,29 @@ package final class VaultKeeperService: Sendable {
         } catch {
             throw .invalidParameter("items", "the items are not a JSON array: \(error)")
         }
+        return try await importing(items, for: request)
+    }
+
+    /// `ImportDocument`: the document's items, decoded once here.
+    private func importDocument(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
+        guard let raw = try? request.call.parameters.member("document") else {
+            throw .invalidParameter("document", "the document to import is missing")
+        }
+        let items: [CXF.Item]
+        do {
+            items =
+                switch try CXF.Decoder().decode(raw.bytes).document {
+                case .header(let header): header.accounts.flatMap(\.items)
+                case .account(let account): account.items
+                }
+        } catch {
+            throw .invalidParameter("document", "the document is not CXF: \(error)")
+        }
+        return try await importing(items, for: request)
+    }
+
+    /// Imports `items` in one transaction, for `request` (Import or ImportDocument).
+    private func importing(_ items: [CXF.Item], for request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
         // Called with `more`, the counts so far go out as the import runs (for a progress bar),
         // in order, by a task of their own: the import holds this thread until it commits.
         let (counts, sender) = AsyncStream.makeStream(of: ImportReport.self, bufferingPolicy: .bufferingNewest(1))

@@ -58,9 +58,9 @@ enum VaultExchange {
         do {
             // The token is redeemed first: it expires soon, and unlocking may take the person a while.
             let data = try await ASCredentialImportManager().importCredentialsCXFJSON(token: token)
-            let imported = try Importer.read(Array(data), format: .cxf)
             try await vault.unlock(because: "to import the credentials you exported to it")
-            let counts = try await VaultKeeperClient.importItems(imported.items, vault.locations)
+            // Passed on as keyportd handed it over: the keeper reads the document once.
+            let counts = try await VaultKeeperClient.importDocument(Array(data), vault.locations)
             outcome =
                 "Keyport Vault (\(vault.path)) imported the credentials: \(counts.imported) new, \(counts.merged) merged into items it had, \(counts.unchanged) it had already"
             kept = counts.imported + counts.merged + counts.unchanged
@@ -90,7 +90,6 @@ enum VaultExchange {
             (error.userInfo[NSLocalizedFailureReasonErrorKey] as? String) ?? "\(error)"
         case let error as ASExtensionError where error.code == .userCanceled:
             "the vault stayed locked"
-        case let error as ImportError: error.message
         case let error as VaultSelection.UnknownItems: error.description
         case let error as VarlinkError: error.sentence
         default: "\(error)"

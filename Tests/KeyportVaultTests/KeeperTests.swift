@@ -115,7 +115,7 @@ struct VaultKeeperTests {
         #expect(
             Set(VaultKeeper.interface.methods.keys) == [
                 "Status", "Unlock", "Lock", "Add", "Update", "Remove", "Get", "Lookup", "List", "Import",
-                "ChangePassphrase",
+                "ImportDocument", "ChangePassphrase",
             ]
         )
         #expect(VaultKeeper.interface.errors.keys.sorted() == ["Failed", "Locked", "WrongVault"])
@@ -192,6 +192,18 @@ struct VaultKeeperTests {
             }
         }
         #expect(listed.count == 3 && listed.allSatisfy { $0.hasPrefix(#"{"item":{"id":"#) })
+        // A whole document, read by the keeper once: one new item, one it has (merged by id).
+        let document =
+            #"{"version":{"major":1,"minor":0},"exporterRpId":"example.com","exporterDisplayName":"Test","timestamp":1,"accounts":[{"id":"YQ","username":"a","email":"a@example.com","items":[\#(loginJSON("d", site: "example.dev")),\#(loginJSON("b", site: "example.org"))]}]}"#
+        let fromDocument = try await sandbox.call(VaultKeeper.ImportDocument.name, #"{"document":\#(document)}"#)
+            .decode(VaultKeeper.ImportDocument.Reply.self)
+        #expect(fromDocument == VaultKeeper.ImportDocument.Reply(imported: 1, merged: 0, unchanged: 1))
+        let notCXF = await sandbox.error(VaultKeeper.ImportDocument.name, #"{"document":{"x":1}}"#)
+        #expect(
+            notCXF?.sentence.hasPrefix("document: the document is not CXF") == true,
+            "\(notCXF.map { "\($0)" } ?? "")"
+        )
+        _ = try await sandbox.call(VaultKeeper.Remove.name, #"{"id":"\#(Base64URL.encode(Array("d".utf8)))"}"#)
         _ = try await sandbox.call(VaultKeeper.Remove.name, #"{"id":"\#(id)"}"#)
         #expect(try await sandbox.call(VaultKeeper.Status.name).decode(VaultKeeper.Status.Reply.self).items == 2)
 

@@ -28,6 +28,9 @@ let package = Package(
     targets: [
         // Binary-to-text codecs (base64url, Base32) shared by the format modules; not a product.
         .target(name: "KeyportEncoding"),
+        // What Keyport's error types share (a code, a sentence, where it was made; equal by code);
+        // the standard library only; not a product.
+        .target(name: "KeyportErrors"),
         // What every process-level part needs (child processes, private runtime directories, XDG
         // base directories, termination signals, peer credentials and pinned processes, small
         // concurrency helpers); not a product.
@@ -42,7 +45,7 @@ let package = Package(
         // Varlink's protocol without Foundation or an event loop (messages, JSON reading, interface
         // definitions, validation) and a blocking connection, for clients that must start fast;
         // not a product.
-        .target(name: "VarlinkCore", dependencies: ["VarlinkIDL"], plugins: ["VarlinkInterfaces"]),
+        .target(name: "VarlinkCore", dependencies: ["VarlinkIDL", "KeyportEncoding"], plugins: ["VarlinkInterfaces"]),
         // Varlink's interface definition language: definitions read and checked. What VarlinkCore
         // and the generator share; the standard library only; not a product.
         .target(name: "VarlinkIDL"),
@@ -93,7 +96,7 @@ let package = Package(
         .target(
             name: "WebAuthentication",
             dependencies: [
-                "KeyportEncoding", "KeyportSystem", "KeyportDomainsCore",
+                "KeyportEncoding", "KeyportSystem", "KeyportDomainsCore", "KeyportErrors",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -103,7 +106,7 @@ let package = Package(
         .target(
             name: "OneTimeCodes",
             dependencies: [
-                "KeyportEncoding", "CredentialExchangeFormat",
+                "KeyportEncoding", "CredentialExchangeFormat", "KeyportErrors",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -175,6 +178,7 @@ let package = Package(
             name: "KeyportVault",
             dependencies: [
                 "CredentialExchangeFormat", "KeyportDomains", "KeyportSystem", "KeyportEncoding", "KeyportCrypto",
+                "KeyportErrors",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
@@ -185,6 +189,7 @@ let package = Package(
             name: "KeyportFormats",
             dependencies: [
                 "CredentialExchangeFormat", "OneTimeCodes", "KeyportCrypto", "KeyportSystem", "KeyportEncoding",
+                "KeyportErrors",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

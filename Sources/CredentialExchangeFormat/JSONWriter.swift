@@ -80,53 +80,7 @@ struct JSONWriter {
     // MARK: Scalars
 
     mutating func string(_ value: String) {
-        var value = value
-        value.withUTF8 { utf8 in
-            out.append(UInt8(ascii: "\""))
-            var clean = true
-            for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                clean = false
-                break
-            }
-            if clean {
-                out.append(contentsOf: utf8)
-            } else {
-                for byte in utf8 { escape(byte) }
-            }
-            out.append(UInt8(ascii: "\""))
-        }
-    }
-
-    private mutating func escape(_ byte: UInt8) {
-        switch byte {
-        case UInt8(ascii: "\""):
-            out.append(0x5C)
-            out.append(byte)
-        case UInt8(ascii: "\\"):
-            out.append(0x5C)
-            out.append(byte)
-        case 0x0A:
-            out.append(0x5C)
-            out.append(UInt8(ascii: "n"))
-        case 0x0D:
-            out.append(0x5C)
-            out.append(UInt8(ascii: "r"))
-        case 0x09:
-            out.append(0x5C)
-            out.append(UInt8(ascii: "t"))
-        case 0x08:
-            out.append(0x5C)
-            out.append(UInt8(ascii: "b"))
-        case 0x0C:
-            out.append(0x5C)
-            out.append(UInt8(ascii: "f"))
-        case ..<0x20:
-            let hex: [UInt8] = Array("0123456789abcdef".utf8)
-            out.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-            out.append(hex[Int(byte >> 4)])
-            out.append(hex[Int(byte & 15)])
-        default: out.append(byte)
-        }
+        JSONString.append(value, to: &out)
     }
 
     mutating func int(_ value: Int64) {

@@ -1,4 +1,5 @@
 import KeyportDomainsCore
+import KeyportEncoding
 import VarlinkCore
 
 /// One AutoFill request from the command line, on a blocking connection: what `keyport otp`,
@@ -113,10 +114,10 @@ package enum AutoFillClient {
     /// list names no site).
     package static func passwordJSON(_ answer: Answer, password: String) -> String {
         var members: [(name: String, value: [UInt8])] = [
-            ("password", JSONText.quoted(password)), ("provider", JSONText.quoted(answer.provider)),
+            ("password", JSONString.quoted(password)), ("provider", JSONString.quoted(answer.provider)),
         ]
-        if let site = answer.site { members.append(("site", JSONText.quoted(site))) }
-        if let user = answer.credential.user { members.append(("user", JSONText.quoted(user))) }
+        if let site = answer.site { members.append(("site", JSONString.quoted(site))) }
+        if let user = answer.credential.user { members.append(("user", JSONString.quoted(user))) }
         return JSONText.object(members).description
     }
 

@@ -1,3 +1,4 @@
+import KeyportEncoding
 import VarlinkCore
 
 // What the exchange's programs share beside Interfaces/org.keyport.Exchange.varlink: how keyportd
@@ -27,7 +28,7 @@ extension Exchange {
     /// it is, never decoded and re-encoded on the way.
     package static func exportCredentialsParameters(export: String, document: [UInt8]) -> RawJSON {
         var bytes = Array(#"{"export":"#.utf8)
-        bytes += JSONText.quoted(export)
+        bytes += JSONString.quoted(export)
         bytes += Array(#","data":"#.utf8)
         bytes.reserveCapacity(bytes.count + document.count + 1)
         bytes += document

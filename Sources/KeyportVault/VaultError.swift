@@ -1,13 +1,13 @@
 import KeyportCrypto
+import KeyportErrors
 
 /// Why the vault did not do what was asked: a stable code and a sentence that says what was wrong
 /// and where. A call that throws has changed nothing.
 package struct VaultError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A stable name for why (`wrong-passphrase`, `tampered`), for scripts and tests.
-    package struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    package struct Code: ErrorCode {
         package let rawValue: String
         package init(rawValue: String) { self.rawValue = rawValue }
-        package var description: String { rawValue }
 
         /// The passphrase does not open the vault's key (or the key's record was changed).
         package static let wrongPassphrase = Code(rawValue: "wrong-passphrase")
@@ -35,12 +35,20 @@ package struct VaultError: Error, Hashable, Sendable, CustomStringConvertible {
         package static let invalidItem = Code(rawValue: "invalid-item")
     }
 
-    package var code: Code
-    package var message: String
+    package var code: Code {
+        get { record.code }
+        set { record.code = newValue }
+    }
+    package var message: String {
+        get { record.message }
+        set { record.message = newValue }
+    }
+    /// Where the error was made, for whoever debugs; equality compares codes.
+    package var location: String { record.location }
+    private var record: ErrorRecord<Code>
 
-    package init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
+    package init(_ code: Code, _ message: String, file: String = #fileID, line: UInt = #line) {
+        record = ErrorRecord(code, message, file: file, line: line)
     }
 
     package var description: String { message }

@@ -1,3 +1,5 @@
+import KeyportErrors
+
 /// Why a one-time-code secret, parameter or document cannot be used. The message names the part
 /// that is wrong and never quotes a secret.
 public struct OTPError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -24,14 +26,30 @@ public struct OTPError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// What kind of failure it is.
-    public var code: Code
+    public var code: Code {
+        get { record.code }
+        set { record.code = newValue }
+    }
     /// What is wrong, for a person; never a secret.
-    public var message: String
+    public var message: String {
+        get { record.message }
+        set { record.message = newValue }
+    }
+    /// Where the error was made (`Module/File.swift:LINE`), for whoever debugs; not part of
+    /// equality, which compares codes.
+    public var location: String { record.location }
+    /// The code, the message and the place, kept as all Keyport's errors keep them.
+    private var record: ErrorRecord<Code>
 
     /// An error of kind `code` saying `message`.
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
+    /// `file` and `line` record where it was made (``location``).
+    public init(
+        _ code: Code,
+        _ message: String,
+        file: String = #fileID,
+        line: UInt = #line
+    ) {
+        record = ErrorRecord(code, message, file: file, line: line)
     }
 
     /// The message.

@@ -1,3 +1,4 @@
+import KeyportEncoding
 // VarlinkCore is the interface definition language (VarlinkIDL) with the protocol around it: users
 // of VarlinkCore see both.
 @_exported import VarlinkIDL
@@ -176,7 +177,7 @@ extension String: VarlinkCodable {
         self = try cursor.reading { cursor throws(JSONSyntaxError) in try cursor.string() }
     }
 
-    package func write(varlink json: inout [UInt8]) { json += JSONText.quoted(self) }
+    package func write(varlink json: inout [UInt8]) { JSONString.append(self, to: &json) }
 }
 
 extension Bool: VarlinkCodable {
@@ -289,7 +290,7 @@ extension Dictionary: VarlinkCodable where Key == String, Value: VarlinkCodable 
         json.append(UInt8(ascii: "{"))
         for (index, key) in keys.sorted().enumerated() {
             if index > 0 { json.append(UInt8(ascii: ",")) }
-            json += JSONText.quoted(key)
+            json += JSONString.quoted(key)
             json.append(UInt8(ascii: ":"))
             self[key]!.write(varlink: &json)
         }

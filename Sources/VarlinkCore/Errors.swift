@@ -1,3 +1,5 @@
+import KeyportEncoding
+
 /// A message that is not a Varlink message at all (not JSON, not an object, no method). There is no
 /// Varlink error for this: the peer does not speak the protocol, and the connection is closed.
 package struct VarlinkMessageError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -27,7 +29,7 @@ package struct VarlinkError: Error, Hashable, Sendable, CustomStringConvertible 
 
     /// An error whose parameters are `fields` (strings), each written as a JSON string member.
     package init(name: String, _ fields: KeyValuePairs<String, String>) {
-        self.init(name: name, parameters: JSONText.object(fields.map { ($0.key, JSONText.quoted($0.value)) }))
+        self.init(name: name, parameters: JSONText.object(fields.map { ($0.key, JSONString.quoted($0.value)) }))
     }
 
     /// The `message` parameter, when the error has one that is a string.

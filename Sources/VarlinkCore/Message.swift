@@ -1,3 +1,5 @@
+import KeyportEncoding
+
 /// A JSON value kept as the bytes it arrived in (or will be sent as).
 ///
 /// Parameters travel as `RawJSON` so that the envelope of a message can be read and written without
@@ -154,7 +156,7 @@ package struct VarlinkCall: Hashable, Sendable {
     /// The message as it is written: the envelope around the parameters, which are not copied.
     package var outgoing: OutgoingMessage {
         var head = Array(#"{"method":"#.utf8)
-        head += JSONText.quoted(method)
+        head += JSONString.quoted(method)
         var tail: [UInt8] = []
         if more { tail += Array(#","more":true"#.utf8) }
         if oneway { tail += Array(#","oneway":true"#.utf8) }
@@ -232,7 +234,7 @@ package struct VarlinkReply: Hashable, Sendable {
         if continues { tail += Array(#","continues":true"#.utf8) }
         if let error {
             tail += Array(#","error":"#.utf8)
-            tail += JSONText.quoted(error)
+            tail += JSONString.quoted(error)
         }
         tail.append(UInt8(ascii: "}"))
         return OutgoingMessage([Array(#"{"parameters":"#.utf8), parameters.bytes, tail])
@@ -267,32 +269,11 @@ package enum JSONText {
         var out: [UInt8] = [UInt8(ascii: "{")]
         for (index, member) in members.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
-            out += quoted(member.name)
+            JSONString.append(member.name, to: &out)
             out.append(UInt8(ascii: ":"))
             out += member.value
         }
         out.append(UInt8(ascii: "}"))
         return RawJSON(bytes: out)
-    }
-
-    /// `text` as a JSON string: quotes, backslashes and control characters escaped.
-    package static func quoted(_ text: String) -> [UInt8] {
-        var out: [UInt8] = [UInt8(ascii: "\"")]
-        out.reserveCapacity(text.utf8.count + 2)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-            case UInt8(ascii: "\n"): out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-            case UInt8(ascii: "\r"): out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-            case UInt8(ascii: "\t"): out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-            case 0..<0x20:
-                let hex = String(byte, radix: 16)
-                out += Array("\\u00\(byte < 0x10 ? "0" : "")\(hex)".utf8)
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
-        return out
     }
 }

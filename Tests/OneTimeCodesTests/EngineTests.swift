@@ -165,3 +165,18 @@ struct VerifierTests {
         #expect(OTPVerifier.verifyHOTP("969429", generator: generator, counter: 0) == nil)
     }
 }
+
+@Suite("Errors")
+struct ErrorTests {
+    @Test("errors are equal when their codes are, whatever the sentence, and say where they were made")
+    func equalByCode() throws {
+        let refused = #expect(throws: OTPError.self) { try OTPSecret(base32: "not base32!") }
+        let error = try #require(refused)
+        #expect(error == OTPError(.invalidSecret, "another sentence"))
+        #expect(error != OTPError(.invalidURI, error.message))
+        #expect(Set([error, OTPError(.invalidSecret, "again")]).count == 1)
+        // Made in the library, at a line of its own; an error made here says so.
+        #expect(error.location.hasPrefix("OneTimeCodes/OTPSecret.swift:"), "\(error.location)")
+        #expect(OTPError(.unsupported, "x").location.hasPrefix("OneTimeCodesTests/EngineTests.swift:"))
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import KeyportEncoding
 import Testing
 import Varlink
 
@@ -58,7 +59,7 @@ struct MessageTests {
     @Test("strings: escapes, surrogate pairs and control characters both ways")
     func strings() throws {
         let text = "tab\t \"q\" back\\slash é 😀 \u{01}"
-        var cursor = JSONCursor(JSONText.quoted(text))
+        var cursor = JSONCursor(JSONString.quoted(text))
         #expect(try cursor.string() == text)
         var escaped = JSONCursor(bytes(#""\ud83d\ude00 \u00e9 \/ \ud800x""#))
         #expect(try escaped.string() == "😀 é / \u{FFFD}x")

@@ -2,6 +2,7 @@ import CredentialExchangeFormat
 import Crypto
 import Foundation
 import KeyportEncoding
+import KeyportErrors
 import KeyportSystem
 
 /// Keyport's encrypted CXF export: a CXF document sealed with HPKE (RFC 9180) to the importer's
@@ -87,10 +88,9 @@ package enum EncryptedCXF {
 /// pointer), and what to do.
 package struct EncryptedCXFError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A stable name for why, for scripts and tests.
-    package struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    package struct Code: ErrorCode {
         package let rawValue: String
         package init(rawValue: String) { self.rawValue = rawValue }
-        package var description: String { rawValue }
 
         /// Not JSON at all (CXP's `invalid-json`).
         package static let invalidJSON = Code(rawValue: "invalid-json")
@@ -116,12 +116,20 @@ package struct EncryptedCXFError: Error, Hashable, Sendable, CustomStringConvert
         package static let unsafeParameters = Code(rawValue: "unsafe-parameters")
     }
 
-    package var code: Code
-    package var message: String
+    package var code: Code {
+        get { record.code }
+        set { record.code = newValue }
+    }
+    package var message: String {
+        get { record.message }
+        set { record.message = newValue }
+    }
+    /// Where the error was made, for whoever debugs; equality compares codes.
+    package var location: String { record.location }
+    private var record: ErrorRecord<Code>
 
-    package init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
+    package init(_ code: Code, _ message: String, file: String = #fileID, line: UInt = #line) {
+        record = ErrorRecord(code, message, file: file, line: line)
     }
 
     package var description: String { "\(message) [\(code)]" }

@@ -1,4 +1,5 @@
 import Foundation
+import KeyportErrors
 
 /// How the sign-in page is shown.
 public enum BrowserChoice: Sendable {
@@ -33,18 +34,45 @@ public struct FlowEnding: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// How the flow ended.
-    public var code: Code
+    public var code: Code {
+        get { record.code }
+        set { record.code = newValue }
+    }
     /// What happened, in a sentence.
-    public var message: String
+    public var message: String {
+        get { record.message }
+        set { record.message = newValue }
+    }
+    /// Where the ending was made (`Module/File.swift:LINE`), for whoever debugs; not part of
+    /// equality, which compares codes.
+    public var location: String { record.location }
+    /// The code, the message and the place, kept as all Keyport's errors keep them.
+    private var record: ErrorRecord<Code>
     /// The timeout that passed, for ``Code/timedOut``; `nil` for the other endings.
     public var timeout: Duration?
 
     /// An ending with `code`, the `message` a person reads and, for ``Code/timedOut``, the
-    /// `timeout` that passed.
-    public init(_ code: Code, _ message: String, timeout: Duration? = nil) {
-        self.code = code
-        self.message = message
+    /// `timeout` that passed; `file` and `line` record where it was made (``location``).
+    public init(
+        _ code: Code,
+        _ message: String,
+        timeout: Duration? = nil,
+        file: String = #fileID,
+        line: UInt = #line
+    ) {
+        record = ErrorRecord(code, message, file: file, line: line)
         self.timeout = timeout
+    }
+
+    /// Endings are equal when their codes are (and their timeouts).
+    public static func == (left: FlowEnding, right: FlowEnding) -> Bool {
+        left.record == right.record && left.timeout == right.timeout
+    }
+
+    /// Hashes what equality compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(record)
+        hasher.combine(timeout)
     }
 
     /// The ``message``.

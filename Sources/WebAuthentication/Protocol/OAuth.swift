@@ -1,5 +1,6 @@
 import Foundation
 import KeyportEncoding
+import KeyportErrors
 
 /// Why an OAuth step failed, with the server's words when it gave any. Check ``code`` to tell
 /// one failure from another. Descriptions never include a code, token, verifier or state.
@@ -36,9 +37,20 @@ public struct OAuthError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// What went wrong.
-    public var code: Code
+    public var code: Code {
+        get { record.code }
+        set { record.code = newValue }
+    }
     /// What happened, in a sentence, with the server's `error_description` when it sent one.
-    public var message: String
+    public var message: String {
+        get { record.message }
+        set { record.message = newValue }
+    }
+    /// Where the error was made (`Module/File.swift:LINE`), for whoever debugs; not part of
+    /// equality, which compares codes.
+    public var location: String { record.location }
+    /// The code, the message and the place, kept as all Keyport's errors keep them.
+    private var record: ErrorRecord<Code>
     /// The OAuth error code the server sent (`invalid_grant`, `access_denied`, …), as it sent it;
     /// `nil` when the failure is not the server's answer.
     ///
@@ -48,11 +60,27 @@ public struct OAuthError: Error, Hashable, Sendable, CustomStringConvertible {
     public var serverError: String?
 
     /// An error with `code`, the `message` a person reads, and the OAuth error code the server
-    /// sent, if any.
-    public init(_ code: Code, _ message: String, serverError: String? = nil) {
-        self.code = code
-        self.message = message
+    /// sent, if any; `file` and `line` record where it was made (``location``).
+    public init(
+        _ code: Code,
+        _ message: String,
+        serverError: String? = nil,
+        file: String = #fileID,
+        line: UInt = #line
+    ) {
+        record = ErrorRecord(code, message, file: file, line: line)
         self.serverError = serverError
+    }
+
+    /// Errors are equal when their codes are (and, for ``Code/server``, the server's codes).
+    public static func == (left: OAuthError, right: OAuthError) -> Bool {
+        left.record == right.record && left.serverError == right.serverError
+    }
+
+    /// Hashes what equality compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(record)
+        hasher.combine(serverError)
     }
 
     /// The ``message``.

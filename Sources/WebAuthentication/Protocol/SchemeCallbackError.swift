@@ -1,4 +1,5 @@
 import Foundation
+import KeyportErrors
 
 /// Why a custom-scheme callback could not be waited for, handed over, or registered. Check
 /// ``code`` to tell one failure from another; ``message`` says what happened and what to do next,
@@ -33,14 +34,30 @@ public struct SchemeCallbackError: Error, Hashable, Sendable, CustomStringConver
     }
 
     /// What went wrong.
-    public var code: Code
+    public var code: Code {
+        get { record.code }
+        set { record.code = newValue }
+    }
     /// What happened and what to do next, in a sentence.
-    public var message: String
+    public var message: String {
+        get { record.message }
+        set { record.message = newValue }
+    }
+    /// Where the error was made (`Module/File.swift:LINE`), for whoever debugs; not part of
+    /// equality, which compares codes.
+    public var location: String { record.location }
+    /// The code, the message and the place, kept as all Keyport's errors keep them.
+    private var record: ErrorRecord<Code>
 
     /// An error with `code` and the `message` a person reads.
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
+    /// `file` and `line` record where it was made (``location``).
+    public init(
+        _ code: Code,
+        _ message: String,
+        file: String = #fileID,
+        line: UInt = #line
+    ) {
+        record = ErrorRecord(code, message, file: file, line: line)
     }
 
     /// The ``message``.

@@ -6,6 +6,9 @@
 #include "CKeyportSystem.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <malloc.h>
 #include <poll.h>
 #include <sys/prctl.h>
@@ -88,5 +91,102 @@ int ckp_filesystem_type(const char *path, long *type) {
 int ckp_make_undumpable(void) {
     return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
+
+// Older headers lack memfd's and sealing's constants; their values are the kernel's, the same on
+// every architecture.
+#ifndef MFD_CLOEXEC
+#define MFD_CLOEXEC 0x0001U
+#endif
+#ifndef MFD_ALLOW_SEALING
+#define MFD_ALLOW_SEALING 0x0002U
+#endif
+#ifndef F_ADD_SEALS
+#define F_ADD_SEALS 1033
+#define F_GET_SEALS 1034
+#define F_SEAL_SEAL 0x0001
+#define F_SEAL_SHRINK 0x0002
+#define F_SEAL_GROW 0x0004
+#define F_SEAL_WRITE 0x0008
+#endif
+
+#define CKP_MAXIMUM_DESCRIPTORS 16
+
+long ckp_send_with_descriptors(int socket, const void *bytes, unsigned long length, const int *descriptors, int count) {
+    if (length == 0 || count < 0 || count > CKP_MAXIMUM_DESCRIPTORS) {
+        errno = EINVAL;
+        return -1;
+    }
+    struct iovec vector = {.iov_base = (void *)bytes, .iov_len = length};
+    union {
+        char buffer[CMSG_SPACE(sizeof(int) * CKP_MAXIMUM_DESCRIPTORS)];
+        struct cmsghdr align;
+    } control;
+    memset(&control, 0, sizeof control);
+    struct msghdr message = {.msg_iov = &vector, .msg_iovlen = 1};
+    if (count > 0) {
+        message.msg_control = control.buffer;
+        message.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)count);
+        struct cmsghdr *header = CMSG_FIRSTHDR(&message);
+        header->cmsg_level = SOL_SOCKET;
+        header->cmsg_type = SCM_RIGHTS;
+        header->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)count);
+        memcpy(CMSG_DATA(header), descriptors, sizeof(int) * (size_t)count);
+    }
+    return (long)sendmsg(socket, &message, MSG_NOSIGNAL);
+}
+
+long ckp_receive_with_descriptors(
+    int socket, void *bytes, unsigned long length, int *descriptors, int capacity, int *received, int *truncated) {
+    *received = 0;
+    *truncated = 0;
+    struct iovec vector = {.iov_base = bytes, .iov_len = length};
+    union {
+        char buffer[CMSG_SPACE(sizeof(int) * CKP_MAXIMUM_DESCRIPTORS)];
+        struct cmsghdr align;
+    } control;
+    struct msghdr message = {
+        .msg_iov = &vector, .msg_iovlen = 1, .msg_control = control.buffer, .msg_controllen = sizeof control.buffer};
+    long count = (long)recvmsg(socket, &message, MSG_CMSG_CLOEXEC);
+    if (count < 0) {
+        return -1;
+    }
+    if (message.msg_flags & MSG_CTRUNC) {
+        *truncated = 1;
+    }
+    for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header != NULL; header = CMSG_NXTHDR(&message, header)) {
+        if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) {
+            continue;
+        }
+        int arrived = (int)((header->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+        int *data = (int *)CMSG_DATA(header);
+        for (int index = 0; index < arrived; index++) {
+            if (*received < capacity) {
+                descriptors[(*received)++] = data[index];
+            } else {
+                // No room: closed here rather than leaked, and the message is refused.
+                close(data[index]);
+                *truncated = 1;
+            }
+        }
+    }
+    return count;
+}
+
+int ckp_sealable_memory_file(const char *name) {
+    return (int)syscall(SYS_memfd_create, name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+}
+
+int ckp_seal_memory_file(int descriptor) {
+    return fcntl(descriptor, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+}
+
+int ckp_memory_file_seals(int descriptor) {
+    return fcntl(descriptor, F_GET_SEALS);
+}
+
+int ckp_seal_write_flag(void) { return F_SEAL_WRITE; }
+int ckp_seal_shrink_flag(void) { return F_SEAL_SHRINK; }
+int ckp_seal_grow_flag(void) { return F_SEAL_GROW; }
+int ckp_seal_seal_flag(void) { return F_SEAL_SEAL; }
 
 #endif

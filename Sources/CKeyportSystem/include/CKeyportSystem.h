@@ -39,6 +39,39 @@ int ckp_make_undumpable(void);
 /// The type of the filesystem `path` is on (statfs's f_type, such as FUSE_SUPER_MAGIC), in `type`.
 int ckp_filesystem_type(const char *path, long *type);
 
+// Descriptors passed as systemd's Varlink passes them (SCM_RIGHTS beside a message's bytes), and
+// sealed memory files to pass: glibc's CMSG_* macros and the F_SEAL_* constants are not
+// importable into Swift.
+
+/// Sends `length` bytes of `bytes` (at least one) on the Unix stream socket `socket`, with the
+/// `count` descriptors of `descriptors` (at most 16) attached to them; MSG_NOSIGNAL. Returns the
+/// number of bytes sent (the descriptors go with the first byte), or -1 with errno set.
+long ckp_send_with_descriptors(int socket, const void *bytes, unsigned long length, const int *descriptors, int count);
+
+/// Receives up to `length` bytes into `bytes` from the Unix stream socket `socket`, and the
+/// descriptors that came with them into `descriptors` (room for `capacity`; each close-on-exec),
+/// their number in `received`. `truncated` is set to 1 when more came than there was room for:
+/// the kernel closed those, and the caller should refuse the message. Returns the number of bytes
+/// (0 at the end of the stream), or -1 with errno set.
+long ckp_receive_with_descriptors(
+    int socket, void *bytes, unsigned long length, int *descriptors, int capacity, int *received, int *truncated);
+
+/// A new anonymous memory file (memfd_create with MFD_CLOEXEC | MFD_ALLOW_SEALING) named `name`
+/// (for /proc only).
+int ckp_sealable_memory_file(const char *name);
+
+/// Seals the memory file `descriptor` against writing, shrinking, growing and further sealing.
+int ckp_seal_memory_file(int descriptor);
+
+/// The seals of `descriptor` (F_GET_SEALS; EINVAL for a file that is not a memory file), as
+/// ckp_seals_written (F_SEAL_WRITE), ckp_seals_shrink, ckp_seals_grow and ckp_seals_seal flags.
+int ckp_memory_file_seals(int descriptor);
+
+int ckp_seal_write_flag(void);
+int ckp_seal_shrink_flag(void);
+int ckp_seal_grow_flag(void);
+int ckp_seal_seal_flag(void);
+
 #endif
 
 #endif

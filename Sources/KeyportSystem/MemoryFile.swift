@@ -1,0 +1,177 @@
+import CKeyportSystem
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Why a memory file could not be made, or a descriptor is not one that can be trusted to hold
+/// still: what is wrong, in a sentence.
+package struct MemoryFileError: Error, Hashable, Sendable, CustomStringConvertible {
+    package var description: String
+
+    package init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// A document in an anonymous memory file (memfd), sealed so that nobody — its writer included —
+/// can change, shrink or grow it any more: what a credential exchange passes from process to
+/// process as a descriptor (SCM_RIGHTS, as systemd's Varlink passes descriptors) instead of
+/// copying the bytes into messages.
+///
+/// The receiver checks the seals (``init(checking:)``) before it reads: a descriptor its sender
+/// could still write through could change the document between the check and the use. Reading
+/// maps the file read-only (``withBytes(_:)``), so a 50 MB document is looked at where it is.
+package final class MemoryFile: Sendable {
+    /// The file's descriptor, owned: closed when this is released.
+    package let descriptor: Int32
+    /// Its size in bytes, fixed by the seals.
+    package let size: Int
+
+    /// The seals a document's file must carry: against writing, shrinking and growing.
+    private static var required: Int32 { ckp_seal_write_flag() | ckp_seal_shrink_flag() | ckp_seal_grow_flag() }
+
+    /// A new memory file named `name` (shown in /proc only) holding `contents`, sealed.
+    ///
+    /// - Throws: ``MemoryFileError`` when the kernel refuses (no memfd, or out of memory).
+    package init(name: String, contents: UnsafeRawBufferPointer) throws(MemoryFileError) {
+        let descriptor = ckp_sealable_memory_file(name)
+        guard descriptor >= 0 else { throw MemoryFileError("cannot make a memory file: \(Self.reason())") }
+        var written = 0
+        while written < contents.count {
+            let count = write(descriptor, contents.baseAddress! + written, contents.count - written)
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else {
+                let reason = Self.reason()
+                close(descriptor)
+                throw MemoryFileError("cannot write the memory file: \(reason)")
+            }
+            written += count
+        }
+        guard ckp_seal_memory_file(descriptor) == 0 else {
+            let reason = Self.reason()
+            close(descriptor)
+            throw MemoryFileError("cannot seal the memory file: \(reason)")
+        }
+        self.descriptor = descriptor
+        size = contents.count
+    }
+
+    /// Takes over `descriptor`, received from another process, once it is a memory file sealed
+    /// against writing, shrinking and growing; else closes it.
+    ///
+    /// - Throws: ``MemoryFileError`` saying which it is not.
+    package init(checking descriptor: Int32) throws(MemoryFileError) {
+        let seals = ckp_memory_file_seals(descriptor)
+        guard seals >= 0 else {
+            close(descriptor)
+            throw MemoryFileError("the descriptor is not a sealed memory file (memfd_create with MFD_ALLOW_SEALING)")
+        }
+        var missing: [String] = []
+        if seals & ckp_seal_write_flag() == 0 { missing.append("F_SEAL_WRITE") }
+        if seals & ckp_seal_shrink_flag() == 0 { missing.append("F_SEAL_SHRINK") }
+        if seals & ckp_seal_grow_flag() == 0 { missing.append("F_SEAL_GROW") }
+        guard missing.isEmpty else {
+            close(descriptor)
+            throw MemoryFileError(
+                "the memory file is not sealed with \(missing.joined(separator: ", ")): its sender could still change it"
+            )
+        }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            let reason = Self.reason()
+            close(descriptor)
+            throw MemoryFileError("cannot read the memory file's size: \(reason)")
+        }
+        self.descriptor = descriptor
+        size = Int(status.st_size)
+    }
+
+    deinit { close(descriptor) }
+
+    /// Calls `body` with the file's bytes, mapped read-only (shared: no copy is made).
+    ///
+    /// - Throws: ``MemoryFileError`` when the file cannot be mapped; what `body` throws.
+    package func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result {
+        guard size > 0 else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        guard let address = mmap(nil, size, PROT_READ, MAP_SHARED, descriptor, 0), address != MAP_FAILED else {
+            throw MemoryFileError("cannot map the memory file: \(Self.reason())")
+        }
+        defer { munmap(address, size) }
+        return try body(UnsafeRawBufferPointer(start: address, count: size))
+    }
+
+    private static func reason() -> String { String(cString: strerror(errno)) }
+}
+
+/// Messages with descriptors on Unix stream sockets: the bytes and, attached to them, open
+/// descriptors the receiving process gets its own copies of (SCM_RIGHTS).
+package enum DescriptorPassing {
+    /// The most descriptors one message carries.
+    package static let maximumDescriptors = 16
+
+    /// Sends `bytes` (at least one) on `socket` with `descriptors` attached to the first of them;
+    /// returns how many bytes went (the rest is the caller's to send, without descriptors).
+    ///
+    /// - Throws: ``MemoryFileError`` with the system's reason.
+    package static func send(
+        _ bytes: UnsafeRawBufferPointer,
+        descriptors: [Int32],
+        on socket: Int32
+    ) throws(MemoryFileError) -> Int {
+        while true {
+            let sent = descriptors.withUnsafeBufferPointer { fds in
+                ckp_send_with_descriptors(
+                    socket,
+                    bytes.baseAddress,
+                    UInt(bytes.count),
+                    fds.baseAddress,
+                    Int32(fds.count)
+                )
+            }
+            if sent < 0, errno == EINTR { continue }
+            guard sent >= 0 else { throw MemoryFileError("cannot send: \(String(cString: strerror(errno)))") }
+            return sent
+        }
+    }
+
+    /// Receives into `buffer` what `socket` has, and the descriptors that came with it (each
+    /// owned by the caller now).
+    ///
+    /// - Returns: the number of bytes (0 at the end of the stream) and the descriptors.
+    /// - Throws: ``MemoryFileError`` with the system's reason, or when more descriptors came than
+    ///   `maximum` (at most ``maximumDescriptors``; those that came are closed: a message that
+    ///   cannot be read whole is refused).
+    package static func receive(
+        into buffer: UnsafeMutableRawBufferPointer,
+        on socket: Int32,
+        maximum: Int = maximumDescriptors
+    ) throws(MemoryFileError) -> (count: Int, descriptors: [Int32]) {
+        var descriptors = [Int32](repeating: -1, count: min(maximum, maximumDescriptors))
+        var received: Int32 = 0
+        var truncated: Int32 = 0
+        var count = 0
+        repeat {
+            count = descriptors.withUnsafeMutableBufferPointer { fds in
+                ckp_receive_with_descriptors(
+                    socket,
+                    buffer.baseAddress,
+                    UInt(buffer.count),
+                    fds.baseAddress,
+                    Int32(fds.count),
+                    &received,
+                    &truncated
+                )
+            }
+        } while count < 0 && errno == EINTR
+        guard count >= 0 else { throw MemoryFileError("cannot receive: \(String(cString: strerror(errno)))") }
+        let arrived = Array(descriptors.prefix(Int(received)))
+        guard truncated == 0 else {
+            for descriptor in arrived { close(descriptor) }
+            throw MemoryFileError("more than \(descriptors.count) descriptors came with one message")
+        }
+        return (count, arrived)
+    }
+}

@@ -112,7 +112,7 @@ func exchangeBenchmark(items: Int, rounds: Int) async throws {
             let encoded = CXF.Encoder().encode(document)
             _ = try await connection.call(
                 "org.keyport.Exchange.ExportCredentials",
-                Exchange.exportCredentialsParameters(export: options.export, document: encoded)
+                try Exchange.exportCredentialsParameters(export: options.export, document: encoded)
             )
         }
         while !FileManager.default.fileExists(atPath: marker) { usleep(1_000) }
@@ -158,7 +158,7 @@ func exchangeBenchmark(items: Int, rounds: Int) async throws {
 func exchangeParts(items: Int) throws {
     let document = Generator.document(items: items)
     let bytes = CXF.Encoder().encode(document)
-    let parameters = Exchange.exportCredentialsParameters(export: "x", document: bytes)
+    let parameters = try Exchange.exportCredentialsParameters(export: "x", document: bytes)
     let message = VarlinkCall(method: "org.keyport.Exchange.ExportCredentials", parameters: parameters).message
     func time(_ name: String, _ body: () throws -> Void) rethrows {
         let (seconds, _) = try measure(3) { try body() }

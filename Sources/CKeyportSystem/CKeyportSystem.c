@@ -180,6 +180,15 @@ int ckp_seal_memory_file(int descriptor) {
     return fcntl(descriptor, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
 }
 
+int ckp_is_shared_memory(int descriptor) {
+    struct statfs filesystem;
+    if (fstatfs(descriptor, &filesystem) != 0) {
+        return -1;
+    }
+    // TMPFS_MAGIC: shmem, where memfd_create's files live (hugetlbfs has its own).
+    return filesystem.f_type == 0x01021994;
+}
+
 int ckp_memory_file_seals(int descriptor) {
     return fcntl(descriptor, F_GET_SEALS);
 }

@@ -25,8 +25,15 @@ extension Exchange {
     }
 
     /// `ExportCredentials`'s input, written around the document's bytes: the document is put in as
-    /// it is, never decoded and re-encoded on the way.
-    package static func exportCredentialsParameters(export: String, document: [UInt8]) -> RawJSON {
+    /// it is, never decoded and re-encoded on the way, once one pass has checked it is exactly one
+    /// JSON object (``JSONText/checkObject(_:)``).
+    ///
+    /// - Throws: ``JSONSyntaxError`` when it is not.
+    package static func exportCredentialsParameters(
+        export: String,
+        document: [UInt8]
+    ) throws(JSONSyntaxError) -> RawJSON {
+        try JSONText.checkObject(document)
         var bytes = Array(#"{"export":"#.utf8)
         bytes += JSONString.quoted(export)
         bytes += Array(#","data":"#.utf8)

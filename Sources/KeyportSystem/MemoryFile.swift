@@ -44,7 +44,7 @@ package final class MemoryFile: Sendable {
             let count = write(descriptor, contents.baseAddress! + written, contents.count - written)
             if count < 0, errno == EINTR { continue }
             guard count > 0 else {
-                let reason = Self.reason()
+                let reason = count == 0 ? "it took nothing" : Self.reason()
                 close(descriptor)
                 throw MemoryFileError("cannot write the memory file: \(reason)")
             }
@@ -68,6 +68,12 @@ package final class MemoryFile: Sendable {
         guard seals >= 0 else {
             close(descriptor)
             throw MemoryFileError("the descriptor is not a sealed memory file (memfd_create with MFD_ALLOW_SEALING)")
+        }
+        // Shared memory, as memfd_create makes it: a huge-page file would map in pages larger than
+        // its size says.
+        guard ckp_is_shared_memory(descriptor) == 1 else {
+            close(descriptor)
+            throw MemoryFileError("the descriptor is not a memory file of ordinary shared memory")
         }
         var missing: [String] = []
         if seals & ckp_seal_write_flag() == 0 { missing.append("F_SEAL_WRITE") }
@@ -99,7 +105,10 @@ package final class MemoryFile: Sendable {
         guard let address = mmap(nil, size, PROT_READ, MAP_SHARED, descriptor, 0), address != MAP_FAILED else {
             throw MemoryFileError("cannot map the memory file: \(Self.reason())")
         }
-        defer { munmap(address, size) }
+        defer {
+            let unmapped = munmap(address, size)
+            assert(unmapped == 0, "the mapping was made with this address and size")
+        }
         return try body(UnsafeRawBufferPointer(start: address, count: size))
     }
 
@@ -149,7 +158,7 @@ package enum DescriptorPassing {
         on socket: Int32,
         maximum: Int = maximumDescriptors
     ) throws(MemoryFileError) -> (count: Int, descriptors: [Int32]) {
-        var descriptors = [Int32](repeating: -1, count: min(maximum, maximumDescriptors))
+        var descriptors = [Int32](repeating: -1, count: max(0, min(maximum, maximumDescriptors)))
         var received: Int32 = 0
         var truncated: Int32 = 0
         var count = 0

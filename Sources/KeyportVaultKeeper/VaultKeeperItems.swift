@@ -81,12 +81,11 @@ extension VaultKeeperClient {
         _ locations: VaultLocations,
         limit: Int = VaultKeeper.maximumMessageSize
     ) async throws -> VaultKeeper.ImportDocument.Reply {
-        var message = Array(#"{"document":"#.utf8)
-        message.reserveCapacity(message.count + document.count + 1)
-        message += document
-        message.append(UInt8(ascii: "}"))
-        guard message.count <= limit else { throw ImportTooLarge(items: nil, bytes: message.count, limit: limit) }
-        return try await call(locations, VaultKeeper.ImportDocument.name, RawJSON(bytes: message))
+        guard document.count + 16 <= limit else {
+            throw ImportTooLarge(items: nil, bytes: document.count + 16, limit: limit)
+        }
+        let message = try JSONText.wrapping("document", object: document)
+        return try await call(locations, VaultKeeper.ImportDocument.name, message)
             .decode(VaultKeeper.ImportDocument.Reply.self)
     }
 }

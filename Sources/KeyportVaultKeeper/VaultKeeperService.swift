@@ -298,10 +298,12 @@ package final class VaultKeeperService: Sendable {
         guard let raw = try? request.call.parameters.member("document") else {
             throw .invalidParameter("document", "the document to import is missing")
         }
+        // As large as a message the keeper takes: a document that came whole is read whole.
+        let decoder = CXF.Decoder(options: CXF.DecodingOptions(maxDocumentSize: VaultKeeper.maximumMessageSize))
         let items: [CXF.Item]
         do {
             items =
-                switch try CXF.Decoder().decode(raw.bytes).document {
+                switch try decoder.decode(raw.bytes).document {
                 case .header(let header): header.accounts.flatMap(\.items)
                 case .account(let account): account.items
                 }

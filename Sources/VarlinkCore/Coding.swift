@@ -63,6 +63,12 @@ package struct VarlinkDecodingError: Error, Hashable, Sendable, CustomStringConv
     }
 
     package var description: String { path.isEmpty ? message : "\(path): \(message)" }
+
+    /// A peer's text as an error repeats it: at most 64 characters, so that a huge value does not
+    /// travel on into replies and logs.
+    package static func shown(_ text: String) -> String {
+        text.count <= 64 ? text : String(text.prefix(64)) + "…"
+    }
 }
 
 extension JSONCursor {
@@ -194,7 +200,10 @@ extension Int: VarlinkCodable {
         try cursor.expect(.number, "an integer")
         let number = try cursor.reading { cursor throws(JSONSyntaxError) in try cursor.number() }
         guard number.isInteger, let value = Int(number.text) else {
-            throw VarlinkDecodingError(path: "", "\(number.text) is not an integer of 64 bits")
+            throw VarlinkDecodingError(
+                path: "",
+                "\(VarlinkDecodingError.shown(number.text)) is not an integer of 64 bits"
+            )
         }
         self = value
     }
@@ -207,7 +216,10 @@ extension Double: VarlinkCodable {
         try cursor.expect(.number, "a number")
         let number = try cursor.reading { cursor throws(JSONSyntaxError) in try cursor.number() }
         guard let value = Double(number.text), value.isFinite else {
-            throw VarlinkDecodingError(path: "", "\(number.text) is not a number of 64 bits")
+            throw VarlinkDecodingError(
+                path: "",
+                "\(VarlinkDecodingError.shown(number.text)) is not a number of 64 bits"
+            )
         }
         self = value
     }

@@ -101,8 +101,11 @@ package struct VarlinkCall: Hashable, Sendable {
         var parameters = RawJSON.emptyObject
         var flags = (more: false, oneway: false, upgrade: false)
         var cursor = JSONCursor(message)
+        var seen = Set<String>()
         do {
             try cursor.forEachMember { cursor, key in
+                // A member given twice is refused: which one counts must not be a reader's guess.
+                guard seen.insert(key).inserted else { throw cursor.error("\"\(key)\" is given twice") }
                 switch key {
                 case "method":
                     guard try cursor.peekKind() == .string else { throw cursor.error("\"method\" must be a string") }
@@ -264,6 +267,32 @@ package struct OutgoingMessage: Sendable {
 
 /// JSON text for the few strings the envelope writes itself.
 package enum JSONText {
+    /// `{"NAME":VALUE}` around `value`, the bytes of a JSON object put in as they are (a CXF
+    /// document, never decoded and encoded again on its way), once one pass has checked that
+    /// they are exactly one object: bytes that closed it early could add members of their own to
+    /// the message they are put in.
+    ///
+    /// - Throws: ``JSONSyntaxError`` when `value` is not one JSON object.
+    package static func wrapping(_ name: StaticString, object value: [UInt8]) throws(JSONSyntaxError) -> RawJSON {
+        try checkObject(value)
+        var bytes = [UInt8(ascii: "{")]
+        bytes.reserveCapacity(value.count + name.utf8CodeUnitCount + 4)
+        JSONString.append(name.description, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        bytes += value
+        bytes.append(UInt8(ascii: "}"))
+        return RawJSON(bytes: bytes)
+    }
+
+    /// Checks, in one pass, that `value` is exactly one JSON object, before it is put into a
+    /// message as it is.
+    package static func checkObject(_ value: [UInt8]) throws(JSONSyntaxError) {
+        var cursor = JSONCursor(value)
+        guard try cursor.peekKind() == .object else { throw cursor.error("a JSON object was expected") }
+        try cursor.skipValue()
+        guard cursor.isAtEnd else { throw cursor.error("there is more after the object") }
+    }
+
     /// An object of `members` (names and their values' JSON), in the order given.
     package static func object(_ members: [(name: String, value: [UInt8])]) -> RawJSON {
         var out: [UInt8] = [UInt8(ascii: "{")]

@@ -67,6 +67,18 @@ package struct SwiftGenerator {
                     "the interface's Swift name \(namespace) is the module's own name: the generated code could not name its types by module; rename the target"
             )
         }
+        guard Self.isIdentifier(namespace) else {
+            throw Failure(
+                description: "the interface's Swift name \(namespace) cannot name a type; give the file another name"
+            )
+        }
+        // The generated code names types by module: a member with a module's name would capture
+        // those names.
+        for member in interface.memberNames where ["Swift", "VarlinkCore", "VarlinkIDL", module].contains(member) {
+            throw Failure(
+                description: "the member \(member) has a module's name, which the generated code must be able to use"
+            )
+        }
         comments = Self.comments(in: definition)
     }
 
@@ -253,7 +265,10 @@ package struct SwiftGenerator {
             \(indent)    package init(varlink cursor: inout VarlinkCore.JSONCursor) throws(VarlinkCore.VarlinkDecodingError) {
             \(indent)        let value = try Swift.String(varlink: &cursor)
             \(indent)        guard let known = Self(rawValue: value) else {
-            \(indent)            throw VarlinkCore.VarlinkDecodingError(path: "", "\\"\\(value)\\" is not one of \(listed)")
+            \(indent)            throw VarlinkCore.VarlinkDecodingError(
+            \(indent)                path: "",
+            \(indent)                "\\"\\(VarlinkCore.VarlinkDecodingError.shown(value))\\" is not one of \(listed)"
+            \(indent)            )
             \(indent)        }
             \(indent)        self = known
             \(indent)    }
@@ -281,10 +296,12 @@ package struct SwiftGenerator {
             let (swift, inline) = try swiftType(field.type, field: field.name, path: "\(path).\(field.name)")
             types.append(swift)
             if let inline {
-                if let clash = nested.first(where: { $0.name == inline.name }) {
+                // Its name is its field's, capitalised: it could only meet another field's name
+                // (two inline types of one name would need a field of that name too).
+                if fields.contains(where: { $0.name == inline.name }) {
                     throw Failure(
                         description:
-                            "\(path): the fields \(clash.field) and \(field.name) would both name their inline type \(inline.name)"
+                            "\(path): the field \(inline.name) and the inline type of the field \(field.name) would have one name"
                     )
                 }
                 nested.append((inline.name, inline.type, field.name))

@@ -52,8 +52,9 @@ struct ExchangeCommand: AsyncParsableCommand {
                 }
             } catch let error as ASAuthorizationError {
                 let reason = "the export did not happen: \(error.failureReason ?? "\(error.code)")"
-                // keyportd not running, or gone: exit 2; refused (declined, no importer, …): 1.
-                throw error.code == .failed ? Failure.io(reason) : Failure.invalid(reason)
+                // keyportd not running, gone, or answering what this keyport does not understand:
+                // exit 2; refused (declined, no importer, …): 1.
+                throw [.failed, .invalidResponse].contains(error.code) ? Failure.io(reason) : Failure.invalid(reason)
             }
             FileHandle.write(Self.told(outcome) + "\n", to: .standardOutput)
         }

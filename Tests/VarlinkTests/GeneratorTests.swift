@@ -153,12 +153,15 @@ struct GeneratorTests {
         arguments: [
             (
                 "interface org.example.a\ntype T (a: (x: int), A: (y: int))", "org.example.a",
-                "both name their inline type A"
+                "would have one name"
             ),
             ("interface org.example.module\nmethod M() -> ()", "org.example.module", "the module's own name"),
             ("interface org.example.a\nmethod M() -> ()", "org.example.b", "name it org.example.a.varlink"),
             ("interface org.example.a\nmethod M() -> (", "org.example.a", "does not parse"),
             ("interface org.example.a\nmethod M() -> ()", "2fa", "not a Swift name"),
+            ("interface org.example.self\nmethod M() -> ()", "org.example.self", "cannot name a type"),
+            ("interface org.example.a\ntype Swift (x: int)", "org.example.a", "a module's name"),
+            ("interface org.example.a\ntype T (Kind: int, kind: (x, y))", "org.example.a", "would have one name"),
         ]
     )
     func generatorRefusals(definition: String, fileName: String, reason: String) {

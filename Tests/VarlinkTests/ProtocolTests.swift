@@ -32,11 +32,27 @@ struct MessageTests {
             (#"{"method":"a.b.C","more":"yes"}"#, "true or false"),
             (#"{"method":"a.b.C"} {}"#, "only one JSON object"), (#"{"method":"a.b.C""#, "not closed"),
             (#"{"method":"a\u0"}"#, "four hex digits"), ("{\"method\":\"a\u{01}\"}", "control character"),
+            (#"{"method":"a.b.C","parameters":{},"method":"a.b.D"}"#, "\"method\" is given twice"),
+            (#"{"method":"a.b.C","parameters":{"x":1},"parameters":{}}"#, "\"parameters\" is given twice"),
         ]
     )
     func notACall(text: String, reason: String) {
         let error = #expect(throws: VarlinkMessageError.self) { try VarlinkCall(message: bytes(text)) }
         #expect(error?.description.contains(reason) == true, "\(error?.description ?? "")")
+    }
+
+    @Test("a document put into a message as it is must be exactly one object: nothing it holds can add members")
+    func wrapping() throws {
+        #expect(
+            try JSONText.wrapping("document", object: bytes(#"{"a": [1]}"#)).description == #"{"document":{"a": [1]}}"#
+        )
+        for forged in [
+            #"{"a":1}},"method":"org.keyport.Vault.Remove","parameters":{"id":"YQ""#, #"{} {}"#, "[]", #"{"a":"#,
+        ] {
+            #expect(throws: JSONSyntaxError.self, "\(forged)") {
+                try JSONText.wrapping("document", object: bytes(forged))
+            }
+        }
     }
 
     @Test("replies: parameters, continues, errors; written back equal")

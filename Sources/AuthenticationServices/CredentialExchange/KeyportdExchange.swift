@@ -49,15 +49,23 @@ struct KeyportdExchange: Sendable {
         document: Data,
         progress: @Sendable (Exchange.ExportCredentials.Reply) -> Void
     ) async throws(ASAuthorizationError) -> Exchange.ExportCredentials.Reply {
-        let parameters = Exchange.exportCredentialsParameters(export: export, document: Array(document))
         // keyportd closes a connection whose message is over the limit without a word; saying so
-        // here tells the app why.
-        let size = Self.messageSize(Self.exportCredentials, parameters)
+        // here tells the app why (before the document is looked at, or copied into a message).
+        let size = Self.messageSize(Self.exportCredentials, export: export, document: document.count)
         guard size <= DaemonClient.maximumMessageSize else {
             throw ASAuthorizationError(
                 .credentialExport,
                 reason:
                     "the export is \(size) bytes as a message to keyportd, which takes at most \(DaemonClient.maximumMessageSize); export fewer credentials at a time"
+            )
+        }
+        let parameters: RawJSON
+        do {
+            parameters = try Exchange.exportCredentialsParameters(export: export, document: Array(document))
+        } catch {
+            throw ASAuthorizationError(
+                .credentialExport,
+                reason: "the data is not a CXF document (one JSON object): \(error)"
             )
         }
         let last: RawJSON
@@ -183,8 +191,11 @@ struct KeyportdExchange: Sendable {
     }
 
     /// The length of the call's message without its NUL: `{"method":…,"parameters":…}`.
-    private static func messageSize(_ method: String, _ parameters: RawJSON) -> Int {
-        // The envelope's length around a one-byte placeholder, so the document is not copied again.
-        VarlinkCall(method: method, parameters: RawJSON(bytes: "0".utf8)).message.count - 1 + parameters.bytes.count
+    /// The length of `method`'s message carrying `export` and a document of `document` bytes: the
+    /// envelope's around one-byte placeholders, so the document is not copied to measure it.
+    private static func messageSize(_ method: String, export: String, document: Int) -> Int {
+        let placeholder = try? Exchange.exportCredentialsParameters(export: export, document: Array("{}".utf8))
+        let envelope = VarlinkCall(method: method, parameters: placeholder ?? .emptyObject).message.count
+        return envelope - 2 + document
     }
 }

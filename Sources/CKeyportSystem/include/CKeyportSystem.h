@@ -63,6 +63,10 @@ int ckp_sealable_memory_file(const char *name);
 /// Seals the memory file `descriptor` against writing, shrinking, growing and further sealing.
 int ckp_seal_memory_file(int descriptor);
 
+/// 1 when `descriptor` is a file of shared memory (tmpfs, where memfd_create puts its files
+/// unless asked for huge pages), 0 when it is on another filesystem, -1 with errno set.
+int ckp_is_shared_memory(int descriptor);
+
 /// The seals of `descriptor` (F_GET_SEALS; EINVAL for a file that is not a memory file), as
 /// ckp_seals_written (F_SEAL_WRITE), ckp_seals_shrink, ckp_seals_grow and ckp_seals_seal flags.
 int ckp_memory_file_seals(int descriptor);

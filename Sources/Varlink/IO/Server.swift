@@ -75,7 +75,17 @@ package struct VarlinkInterfaceImplementation: Sendable {
     package var interface: VarlinkInterface
     package var methods: [String: VarlinkMethodImplementation]
 
+    /// `methods` are keyed by the methods' full names (`Exchange.RequestExport.name`), each a
+    /// method the interface defines: a key that is not would leave its method unanswered
+    /// (`MethodNotImplemented`), a bug of the program's that stops it here.
     package init(_ interface: VarlinkInterface, methods: [String: VarlinkMethodImplementation]) {
+        for name in methods.keys {
+            let prefix = interface.name + "."
+            precondition(
+                name.hasPrefix(prefix) && interface.methods[String(name.dropFirst(prefix.count))] != nil,
+                "\(name) is not a method of \(interface.name)"
+            )
+        }
         self.interface = interface
         self.methods = methods
     }

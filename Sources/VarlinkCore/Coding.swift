@@ -28,7 +28,6 @@ extension VarlinkCodable {
         try self.init(varlink: &cursor)
         guard cursor.isAtEnd else { throw VarlinkDecodingError(path: "", "there is more after the value") }
     }
-
 }
 
 extension RawJSON {

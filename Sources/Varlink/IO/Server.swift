@@ -92,7 +92,7 @@ package struct VarlinkInterfaceImplementation: Sendable {
 }
 
 /// What `org.varlink.service.GetInfo` says about a service.
-package struct VarlinkServiceInfo: Sendable, Codable, Equatable {
+package struct VarlinkServiceInfo: Sendable, Equatable {
     package var vendor: String
     package var product: String
     package var version: String

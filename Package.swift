@@ -149,8 +149,8 @@ let package = Package(
         // Writes text files into Swift source (EmbedText's tool); the standard library only, as
         // it runs in every build of the package.
         .executableTarget(name: "KeyportEmbed", dependencies: ["BuildToolSupport"]),
-        // The interface definitions and the Public Suffix List snapshot, embedded in the code of
-        // the targets that read them, so installed programs need no resource bundle.
+        // The Public Suffix List snapshot, embedded in the code of the target that reads it, so
+        // installed programs need no resource bundle.
         .plugin(name: "EmbedText", capability: .buildTool(), dependencies: ["KeyportEmbed"]),
         // keyportd's interfaces, each defined once in Interfaces/*.varlink (the protocol's
         // documentation), their Swift generated from it (VarlinkInterfaces); where keyportd
@@ -193,9 +193,9 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        // Keyport Vault's agent (org.keyport.Vault on Varlink): one process that holds a vault
-        // unlocked for a while, for `keyport vault`, the vault's provider and its importer; not a
-        // product.
+        // Keyport Vault's keeper (org.keyport.Vault on Varlink, VaultKeeper.varlink): one process
+        // that holds a vault unlocked for a while, for `keyport vault`, the vault's provider and
+        // its importer; its client and the vault's places (VaultLocations); not a product.
         .target(
             name: "KeyportVaultKeeper",
             dependencies: [
@@ -226,7 +226,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        // Keyport Vault's agent (and, next, its AutoFill provider).
+        // Keyport Vault's keeper, its AutoFill provider, importer and exporter.
         .executableTarget(
             name: "keyport-vault",
             dependencies: [

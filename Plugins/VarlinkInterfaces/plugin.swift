@@ -15,7 +15,8 @@ struct VarlinkInterfaces: BuildToolPlugin {
         let outputs = inputs.map { directory.appending(path: "\($0.deletingPathExtension().lastPathComponent).swift") }
         return [
             .buildCommand(
-                displayName: "Generating the Swift of \(inputs.count) interface definitions in \(target.name)",
+                displayName:
+                    "Generating the Swift of \(inputs.count == 1 ? "an interface definition" : "\(inputs.count) interface definitions") in \(target.name)",
                 executable: try context.tool(named: "VarlinkGenerate").url,
                 arguments: [module.moduleName, directory.path(percentEncoded: false)]
                     + inputs.map { $0.path(percentEncoded: false) },

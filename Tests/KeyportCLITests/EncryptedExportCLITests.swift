@@ -36,7 +36,7 @@ struct EncryptedExportCLITests {
         let directory = try TemporaryDirectory("kp-hpke-cli")
         let data = directory.url.appendingPathComponent("data").path
         defer {
-            // Both vaults' agents: started by `unlock`, with this test's data directory.
+            // Both vaults' keepers: started by `unlock`, with this test's data directory.
             Started.stop(running: "keyport-vault", withEnvironment: "XDG_DATA_HOME=\(data)")
             directory.remove()
         }

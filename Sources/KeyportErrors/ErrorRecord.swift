@@ -41,3 +41,28 @@ extension ErrorCode {
     /// The code's name.
     package var description: String { rawValue }
 }
+
+/// A package-level error that holds an ``ErrorRecord``: its code, message, place and description
+/// come from the record, written once here. (Public error types spell these out, their
+/// conformances being public.)
+package protocol RecordedError: Error, Hashable, Sendable, CustomStringConvertible {
+    associatedtype Code: ErrorCode
+    var record: ErrorRecord<Code> { get set }
+}
+
+extension RecordedError {
+    package var code: Code {
+        get { record.code }
+        set { record.code = newValue }
+    }
+
+    package var message: String {
+        get { record.message }
+        set { record.message = newValue }
+    }
+
+    /// Where the error was made, for whoever debugs; equality compares codes.
+    package var location: String { record.location }
+
+    package var description: String { message }
+}

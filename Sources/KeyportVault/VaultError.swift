@@ -3,7 +3,7 @@ import KeyportErrors
 
 /// Why the vault did not do what was asked: a stable code and a sentence that says what was wrong
 /// and where. A call that throws has changed nothing.
-package struct VaultError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct VaultError: RecordedError {
     /// A stable name for why (`wrong-passphrase`, `tampered`), for scripts and tests.
     package struct Code: ErrorCode {
         package let rawValue: String
@@ -35,23 +35,11 @@ package struct VaultError: Error, Hashable, Sendable, CustomStringConvertible {
         package static let invalidItem = Code(rawValue: "invalid-item")
     }
 
-    package var code: Code {
-        get { record.code }
-        set { record.code = newValue }
-    }
-    package var message: String {
-        get { record.message }
-        set { record.message = newValue }
-    }
-    /// Where the error was made, for whoever debugs; equality compares codes.
-    package var location: String { record.location }
-    private var record: ErrorRecord<Code>
+    package var record: ErrorRecord<Code>
 
     package init(_ code: Code, _ message: String, file: String = #fileID, line: UInt = #line) {
         record = ErrorRecord(code, message, file: file, line: line)
     }
-
-    package var description: String { message }
 }
 
 extension VaultError {

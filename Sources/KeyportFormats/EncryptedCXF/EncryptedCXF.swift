@@ -86,7 +86,7 @@ package enum EncryptedCXF {
 /// Why an encrypted export, its request or its key file was refused: a stable code (CXP's own
 /// error codes where the draft has one) and a sentence that says what is wrong, where (a JSON
 /// pointer), and what to do.
-package struct EncryptedCXFError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct EncryptedCXFError: RecordedError {
     /// A stable name for why, for scripts and tests.
     package struct Code: ErrorCode {
         package let rawValue: String
@@ -116,22 +116,13 @@ package struct EncryptedCXFError: Error, Hashable, Sendable, CustomStringConvert
         package static let unsafeParameters = Code(rawValue: "unsafe-parameters")
     }
 
-    package var code: Code {
-        get { record.code }
-        set { record.code = newValue }
-    }
-    package var message: String {
-        get { record.message }
-        set { record.message = newValue }
-    }
-    /// Where the error was made, for whoever debugs; equality compares codes.
-    package var location: String { record.location }
-    private var record: ErrorRecord<Code>
+    package var record: ErrorRecord<Code>
 
     package init(_ code: Code, _ message: String, file: String = #fileID, line: UInt = #line) {
         record = ErrorRecord(code, message, file: file, line: line)
     }
 
+    /// The message, and the code CXP names it by.
     package var description: String { "\(message) [\(code)]" }
 
     /// What an export that does not open says: the two causes cannot be told apart.

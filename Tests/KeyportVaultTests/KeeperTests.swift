@@ -209,6 +209,11 @@ struct VaultKeeperTests {
 
         _ = try await sandbox.call(VaultKeeper.Lock.name)
         #expect(await sandbox.error(VaultKeeper.Get.name, #"{"id":"\#(id)"}"#)?.name == VaultKeeper.Locked.name)
+        // Locked, nothing is taken in, from a document any more than from items.
+        #expect(
+            await sandbox.error(VaultKeeper.ImportDocument.name, #"{"document":\#(document)}"#)?.name
+                == VaultKeeper.Locked.name
+        )
         // The keeper kept nothing on disk: the vault file is the only file besides the socket and
         // the lock beside it (which holds the keeper's process id).
         let files = try FileManager.default.subpathsOfDirectory(atPath: sandbox.directory.url.path).filter {

@@ -68,6 +68,12 @@ package final class CallbacksService: Sendable {
     /// `Deliver(url)`: offers the URL to the waiting sessions until one takes it.
     private func deliver(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
         let text = try request.parameters(as: Callbacks.Deliver.Parameters.self).url
+        // The definition's bound, which sessions hold to as well: a longer URL reaches none.
+        guard text.utf8.count <= CallbackHandOff.maximumURLLength else {
+            throw invalid(
+                "the callback URL is \(text.utf8.count) bytes long; at most \(CallbackHandOff.maximumURLLength) are handed over"
+            )
+        }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased() else {
             throw invalid("the callback is not a URL with a scheme")
         }

@@ -139,16 +139,20 @@ struct CallbackRoutingTests {
                 attempt(lambda: next(iter(callbacks.Listen("com.example.routed", "/etc/passwd", _more=True))))
                 attempt(lambda: next(iter(callbacks.Listen("https", sys.argv[1], _more=True))))
                 attempt(lambda: callbacks.Deliver("com.example.routed:/callback?code=hidden"))
+                attempt(lambda: callbacks.Deliver("com.example.routed:/callback?code=" + "x" * 9000))
             """
         let socket = try #require(sandbox.environment["KEYPORT_SOCKET"])
         let ran = try await Program.run(python, ["-c", script, socket], timeout: .seconds(60))
         #expect(ran.status == 0, "\(ran.standardError)")
         let lines = ran.standardOutput.split(separator: "\n").map(String.init)
-        try #require(lines.count == 4, "\(ran.standardOutput)")
+        try #require(lines.count == 5, "\(ran.standardOutput)")
         #expect(lines[0].hasPrefix("org.varlink.service.ExpectedMore"))
         #expect(lines[1].hasPrefix("org.keyport.Callbacks.InvalidCallback") && lines[1].contains("/etc/passwd"))
         #expect(lines[2].hasPrefix("org.keyport.Callbacks.InvalidCallback") && lines[2].contains("https"))
         #expect(lines[3].hasPrefix("org.keyport.Callbacks.NoSession") && !lines[3].contains("hidden"))
+        // Longer than the definition allows: refused as such, not looked for, the code not repeated.
+        #expect(lines[4].hasPrefix("org.keyport.Callbacks.InvalidCallback") && lines[4].contains("at most 8192"))
+        #expect(!lines[4].contains("xxxx"))
     }
 }
 

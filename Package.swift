@@ -36,16 +36,22 @@ let package = Package(
         // concurrency helpers); not a product.
         .target(name: "KeyportSystem", dependencies: ["KeyportSystemCore", "CKeyportSystem"]),
         // KeyportSystem's part that needs only the standard library and libc (XDG base directories,
-        // private directories, socket paths, the environment), for programs that must start fast;
+        // private directories, socket paths, the environment, sealed memory files and descriptor
+        // passing), for programs that must start fast;
         // not a product.
-        .target(name: "KeyportSystemCore", dependencies: ["KeyportEncoding"]),
+        .target(name: "KeyportSystemCore", dependencies: ["KeyportEncoding", "CKeyportSystem"]),
         // The Linux calls KeyportSystem makes that Swift's Glibc module lacks (SO_PEERCRED's
         // struct ucred, SO_PEERPIDFD, pidfd_open); not a product.
         .target(name: "CKeyportSystem"),
         // Varlink's protocol without Foundation or an event loop (messages, JSON reading, interface
-        // definitions, validation) and a blocking connection, for clients that must start fast;
+        // definitions, validation) and a blocking connection that also passes descriptors, for
+        // clients that must start fast;
         // not a product.
-        .target(name: "VarlinkCore", dependencies: ["VarlinkIDL", "KeyportEncoding"], plugins: ["VarlinkInterfaces"]),
+        .target(
+            name: "VarlinkCore",
+            dependencies: ["VarlinkIDL", "KeyportEncoding", "KeyportSystemCore"],
+            plugins: ["VarlinkInterfaces"]
+        ),
         // Varlink's interface definition language: definitions read and checked. What VarlinkCore
         // and the generator share; the standard library only; not a product.
         .target(name: "VarlinkIDL"),
@@ -62,11 +68,12 @@ let package = Package(
         // in its target's code: an interface is written once, in its definition.
         .plugin(name: "VarlinkInterfaces", capability: .buildTool(), dependencies: ["VarlinkGenerate"]),
         // Varlink, systemd's IPC (NUL-terminated JSON, interface definitions, introspection) on
-        // swift-nio: keyportd, its clients and agents speak it; not a product.
+        // swift-nio, and on a transport of its own for the calls that pass descriptors: keyportd,
+        // its clients and agents speak it; not a product.
         .target(
             name: "Varlink",
             dependencies: [
-                "VarlinkCore", "KeyportSystem",
+                "VarlinkCore", "KeyportSystem", "CKeyportSystem",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -301,7 +308,7 @@ let package = Package(
         .testTarget(
             name: "VarlinkTests",
             dependencies: [
-                "Varlink", "KeyportTestSupport", "VarlinkGeneration",
+                "Varlink", "KeyportSystem", "KeyportTestSupport", "VarlinkGeneration",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -315,7 +322,7 @@ let package = Package(
             name: "KeyportDaemonTests",
             dependencies: [
                 "KeyportDaemon", "KeyportInterfaces", "keyportd", "keyport-cli", "keyport-vault", "Varlink",
-                "KeyportSystem",
+                "KeyportSystem", "CKeyportSystem",
                 "KeyportTestSupport", "ExampleExporter", "ExampleImporter", "ExampleProvider",
                 "CredentialExchangeFormat", "WebAuthentication", "AuthenticationServices", "KeyportVaultKeeper",
             ],

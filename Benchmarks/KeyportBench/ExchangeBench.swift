@@ -30,14 +30,20 @@ func exchangeImporter() async throws {
         print("exchange-importer is started by keyportd")
         exit(2)
     }
-    let reply = try await DaemonClient.withConnection(environment: environment) { connection in
-        try await connection.call(
-            "org.keyport.Exchange.ImportCredentials",
-            RawJSON(encoding: Exchange.ImportCredentials.Parameters(token: token))
+    // As ASCredentialImportManager redeems: on the descriptor socket, the document a sealed
+    // memory file, decoded where it is mapped.
+    let connection = try DaemonClient.connectForDescriptors(environment: environment)
+    try connection.send(
+        VarlinkCall(
+            method: Exchange.ImportCredentials.name,
+            parameters: RawJSON(encoding: Exchange.ImportCredentials.Parameters(token: token))
         )
-    }
-    guard let data = try reply.member("data") else { exit(1) }
-    let decoded = try CXF.Decoder().decode(data.bytes)
+    )
+    let (reply, descriptors) = try connection.nextReply()
+    guard let index = try reply.parameters.decode(Exchange.ImportCredentials.Reply.self).dataDescriptor,
+        let descriptor = descriptors.take(index)
+    else { exit(1) }
+    let decoded = try MemoryFile(checking: descriptor).withBytes { try CXF.Decoder().decode($0) }
     let done = monotonicNanoseconds()
     let items = decoded.document.accounts.reduce(0) { $0 + $1.items.count }
     try "\(done) \(items)".write(toFile: marker, atomically: true, encoding: .utf8)
@@ -106,15 +112,25 @@ func exchangeBenchmark(items: Int, rounds: Int) async throws {
     for _ in 0..<rounds {
         try? FileManager.default.removeItem(atPath: marker)
         let start = monotonicNanoseconds()
-        try await DaemonClient.withConnection(environment: environment) { connection in
-            let requested = try await connection.call("org.keyport.Exchange.RequestExport")
-            let options = try requested.decode(Exchange.RequestExport.Reply.self)
-            let encoded = CXF.Encoder().encode(document)
-            _ = try await connection.call(
-                "org.keyport.Exchange.ExportCredentials",
-                try Exchange.exportCredentialsParameters(export: options.export, document: encoded)
-            )
+        // As ASCredentialExportManager exports: RequestExport, then the document encoded into a
+        // sealed memory file whose descriptor goes to keyportd's descriptor socket.
+        let options = try await DaemonClient.withConnection(environment: environment) { connection in
+            try await connection.call(Exchange.RequestExport.self, Exchange.RequestExport.Parameters())
         }
+        let encoded = CXF.Encoder().encode(document)
+        let file = try encoded.withUnsafeBytes { try MemoryFile(name: "bench-export", contents: $0) }
+        let call = VarlinkCall(
+            method: Exchange.ExportCredentials.name,
+            parameters: RawJSON(
+                encoding: Exchange.ExportCredentials.Parameters(export: options.export, data: nil, dataDescriptor: 0)
+            )
+        )
+        _ = try await DaemonClient.withDescriptorConnection(
+            environment: environment,
+            sending: call,
+            descriptors: [file.descriptor]
+        ) { connection in try await connection.reply() }
+        withExtendedLifetime(file) {}
         while !FileManager.default.fileExists(atPath: marker) { usleep(1_000) }
         let parts = try String(contentsOfFile: marker, encoding: .utf8).split(separator: " ")
         guard let done = UInt64(parts[0]), Int(parts[1]) == items else {
@@ -122,8 +138,8 @@ func exchangeBenchmark(items: Int, rounds: Int) async throws {
         }
         exchanges.append(Double(done - start) / 1e9)
         // The raw codec on the same document, moments apart.
-        let (encode, encoded) = measure(1) { CXF.Encoder().encode(document) }
-        let (decode, _) = try measure(1) { try CXF.Decoder().decode(encoded) }
+        let (encode, again) = measure(1) { CXF.Encoder().encode(document) }
+        let (decode, _) = try measure(1) { try CXF.Decoder().decode(again) }
         raw.append(encode + decode)
     }
     let peak = memory(of: daemon.pid)
@@ -158,20 +174,18 @@ func exchangeBenchmark(items: Int, rounds: Int) async throws {
 func exchangeParts(items: Int) throws {
     let document = Generator.document(items: items)
     let bytes = CXF.Encoder().encode(document)
-    let parameters = try Exchange.exportCredentialsParameters(export: "x", document: bytes)
-    let message = VarlinkCall(method: "org.keyport.Exchange.ExportCredentials", parameters: parameters).message
     func time(_ name: String, _ body: () throws -> Void) rethrows {
         let (seconds, _) = try measure(3) { try body() }
         print(String(format: "%-40@ %8.1f ms", name as NSString, seconds * 1000))
     }
-    try time("VarlinkCall(message:)") { _ = try VarlinkCall(message: message) }
-    // As keyportd has them: read out of the message, with where each member lies.
-    let received = try VarlinkCall(message: message).parameters
-    time("interface check") {
-        _ = Exchange.interface.check(received, against: Exchange.interface.methods["ExportCredentials"]!.input)
+    time("CXF encode (exporter)") { _ = CXF.Encoder().encode(document) }
+    try time("into a sealed memory file (exporter)") {
+        _ = try bytes.withUnsafeBytes { try MemoryFile(name: "bench", contents: $0) }
     }
-    try time("member(\"data\")") { _ = try received.member("data") }
-    try time("CXF decode") { _ = try CXF.Decoder().decode(bytes) }
-    time("CXF encode") { _ = CXF.Encoder().encode(document) }
-    time("VarlinkCall.message (joined)") { _ = VarlinkCall(method: "a.b.C", parameters: parameters).message }
+    let file = try bytes.withUnsafeBytes { try MemoryFile(name: "bench", contents: $0) }
+    try time("header check on the mapping (keyportd)") {
+        _ = try file.withBytes { try CXF.Decoder().peekHeader($0) }
+    }
+    try time("CXF decode of the mapping (importer)") { _ = try file.withBytes { try CXF.Decoder().decode($0) } }
+    try time("CXF decode of an array") { _ = try CXF.Decoder().decode(bytes) }
 }

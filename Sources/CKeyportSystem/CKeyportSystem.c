@@ -57,6 +57,8 @@ int ckp_release_free_memory(void) {
 #endif
 }
 
+int ckp_accept(int socket) { return accept4(socket, NULL, NULL, SOCK_CLOEXEC); }
+
 int ckp_pidfd_open(int pid) {
     // The system call itself rather than glibc's wrapper, which only glibc 2.36 and later declare.
     return (int)syscall(SYS_pidfd_open, pid, 0);

@@ -145,6 +145,47 @@ extension CXF {
             return try result.get()
         }
 
+        /// What a document's top level says about its version, read in one pass that stops at
+        /// `accounts` once the version is known (exporters write it first): what a relay checks
+        /// before it passes a document on, without the cost of decoding it (its receiver does).
+        /// The JSON after that point is not looked at.
+        ///
+        /// - Throws: ``CXFDecodingError`` when the top level is not an object, `version` is not an
+        ///   object, `accounts` is not an array, or the JSON read is not JSON.
+        package func peekHeader(_ buffer: UnsafeRawBufferPointer) throws(CXFDecodingError) -> PeekedHeader {
+            try read(buffer) { decoder throws(ScanFailure) in
+                var s = decoder.s
+                var header = PeekedHeader()
+                s.skipWhitespace()
+                guard s.kind == .object else { throw s.syntax("the document is not a JSON object") }
+                try s.enterObject()
+                var first = true
+                while try s.nextKey(&first) {
+                    if s.keyIs("version") {
+                        guard s.kind == .object else { throw s.syntax("\"version\" is not an object") }
+                        try s.enterObject()
+                        var firstInVersion = true
+                        while try s.nextKey(&firstInVersion) {
+                            if s.keyIs("major"), s.kind == .number {
+                                let number = try s.scanNumber()
+                                header.major = number.isInteger ? s.int64(number).flatMap { Int(exactly: $0) } : nil
+                            } else {
+                                try s.skipValue()
+                            }
+                        }
+                    } else if s.keyIs("accounts") {
+                        guard s.kind == .array else { throw s.syntax("\"accounts\" is not an array") }
+                        header.hasAccounts = true
+                        if header.major != nil { return header }
+                        try s.skipValue()
+                    } else {
+                        try s.skipValue()
+                    }
+                }
+                return header
+            }
+        }
+
         /// Runs `body` over a decoder of `buffer` within ``options``; a failure becomes a
         /// ``CXFDecodingError`` with its line and column.
         private func read<T>(
@@ -199,6 +240,14 @@ extension CXF {
             }
         }
     }
+}
+
+/// What ``CXF/Decoder/peekHeader(_:)`` found at a document's top level.
+package struct PeekedHeader: Sendable, Equatable {
+    /// `version.major`, when it is an integer.
+    package var major: Int?
+    /// Whether it has an `accounts` array.
+    package var hasAccounts = false
 }
 
 /// The members an object must have: their bit in the object's `seen` mask, their name, and what

@@ -129,29 +129,50 @@ package struct KeyportDaemon: Service {
         let logger = logger
         let locations = locations
         let listener = listener
-        if case .socketFile = listener { _ = try locations.prepareSocketDirectory(create: true) }
-        // On SIGTERM or SIGINT: the services end their waiting calls with ShuttingDown, those
-        // replies are written, then the server stops (closing every connection and, for a socket
-        // file keyportd made, removing it).
+        _ = try locations.prepareSocketDirectory(create: true)
+        // The main socket is taken first (a second keyportd is refused naming it), then the
+        // descriptor socket; "listening" is said once both are. On SIGTERM or SIGINT: the
+        // services end their waiting calls with ShuttingDown, those replies are written, then the
+        // server stops (closing every connection and removing the socket files keyportd made).
+        let mainReady = Latch()
         try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                // keyportd's own also under socket activation: it is only used once keyportd runs
+                // (by an exporter after RequestExport, by importers keyportd started), so systemd
+                // need not hold it.
+                await mainReady.wait()
+                guard mainReady.isOpen else { return }
+                let path = locations.descriptorSocket
+                try await server.serveWithDescriptors(
+                    path: path,
+                    maximumMessageSize: DaemonClient.descriptorMessageSize
+                ) {
+                    switch listener {
+                    case .socketFile:
+                        logger.info(
+                            "listening",
+                            metadata: ["socket": "\(locations.socket)", "descriptor socket": "\(path)"]
+                        )
+                    case .descriptor(let descriptor):
+                        logger.info(
+                            "listening on the socket systemd passed",
+                            metadata: ["descriptor": "\(descriptor)", "descriptor socket": "\(path)"]
+                        )
+                    }
+                }
+            }
             group.addTask {
                 switch listener {
                 case .socketFile:
                     let path = locations.socket
-                    try await server.serve(path: path) { logger.info("listening", metadata: ["socket": "\(path)"]) }
+                    try await server.serve(path: path) { mainReady.open() }
                 case .descriptor(let descriptor):
                     // systemd made the socket, at this path when it is keyportd's own unit: the
                     // lock still says who serves it, so that a keyportd started by hand is refused
-                    // rather than replacing systemd's socket with its own. (No directory there: no
-                    // socket of systemd's to protect.)
-                    let directory = FilePaths.parent(locations.socket)
-                    let lock =
-                        FileManager.default.fileExists(atPath: directory)
-                        ? try SocketLock(socketPath: locations.socket) : nil
+                    // rather than replacing systemd's socket with its own.
+                    let lock = try SocketLock(socketPath: locations.socket)
                     defer { withExtendedLifetime(lock) {} }
-                    try await server.serve(listeningDescriptor: descriptor) {
-                        logger.info("listening on the socket systemd passed", metadata: ["descriptor": "\(descriptor)"])
-                    }
+                    try await server.serve(listeningDescriptor: descriptor) { mainReady.open() }
                 }
             }
             group.addTask {

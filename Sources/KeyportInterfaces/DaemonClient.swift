@@ -24,4 +24,25 @@ extension DaemonClient {
             throw DaemonError.notRunning(locations)
         }
     }
+
+    /// Sends `call` with `descriptors` attached on keyportd's descriptor socket, then runs `body`
+    /// with that connection (swift-nio's from there on: the replies carry no descriptors) to
+    /// read the replies, and closes it.
+    ///
+    /// - Throws: ``DaemonError`` when keyportd is not running; ``VarlinkConnectionError``; what
+    ///   `body` throws.
+    package static func withDescriptorConnection<T>(
+        environment: [String: String],
+        sending call: VarlinkCall,
+        descriptors: [Int32],
+        _ body: (VarlinkConnection) async throws -> T
+    ) async throws -> T {
+        let connection = try connectForDescriptors(environment: environment)
+        try connection.send(call, descriptors: descriptors)
+        return try await VarlinkConnection.withConnection(
+            connectedDescriptor: connection.releaseSocket(),
+            maximumMessageSize: descriptorMessageSize,
+            body
+        )
+    }
 }

@@ -10,6 +10,27 @@ package enum DaemonClient {
     /// CXF document in one message, and real exports reach 50 MB.
     package static let maximumMessageSize = 64 << 20
 
+    /// The largest message on keyportd's descriptor socket: its calls carry documents as
+    /// descriptors, so their messages are small.
+    package static let descriptorMessageSize = 1 << 20
+
+    /// Connects to keyportd's descriptor socket (calls that pass descriptors) with a blocking
+    /// connection.
+    ///
+    /// - Throws: ``DaemonError`` when keyportd is not running or its directory is not private;
+    ///   ``VarlinkConnectionError`` when the connection fails otherwise.
+    package static func connectForDescriptors(environment: [String: String]) throws -> VarlinkBlockingConnection {
+        let locations = try DaemonLocations(environment: environment)
+        do {
+            return try VarlinkBlockingConnection(
+                path: try locations.clientDescriptorSocket(),
+                maximumMessageSize: descriptorMessageSize
+            )
+        } catch let error as VarlinkConnectionError where error.isRefused {
+            throw DaemonError.notRunning(locations)
+        }
+    }
+
     /// Connects to keyportd with a blocking connection.
     ///
     /// - Throws: ``DaemonError`` when keyportd is not running (saying how to start it) or its

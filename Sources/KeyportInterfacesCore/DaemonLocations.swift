@@ -22,10 +22,16 @@ package struct DaemonError: Error, Hashable, Sendable, CustomStringConvertible {
 ///   one; ``BaseDirectories/keyportRuntime``). The directory must be private to the user
 ///   (``PrivateDirectory``): the daemon creates it 0700 and checks it, a client checks it before
 ///   connecting, so neither talks through a directory another user could have made.
+/// - The descriptor socket, beside it: the socket's name with `-fd` before `.sock`
+///   (`keyportd-fd.sock`), where calls that pass descriptors go (a credential exchange's document,
+///   as a sealed memory file). keyportd makes it as it starts, also when systemd made the other:
+///   only an exporter that called `RequestExport`, and importers keyportd started, use it.
 /// - Settings: `$XDG_CONFIG_HOME/keyport`; state: `$XDG_STATE_HOME/keyport`.
 package struct DaemonLocations: Hashable, Sendable {
     /// The socket's path.
     package var socket: String
+    /// The descriptor socket's path.
+    package var descriptorSocket: String
     /// Where Settings live (enabled providers, their order).
     package var configuration: String
     /// Where state lives (the credential identity store).
@@ -49,9 +55,11 @@ package struct DaemonLocations: Hashable, Sendable {
         } else {
             socket = FilePaths.join(base.keyportRuntime, Self.socketName)
         }
-        guard socket.utf8.count <= UnixSocketPath.maximumLength else {
+        let stem = socket.hasSuffix(".sock") ? String(socket.dropLast(5)) : socket
+        descriptorSocket = stem + "-fd.sock"
+        guard descriptorSocket.utf8.count <= UnixSocketPath.maximumLength else {
             throw DaemonError(
-                "the socket path \(socket) is longer than the \(UnixSocketPath.maximumLength) bytes a Unix-domain socket allows; set \(Self.socketVariable) to a shorter path"
+                "the socket path \(descriptorSocket) (beside \(socket)) is longer than the \(UnixSocketPath.maximumLength) bytes a Unix-domain socket allows; set \(Self.socketVariable) to a shorter path"
             )
         }
         configuration = FilePaths.join(base.configHome, "keyport")
@@ -83,6 +91,17 @@ package struct DaemonLocations: Hashable, Sendable {
             throw DaemonError.notRunning(self)
         }
         return socket
+    }
+
+    /// The descriptor socket, checked as ``clientSocket()`` checks the other.
+    ///
+    /// - Throws: ``DaemonError/notRunning(_:)`` when there is no such socket; ``DaemonError``
+    ///   when the directory is not private.
+    package func clientDescriptorSocket() throws(DaemonError) -> String {
+        guard try prepareSocketDirectory(create: false), UnixSocketPath.isOwnSocket(descriptorSocket) else {
+            throw DaemonError.notRunning(self)
+        }
+        return descriptorSocket
     }
 }
 

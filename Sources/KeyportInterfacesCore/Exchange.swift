@@ -1,8 +1,7 @@
-import KeyportEncoding
 import VarlinkCore
 
 // What the exchange's programs share beside Interfaces/org.keyport.Exchange.varlink: how keyportd
-// starts an importer, the states of an export, and the document put into a message as it is.
+// starts an importer and the states of an export.
 extension Exchange {
     /// The environment variable that holds the activity type for an app keyportd starts to import.
     package static let activityTypeVariable = "KEYPORT_ACTIVITY_TYPE"
@@ -22,25 +21,6 @@ extension Exchange {
         case reported
         /// The importer ended, or went quiet, without saying (last reply).
         case unreported
-    }
-
-    /// `ExportCredentials`'s input, written around the document's bytes: the document is put in as
-    /// it is, never decoded and re-encoded on the way, once one pass has checked it is exactly one
-    /// JSON object (``JSONText/checkObject(_:)``).
-    ///
-    /// - Throws: ``JSONSyntaxError`` when it is not.
-    package static func exportCredentialsParameters(
-        export: String,
-        document: [UInt8]
-    ) throws(JSONSyntaxError) -> RawJSON {
-        try JSONText.checkObject(document)
-        var bytes = Array(#"{"export":"#.utf8)
-        bytes += JSONString.quoted(export)
-        bytes += Array(#","data":"#.utf8)
-        bytes.reserveCapacity(bytes.count + document.count + 1)
-        bytes += document
-        bytes.append(UInt8(ascii: "}"))
-        return RawJSON(bytes: bytes)
     }
 }
 

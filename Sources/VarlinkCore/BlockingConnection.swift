@@ -1,3 +1,5 @@
+import KeyportSystemCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -24,54 +26,41 @@ package struct VarlinkConnectionError: Error, Hashable, Sendable, CustomStringCo
 /// event loop in 10–20 ms (docs/performance.md). Messages are the same ``VarlinkCall`` and
 /// ``VarlinkReply``; only the transport differs.
 package final class VarlinkBlockingConnection {
-    private let descriptor: Int32
-    private let maximumMessageSize: Int
-    /// What arrived after the last message's NUL: the start of the next message.
-    private var pending: [UInt8] = []
+    private var descriptor: Int32
+    /// The messages' framing, and which descriptors came with which.
+    private let framing: DescriptorFraming
+    /// Replies read from the socket and not returned yet.
+    private var received: [(bytes: [UInt8], descriptors: ReceivedDescriptors)] = []
+
+    /// The most descriptors one reply may carry.
+    package static let maximumDescriptors = 4
 
     /// Connects to the service listening at `path` (a Unix-domain socket).
     ///
     /// - Throws: ``VarlinkConnectionError``, with `isRefused` when nothing listens there.
     package init(path: String, maximumMessageSize: Int) throws(VarlinkConnectionError) {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard path.utf8.count < capacity else {
-            throw VarlinkConnectionError("the socket path \(path) is longer than \(capacity - 1) bytes")
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: path.utf8)
-            raw[path.utf8.count] = 0
-        }
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else {
-            throw VarlinkConnectionError("cannot make a socket: \(String(cString: strerror(errno)))")
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard connected == 0 else {
-            let code = errno
-            close(descriptor)
-            throw VarlinkConnectionError(
-                "cannot connect to \(path): \(String(cString: strerror(code)))",
-                isRefused: code == ECONNREFUSED || code == ENOENT
-            )
-        }
-        self.descriptor = descriptor
-        self.maximumMessageSize = maximumMessageSize
+        descriptor = try UnixSocketAddress.connect(path)
+        framing = DescriptorFraming(maximumMessageSize: maximumMessageSize, maximumDescriptors: Self.maximumDescriptors)
     }
 
-    deinit { close(descriptor) }
+    /// Gives up the connection's socket to the caller, who closes it (a swift-nio connection that
+    /// reads the rest of the replies, say); the connection cannot be used after.
+    package func releaseSocket() -> Int32 {
+        precondition(descriptor >= 0, "the socket was given up already")
+        defer { descriptor = -1 }
+        return descriptor
+    }
+
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+    }
 
     /// Calls a method that replies once; returns the reply's parameters.
     ///
     /// - Throws: the service's ``VarlinkError``, or ``VarlinkConnectionError``.
     package func call(_ method: String, _ parameters: RawJSON = .emptyObject) throws -> RawJSON {
         try transmit(VarlinkCall(method: method, parameters: parameters))
-        return try nextReply().parameters
+        return try nextReply().reply.parameters
     }
 
     /// Calls `method`, which replies once, with `parameters`; returns its reply.
@@ -96,65 +85,78 @@ package final class VarlinkBlockingConnection {
     ) throws -> RawJSON {
         try transmit(VarlinkCall(method: method, parameters: parameters, more: true))
         while true {
-            let reply = try nextReply()
+            let reply = try nextReply().reply
             guard reply.continues else { return reply.parameters }
             try each(reply.parameters)
         }
     }
 
-    private func nextReply() throws -> VarlinkReply {
+    /// Sends `call` with `descriptors` attached (passed with `SCM_RIGHTS`; the service gets its
+    /// own copies, these stay open): the call's parameters name them by their index. Read the
+    /// reply with ``nextReply()``.
+    ///
+    /// - Throws: ``VarlinkConnectionError``.
+    package func send(_ call: VarlinkCall, descriptors: [Int32] = []) throws(VarlinkConnectionError) {
+        try transmit(call, descriptors: descriptors)
+    }
+
+    /// The next reply, with the descriptors that came with it.
+    ///
+    /// - Throws: the service's ``VarlinkError``, or ``VarlinkConnectionError``.
+    package func nextReply() throws -> (reply: VarlinkReply, descriptors: ReceivedDescriptors) {
+        let (message, descriptors) = try receive()
         let reply: VarlinkReply
         do {
-            reply = try VarlinkReply(message: try receive())
-        } catch let error as VarlinkMessageError {
+            reply = try VarlinkReply(message: message)
+        } catch {
             throw VarlinkConnectionError("the service's reply is not Varlink: \(error)")
         }
         if let name = reply.error { throw VarlinkError(name: name, parameters: reply.parameters) }
-        return reply
+        return (reply, descriptors)
     }
 
-    private func transmit(_ call: VarlinkCall) throws(VarlinkConnectionError) {
+    private func transmit(_ call: VarlinkCall, descriptors: [Int32] = []) throws(VarlinkConnectionError) {
         var message = call.message
         message.append(0)
         var sent = 0
         while sent < message.count {
-            let written = message.withUnsafeBytes {
-                send(descriptor, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL))
+            do {
+                // The descriptors go with the first send, which holds this message's bytes only
+                // (DescriptorFraming says why that matters).
+                sent += try message.withUnsafeBytes { bytes in
+                    try DescriptorPassing.send(
+                        UnsafeRawBufferPointer(rebasing: bytes[sent...]),
+                        descriptors: sent == 0 ? descriptors : [],
+                        on: descriptor
+                    )
+                }
+            } catch {
+                throw VarlinkConnectionError("the service closed the connection: \(error)")
             }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw VarlinkConnectionError("the service closed the connection: \(String(cString: strerror(errno)))")
-            }
-            sent += written
         }
     }
 
-    /// The next message, without its NUL.
-    private func receive() throws(VarlinkConnectionError) -> [UInt8] {
-        var searched = 0
+    /// The next message, without its NUL, and its descriptors.
+    private func receive() throws(VarlinkConnectionError) -> (bytes: [UInt8], descriptors: ReceivedDescriptors) {
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        while true {
-            let end = pending[searched...].firstIndex(of: 0)
-            guard (end ?? pending.count) <= maximumMessageSize else {
-                throw VarlinkConnectionError(
-                    "a message is longer than \(maximumMessageSize) bytes, the most this connection takes"
-                )
+        while received.isEmpty {
+            do {
+                let (count, descriptors) = try chunk.withUnsafeMutableBytes { buffer in
+                    try DescriptorPassing.receive(into: buffer, on: descriptor, maximum: Self.maximumDescriptors)
+                }
+                guard count > 0 else {
+                    for descriptor in descriptors { close(descriptor) }
+                    throw VarlinkConnectionError("the service closed the connection before it replied")
+                }
+                received += try chunk.withUnsafeBytes { bytes in
+                    try framing.append(UnsafeRawBufferPointer(rebasing: bytes[..<count]), descriptors: descriptors)
+                }
+            } catch let error as VarlinkConnectionError {
+                throw error
+            } catch {
+                throw VarlinkConnectionError("the connection failed: \(error)")
             }
-            if let end {
-                let message = Array(pending[..<end])
-                pending.removeSubrange(...end)
-                return message
-            }
-            searched = pending.count
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw VarlinkConnectionError("the connection failed: \(String(cString: strerror(errno)))")
-            }
-            guard count > 0 else {
-                throw VarlinkConnectionError("the service closed the connection before it replied")
-            }
-            pending += chunk[..<count]
         }
+        return received.removeFirst()
     }
 }

@@ -178,20 +178,4 @@ struct CredentialExchangeManagerTests {
             } throws: { Self.saysNotRunning($0) }
         }
     }
-
-    @Test("an export over keyportd's message limit fails before anything is sent, saying so")
-    func exportTooLarge() async throws {
-        try await Self.withoutKeyportd { environment in
-            // Checked before connecting: without keyportd this would otherwise be .failed.
-            await #expect {
-                try await KeyportdExchange(environment: environment).exportCredentials(
-                    export: "e",
-                    document: Data(count: DaemonClient.maximumMessageSize)
-                ) { _ in }
-            } throws: { error in
-                let error = error as? ASAuthorizationError
-                return error?.code == .credentialExport && error?.failureReason?.contains("at most") == true
-            }
-        }
-    }
 }

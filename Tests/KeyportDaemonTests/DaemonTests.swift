@@ -237,7 +237,8 @@ struct InterfaceDefinitionTests {
         )
         #expect(
             Exchange.interface.methods["ImportCredentials"]?.output == [
-                VarlinkField(name: "data", type: .object)
+                VarlinkField(name: "data", type: .optional(.object)),
+                VarlinkField(name: "dataDescriptor", type: .optional(.int)),
             ]
         )
         #expect(

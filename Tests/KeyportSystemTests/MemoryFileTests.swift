@@ -1,6 +1,7 @@
 import CKeyportSystem
 import Foundation
 import KeyportSystem
+import KeyportTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -73,7 +74,7 @@ struct MemoryFileTests {
         defer { close(pipe[1]) }
         let notAFile = #expect(throws: MemoryFileError.self) { try MemoryFile(checking: pipe[0]) }
         #expect(notAFile?.description.contains("not a sealed memory file") == true)
-        #expect(Self.nobodyReads(pipe[1]), "the refused descriptor is closed")
+        #expect(Pipes.nobodyReads(pipe[1]), "the refused descriptor is closed")
 
         // An ordinary file is no memory file either.
         let path = NSTemporaryDirectory() + "kp-memfd-\(getpid())"
@@ -83,13 +84,6 @@ struct MemoryFileTests {
         try #require(ordinary >= 0)
         let notMemory = #expect(throws: MemoryFileError.self) { try MemoryFile(checking: ordinary) }
         #expect(notMemory?.description.contains("not a sealed memory file") == true)
-    }
-
-    /// Whether every reading end of the pipe whose writing end is `descriptor` is closed (in every
-    /// process): its writing end then polls as an error.
-    static func nobodyReads(_ descriptor: Int32) -> Bool {
-        var event = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-        return poll(&event, 1, 0) == 1 && event.revents & Int16(POLLERR) != 0
     }
 
     @Test("more descriptors than the receiver takes: all of them closed, the message refused")
@@ -123,6 +117,6 @@ struct MemoryFileTests {
         }
         #expect(refused?.description.contains("more than 2 descriptors") == true)
         // None of the three stayed open in this process.
-        #expect(pipes.allSatisfy { Self.nobodyReads($0[1]) })
+        #expect(pipes.allSatisfy { Pipes.nobodyReads($0[1]) })
     }
 }

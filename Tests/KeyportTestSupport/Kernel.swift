@@ -15,3 +15,13 @@ package enum Kernel {
         return !numbers.lexicographicallyPrecedes([major, minor])
     }
 }
+
+/// Pipes, as tests use them to see whether another side closed a descriptor it was sent.
+package enum Pipes {
+    /// Whether every reading end of the pipe whose writing end is `descriptor` is closed (in every
+    /// process): its writing end then polls as an error.
+    package static func nobodyReads(_ descriptor: Int32) -> Bool {
+        var event = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+        return poll(&event, 1, 0) == 1 && event.revents & Int16(POLLERR) != 0
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import KeyportSystem
 import KeyportTestSupport
 import Synchronization
 import Testing
@@ -80,6 +81,19 @@ private func makeServer(
                 observations.cancel.yield()
             }
             return .emptyObject
+        },
+        TestService.Reflect.name: { request throws(VarlinkError) in
+            let index = try request.parameters(as: TestService.Reflect.Parameters.self).file
+            guard let descriptor = request.descriptors.take(index) else {
+                throw VarlinkError(TestService.Failed(message: "no descriptor \(index) came with the call"))
+            }
+            do {
+                let file = try MemoryFile(checking: descriptor)
+                let text = try file.withBytes { String(decoding: $0, as: UTF8.self) }
+                return RawJSON(encoding: TestService.Reflect.Reply(text: text, file: request.attach(file)))
+            } catch {
+                throw VarlinkError(TestService.Failed(message: "\(error)"))
+            }
         },
         TestService.Fail.name: { _ throws(VarlinkError) in
             throw VarlinkError(TestService.Failed(message: "it always fails"))
@@ -487,5 +501,137 @@ struct OtherUserTests {
             }
             #expect(info.description.contains("\"Keyport\""))
         }
+    }
+}
+
+/// Runs `server` on a socket that passes descriptors, in a private directory, while `body` runs.
+private func withDescriptorServer<T>(
+    _ server: VarlinkServer,
+    _ body: (String) async throws -> T
+) async throws -> T {
+    let directory = try TemporaryDirectory("kp-varlink-fd")
+    defer { directory.remove() }
+    let path = directory.url.appendingPathComponent("test-fd.sock").path
+    let (ready, readiness) = AsyncStream.makeStream(of: Void.self)
+    let serving = Task { try await server.serveWithDescriptors(path: path) { readiness.yield() } }
+    defer { serving.cancel() }
+    for await _ in ready { break }
+    return try await body(path)
+}
+
+/// A message as the Varlink framing sends it: its JSON and a NUL.
+private func framed(_ text: String) -> [UInt8] { Array(text.utf8) + [0] }
+
+@Suite("Varlink's transport that passes descriptors")
+struct DescriptorTransportTests {
+    @Test("a call's descriptor reaches the method and a reply's reaches the client; introspection works there too")
+    func roundTrip() async throws {
+        try await withDescriptorServer(try makeServer(Observations())) { path in
+            try await onOwnThread {
+                let file = try Array("a sealed document".utf8).withUnsafeBytes {
+                    try MemoryFile(name: "test", contents: $0)
+                }
+                let connection = try VarlinkBlockingConnection(path: path, maximumMessageSize: 1 << 20)
+                try connection.send(
+                    VarlinkCall(
+                        method: TestService.Reflect.name,
+                        parameters: RawJSON(encoding: TestService.Reflect.Parameters(file: 0))
+                    ),
+                    descriptors: [file.descriptor]
+                )
+                let (reply, descriptors) = try connection.nextReply()
+                let reflected = try reply.parameters.decode(TestService.Reflect.Reply.self)
+                #expect(reflected.text == "a sealed document")
+                #expect(descriptors.count == 1)
+                let back = try MemoryFile(checking: try #require(descriptors.take(reflected.file)))
+                #expect(try back.withBytes { String(decoding: $0, as: UTF8.self) } == "a sealed document")
+                // The same connection goes on with calls that pass nothing.
+                let info = try connection.call(VarlinkService.GetInfo.self, .init())
+                #expect(info.interfaces.contains(TestService.name))
+            }
+        }
+    }
+
+    @Test("on swift-nio's socket a method gets no descriptors, and says so")
+    func noneOnTheOtherSocket() async throws {
+        try await withServer(try makeServer(Observations())) { path in
+            let refused = await #expect(throws: VarlinkError.self) {
+                try await VarlinkConnection.withConnection(path: path, maximumMessageSize: 1 << 20) {
+                    try await $0.call(TestService.Reflect.self, .init(file: 0))
+                }
+            }
+            #expect(refused?.message == "no descriptor 0 came with the call")
+        }
+    }
+
+    @Test("a descriptor nobody takes is closed; a message with more descriptors than allowed closes the connection")
+    func unusedAndTooMany() async throws {
+        try await withDescriptorServer(try makeServer(Observations())) { path in
+            try await onOwnThread {
+                var pipe: [Int32] = [-1, -1]
+                try #require(Glibc.pipe(&pipe) == 0)
+                defer { close(pipe[1]) }
+                // Sent with a call that takes none: answered, and the server's copy is closed.
+                let connection = try VarlinkBlockingConnection(path: path, maximumMessageSize: 1 << 20)
+                try connection.send(
+                    VarlinkCall(
+                        method: TestService.Echo.name,
+                        parameters: RawJSON(encoding: TestService.Echo.Parameters(text: "x", times: nil))
+                    ),
+                    descriptors: [pipe[0]]
+                )
+                #expect(try connection.nextReply().reply.error == nil)
+                close(pipe[0])
+                var closed = false
+                for _ in 0..<200 where !closed {
+                    closed = Pipes.nobodyReads(pipe[1])
+                    if !closed { usleep(10_000) }
+                }
+                #expect(closed, "the server still holds the descriptor it was sent")
+
+                // Five descriptors with one message: more than the four a message may carry.
+                let crowded = try VarlinkBlockingConnection(path: path, maximumMessageSize: 1 << 20)
+                try crowded.send(
+                    VarlinkCall(method: VarlinkService.GetInfo.name),
+                    descriptors: Array(repeating: pipe[1], count: 5)
+                )
+                #expect(throws: VarlinkConnectionError.self) { try crowded.nextReply() }
+            }
+        }
+    }
+
+    @Test("descriptors belong to the message they were sent with, however reads join and split messages")
+    func attribution() throws {
+        var ends: [Int32] = [-1, -1]
+        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0)
+        defer { for end in ends { close(end) } }
+        var pipe: [Int32] = [-1, -1]
+        try #require(Glibc.pipe(&pipe) == 0)
+        defer { for end in pipe { close(end) } }
+        // Three messages sent back to back, the middle one with a descriptor and in two sends.
+        let second = framed(#"{"method":"b.B"}"#)
+        for (bytes, descriptors) in [
+            (framed(#"{"method":"a.A"}"#), [Int32]()), (Array(second[..<5]), [pipe[0]]), (Array(second[5...]), []),
+            (framed(#"{"method":"c.C"}"#), []),
+        ] {
+            _ = try bytes.withUnsafeBytes { try DescriptorPassing.send($0, descriptors: descriptors, on: ends[0]) }
+        }
+        // Read in pieces of 7 bytes: reads cross the messages' ends.
+        let framing = DescriptorFraming(maximumMessageSize: 1 << 10, maximumDescriptors: 1)
+        var messages: [(text: String, descriptors: Int)] = []
+        var buffer = [UInt8](repeating: 0, count: 7)
+        while messages.count < 3 {
+            let (count, descriptors) = try buffer.withUnsafeMutableBytes {
+                try DescriptorPassing.receive(into: $0, on: ends[1])
+            }
+            try #require(count > 0)
+            for message in try buffer.withUnsafeBytes({
+                try framing.append(UnsafeRawBufferPointer(rebasing: $0[..<count]), descriptors: descriptors)
+            }) {
+                messages.append((String(decoding: message.bytes, as: UTF8.self), message.descriptors.count))
+            }
+        }
+        #expect(messages.map(\.text) == [#"{"method":"a.A"}"#, #"{"method":"b.B"}"#, #"{"method":"c.C"}"#])
+        #expect(messages.map(\.descriptors) == [0, 1, 0])
     }
 }

@@ -50,7 +50,7 @@ public final class ASCredentialImportManager: Sendable {
     public func importCredentials(token: UUID) async throws -> ASExportedCredentialData {
         let document = try await exchange.importCredentials(token: token)
         do {
-            return try ASExportedCredentialData(cxfJSON: Data(document))
+            return try ASExportedCredentialData(cxfJSON: document)
         } catch DecodingError.dataCorrupted(let context) {
             // A major version this module does not read; the context says which, and what to do.
             throw Self.unreadable(context.debugDescription)
@@ -70,7 +70,7 @@ public final class ASCredentialImportManager: Sendable {
     /// - Throws: ``ASAuthorizationError`` as ``importCredentials(token:)`` does, except that the
     ///   data is not read here.
     public func importCredentialsCXFJSON(token: UUID) async throws -> Data {
-        Data(try await exchange.importCredentials(token: token))
+        try await exchange.importCredentials(token: token)
     }
 
     /// Tells the exporter what came of the import of `token`: how many items were kept, whether

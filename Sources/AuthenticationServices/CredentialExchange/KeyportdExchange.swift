@@ -1,5 +1,6 @@
 import Foundation
 import KeyportInterfaces
+import KeyportSystem
 import Varlink
 
 /// The calls the import and export managers make to keyportd (`org.keyport.Exchange`,
@@ -44,36 +45,39 @@ struct KeyportdExchange: Sendable {
 
     /// `ExportCredentials` with `document`, the CXF JSON of the export, called with `more`:
     /// `progress` hears each step before the last reply, which is returned.
+    ///
+    /// The document goes as a memory file sealed against change, its descriptor passed on
+    /// keyportd's descriptor socket: it is copied once, into the file, and keyportd hands the
+    /// same file to the importer (nothing bounds its size but the CXF decoder's limit).
     func exportCredentials(
         export: String,
         document: Data,
         progress: @Sendable (Exchange.ExportCredentials.Reply) -> Void
     ) async throws(ASAuthorizationError) -> Exchange.ExportCredentials.Reply {
-        // keyportd closes a connection whose message is over the limit without a word; saying so
-        // here tells the app why (before the document is looked at, or copied into a message).
-        let size = Self.messageSize(Self.exportCredentials, export: export, document: document.count)
-        guard size <= DaemonClient.maximumMessageSize else {
-            throw ASAuthorizationError(
-                .credentialExport,
-                reason:
-                    "the export is \(size) bytes as a message to keyportd, which takes at most \(DaemonClient.maximumMessageSize); export fewer credentials at a time"
-            )
-        }
-        let parameters: RawJSON
+        let file: MemoryFile
         do {
-            parameters = try Exchange.exportCredentialsParameters(export: export, document: Array(document))
+            file = try document.withUnsafeBytes { bytes throws(MemoryFileError) in
+                try MemoryFile(name: "keyport-export", contents: bytes)
+            }
         } catch {
-            throw ASAuthorizationError(
-                .credentialExport,
-                reason: "the data is not a CXF document (one JSON object): \(error)"
-            )
+            throw ASAuthorizationError(.failed, reason: "the export could not be put in memory to pass on: \(error)")
         }
+        let call = VarlinkCall(
+            method: Self.exportCredentials,
+            parameters: RawJSON(
+                encoding: Exchange.ExportCredentials.Parameters(export: export, data: nil, dataDescriptor: 0)
+            ),
+            more: true
+        )
+        // Open until keyportd has its copy (the send); closing it after is safe.
+        defer { withExtendedLifetime(file) {} }
         let last: RawJSON
         do {
-            last = try await DaemonClient.withConnection(environment: environment) { connection in
-                try await connection.send(
-                    VarlinkCall(method: Self.exportCredentials, parameters: parameters, more: true)
-                )
+            last = try await DaemonClient.withDescriptorConnection(
+                environment: environment,
+                sending: call,
+                descriptors: [file.descriptor]
+            ) { connection in
                 while true {
                     let (reply, continues) = try await connection.nextReply()
                     guard continues else { return reply }
@@ -101,18 +105,41 @@ struct KeyportdExchange: Sendable {
         _ = try await call(Self.reportImport, RawJSON(encoding: report), .importing)
     }
 
-    /// `ImportCredentials` with `token`; returns the CXF document's bytes.
-    func importCredentials(token: UUID) async throws(ASAuthorizationError) -> [UInt8] {
+    /// `ImportCredentials` with `token`, on keyportd's descriptor socket; returns the CXF
+    /// document's bytes: the exporter's sealed memory file, mapped (no copy is made).
+    func importCredentials(token: UUID) async throws(ASAuthorizationError) -> Data {
         // RFC 9562 writes UUIDs in lowercase; keyportd reads them either way.
-        let reply = try await call(
-            Self.importCredentials,
-            RawJSON(encoding: Exchange.ImportCredentials.Parameters(token: token.uuidString.lowercased())),
-            .importing
-        )
-        guard let data = try? reply.member("data") else {
-            throw Self.invalidReply(Self.importCredentials, "it has no \"data\"")
+        let parameters = Exchange.ImportCredentials.Parameters(token: token.uuidString.lowercased())
+        let reply: Exchange.ImportCredentials.Reply
+        let descriptors: ReceivedDescriptors
+        do {
+            // One small call that keyportd answers at once: the blocking connection suits it.
+            let connection = try DaemonClient.connectForDescriptors(environment: environment)
+            try connection.send(VarlinkCall(method: Self.importCredentials, parameters: RawJSON(encoding: parameters)))
+            let received = try connection.nextReply()
+            descriptors = received.descriptors
+            guard let decoded = try? received.reply.parameters.decode(Exchange.ImportCredentials.Reply.self) else {
+                throw Self.invalidReply(Self.importCredentials, "it is not the method's reply")
+            }
+            reply = decoded
+        } catch let error as ASAuthorizationError {
+            throw error
+        } catch {
+            throw Self.mapped(error, side: .importing, cancelled: Task.isCancelled)
         }
-        return data.bytes
+        if let data = reply.data { return Data(data.bytes) }
+        guard let index = reply.dataDescriptor, let descriptor = descriptors.take(index) else {
+            throw Self.invalidReply(Self.importCredentials, "it has neither \"data\" nor a descriptor it names")
+        }
+        do {
+            // Checked as keyportd checked it: a file its writer could still change is refused.
+            return try MemoryFile(checking: descriptor).mappedData()
+        } catch {
+            throw ASAuthorizationError(
+                .credentialImport,
+                reason: "the data keyportd passed cannot be read: \(error.description)"
+            )
+        }
     }
 
     /// Connects to keyportd, calls `method`, and returns its reply, every failure mapped.
@@ -188,14 +215,5 @@ struct KeyportdExchange: Sendable {
             .invalidResponse,
             reason: "keyportd's reply to \(method) is not what org.keyport.Exchange defines: \(problem)"
         )
-    }
-
-    /// The length of the call's message without its NUL: `{"method":…,"parameters":…}`.
-    /// The length of `method`'s message carrying `export` and a document of `document` bytes: the
-    /// envelope's around one-byte placeholders, so the document is not copied to measure it.
-    private static func messageSize(_ method: String, export: String, document: Int) -> Int {
-        let placeholder = try? Exchange.exportCredentialsParameters(export: export, document: Array("{}".utf8))
-        let envelope = VarlinkCall(method: method, parameters: placeholder ?? .emptyObject).message.count
-        return envelope - 2 + document
     }
 }

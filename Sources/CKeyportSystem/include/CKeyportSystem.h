@@ -20,6 +20,10 @@ int ckp_peer_pidfd(int socket);
 // The number of the SO_PEERPIDFD socket option, for code that reads socket options its own way.
 int ckp_peer_pidfd_option(void);
 
+/// The next connection on the listening `socket`, close-on-exec from the start (accept4 with
+/// SOCK_CLOEXEC: no process started meanwhile inherits it); -1 with errno as accept sets it.
+int ckp_accept(int socket);
+
 /// A pidfd for the process `pid` (pidfd_open, Linux 5.3 and later; ENOSYS before). Close-on-exec.
 int ckp_pidfd_open(int pid);
 

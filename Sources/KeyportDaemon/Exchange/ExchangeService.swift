@@ -51,7 +51,7 @@ package final class ExchangeService: Sendable {
         /// The process started for the token; `nil` until it is pinned, which `ready` announces.
         var importer: PinnedProcess?
         var ready: Latch
-        var data: [UInt8]
+        var document: HeldDocument
         var exporterName: String
         var expires: ContinuousClock.Instant
         var delivered: CheckedContinuation<Result<Void, VarlinkError>, Never>
@@ -212,16 +212,20 @@ package final class ExchangeService: Sendable {
     private func exportCredentials(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
         try refuseWhenStopping()
         // The parameters were checked against the interface as the call was read, and where each
-        // member lies is known: the data (it can be 50 MB) is copied out once, not read again.
+        // member lies is known: data that came in the message (it can be 50 MB) is copied out
+        // once, not read again.
         let exportID: String
-        var document: [UInt8]
+        let inline: [UInt8]?
+        let descriptorIndex: Int?
         do {
             let parameters = request.call.parameters
             exportID = try parameters.member("export")?.decode(String.self) ?? ""
-            document = try parameters.member("data")?.bytes ?? []
+            inline = try parameters.member("data")?.bytes
+            descriptorIndex = try parameters.member("dataDescriptor")?.decode(Int.self)
         } catch {
             throw VarlinkError.invalidParameter("parameters", "\(error)")
         }
+        var document = try Self.document(inline: inline, descriptor: descriptorIndex, of: request)
         let caller = request.peer.process
         let export = state.withLock { state -> Export? in
             guard let export = state.exports[exportID], export.exporter.pid == caller.pid, export.exporter.isAlive,
@@ -262,7 +266,7 @@ package final class ExchangeService: Sendable {
                     state.pending[token] = Pending(
                         importer: nil,
                         ready: ready,
-                        data: document,
+                        document: document,
                         exporterName: export.exporterName,
                         expires: .now + lifetime,
                         delivered: delivered,
@@ -273,7 +277,7 @@ package final class ExchangeService: Sendable {
                 }
                 // The pending hand-over now holds the only reference to the document's bytes, so
                 // wiping them there reaches the buffer itself, not a copy made on write.
-                document = []
+                document = .bytes([])
                 guard !stopping else {
                     ready.open()
                     let error = VarlinkError(
@@ -422,60 +426,67 @@ package final class ExchangeService: Sendable {
     /// Ends a pending hand-over that has not happened, wiping its data.
     private func fail(_ token: String, _ error: VarlinkError) {
         guard var pending = state.withLock({ $0.pending.removeValue(forKey: token) }) else { return }
-        Wipe.bytes(&pending.data)
+        pending.document.wipe()
         pending.delivered.resume(returning: .failure(error))
         pending.settled.open()
     }
 
+    /// The document as the call gave it: `data` in the message, or the memory file whose index
+    /// is `dataDescriptor` — exactly one of them — checked to be sealed.
+    private static func document(
+        inline: [UInt8]?,
+        descriptor index: Int?,
+        of request: VarlinkRequest
+    ) throws(VarlinkError) -> HeldDocument {
+        func invalid(_ message: String, _ problem: String) -> VarlinkError {
+            VarlinkError(Exchange.InvalidData(message: message, problems: [problem]))
+        }
+        switch (inline, index) {
+        case (let bytes?, nil):
+            return .bytes(bytes)
+        case (nil, let index?):
+            guard let descriptor = request.descriptors.take(index) else {
+                let how =
+                    request.passesDescriptors
+                    ? "\(request.descriptors.count) came with the call"
+                    : "descriptors pass only on keyportd's descriptor socket (keyportd-fd.sock beside keyportd.sock)"
+                throw invalid("the data did not come", "no descriptor \(index): \(how)")
+            }
+            do {
+                return .file(try MemoryFile(checking: descriptor))
+            } catch {
+                throw invalid("the data's descriptor cannot be trusted to hold still", error.description)
+            }
+        default:
+            throw invalid(
+                "the data must come once",
+                "give either \"data\" or \"dataDescriptor\", not \(inline == nil ? "neither" : "both")"
+            )
+        }
+    }
+
     /// Refuses only what an importer cannot use at all: bytes that are not a CXF document, or a
     /// version it does not read. Other findings pass on with the data.
-    private func check(_ document: [UInt8]) throws(VarlinkError) {
-        // What no importer can use: not a CXF document's header (the JSON itself was checked as
-        // the message was read), or a major version other than 1. One pass over the top level,
-        // which stops at `accounts` once the version is known (exporters write it first): the
-        // full decode would cost an importer's decode again, on the critical path, to find
-        // problems keyportd passes on anyway.
-        struct Enough: Error {}
-        var major: Int?
-        var hasAccounts = false
-        var cursor = JSONCursor(document)
+    private func check(_ document: HeldDocument) throws(VarlinkError) {
+        // What no importer can use: not a CXF document's header, or a major version other than 1.
+        // One pass over the top level, which stops at `accounts` once the version is known
+        // (exporters write it first): the full decode would cost an importer's decode again, on
+        // the critical path, to find problems keyportd passes on anyway. A memory file is read
+        // where it is mapped, not copied.
+        let header: PeekedHeader
         do {
-            guard try cursor.peekKind() == .object else { throw InvalidDocument("the data is not a JSON object") }
-            try cursor.forEachMember { cursor, key in
-                switch key {
-                case "version":
-                    guard try cursor.peekKind() == .object else {
-                        throw InvalidDocument("\"version\" is not an object")
-                    }
-                    try cursor.forEachMember { cursor, key in
-                        if key == "major", try cursor.peekKind() == .number {
-                            let number = try cursor.number()
-                            major = number.isInteger ? Int(number.text) : nil
-                        } else {
-                            try cursor.skipValue()
-                        }
-                    }
-                case "accounts":
-                    guard try cursor.peekKind() == .array else { throw InvalidDocument("\"accounts\" is not an array") }
-                    hasAccounts = true
-                    if major != nil { throw Enough() }
-                    try cursor.skipValue()
-                default: try cursor.skipValue()
-                }
-            }
-        } catch is Enough {
-            // Everything the check needs was seen.
+            header = try document.withBytes { bytes in try CXF.Decoder().peekHeader(bytes) }
         } catch {
             throw VarlinkError(
                 Exchange.InvalidData(message: "the data is not a CXF document", problems: ["\(error)"])
             )
         }
-        guard hasAccounts, let major else {
+        guard header.hasAccounts, let major = header.major else {
             throw VarlinkError(
                 Exchange.InvalidData(
                     message:
                         "the data is not a CXF document's header",
-                    problems: [hasAccounts ? "it has no version with a major number" : "it has no \"accounts\""]
+                    problems: [header.hasAccounts ? "it has no version with a major number" : "it has no \"accounts\""]
                 )
             )
         }
@@ -492,16 +503,16 @@ package final class ExchangeService: Sendable {
 
     /// The CXF validator's verdict on an export, for the log, once the importer has it: it never
     /// holds the hand-over up, nor competes with it for a core (what an importer can live with
-    /// passes on as it came). It reads the hand-over's own bytes, taken over here, and wipes them
-    /// when done, so no copy of the document is made for it.
-    private func review(_ document: consuming [UInt8], from exporter: String) {
+    /// passes on as it came). It reads the hand-over's own document, taken over here (bytes are
+    /// wiped when done, a memory file is mapped), so no copy of the document is made for it.
+    private func review(_ document: consuming HeldDocument, from exporter: String) {
         let logger = logger
-        let bytes = Mutex(document)
+        let held = Mutex(document)
         Task.detached(priority: .background) {
             func verdict() -> (errors: Int, warnings: Int)? {
-                let decoded = bytes.withLock { bytes in
-                    defer { Wipe.bytes(&bytes) }
-                    return try? CXF.Decoder().decode(bytes)
+                let decoded = held.withLock { document in
+                    defer { document.wipe() }
+                    return try? document.withBytes { bytes in try CXF.Decoder().decode(bytes) }
                 }
                 guard let decoded else { return nil }
                 let findings = decoded.diagnostics + CXF.Validator().validate(decoded.document)
@@ -562,20 +573,65 @@ package final class ExchangeService: Sendable {
         }
         taken.redeemed.open()
         taken.settled.open()
-        var reply = Array(#"{"data":"#.utf8)
-        reply.reserveCapacity(reply.count + taken.data.count + 1)
-        reply += taken.data
-        reply.append(UInt8(ascii: "}"))
+        // Moved out, so the reply and then the review hold the document's only reference, and
+        // the review's wipe reaches the bytes themselves.
+        var document = HeldDocument.bytes([])
+        swap(&document, &taken.document)
+        let reply: RawJSON
+        do {
+            reply = try Self.reply(handing: &document, to: request)
+        } catch {
+            taken.delivered.resume(
+                returning: .failure(VarlinkError(Exchange.ImporterFailed(message: "the data could not be handed over")))
+            )
+            throw error
+        }
         taken.delivered.resume(returning: .success(()))
-        // Moved out, so the review holds the buffer's only reference and its wipe reaches it;
-        // started once the reply is written, so its model is not built beside the reply's buffers.
-        var document: [UInt8] = []
-        swap(&document, &taken.data)
+        // The review starts once the reply is written, so its model is not built beside the
+        // reply's buffers.
         let exporter = taken.exporterName
         let held = Mutex(Optional(consume document))
         request.afterReply { [self] in
             if let document = held.withLock({ $0.take() }) { review(document, from: exporter) }
         }
+        return reply
+    }
+
+    /// `ImportCredentials`' reply handing `document` over as the connection can: a descriptor to
+    /// the memory file where descriptors pass (bytes that came in a message are first put in a
+    /// sealed one, and wiped), else the document's bytes in the message.
+    private static func reply(
+        handing document: inout HeldDocument,
+        to request: VarlinkRequest
+    ) throws(VarlinkError) -> RawJSON {
+        if request.passesDescriptors {
+            if case .bytes(var bytes) = document {
+                let file: MemoryFile
+                do {
+                    file = try bytes.withUnsafeBytes { contents throws(MemoryFileError) in
+                        try MemoryFile(name: "keyport-exchange", contents: contents)
+                    }
+                } catch {
+                    throw VarlinkError(Exchange.ImporterFailed(message: "the data could not be handed over: \(error)"))
+                }
+                document = .bytes([])
+                Wipe.bytes(&bytes)
+                document = .file(file)
+            }
+            guard case .file(let file) = document else { preconditionFailure("made a file above") }
+            let index = request.attach(file)
+            return RawJSON(encoding: Exchange.ImportCredentials.Reply(data: nil, dataDescriptor: index))
+        }
+        var reply = Array(#"{"data":"#.utf8)
+        do {
+            try document.withBytes { bytes in
+                reply.reserveCapacity(reply.count + bytes.count + 1)
+                reply += bytes
+            }
+        } catch {
+            throw VarlinkError(Exchange.ImporterFailed(message: "the data could not be handed over: \(error)"))
+        }
+        reply.append(UInt8(ascii: "}"))
         return RawJSON(bytes: reply)
     }
 
@@ -650,11 +706,28 @@ package final class ExchangeService: Sendable {
     }
 }
 
-/// Why the data is not a CXF header, found by ``ExchangeService``'s quick check.
-private struct InvalidDocument: Error, CustomStringConvertible {
-    var description: String
+/// An export's document as keyportd holds it until its importer takes it.
+enum HeldDocument: Sendable {
+    /// The bytes that came in the call's message: wiped when done with.
+    case bytes([UInt8])
+    /// The sealed memory file the exporter passed: mapped to be read, never copied.
+    case file(MemoryFile)
 
-    init(_ description: String) {
-        self.description = description
+    /// Calls `body` with the document's bytes where they are.
+    func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result {
+        switch self {
+        case .bytes(let bytes): try bytes.withUnsafeBytes(body)
+        case .file(let file): try file.withBytes(body)
+        }
+    }
+
+    /// Wipes bytes keyportd holds; lets a memory file go (nothing of it is keyportd's to wipe:
+    /// the pages are the kernel's, freed with the last descriptor).
+    mutating func wipe() {
+        if case .bytes(var bytes) = self {
+            self = .bytes([])
+            Wipe.bytes(&bytes)
+        }
+        self = .bytes([])
     }
 }

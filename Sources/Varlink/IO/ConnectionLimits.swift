@@ -93,7 +93,8 @@ final class ConnectionTable: Sendable {
     private struct Entry {
         var process: pid_t
         var calls = 0
-        var channel: any Channel
+        /// Closes the connection (from any thread); the transport then removes it.
+        var close: @Sendable () -> Void
     }
 
     private struct State {
@@ -125,10 +126,11 @@ final class ConnectionTable: Sendable {
         )
     }
 
-    /// Takes connection `id` in, closing what the limits say must go (possibly this one).
-    func admit(_ id: Int, process: pid_t, channel: any Channel) {
-        let closing = state.withLock { state -> [any Channel] in
-            state.entries[id] = Entry(process: process, channel: channel)
+    /// Takes connection `id` in, closing what the limits say must go (possibly this one): `close`
+    /// closes it, from any thread.
+    func admit(_ id: Int, process: pid_t, close: @escaping @Sendable () -> Void) {
+        let closing = state.withLock { state -> [@Sendable () -> Void] in
+            state.entries[id] = Entry(process: process, close: close)
             state.perProcess[process, default: 0] += 1
             var closing: [Int] = []
             if state.perProcess[process, default: 0] > limits.perProcess {
@@ -141,9 +143,9 @@ final class ConnectionTable: Sendable {
                     ?? Self.oldestIdle(in: state, of: nil, except: closing) ?? id
                 if !closing.contains(victim) { closing.append(victim) }
             }
-            return closing.compactMap { victim in Self.remove(victim, from: &state)?.channel }
+            return closing.compactMap { victim in Self.remove(victim, from: &state)?.close }
         }
-        for channel in closing { channel.close(promise: nil) }
+        for close in closing { close() }
     }
 
     /// Connection `id` closed.

@@ -19,20 +19,57 @@ package struct VarlinkRequest: Sendable {
     package let connection: Int
     /// Who connected, read as the connection was accepted: always this user.
     package let peer: VarlinkPeer
-    fileprivate let outbound: NIOAsyncChannelOutboundWriter<OutgoingMessage>
-    fileprivate let afterwards = AfterReply()
+    /// The descriptors that came with the call, which its parameters name by index: none unless
+    /// it came on a socket that passes descriptors (``VarlinkServer/serveWithDescriptors(path:ready:)``).
+    package let descriptors: ReceivedDescriptors
+    /// Whether the connection passes descriptors: only then can a reply carry some (``attach(_:)``).
+    package let passesDescriptors: Bool
+    fileprivate let outbound: any ReplyOutbound
+    fileprivate let state = CallState()
 
     /// Runs `action` once the call's last reply has been written to the connection (or could not
     /// be: the client left), so that what the reply announces happens only after it is on its way.
     package func afterReply(_ action: @escaping @Sendable () -> Void) {
-        afterwards.actions.withLock { $0.append(action) }
+        state.actions.withLock { $0.append(action) }
+    }
+
+    /// Attaches `file`'s descriptor to the next reply sent (the client gets its own copy); returns
+    /// its index among that reply's descriptors, which the reply's parameters name. Only where
+    /// ``passesDescriptors``.
+    package func attach(_ file: MemoryFile) -> Int {
+        precondition(passesDescriptors, "a reply on this connection cannot carry descriptors")
+        return state.attached.withLock { attached in
+            attached.append(file)
+            return attached.count - 1
+        }
     }
 
     /// Sends a reply that another will follow (`continues: true`). Only for a call with `more`;
     /// the implementation's return value is the last reply.
     package func send(_ parameters: RawJSON) async throws(VarlinkError) {
         guard call.more else { throw VarlinkError.expectedMore(call.method) }
-        try? await outbound.write(VarlinkReply(parameters: parameters, continues: true).outgoing)
+        await outbound.write(
+            VarlinkReply(parameters: parameters, continues: true).outgoing,
+            descriptors: state.takeAttached()
+        )
+    }
+}
+
+/// Where a connection's replies are written: swift-nio's channel, or the transport that passes
+/// descriptors.
+protocol ReplyOutbound: Sendable {
+    /// Writes `message` with `descriptors` attached (none where the transport cannot pass them);
+    /// a connection that cannot take it is closed.
+    func write(_ message: OutgoingMessage, descriptors: [MemoryFile]) async
+}
+
+/// swift-nio's writer, which passes no descriptors.
+struct ChannelReplyOutbound: ReplyOutbound {
+    let writer: NIOAsyncChannelOutboundWriter<OutgoingMessage>
+
+    func write(_ message: OutgoingMessage, descriptors: [MemoryFile]) async {
+        assert(descriptors.isEmpty, "swift-nio's connections pass no descriptors")
+        try? await writer.write(message)
     }
 }
 
@@ -45,12 +82,22 @@ package struct VarlinkPeer: Sendable {
     package let process: PinnedProcess
 }
 
-/// What a call's implementation asked to run after its reply.
-final class AfterReply: Sendable {
+/// What a call's implementation asked for beyond its reply: actions to run after it, and
+/// descriptors to go with it.
+final class CallState: Sendable {
     let actions = Mutex<[@Sendable () -> Void]>([])
+    let attached = Mutex<[MemoryFile]>([])
 
-    func run() {
+    func runActions() {
         for action in actions.withLock({ $0 }) { action() }
+    }
+
+    /// The descriptors attached since the last reply, for the next.
+    func takeAttached() -> [MemoryFile] {
+        attached.withLock { attached in
+            defer { attached = [] }
+            return attached
+        }
     }
 }
 
@@ -117,8 +164,10 @@ package final class VarlinkServer: Sendable {
     package let info: VarlinkServiceInfo
     package let maximumMessageSize: Int
     private let interfaces: [String: VarlinkInterfaceImplementation]
-    /// The connections open, held to their limits.
-    private let connections: ConnectionTable
+    /// The connections open, held to their limits, on every transport.
+    let connections: ConnectionTable
+    /// The number the last connection accepted got, on any transport.
+    private let lastConnection = Atomic<Int>(0)
     /// Calls being answered, and who waits for there to be none.
     private let calls = Mutex(Calls())
 
@@ -154,18 +203,7 @@ package final class VarlinkServer: Sendable {
     package func serve(path: String, ready: @Sendable () -> Void = {}) async throws {
         let lock = try SocketLock(socketPath: path)
         defer { withExtendedLifetime(lock) {} }
-        if UnixSocketPath.isSocket(path) {
-            // A socket nobody locked may still be listened on: systemd's, waiting to start
-            // keyportd on its first connection. Only a dead one is replaced.
-            if (try? VarlinkBlockingConnection(path: path, maximumMessageSize: 1)) != nil {
-                throw SocketLock.Held(
-                    holder: nil,
-                    description:
-                        "something already listens on \(path) (a socket systemd holds for the service, say); stop it first"
-                )
-            }
-            unlink(path)
-        }
+        try Self.removeDeadSocket(at: path)
         let maximum = maximumMessageSize
         let table = connections
         let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -202,8 +240,33 @@ package final class VarlinkServer: Sendable {
             .withConnectedSocket(descriptor) { channel in
                 channel.acceptVarlinkPeer(maximumMessageSize: maximum, connections: nil)
             }
-        connections.admit(1, process: accepted.peer.credentials.pid, channel: accepted.channel.channel)
-        await handle(accepted.channel, peer: accepted.peer, id: 1)
+        let channel = accepted.channel.channel
+        let id = nextConnectionNumber()
+        connections.admit(id, process: accepted.peer.credentials.pid) { channel.close(promise: nil) }
+        await handle(accepted.channel, peer: accepted.peer, id: id)
+    }
+
+    /// Removes a socket file at `path` that nothing listens on any more (left by a process that
+    /// ended), so that it can be bound again; the caller holds the path's lock.
+    ///
+    /// - Throws: ``SocketLock/Held`` when something listens there.
+    static func removeDeadSocket(at path: String) throws {
+        guard UnixSocketPath.isSocket(path) else { return }
+        // A socket nobody locked may still be listened on: systemd's, waiting to start keyportd
+        // on its first connection. Only a dead one is replaced.
+        if (try? VarlinkBlockingConnection(path: path, maximumMessageSize: 1)) != nil {
+            throw SocketLock.Held(
+                holder: nil,
+                description:
+                    "something already listens on \(path) (a socket systemd holds for the service, say); stop it first"
+            )
+        }
+        unlink(path)
+    }
+
+    /// A new connection's number: from 1, in the order accepted, unique across transports.
+    func nextConnectionNumber() -> Int {
+        lastConnection.add(1, ordering: .relaxed).newValue
     }
 
     private func serve(_ listener: NIOAsyncChannel<AcceptedConnection, Never>) async throws {
@@ -217,16 +280,13 @@ package final class VarlinkServer: Sendable {
     private func acceptConnections(_ listener: NIOAsyncChannel<AcceptedConnection, Never>) async throws {
         try await withThrowingDiscardingTaskGroup { group in
             try await listener.executeThenClose { connections in
-                var number = 0
                 for try await connection in connections {
-                    number += 1
-                    let id = number
+                    let id = self.nextConnectionNumber()
                     // In the order accepted, so that "oldest" means what it says.
-                    self.connections.admit(
-                        id,
-                        process: connection.peer.credentials.pid,
-                        channel: connection.channel.channel
-                    )
+                    let channel = connection.channel.channel
+                    self.connections.admit(id, process: connection.peer.credentials.pid) {
+                        channel.close(promise: nil)
+                    }
                     group.addTask { await self.handle(connection.channel, peer: connection.peer, id: id) }
                 }
             }
@@ -236,65 +296,96 @@ package final class VarlinkServer: Sendable {
     /// How many calls of one connection may wait for their turn (calls are answered in order).
     static let maximumQueuedCalls = 16
 
-    /// Serves one connection until it closes. Errors end this connection only.
+    /// Serves one swift-nio connection until it closes.
     private func handle(_ connection: NIOAsyncChannel<[UInt8], OutgoingMessage>, peer: VarlinkPeer, id: Int) async {
-        defer { connections.remove(id) }
         try? await connection.executeThenClose { inbound, outbound in
-            // Messages are read by one task and answered by another, so that a client closing its
-            // end is seen while a call is still running, and that call is cancelled. The reader
-            // parses each message (`nil`: not a call) and lets its bytes go at once: a call that
-            // runs long (an exchange waiting for its importer) keeps its parameters, not also the
-            // message they came in.
-            //
-            // Calls read and not answered yet count against the process's buffer budget, and at
-            // most ``maximumQueuedCalls`` wait: a client that sends call after call without
-            // reading the replies is closed, rather than have keyportd read on without bound.
-            let account = connections.framing(for: peer.credentials.pid).account
-            let queued = QueuedCalls()
-            let (calls, continuation) = AsyncStream.makeStream(of: (call: VarlinkCall?, size: Int).self)
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    for await (call, size) in calls {
-                        let open = await self.answer(call, connection: id, peer: peer, outbound: outbound)
-                        queued.count.subtract(1, ordering: .relaxed)
-                        queued.bytes.subtract(size, ordering: .relaxed)
-                        _ = account.add(-size)
-                        guard open else { break }
-                    }
-                }
-                group.addTask {
-                    do {
-                        for try await message in inbound {
-                            let size = message.count
-                            let waiting = queued.count.add(1, ordering: .relaxed).newValue
-                            // Ending the reading closes the connection (below).
-                            guard waiting <= Self.maximumQueuedCalls, account.add(size) else { break }
-                            queued.bytes.add(size, ordering: .relaxed)
-                            continuation.yield((try? VarlinkCall(message: message), size))
-                        }
-                    } catch {}
-                    continuation.finish()
-                }
-                await group.next()
-                group.cancelAll()
-            }
-            // Calls that were never answered give their bytes back to the process's budget.
-            _ = account.add(-queued.bytes.load(ordering: .relaxed))
+            await handle(
+                inbound: inbound.map { InboundMessage(bytes: $0, descriptors: .none) },
+                outbound: ChannelReplyOutbound(writer: outbound),
+                passesDescriptors: false,
+                peer: peer,
+                id: id
+            )
         }
+    }
+
+    /// Serves one connection, whichever its transport, until `inbound` ends. Errors end this
+    /// connection only; the caller closes it.
+    func handle<Inbound: AsyncSequence & Sendable>(
+        inbound: Inbound,
+        outbound: any ReplyOutbound,
+        passesDescriptors: Bool,
+        peer: VarlinkPeer,
+        id: Int
+    ) async where Inbound.Element == InboundMessage {
+        defer { connections.remove(id) }
+        // Messages are read by one task and answered by another, so that a client closing its
+        // end is seen while a call is still running, and that call is cancelled. The reader
+        // parses each message (`nil`: not a call) and lets its bytes go at once: a call that
+        // runs long (an exchange waiting for its importer) keeps its parameters, not also the
+        // message they came in.
+        //
+        // Calls read and not answered yet count against the process's buffer budget, and at
+        // most ``maximumQueuedCalls`` wait: a client that sends call after call without
+        // reading the replies is closed, rather than have keyportd read on without bound.
+        let account = connections.framing(for: peer.credentials.pid).account
+        let queued = QueuedCalls()
+        let (calls, continuation) = AsyncStream.makeStream(of: QueuedCall.self)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await queuedCall in calls {
+                    let open = await self.answer(
+                        queuedCall,
+                        connection: id,
+                        peer: peer,
+                        outbound: outbound,
+                        passesDescriptors: passesDescriptors
+                    )
+                    queued.count.subtract(1, ordering: .relaxed)
+                    queued.bytes.subtract(queuedCall.size, ordering: .relaxed)
+                    _ = account.add(-queuedCall.size)
+                    guard open else { break }
+                }
+            }
+            group.addTask {
+                do {
+                    for try await message in inbound {
+                        let size = message.bytes.count
+                        let waiting = queued.count.add(1, ordering: .relaxed).newValue
+                        // Ending the reading closes the connection (below).
+                        guard waiting <= Self.maximumQueuedCalls, account.add(size) else { break }
+                        queued.bytes.add(size, ordering: .relaxed)
+                        continuation.yield(
+                            QueuedCall(
+                                call: try? VarlinkCall(message: message.bytes),
+                                size: size,
+                                descriptors: message.descriptors
+                            )
+                        )
+                    }
+                } catch {}
+                continuation.finish()
+            }
+            await group.next()
+            group.cancelAll()
+        }
+        // Calls that were never answered give their bytes back to the process's budget.
+        _ = account.add(-queued.bytes.load(ordering: .relaxed))
     }
 
     /// Answers one call (`nil`: a message that is not one); `false` when the connection must be
     /// closed.
     private func answer(
-        _ call: VarlinkCall?,
+        _ queued: QueuedCall,
         connection: Int,
         peer: VarlinkPeer,
-        outbound: NIOAsyncChannelOutboundWriter<OutgoingMessage>
+        outbound: any ReplyOutbound,
+        passesDescriptors: Bool
     ) async -> Bool {
-        guard let call else { return false }
+        guard let call = queued.call else { return false }
         if call.upgrade {
             // No interface of ours upgrades; say so rather than leaving the client waiting.
-            try? await outbound.write(VarlinkReply(error: .methodNotImplemented(call.method)).outgoing)
+            await outbound.write(VarlinkReply(error: .methodNotImplemented(call.method)).outgoing, descriptors: [])
             return false
         }
         calls.withLock { $0.running += 1 }
@@ -308,7 +399,14 @@ package final class VarlinkServer: Sendable {
             }
             for waiter in idle { waiter.resume() }
         }
-        let request = VarlinkRequest(call: call, connection: connection, peer: peer, outbound: outbound)
+        let request = VarlinkRequest(
+            call: call,
+            connection: connection,
+            peer: peer,
+            descriptors: queued.descriptors,
+            passesDescriptors: passesDescriptors,
+            outbound: outbound
+        )
         let reply: VarlinkReply
         do {
             reply = VarlinkReply(parameters: try await run(request))
@@ -317,8 +415,9 @@ package final class VarlinkServer: Sendable {
         }
         // Answered: a client that does not read its reply holds nothing that the limits spare.
         connections.call(on: connection, began: false)
-        if !call.oneway { try? await outbound.write(reply.outgoing) }
-        request.afterwards.run()
+        let attached = request.state.takeAttached()
+        if !call.oneway { await outbound.write(reply.outgoing, descriptors: reply.error == nil ? attached : []) }
+        request.state.runActions()
         return true
     }
 
@@ -392,6 +491,19 @@ package final class VarlinkServer: Sendable {
             encoding: VarlinkService.GetInterfaceDescription.Reply(description: implementation.interface.description)
         )
     }
+}
+
+/// A message as a transport read it: its bytes and the descriptors that came with it.
+struct InboundMessage: Sendable {
+    var bytes: [UInt8]
+    var descriptors: ReceivedDescriptors
+}
+
+/// A call read and waiting for its turn (`call` is `nil` for a message that is not one).
+private struct QueuedCall: Sendable {
+    var call: VarlinkCall?
+    var size: Int
+    var descriptors: ReceivedDescriptors
 }
 
 /// How many calls of a connection are read and not answered yet.

@@ -1,7 +1,10 @@
+import CKeyportSystem
 import CredentialExchangeFormat
 import Foundation
 import KeyportInterfaces
+import KeyportSystem
 import KeyportTestSupport
+import Synchronization
 import Testing
 import Varlink
 
@@ -594,5 +597,177 @@ struct AgentGoneTests {
         let exported = try await exporter.value
         #expect(exported.status == 1)
         #expect(exported.standardError.contains("no agent is running"), "\(exported.standardError)")
+    }
+}
+
+/// Calls `ExportCredentials` on keyportd's descriptor socket with `parameters` and `descriptors`;
+/// returns keyportd's error, or `nil` once the export is over.
+private func exportThroughDescriptors(
+    _ parameters: Exchange.ExportCredentials.Parameters,
+    descriptors: [Int32],
+    environment: [String: String],
+    afterSending: @escaping @Sendable () -> Void = {}
+) async throws -> VarlinkError? {
+    try await onOwnThread {
+        let connection = try DaemonClient.connectForDescriptors(environment: environment)
+        try connection.send(
+            VarlinkCall(method: Exchange.ExportCredentials.name, parameters: RawJSON(encoding: parameters)),
+            descriptors: descriptors
+        )
+        afterSending()
+        do {
+            _ = try connection.nextReply()
+            return nil
+        } catch let error as VarlinkError {
+            return error
+        }
+    }
+}
+
+@Suite("the document as a sealed memory file", .serialized)
+struct DescriptorExchangeTests {
+    @Test(
+        "keyportd refuses a descriptor that is not a sealed memory file, one that did not come, the data given twice, and a descriptor on keyportd.sock; a sealed one arrives as it was, though its sender writes through it"
+    )
+    func sealedOnly() async throws {
+        let sandbox = try await ExchangeSandbox()
+        defer { sandbox.directory.remove() }
+        // This test's own program exports, registered as an app as any exporter is.
+        let program = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let manifest: [String: Any] = [
+            "id": "org.keyport.test.exporter", "name": "Test Exporter", "exec": [program],
+            "capabilities": ["SupportsCredentialExchange": true],
+        ]
+        try JSONSerialization.data(withJSONObject: manifest).write(
+            to: sandbox.directory.url.appendingPathComponent("data/keyport/providers/exporter.json")
+        )
+        let (daemon, agent) = try await sandbox.startSystem()
+        defer {
+            agent.stop()
+            daemon.stop()
+        }
+        let export = try await DaemonClient.withConnection(environment: sandbox.environment) {
+            try await $0.call(Exchange.RequestExport.self, .init(formatVersions: nil)).export
+        }
+        let document = try Data(contentsOf: URL(fileURLWithPath: sample))
+        func refusal(_ error: VarlinkError?) -> String {
+            guard let error, error.name == Exchange.InvalidData.name else {
+                return "not InvalidData: \(String(describing: error))"
+            }
+            return ([error.message ?? ""] + (error.parameters(as: Exchange.InvalidData.self)?.problems ?? []))
+                .joined(separator: "; ")
+        }
+
+        // Not sealed: its writer could change it after keyportd looked.
+        let open = ckp_sealable_memory_file("open")
+        try #require(open >= 0)
+        defer { close(open) }
+        _ = document.withUnsafeBytes { write(open, $0.baseAddress, $0.count) }
+        let unsealed = refusal(
+            try await exportThroughDescriptors(
+                .init(export: export, data: nil, dataDescriptor: 0),
+                descriptors: [open],
+                environment: sandbox.environment
+            )
+        )
+        #expect(unsealed.contains("F_SEAL_WRITE"), "\(unsealed)")
+
+        // Not a memory file at all.
+        var pipe: [Int32] = [-1, -1]
+        try #require(Glibc.pipe(&pipe) == 0)
+        defer { for end in pipe { close(end) } }
+        let piped = refusal(
+            try await exportThroughDescriptors(
+                .init(export: export, data: nil, dataDescriptor: 0),
+                descriptors: [pipe[0]],
+                environment: sandbox.environment
+            )
+        )
+        #expect(piped.contains("not a sealed memory file"), "\(piped)")
+
+        // A descriptor the call names but did not send; the data and a descriptor both.
+        let file = try document.withUnsafeBytes { try MemoryFile(name: "test-export", contents: $0) }
+        let missing = refusal(
+            try await exportThroughDescriptors(
+                .init(export: export, data: nil, dataDescriptor: 1),
+                descriptors: [file.descriptor],
+                environment: sandbox.environment
+            )
+        )
+        #expect(missing.contains("no descriptor 1: 1 came with the call"), "\(missing)")
+        let twice = refusal(
+            try await exportThroughDescriptors(
+                .init(export: export, data: RawJSON(bytes: Array(#"{"accounts":[]}"#.utf8)), dataDescriptor: 0),
+                descriptors: [file.descriptor],
+                environment: sandbox.environment
+            )
+        )
+        #expect(twice.contains("not both"), "\(twice)")
+
+        // keyportd.sock (swift-nio's) passes no descriptors, and says where they go.
+        let elsewhere = await #expect(throws: VarlinkError.self) {
+            try await DaemonClient.withConnection(environment: sandbox.environment) {
+                try await $0.call(Exchange.ExportCredentials.self, .init(export: export, data: nil, dataDescriptor: 0))
+            }
+        }
+        #expect(refusal(elsewhere).contains("descriptor socket"), "\(refusal(elsewhere))")
+
+        // Sealed: handed over. Once sent, its writer cannot change it either.
+        let descriptor = file.descriptor
+        let writes = Mutex<[Int32]>([])
+        let handed = try await exportThroughDescriptors(
+            .init(export: export, data: nil, dataDescriptor: 0),
+            descriptors: [descriptor],
+            environment: sandbox.environment
+        ) {
+            let overwrite = Array("{}".utf8)
+            let written = overwrite.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+            writes.withLock { $0 = [Int32(written), errno, ftruncate(descriptor, 1), errno] }
+        }
+        #expect(handed == nil, "\(String(describing: handed))")
+        #expect(writes.withLock { $0 } == [-1, EPERM, -1, EPERM])
+        let sent = try JSONSerialization.jsonObject(with: document) as? NSDictionary
+        #expect((try await sandbox.imported()["data"] as? NSDictionary) == sent)
+        withExtendedLifetime(file) {}
+    }
+
+    @Test(
+        "an exchange larger than keyportd's 64 MiB message limit arrives whole, from keyport to an app on Apple's API"
+    )
+    func largerThanAMessage() async throws {
+        let importer = builtProgram("ExampleImporter")
+        let sandbox = try await ExchangeSandbox(importer: [importer])
+        defer { sandbox.directory.remove() }
+        // 72 notes of a mebibyte each.
+        let note = String(repeating: "a line of a long note. ", count: (1 << 20) / 23)
+        let items = (0..<72).map { index in
+            #"{"id":"bm90ZS\#(index)","title":"Note \#(index)","credentials":[{"type":"note","content":{"fieldType":"string","value":"\#(note)"}}]}"#
+        }
+        let text = """
+            {"version":{"major":1,"minor":0},"exporterRpId":"keyport.example","exporterDisplayName":"Test",\
+            "timestamp":1700000000,"accounts":[{"id":"YWNjb3VudA","username":"person","email":"person@example.com",\
+            "items":[\(items.joined(separator: ","))]}]}
+            """
+        #expect(text.utf8.count > DaemonClient.maximumMessageSize)
+        let file = sandbox.directory.url.appendingPathComponent("large.json").path
+        try text.write(toFile: file, atomically: false, encoding: .utf8)
+        var environment = sandbox.environment
+        environment["KEYPORT_EXAMPLE_OUTPUT"] = sandbox.output
+        let daemon = try Program(keyportd, [scriptedAgent], environment: environment)
+        _ = try await daemon.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
+        defer { daemon.stop() }
+        let agent = try await sandbox.start(keyport, ["agent", "--auto", "accept-first"], readyWhen: "waiting")
+        defer { agent.stop() }
+        let exported = try await Program.run(
+            keyport,
+            ["exchange", "export", file],
+            environment: environment,
+            timeout: .seconds(300)
+        )
+        #expect(exported.status == 0, "\(exported.standardError)")
+        let summary = try await sandbox.imported()
+        #expect(summary["error"] == nil, "\(summary)")
+        #expect(summary["credentials"] as? Int == 72, "\(summary)")
+        #expect((summary["credentialTypes"] as? [String: Int])?["note"] == 72, "\(summary)")
     }
 }

@@ -101,15 +101,32 @@ package final class MemoryFile: Sendable {
     ///
     /// - Throws: ``MemoryFileError`` when the file cannot be mapped; what `body` throws.
     package func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result {
-        guard size > 0 else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
-        guard let address = mmap(nil, size, PROT_READ, MAP_SHARED, descriptor, 0), address != MAP_FAILED else {
+        let mapping = try map()
+        defer { Self.unmap(mapping) }
+        return try body(mapping)
+    }
+
+    /// The file's bytes, mapped (no copy is made), until ``unmap(_:)`` — which the caller must
+    /// call, also after this object is gone: the mapping outlives the descriptor.
+    ///
+    /// - Parameter copyOnWrite: `false`: read-only, shared. `true`: writable, privately — a page
+    ///   written to becomes this process's copy (the file itself cannot change), for memory
+    ///   handed to code that may write to it.
+    /// - Throws: ``MemoryFileError`` when the file cannot be mapped.
+    package func map(copyOnWrite: Bool = false) throws(MemoryFileError) -> UnsafeRawBufferPointer {
+        guard size > 0 else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        let (protection, sharing) = copyOnWrite ? (PROT_READ | PROT_WRITE, MAP_PRIVATE) : (PROT_READ, MAP_SHARED)
+        guard let address = mmap(nil, size, protection, sharing, descriptor, 0), address != MAP_FAILED else {
             throw MemoryFileError("cannot map the memory file: \(Self.reason())")
         }
-        defer {
-            let unmapped = munmap(address, size)
-            assert(unmapped == 0, "the mapping was made with this address and size")
-        }
-        return try body(UnsafeRawBufferPointer(start: address, count: size))
+        return UnsafeRawBufferPointer(start: address, count: size)
+    }
+
+    /// Ends a mapping ``map()`` made.
+    package static func unmap(_ mapping: UnsafeRawBufferPointer) {
+        guard let address = mapping.baseAddress else { return }
+        let unmapped = munmap(UnsafeMutableRawPointer(mutating: address), mapping.count)
+        assert(unmapped == 0, "the mapping was made with this address and size")
     }
 
     private static func reason() -> String { String(cString: strerror(errno)) }

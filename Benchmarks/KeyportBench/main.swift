@@ -4,6 +4,7 @@ import Foundation
 // Release-built benchmarks; see docs/performance.md for the numbers and how to run them.
 //   swift run -c release KeyportBench cxf [items]
 //   swift run -c release KeyportBench cxf-document [items] > doc.json   (the benchmark's document, to measure memory)
+//   swift build -c release && .build/release/KeyportBench cxf-commands [items]   (keyport cxf validate/fmt, whole processes)
 //   swift run -c release KeyportBench otp [codes]
 //   swift run -c release KeyportBench webauth [sessions]
 //   swift build -c release && .build/release/KeyportBench exchange [items]   (keyportd and keyport from the same build)
@@ -116,6 +117,12 @@ let arguments = CommandLine.arguments.dropFirst()
 switch arguments.first {
 case "cxf", nil:
     try cxfBenchmark(items: arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000, rounds: 7)
+case "cxf-commands":
+    try cxfCommandsBenchmark(items: arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000, rounds: 7)
+case "foundation-decode":
+    try foundationDecode(arguments.dropFirst().first ?? "/dev/stdin")
+case "foundation-fmt":
+    try foundationFormat(arguments.dropFirst().first ?? "/dev/stdin")
 case "cxf-document":
     let items = arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000
     FileHandle.standardOutput.write(Data(CXF.Encoder().encode(Generator.document(items: items))))

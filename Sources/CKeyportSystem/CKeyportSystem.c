@@ -113,7 +113,8 @@ int ckp_make_undumpable(void) {
 
 #define CKP_MAXIMUM_DESCRIPTORS 16
 
-long ckp_send_with_descriptors(int socket, const void *bytes, unsigned long length, const int *descriptors, int count) {
+long ckp_send_with_descriptors(
+    int socket, const void *bytes, unsigned long length, const int *descriptors, int count, int wait) {
     if (length == 0 || count < 0 || count > CKP_MAXIMUM_DESCRIPTORS) {
         errno = EINVAL;
         return -1;
@@ -134,7 +135,7 @@ long ckp_send_with_descriptors(int socket, const void *bytes, unsigned long leng
         header->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)count);
         memcpy(CMSG_DATA(header), descriptors, sizeof(int) * (size_t)count);
     }
-    return (long)sendmsg(socket, &message, MSG_NOSIGNAL);
+    return (long)sendmsg(socket, &message, MSG_NOSIGNAL | (wait ? 0 : MSG_DONTWAIT));
 }
 
 long ckp_receive_with_descriptors(

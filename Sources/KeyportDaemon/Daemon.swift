@@ -145,6 +145,7 @@ package struct KeyportDaemon: Service {
                 let path = locations.descriptorSocket
                 try await server.serveWithDescriptors(
                     path: path,
+                    interfaces: [Exchange.name],
                     maximumMessageSize: DaemonClient.descriptorMessageSize
                 ) {
                     switch listener {

@@ -63,7 +63,7 @@ package final class MemoryFile: Sendable {
     /// against writing, shrinking and growing; else closes it.
     ///
     /// - Throws: ``MemoryFileError`` saying which it is not.
-    package init(checking descriptor: Int32) throws(MemoryFileError) {
+    package init(checking descriptor: Int32, maximumSize: Int = .max) throws(MemoryFileError) {
         let seals = ckp_memory_file_seals(descriptor)
         guard seals >= 0 else {
             close(descriptor)
@@ -91,8 +91,25 @@ package final class MemoryFile: Sendable {
             close(descriptor)
             throw MemoryFileError("cannot read the memory file's size: \(reason)")
         }
+        guard Int(status.st_size) <= maximumSize else {
+            close(descriptor)
+            throw MemoryFileError("the memory file is \(status.st_size) bytes, more than the \(maximumSize) taken")
+        }
+        // Every page written: a file truncated to a size and sealed, with holes, would cost its
+        // sender nothing and its reader a fresh page for each hole read.
+        guard Int(status.st_blocks) * 512 >= Int(status.st_size) else {
+            close(descriptor)
+            throw MemoryFileError("the memory file has holes: its \(status.st_size) bytes were never all written")
+        }
         self.descriptor = descriptor
         size = Int(status.st_size)
+    }
+
+    /// Whether `descriptor` is a memory file (it has seals to read): the one kind of descriptor a
+    /// receiver keeps. Asked of the kernel's memory-file code only, so it answers at once whatever
+    /// the descriptor is (a file on a FUSE mount, say, whose server could keep a `stat` waiting).
+    package static func isMemoryFile(_ descriptor: Int32) -> Bool {
+        ckp_memory_file_seals(descriptor) >= 0
     }
 
     deinit { close(descriptor) }
@@ -140,12 +157,14 @@ package enum DescriptorPassing {
 
     /// Sends `bytes` (at least one) on `socket` with `descriptors` attached to the first of them;
     /// returns how many bytes went (the rest is the caller's to send, without descriptors).
+    /// Unless `waiting`, a full socket buffer is an error at once instead of a wait.
     ///
     /// - Throws: ``MemoryFileError`` with the system's reason.
     package static func send(
         _ bytes: UnsafeRawBufferPointer,
         descriptors: [Int32],
-        on socket: Int32
+        on socket: Int32,
+        waiting: Bool = true
     ) throws(MemoryFileError) -> Int {
         while true {
             let sent = descriptors.withUnsafeBufferPointer { fds in
@@ -154,7 +173,8 @@ package enum DescriptorPassing {
                     bytes.baseAddress,
                     UInt(bytes.count),
                     fds.baseAddress,
-                    Int32(fds.count)
+                    Int32(fds.count),
+                    waiting ? 1 : 0
                 )
             }
             if sent < 0, errno == EINTR { continue }

@@ -9,7 +9,8 @@ import Musl
 
 /// The descriptors that came with one message, owned until taken: those nobody takes are closed
 /// with this object, so a descriptor a peer sends with a call that does not use it is not left
-/// open.
+/// open. A receiver may have refused some as they came (a negative number in their place): those
+/// cannot be taken.
 package final class ReceivedDescriptors: Sendable {
     private let slots: Mutex<[Int32?]>
     /// How many came.
@@ -27,14 +28,14 @@ package final class ReceivedDescriptors: Sendable {
     /// will); `nil` when there is no such descriptor or it was taken already.
     package func take(_ index: Int) -> Int32? {
         slots.withLock { slots in
-            guard slots.indices.contains(index) else { return nil }
-            defer { slots[index] = nil }
-            return slots[index]
+            guard slots.indices.contains(index), let descriptor = slots[index], descriptor >= 0 else { return nil }
+            slots[index] = nil
+            return descriptor
         }
     }
 
     deinit {
-        for case let descriptor? in slots.withLock({ $0 }) { close(descriptor) }
+        for case let descriptor? in slots.withLock({ $0 }) where descriptor >= 0 { close(descriptor) }
     }
 }
 
@@ -65,7 +66,7 @@ package final class DescriptorFraming {
     }
 
     deinit {
-        for descriptor in pendingDescriptors { close(descriptor) }
+        for descriptor in pendingDescriptors where descriptor >= 0 { close(descriptor) }
     }
 
     /// Bytes of a message that has begun and not ended.
@@ -88,7 +89,7 @@ package final class DescriptorFraming {
         {
             let end = base.distance(to: UnsafeRawPointer(hit))
             guard pending.count + end - start <= maximumMessageSize else {
-                for descriptor in descriptors { close(descriptor) }
+                for descriptor in descriptors where descriptor >= 0 { close(descriptor) }
                 throw tooLong()
             }
             var message = pending

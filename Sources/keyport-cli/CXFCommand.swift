@@ -96,10 +96,12 @@ extension CXFCommand {
                 return ValidationReport(fatal: error.message, code: code)
             }
             let validator = CXF.Validator(verifyKeyPairs: verifyKeyPairs, maxDiagnosticsPerCode: input.maxFindings)
-            return ValidationReport(
+            let report = ValidationReport(
                 document: decoded.document,
                 diagnostics: decoded.diagnostics + validator.validate(decoded.document)
             )
+            keepUntilExit(decoded)
+            return report
         }
     }
 
@@ -131,6 +133,7 @@ extension CXFCommand {
             let validator = CXF.Validator(maxDiagnosticsPerCode: input.maxFindings)
             let diagnostics = decoded.diagnostics + validator.validate(decoded.document)
             var bytes = CXF.Encoder(options: .init(prettyPrinted: pretty)).encode(decoded.document)
+            keepUntilExit(decoded)
             if !pretty { bytes.append(0x0A) }  // the pretty form ends with one already
             if let output {
                 try writeAtomically(bytes, to: output)

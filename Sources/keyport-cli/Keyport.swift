@@ -89,6 +89,23 @@ struct Failure: Error {
 /// `limit` + 1 bytes have arrived, never further, so neither can make Keyport buffer more than
 /// the limit allows.
 /// `limitOption` names the option that raises `limit`, for the message; `nil` when there is none.
+/// Holds what a command has finished with just before the process ends, so that it is never
+/// freed: the model of a 100 000-item document is millions of small objects, which take about a
+/// tenth of `keyport cxf validate`'s time to free one by one, while the exit hands all of the
+/// process's memory back at once (docs/performance.md). Never for what lives on after the command.
+func keepUntilExit(_ value: Any) {
+    _ = Unmanaged.passRetained(KeptUntilExit(value))
+}
+
+/// A value ``keepUntilExit(_:)`` holds: retained once more than anyone releases it.
+private final class KeptUntilExit {
+    let value: Any
+
+    init(_ value: Any) {
+        self.value = value
+    }
+}
+
 func readInput(_ path: String, limit: Int, limitOption: String? = nil) throws(Failure) -> [UInt8] {
     let name = path == "-" ? "standard input" : path
     let fd: Int32

@@ -68,12 +68,33 @@ struct MemoryFileTests {
         let growing = #expect(throws: MemoryFileError.self) { try MemoryFile(checking: partly) }
         #expect(growing?.description.contains("F_SEAL_SHRINK, F_SEAL_GROW") == true)
 
+        // Sealed whole, but sized with ftruncate and never written: holes, which cost its sender
+        // nothing and its reader a page each.
+        let sparse = ckp_sealable_memory_file("sparse")
+        try #require(sparse >= 0)
+        #expect(ftruncate(sparse, 1 << 20) == 0)
+        #expect(ckp_seal_memory_file(sparse) == 0)
+        let holes = #expect(throws: MemoryFileError.self) { try MemoryFile(checking: sparse) }
+        #expect(holes?.description.contains("has holes") == true)
+
+        // Sealed and written, but larger than the receiver takes.
+        let large = try Array(repeating: UInt8(ascii: "x"), count: 10_000).withUnsafeBytes {
+            try MemoryFile(name: "large", contents: $0)
+        }
+        let tooLarge = #expect(throws: MemoryFileError.self) {
+            try MemoryFile(checking: dup(large.descriptor), maximumSize: 9_999)
+        }
+        #expect(tooLarge?.description.contains("more than the 9999 taken") == true)
+        #expect(!MemoryFile.isMemoryFile(-1))
+        #expect(MemoryFile.isMemoryFile(large.descriptor))
+
         // A pipe is no memory file; once refused, nobody holds its reading end any more.
         var pipe: [Int32] = [-1, -1]
         try #require(Glibc.pipe(&pipe) == 0)
         defer { close(pipe[1]) }
         let notAFile = #expect(throws: MemoryFileError.self) { try MemoryFile(checking: pipe[0]) }
         #expect(notAFile?.description.contains("not a sealed memory file") == true)
+        #expect(!MemoryFile.isMemoryFile(pipe[1]))
         #expect(Pipes.nobodyReads(pipe[1]), "the refused descriptor is closed")
 
         // An ordinary file is no memory file either.

@@ -513,7 +513,9 @@ private func withDescriptorServer<T>(
     defer { directory.remove() }
     let path = directory.url.appendingPathComponent("test-fd.sock").path
     let (ready, readiness) = AsyncStream.makeStream(of: Void.self)
-    let serving = Task { try await server.serveWithDescriptors(path: path) { readiness.yield() } }
+    let serving = Task {
+        try await server.serveWithDescriptors(path: path, interfaces: [TestService.name]) { readiness.yield() }
+    }
     defer { serving.cancel() }
     for await _ in ready { break }
     return try await body(path)
@@ -589,7 +591,7 @@ struct DescriptorTransportTests {
                 }
                 #expect(closed, "the server still holds the descriptor it was sent")
 
-                // Five descriptors with one message: more than the four a message may carry.
+                // Five descriptors with one message: more than the one a message may carry.
                 let crowded = try VarlinkBlockingConnection(path: path, maximumMessageSize: 1 << 20)
                 try crowded.send(
                     VarlinkCall(method: VarlinkService.GetInfo.name),

@@ -48,9 +48,11 @@ int ckp_filesystem_type(const char *path, long *type);
 // importable into Swift.
 
 /// Sends `length` bytes of `bytes` (at least one) on the Unix stream socket `socket`, with the
-/// `count` descriptors of `descriptors` (at most 16) attached to them; MSG_NOSIGNAL. Returns the
+/// `count` descriptors of `descriptors` (at most 16) attached to them; MSG_NOSIGNAL, and
+/// MSG_DONTWAIT when `wait` is 0 (then EAGAIN when the socket's buffer is full). Returns the
 /// number of bytes sent (the descriptors go with the first byte), or -1 with errno set.
-long ckp_send_with_descriptors(int socket, const void *bytes, unsigned long length, const int *descriptors, int count);
+long ckp_send_with_descriptors(
+    int socket, const void *bytes, unsigned long length, const int *descriptors, int count, int wait);
 
 /// Receives up to `length` bytes into `bytes` from the Unix stream socket `socket`, and the
 /// descriptors that came with them into `descriptors` (room for `capacity`; each close-on-exec),

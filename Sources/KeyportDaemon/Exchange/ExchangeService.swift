@@ -448,12 +448,12 @@ package final class ExchangeService: Sendable {
             guard let descriptor = request.descriptors.take(index) else {
                 let how =
                     request.passesDescriptors
-                    ? "\(request.descriptors.count) came with the call"
+                    ? "\(request.descriptors.count) came with the call, and only memory files are kept"
                     : "descriptors pass only on keyportd's descriptor socket (keyportd-fd.sock beside keyportd.sock)"
                 throw invalid("the data did not come", "no descriptor \(index): \(how)")
             }
             do {
-                return .file(try MemoryFile(checking: descriptor))
+                return .file(try MemoryFile(checking: descriptor, maximumSize: CXF.DecodingOptions().maxDocumentSize))
             } catch {
                 throw invalid("the data's descriptor cannot be trusted to hold still", error.description)
             }
@@ -581,6 +581,8 @@ package final class ExchangeService: Sendable {
         do {
             reply = try Self.reply(handing: &document, to: request)
         } catch {
+            document.wipe()
+            _ = state.withLock { $0.reports.removeValue(forKey: token) }
             taken.delivered.resume(
                 returning: .failure(VarlinkError(Exchange.ImporterFailed(message: "the data could not be handed over")))
             )
@@ -605,7 +607,7 @@ package final class ExchangeService: Sendable {
         to request: VarlinkRequest
     ) throws(VarlinkError) -> RawJSON {
         if request.passesDescriptors {
-            if case .bytes(var bytes) = document {
+            if case .bytes(let bytes) = document {
                 let file: MemoryFile
                 do {
                     file = try bytes.withUnsafeBytes { contents throws(MemoryFileError) in
@@ -614,25 +616,24 @@ package final class ExchangeService: Sendable {
                 } catch {
                     throw VarlinkError(Exchange.ImporterFailed(message: "the data could not be handed over: \(error)"))
                 }
-                document = .bytes([])
-                Wipe.bytes(&bytes)
+                document.wipe()
                 document = .file(file)
             }
             guard case .file(let file) = document else { preconditionFailure("made a file above") }
             let index = request.attach(file)
             return RawJSON(encoding: Exchange.ImportCredentials.Reply(data: nil, dataDescriptor: index))
         }
-        var reply = Array(#"{"data":"#.utf8)
+        // Into a message: bytes that came in one were checked as it was read; a memory file's
+        // were only peeked at, and are checked to be one JSON object before they are pasted in,
+        // so that they cannot add members to the reply or end the message early.
         do {
-            try document.withBytes { bytes in
-                reply.reserveCapacity(reply.count + bytes.count + 1)
-                reply += bytes
+            switch document {
+            case .bytes(let bytes): return try JSONText.wrapping("data", object: bytes)
+            case .file(let file): return try JSONText.wrapping("data", object: try file.withBytes { Array($0) })
             }
         } catch {
             throw VarlinkError(Exchange.ImporterFailed(message: "the data could not be handed over: \(error)"))
         }
-        reply.append(UInt8(ascii: "}"))
-        return RawJSON(bytes: reply)
     }
 
     // MARK: - ReportImport

@@ -148,6 +148,11 @@ final class ConnectionTable: Sendable {
         for close in closing { close() }
     }
 
+    /// Whether connection `id` is still in: ``admit(_:process:close:)`` may have closed it at once.
+    func isAdmitted(_ id: Int) -> Bool {
+        state.withLock { $0.entries[id] != nil }
+    }
+
     /// Connection `id` closed.
     func remove(_ id: Int) {
         state.withLock { state in _ = Self.remove(id, from: &state) }

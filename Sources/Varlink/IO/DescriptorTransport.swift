@@ -25,29 +25,54 @@ extension VarlinkServer {
     /// documents as descriptors, so their messages are small.
     package static let descriptorMessageSize = 1 << 20
 
-    /// The most descriptors one message may carry.
-    package static let descriptorsPerMessage = 4
+    /// The most descriptors one message may carry: one document.
+    package static let descriptorsPerMessage = 1
 
-    /// Binds `path` as ``serve(path:ready:)`` does and serves the same interfaces there over a
-    /// transport that passes descriptors: calls get what came with them
-    /// (``VarlinkRequest/descriptors``) and replies can carry some (``VarlinkRequest/attach(_:)``).
-    /// Messages are at most `maximumMessageSize` bytes; connections count against the same
-    /// limits as the server's others. Serves until the task is cancelled.
+    /// How many calls of one connection may wait for their turn on the descriptor transport.
+    static let maximumQueuedDescriptorCalls = 4
+
+    /// The descriptor transport's own, tighter limits: each connection costs a thread and may
+    /// hold descriptors, and only a few exchanges run at once.
+    static func descriptorLimits(maximumMessageSize: Int) -> VarlinkConnectionLimits {
+        VarlinkConnectionLimits(
+            perProcess: 8,
+            total: 128,
+            bufferedPerProcess: 2 * maximumMessageSize,
+            messageDeadline: .seconds(30)
+        )
+    }
+
+    /// Binds `path` as ``serve(path:ready:)`` does and serves `interfaces` of this server (and
+    /// `org.varlink.service`) there over a transport that passes descriptors: calls get what came
+    /// with them (``VarlinkRequest/descriptors``) and replies can carry some
+    /// (``VarlinkRequest/attach(_:)``). Only memory files are kept (any other descriptor is
+    /// closed as it arrives); messages are at most `maximumMessageSize` bytes; connections are
+    /// held to limits of their own (``descriptorLimits(maximumMessageSize:)``). Serves until the
+    /// task is cancelled.
     ///
     /// - Throws: ``SocketLock/Held`` when another process serves `path`; a `VarlinkConnectionError`
-    ///   when the socket cannot be made.
+    ///   when the socket cannot be made or stops accepting.
     package func serveWithDescriptors(
         path: String,
+        interfaces: [String],
         maximumMessageSize: Int = descriptorMessageSize,
         ready: @Sendable () -> Void = {}
     ) async throws {
         let lock = try SocketLock(socketPath: path)
         defer { withExtendedLifetime(lock) {} }
         try Self.removeDeadSocket(at: path)
-        let listener = try DescriptorSocket(listeningAt: path)
         defer { unlink(path) }
+        let listener = try DescriptorSocket(listeningAt: path)
+        let transport = Transport(
+            connections: ConnectionTable(limits: Self.descriptorLimits(maximumMessageSize: maximumMessageSize)),
+            maximumQueuedCalls: Self.maximumQueuedDescriptorCalls,
+            passesDescriptors: true,
+            interfaces: Set(interfaces)
+        )
         ready()
-        let accepted = AsyncStream<DescriptorSocket> { continuation in
+        // Connections accepted and not yet taken in wait here, a few at most: past that they are
+        // closed, as a full backlog would refuse them.
+        let accepted = AsyncStream<DescriptorSocket>(bufferingPolicy: .bufferingOldest(16)) { continuation in
             let thread = Thread {
                 while let socket = listener.accept() { continuation.yield(socket) }
                 continuation.finish()
@@ -58,17 +83,20 @@ extension VarlinkServer {
         await withTaskCancellationHandler {
             await withDiscardingTaskGroup { group in
                 for await socket in accepted {
-                    group.addTask { await self.serve(socket, maximumMessageSize: maximumMessageSize) }
+                    group.addTask { await self.serve(socket, on: transport, maximumMessageSize: maximumMessageSize) }
                 }
             }
         } onCancel: {
             listener.shutDown()
         }
+        if !Task.isCancelled {
+            throw VarlinkConnectionError("\(path) stopped accepting connections: \(listener.failure ?? "unknown")")
+        }
     }
 
     /// Serves one connection of the descriptor transport until it closes or the task is
     /// cancelled.
-    private func serve(_ socket: DescriptorSocket, maximumMessageSize: Int) async {
+    private func serve(_ socket: DescriptorSocket, on transport: Transport, maximumMessageSize: Int) async {
         defer { socket.shutDown() }
         let peer: VarlinkPeer
         do {
@@ -78,34 +106,45 @@ extension VarlinkServer {
         } catch {
             return
         }
-        let id = nextConnectionNumber()
-        connections.admit(id, process: peer.credentials.pid) { socket.shutDown() }
-        // A client that does not read its replies holds a write up this long, then is closed.
-        socket.setTimeout(SO_SNDTIMEO, .seconds(5))
+        let connections = transport.connections
         let account = connections.framing(for: peer.credentials.pid).account
         let deadline = connections.limits.messageDeadline
-        let inbound = AsyncThrowingStream<InboundMessage, any Error> { continuation in
-            let thread = Thread {
-                socket.read(
-                    maximumMessageSize: maximumMessageSize,
-                    account: account,
-                    messageDeadline: deadline
-                ) { continuation.yield($0) }
-                continuation.finish()
-            }
-            thread.name = "varlink-read"
-            thread.start()
+        // Messages read and not yet taken by the server: a few at most; a client that sends more
+        // without waiting is closed (the server would refuse them anyway, past its queue).
+        let (inbound, continuation) = AsyncThrowingStream.makeStream(
+            of: InboundMessage.self,
+            throwing: (any Error).self,
+            bufferingPolicy: .bufferingOldest(transport.maximumQueuedCalls)
+        )
+        // Closing the connection ends the server's reading at once, also when the thread that
+        // reads is held up (closing a refused descriptor, say).
+        let close: @Sendable () -> Void = {
+            socket.shutDown()
+            continuation.finish()
         }
+        let id = nextConnectionNumber()
+        connections.admit(id, process: peer.credentials.pid, close: close)
+        guard connections.isAdmitted(id) else { return }
+        let thread = Thread {
+            socket.read(maximumMessageSize: maximumMessageSize, account: account, messageDeadline: deadline) {
+                message in
+                if case .dropped = continuation.yield(message) { return false }
+                return true
+            }
+            continuation.finish()
+        }
+        thread.name = "varlink-read"
+        thread.start()
         await withTaskCancellationHandler {
             await handle(
                 inbound: inbound,
-                outbound: DescriptorReplyOutbound(socket: socket),
-                passesDescriptors: true,
+                outbound: DescriptorReplyOutbound(socket: socket, close: close),
+                on: transport,
                 peer: peer,
                 id: id
             )
         } onCancel: {
-            socket.shutDown()
+            close()
         }
     }
 }
@@ -116,6 +155,11 @@ final class DescriptorSocket: Sendable {
     let descriptor: Int32
     /// Replies are written one at a time.
     private let writing = Mutex(())
+    /// Why accepting stopped, when it was not shut down.
+    private let acceptFailure = Mutex<String?>(nil)
+
+    /// Why ``accept()`` stopped, when it was not shut down.
+    var failure: String? { acceptFailure.withLock { $0 } }
 
     init(descriptor: Int32) {
         self.descriptor = descriptor
@@ -157,27 +201,35 @@ final class DescriptorSocket: Sendable {
             case EMFILE, ENFILE, ENOBUFS, ENOMEM:
                 // Out of descriptors or memory for now: connections wait in the backlog.
                 usleep(50_000)
-            default: return nil
+            case EINVAL:
+                // Shut down: serving ends.
+                return nil
+            case let code:
+                acceptFailure.withLock { $0 = String(cString: strerror(code)) }
+                return nil
             }
         }
     }
 
-    /// Sets a send or receive timeout (`SO_SNDTIMEO`, `SO_RCVTIMEO`); `nil`: none.
-    func setTimeout(_ option: Int32, _ duration: Duration?) {
+    /// Sets the receive timeout (`SO_RCVTIMEO`); `nil`: none.
+    func setReceiveTimeout(_ duration: Duration?) {
         let (seconds, attoseconds) = (duration ?? .zero).components
         var value = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
         if duration != nil && seconds == 0 && value.tv_usec == 0 { value.tv_usec = 1 }
-        _ = setsockopt(descriptor, SOL_SOCKET, option, &value, socklen_t(MemoryLayout<timeval>.size))
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    /// Reads messages and hands each to `deliver`, until the peer closes, breaks a rule (a
-    /// message too long, with too many descriptors, over its process's buffer budget, or not
-    /// complete within `messageDeadline` of its first byte), or the socket is shut down.
+    /// Reads messages and hands each to `deliver` (`false`: no more are taken), until the peer
+    /// closes, breaks a rule (a message too long, with too many descriptors, over its process's
+    /// buffer budget, or not complete within `messageDeadline` of its first byte), or the socket
+    /// is shut down. A descriptor that is not a memory file is closed here, as it arrives, on
+    /// this thread (closing some descriptors can wait on whoever serves them: a FUSE mount, a
+    /// lingering socket); what is kept of it is a place that cannot be taken.
     func read(
         maximumMessageSize: Int,
         account: BufferAccount,
         messageDeadline: Duration,
-        deliver: (InboundMessage) -> Void
+        deliver: (InboundMessage) -> Bool
     ) {
         let framing = DescriptorFraming(
             maximumMessageSize: maximumMessageSize,
@@ -194,10 +246,10 @@ final class DescriptorSocket: Sendable {
                 due = end
                 let left = end - .now
                 guard left > .zero else { return }
-                setTimeout(SO_RCVTIMEO, left)
+                setReceiveTimeout(left)
             } else if due != nil {
                 due = nil
-                setTimeout(SO_RCVTIMEO, nil)
+                setReceiveTimeout(nil)
             }
             let messages: [(bytes: [UInt8], descriptors: ReceivedDescriptors)]
             do {
@@ -208,24 +260,34 @@ final class DescriptorSocket: Sendable {
                         maximum: VarlinkServer.descriptorsPerMessage
                     )
                 }
-                guard count > 0 else {
-                    for descriptor in descriptors { close(descriptor) }
-                    return
+                let kept = descriptors.map { descriptor -> Int32 in
+                    guard count > 0, MemoryFile.isMemoryFile(descriptor) else {
+                        close(descriptor)
+                        return -1
+                    }
+                    return descriptor
                 }
+                guard count > 0 else { return }
                 messages = try buffer.withUnsafeBytes { bytes in
-                    try framing.append(UnsafeRawBufferPointer(rebasing: bytes[..<count]), descriptors: descriptors)
+                    try framing.append(UnsafeRawBufferPointer(rebasing: bytes[..<count]), descriptors: kept)
                 }
             } catch {
                 return
             }
             guard account.add(framing.unfinished - counted) else { return }
             counted = framing.unfinished
-            for (bytes, descriptors) in messages { deliver(InboundMessage(bytes: bytes, descriptors: descriptors)) }
+            // A message that ended restarts the deadline for the next one.
+            if !messages.isEmpty { due = nil }
+            for (bytes, descriptors) in messages
+            where !deliver(InboundMessage(bytes: bytes, descriptors: descriptors)) {
+                return
+            }
         }
     }
 
-    /// Writes `bytes` with `descriptors` attached to the first send; `false` when the
-    /// connection cannot take them (closed, or not read within the send timeout).
+    /// Writes `bytes` with `descriptors` attached to the first send, without waiting; `false`
+    /// when the connection cannot take them now (closed, or its buffer full: a client that does
+    /// not read its replies). Replies here are small, so a client that reads has room for them.
     func write(_ bytes: [UInt8], descriptors: [Int32]) -> Bool {
         writing.withLock { _ in
             var sent = 0
@@ -235,7 +297,8 @@ final class DescriptorSocket: Sendable {
                         try DescriptorPassing.send(
                             UnsafeRawBufferPointer(rebasing: all[sent...]),
                             descriptors: sent == 0 ? descriptors : [],
-                            on: descriptor
+                            on: descriptor,
+                            waiting: false
                         )
                     }
                 } catch {
@@ -251,6 +314,8 @@ final class DescriptorSocket: Sendable {
 /// bytes.
 struct DescriptorReplyOutbound: ReplyOutbound {
     let socket: DescriptorSocket
+    /// Closes the connection.
+    let close: @Sendable () -> Void
 
     func write(_ message: OutgoingMessage, descriptors: [MemoryFile]) async {
         var bytes = message.joined
@@ -258,6 +323,6 @@ struct DescriptorReplyOutbound: ReplyOutbound {
         let written = withExtendedLifetime(descriptors) {
             socket.write(bytes, descriptors: descriptors.map(\.descriptor))
         }
-        if !written { socket.shutDown() }
+        if !written { close() }
     }
 }

@@ -302,22 +302,23 @@ package final class VarlinkServer: Sendable {
             await handle(
                 inbound: inbound.map { InboundMessage(bytes: $0, descriptors: .none) },
                 outbound: ChannelReplyOutbound(writer: outbound),
-                passesDescriptors: false,
+                on: .channels(connections),
                 peer: peer,
                 id: id
             )
         }
     }
 
-    /// Serves one connection, whichever its transport, until `inbound` ends. Errors end this
+    /// Serves one connection, whichever its `transport`, until `inbound` ends. Errors end this
     /// connection only; the caller closes it.
     func handle<Inbound: AsyncSequence & Sendable>(
         inbound: Inbound,
         outbound: any ReplyOutbound,
-        passesDescriptors: Bool,
+        on transport: Transport,
         peer: VarlinkPeer,
         id: Int
     ) async where Inbound.Element == InboundMessage {
+        let connections = transport.connections
         defer { connections.remove(id) }
         // Messages are read by one task and answered by another, so that a client closing its
         // end is seen while a call is still running, and that call is cancelled. The reader
@@ -339,7 +340,7 @@ package final class VarlinkServer: Sendable {
                         connection: id,
                         peer: peer,
                         outbound: outbound,
-                        passesDescriptors: passesDescriptors
+                        transport: transport
                     )
                     queued.count.subtract(1, ordering: .relaxed)
                     queued.bytes.subtract(queuedCall.size, ordering: .relaxed)
@@ -353,7 +354,7 @@ package final class VarlinkServer: Sendable {
                         let size = message.bytes.count
                         let waiting = queued.count.add(1, ordering: .relaxed).newValue
                         // Ending the reading closes the connection (below).
-                        guard waiting <= Self.maximumQueuedCalls, account.add(size) else { break }
+                        guard waiting <= transport.maximumQueuedCalls, account.add(size) else { break }
                         queued.bytes.add(size, ordering: .relaxed)
                         continuation.yield(
                             QueuedCall(
@@ -380,8 +381,9 @@ package final class VarlinkServer: Sendable {
         connection: Int,
         peer: VarlinkPeer,
         outbound: any ReplyOutbound,
-        passesDescriptors: Bool
+        transport: Transport
     ) async -> Bool {
+        let connections = transport.connections
         guard let call = queued.call else { return false }
         if call.upgrade {
             // No interface of ours upgrades; say so rather than leaving the client waiting.
@@ -404,12 +406,12 @@ package final class VarlinkServer: Sendable {
             connection: connection,
             peer: peer,
             descriptors: queued.descriptors,
-            passesDescriptors: passesDescriptors,
+            passesDescriptors: transport.passesDescriptors,
             outbound: outbound
         )
         let reply: VarlinkReply
         do {
-            reply = VarlinkReply(parameters: try await run(request))
+            reply = VarlinkReply(parameters: try await run(request, serving: transport.interfaces))
         } catch {
             reply = VarlinkReply(error: error)
         }
@@ -450,10 +452,11 @@ package final class VarlinkServer: Sendable {
         }
     }
 
-    private func run(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
+    /// Answers `request` from the interfaces `served` (all, when `nil`) and `org.varlink.service`.
+    private func run(_ request: VarlinkRequest, serving served: Set<String>?) async throws(VarlinkError) -> RawJSON {
         let call = request.call
-        if call.interface == VarlinkService.name { return try serviceMethod(call) }
-        guard let implementation = interfaces[call.interface] else {
+        if call.interface == VarlinkService.name { return try serviceMethod(call, serving: served) }
+        guard served?.contains(call.interface) ?? true, let implementation = interfaces[call.interface] else {
             throw VarlinkError.interfaceNotFound(call.interface)
         }
         guard let method = implementation.interface.methods[call.methodName] else {
@@ -467,7 +470,7 @@ package final class VarlinkServer: Sendable {
     }
 
     /// `org.varlink.service`: `GetInfo` and `GetInterfaceDescription`.
-    private func serviceMethod(_ call: VarlinkCall) throws(VarlinkError) -> RawJSON {
+    private func serviceMethod(_ call: VarlinkCall, serving served: Set<String>?) throws(VarlinkError) -> RawJSON {
         let service = VarlinkService.interface
         guard let method = service.methods[call.methodName] else { throw VarlinkError.methodNotFound(call.method) }
         if let problem = service.check(call.parameters, against: method.input) { throw problem }
@@ -478,7 +481,7 @@ package final class VarlinkServer: Sendable {
                     product: info.product,
                     version: info.version,
                     url: info.url,
-                    interfaces: ([service.name] + interfaces.keys).sorted()
+                    interfaces: ([service.name] + interfaces.keys.filter { served?.contains($0) ?? true }).sorted()
                 )
             )
         }
@@ -486,9 +489,33 @@ package final class VarlinkServer: Sendable {
         if name == service.name {
             return RawJSON(encoding: VarlinkService.GetInterfaceDescription.Reply(description: service.description))
         }
-        guard let implementation = interfaces[name] else { throw VarlinkError.interfaceNotFound(name) }
+        guard served?.contains(name) ?? true, let implementation = interfaces[name] else {
+            throw VarlinkError.interfaceNotFound(name)
+        }
         return RawJSON(
             encoding: VarlinkService.GetInterfaceDescription.Reply(description: implementation.interface.description)
+        )
+    }
+}
+
+/// What differs between the server's transports, for the one way calls are answered.
+struct Transport: Sendable {
+    /// The connections of this transport and their limits.
+    var connections: ConnectionTable
+    /// How many calls of one connection may wait for their turn.
+    var maximumQueuedCalls: Int
+    /// Whether descriptors pass: only then do calls bring any and replies take any.
+    var passesDescriptors: Bool
+    /// The interfaces answered (with `org.varlink.service`); all of the server's when `nil`.
+    var interfaces: Set<String>?
+
+    /// swift-nio's connections: every interface, no descriptors.
+    static func channels(_ connections: ConnectionTable) -> Transport {
+        Transport(
+            connections: connections,
+            maximumQueuedCalls: VarlinkServer.maximumQueuedCalls,
+            passesDescriptors: false,
+            interfaces: nil
         )
     }
 }

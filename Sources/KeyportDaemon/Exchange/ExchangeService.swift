@@ -502,31 +502,54 @@ package final class ExchangeService: Sendable {
     }
 
     /// The CXF validator's verdict on an export, for the log, once the importer has it: it never
-    /// holds the hand-over up, nor competes with it for a core (what an importer can live with
-    /// passes on as it came). It reads the hand-over's own document, taken over here (bytes are
-    /// wiped when done, a memory file is mapped), so no copy of the document is made for it.
+    /// holds the hand-over up (what an importer can live with passes on as it came). It runs in a
+    /// process of its own — `keyport-cli cxf validate` beside keyportd, reading the memory file —
+    /// so that keyportd never builds a whole document's model (several times the document in
+    /// memory) and a flaw in the decoder cannot reach keyportd. Bytes that came in a message are
+    /// put in a memory file for it and wiped.
     private func review(_ document: consuming HeldDocument, from exporter: String) {
+        guard let validator = builtInExporter else {
+            document.wipe()
+            return
+        }
+        let file: MemoryFile
+        switch document {
+        case .file(let held):
+            file = held
+        case .bytes(let bytes):
+            defer { document.wipe() }
+            guard let made = try? bytes.withUnsafeBytes({ try MemoryFile(name: "keyport-review", contents: $0) })
+            else { return }
+            file = made
+        }
         let logger = logger
-        let held = Mutex(document)
         Task.detached(priority: .background) {
-            func verdict() -> (errors: Int, warnings: Int)? {
-                let decoded = held.withLock { document in
-                    defer { document.wipe() }
-                    return try? document.withBytes { bytes in try CXF.Decoder().decode(bytes) }
-                }
-                guard let decoded else { return nil }
-                let findings = decoded.diagnostics + CXF.Validator().validate(decoded.document)
-                let errors = findings.filter { $0.severity == .error }.count
-                return (errors, findings.count - errors)
+            // Descriptor 3 in the child, read through /proc: a description of its own, read from
+            // the start, whatever the offset the exporter's left.
+            guard
+                let child = try? ChildProcess(
+                    executable: validator,
+                    arguments: ["cxf", "validate", "--json", "/proc/self/fd/3"],
+                    environment: [:],
+                    streams: .captured(input: nil),
+                    descriptor3: file.descriptor
+                )
+            else { return }
+            withExtendedLifetime(file) {}
+            await child.waitForExit()
+            guard let output = child.output?.standardOutput,
+                let report = try? JSONSerialization.jsonObject(with: output) as? [String: Any],
+                let diagnostics = report["diagnostics"] as? [[String: Any]]
+            else {
+                logger.info("export not reviewed", metadata: ["exporter": "\(exporter)"])
+                return
             }
-            let counts = verdict()
-            // The decoded model was made of many small allocations, now freed: without this,
-            // keyportd would keep them resident (~5× the document) until it exits.
-            Memory.releaseFreed()
-            guard let counts else { return }
+            let errors = diagnostics.filter { $0["severity"] as? String == "error" }.count
             logger.info(
                 "export reviewed",
-                metadata: ["exporter": "\(exporter)", "errors": "\(counts.errors)", "warnings": "\(counts.warnings)"]
+                metadata: [
+                    "exporter": "\(exporter)", "errors": "\(errors)", "warnings": "\(diagnostics.count - errors)",
+                ]
             )
         }
     }

@@ -1,3 +1,4 @@
+import CredentialExchangeFormat
 import Foundation
 
 /// The FIDO2 extension data of a passkey (CXF `fido2Extensions`). (Apple: 26.4.)
@@ -135,5 +136,45 @@ public struct ASImportableFIDO2LargeBlob: Codable, Hashable, Sendable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(uncompressedSize, forKey: .uncompressedSize)
         try container.encodeBase64URL(data, forKey: .data)
+    }
+}
+
+extension CXFImporter {
+    mutating func fido2Extensions(_ ext: CXF.FIDO2Extensions) -> ASImportableFIDO2Extensions {
+        if ext.credBlob != nil {
+            at("credBlob") { $0.omit("ASImportableFIDO2Extensions has no credBlob; it is left out") }
+        }
+        if ext.payments != nil {
+            at("payments") { $0.omit("ASImportableFIDO2Extensions has no payments flag; it is left out") }
+        }
+        unknown(ext.unknownMembers, in: "ASImportableFIDO2Extensions")
+        let hmac: ASImportableFIDO2HMACCredential? = ext.hmacCredentials.flatMap { hmac in
+            at("hmacCredentials") { importer in
+                guard let algorithm = ASImportableFIDO2HMACCredential.Algorithm(rawValue: hmac.algorithm) else {
+                    importer.omit(
+                        "the HMAC credentials' algorithm '\(hmac.algorithm)' has no "
+                            + "ASImportableFIDO2HMACCredential.Algorithm case; they are left out"
+                    )
+                    return nil
+                }
+                importer.unknown(hmac.unknownMembers, in: "ASImportableFIDO2HMACCredential")
+                return ASImportableFIDO2HMACCredential(
+                    algorithm: algorithm,
+                    credentialWithUV: hmac.credWithUV,
+                    credentialWithoutUV: hmac.credWithoutUV
+                )
+            }
+        }
+        let largeBlob: ASImportableFIDO2LargeBlob? = ext.largeBlob.flatMap { blob in
+            at("largeBlob") { importer in
+                guard let size = Int(exactly: blob.uncompressedSize) else {
+                    importer.omit("the large blob's uncompressedSize does not fit Int; the large blob is left out")
+                    return nil
+                }
+                importer.unknown(blob.unknownMembers, in: "ASImportableFIDO2LargeBlob")
+                return ASImportableFIDO2LargeBlob(uncompressedSize: size, data: blob.data)
+            }
+        }
+        return ASImportableFIDO2Extensions(hmacCredentials: hmac, largeBlob: largeBlob)
     }
 }

@@ -244,18 +244,18 @@ struct CXFImporter {
         return out
     }
 
-    private mutating func omit(_ reason: String) {
+    mutating func omit(_ reason: String) {
         omissions.append(.init(path: pointer, reason: reason))
     }
 
-    private mutating func at<T>(_ tokens: String..., body: (inout CXFImporter) -> T) -> T {
+    mutating func at<T>(_ tokens: String..., body: (inout CXFImporter) -> T) -> T {
         path.append(contentsOf: tokens)
         defer { path.removeLast(tokens.count) }
         return body(&self)
     }
 
     /// Converts the elements of the array member `key`, leaving out those that convert to `nil`.
-    private mutating func each<E, T>(_ key: String, _ elements: [E], _ body: (inout CXFImporter, E) -> T?) -> [T] {
+    mutating func each<E, T>(_ key: String, _ elements: [E], _ body: (inout CXFImporter, E) -> T?) -> [T] {
         var out: [T] = []
         out.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
@@ -264,7 +264,7 @@ struct CXFImporter {
         return out
     }
 
-    private mutating func unknown(_ members: [JSONMember], in typeName: String) {
+    mutating func unknown(_ members: [JSONMember], in typeName: String) {
         for member in members {
             let what = member.unreadable ? "could not be read as its type" : "is not in CXF 1.0, or repeats a member"
             at(member.key) {
@@ -273,7 +273,7 @@ struct CXFImporter {
         }
     }
 
-    private mutating func extensions(_ extensions: [CXF.Extension]?, on typeName: String) {
+    mutating func extensions(_ extensions: [CXF.Extension]?, on typeName: String) {
         guard let extensions else { return }
         for (index, ext) in extensions.enumerated() {
             at("extensions", String(index)) {
@@ -408,7 +408,7 @@ struct CXFImporter {
     }
 
     /// The optional field member `key`.
-    private mutating func field(_ field: CXF.EditableField?, _ key: String) -> ASImportableEditableField? {
+    mutating func field(_ field: CXF.EditableField?, _ key: String) -> ASImportableEditableField? {
         guard let field else { return nil }
         return at(key) { $0.field(field) }
     }
@@ -454,165 +454,6 @@ struct CXFImporter {
         }
         unknown(accessor.unknownMembers, in: "ASImportableExtension.Shared.SharingAccessor")
         return .init(type: type, accountID: accessor.accountId, name: accessor.name, permissions: permissions)
-    }
-
-    // MARK: Credentials
-
-    mutating func credential(_ credential: CXF.Credential) -> ASImportableCredential? {
-        switch credential {
-        case .basicAuth(let c): return .basicAuthentication(fields(c))
-        case .creditCard(let c): return .creditCard(fields(c))
-        case .address(let c): return .address(fields(c))
-        case .apiKey(let c): return .apiKey(fields(c))
-        case .driversLicense(let c): return .driversLicense(fields(c))
-        case .identityDocument(let c): return .identityDocument(fields(c))
-        case .passport(let c): return .passport(fields(c))
-        case .personName(let c): return .personName(fields(c))
-        case .wifi(let c): return .wifi(fields(c))
-        // Written out: note, generated-password and ssh-key have CXF tables too, but their required
-        // members leave Apple's types no empty value for a walk to start from, and Apple's initialisers
-        // take those members; the others have no CXF table or no case in Apple's enum.
-        case .passkey(let c):
-            return passkey(c).map(ASImportableCredential.passkey)
-        case .totp(let c):
-            return totp(c).map(ASImportableCredential.totp)
-        case .note(let c):
-            unknown(c.unknownMembers, in: "ASImportableCredential.Note")
-            return .note(.init(content: at("content") { $0.field(c.content) }))
-        case .file:
-            omit("ASImportableCredential has no case for a file credential; it is left out")
-            return nil
-        case .generatedPassword(let c):
-            unknown(c.unknownMembers, in: "ASImportableCredential.GeneratedPassword")
-            return .generatedPassword(.init(password: c.password))
-        case .sshKey(let c):
-            unknown(c.unknownMembers, in: "ASImportableCredential.SSHKey")
-            return .sshKey(
-                .init(
-                    keyType: c.keyType,
-                    privateKey: c.privateKey,
-                    keyComment: c.keyComment,
-                    creationDate: field(c.creationDate, "creationDate"),
-                    expiryDate: field(c.expiryDate, "expiryDate"),
-                    keyGenerationSource: field(c.keyGenerationSource, "keyGenerationSource")
-                )
-            )
-        case .customFields(let c):
-            extensions(c.extensions, on: "ASImportableCredential.CustomFields")
-            unknown(c.unknownMembers, in: "ASImportableCredential.CustomFields")
-            return .customFields(.init(id: c.id, label: c.label, fields: each("fields", c.fields) { $0.field($1) }))
-        case .itemReference(let c):
-            unknown(c.unknownMembers, in: "ASImportableCredential.ItemReference")
-            return .itemReference(.init(reference: at("reference") { $0.linkedItem(c.reference) }))
-        case .unrecognized(let c):
-            let type = c.type.map { "'\($0)'" } ?? "no"
-            omit("this credential, of \(type) type, could not be read (\(c.reason)); it is left out")
-            return nil
-        }
-    }
-
-    /// One of Apple's field-only credentials, walked from its table: each member with a value is
-    /// converted into the property paired with it, or reported left out where Apple's type has none.
-    mutating func fields<Credential: CXFFieldCredential>(_ c: Credential.CXFCredential) -> Credential {
-        // Every field-only type is one of the enum's payloads.
-        let typeName = "ASImportableCredential.\(Credential.self)"
-        unknown(c.unknownMembers, in: typeName)
-        var out = Credential()
-        for entry in Credential.cxfFields.entries {
-            guard let field = c[keyPath: entry.cxf] else { continue }
-            guard let apple = entry.apple else {
-                at(entry.key) { $0.omit("the member '\(entry.key)' is left out: \(typeName) has no place for it") }
-                continue
-            }
-            out[keyPath: apple] = at(entry.key) { $0.field(field) }
-        }
-        return out
-    }
-
-    private mutating func passkey(_ passkey: CXF.Passkey) -> ASImportableCredential.Passkey? {
-        unknown(passkey.unknownMembers, in: "ASImportableCredential.Passkey")
-        let extensions = passkey.fido2Extensions.map { ext in at("fido2Extensions") { $0.fido2Extensions(ext) } }
-        return ASImportableCredential.Passkey(
-            credentialID: passkey.credentialId,
-            relyingPartyIdentifier: passkey.rpId,
-            userName: passkey.username,
-            userDisplayName: passkey.userDisplayName,
-            userHandle: passkey.userHandle,
-            key: passkey.key,
-            fido2Extensions: extensions
-        )
-    }
-
-    private mutating func fido2Extensions(_ ext: CXF.FIDO2Extensions) -> ASImportableFIDO2Extensions {
-        if ext.credBlob != nil {
-            at("credBlob") { $0.omit("ASImportableFIDO2Extensions has no credBlob; it is left out") }
-        }
-        if ext.payments != nil {
-            at("payments") { $0.omit("ASImportableFIDO2Extensions has no payments flag; it is left out") }
-        }
-        unknown(ext.unknownMembers, in: "ASImportableFIDO2Extensions")
-        let hmac: ASImportableFIDO2HMACCredential? = ext.hmacCredentials.flatMap { hmac in
-            at("hmacCredentials") { importer in
-                guard let algorithm = ASImportableFIDO2HMACCredential.Algorithm(rawValue: hmac.algorithm) else {
-                    importer.omit(
-                        "the HMAC credentials' algorithm '\(hmac.algorithm)' has no "
-                            + "ASImportableFIDO2HMACCredential.Algorithm case; they are left out"
-                    )
-                    return nil
-                }
-                importer.unknown(hmac.unknownMembers, in: "ASImportableFIDO2HMACCredential")
-                return ASImportableFIDO2HMACCredential(
-                    algorithm: algorithm,
-                    credentialWithUV: hmac.credWithUV,
-                    credentialWithoutUV: hmac.credWithoutUV
-                )
-            }
-        }
-        let largeBlob: ASImportableFIDO2LargeBlob? = ext.largeBlob.flatMap { blob in
-            at("largeBlob") { importer in
-                guard let size = Int(exactly: blob.uncompressedSize) else {
-                    importer.omit("the large blob's uncompressedSize does not fit Int; the large blob is left out")
-                    return nil
-                }
-                importer.unknown(blob.unknownMembers, in: "ASImportableFIDO2LargeBlob")
-                return ASImportableFIDO2LargeBlob(uncompressedSize: size, data: blob.data)
-            }
-        }
-        return ASImportableFIDO2Extensions(hmacCredentials: hmac, largeBlob: largeBlob)
-    }
-
-    private mutating func totp(_ totp: CXF.TOTP) -> ASImportableCredential.TOTP? {
-        guard let secret = try? Base32.decode(totp.secret) else {
-            at("secret") { $0.omit("the TOTP secret is not Base32; the credential is left out") }
-            return nil
-        }
-        guard let period = UInt16(exactly: totp.period) else {
-            at("period") { $0.omit("the TOTP period \(totp.period) does not fit UInt16; the credential is left out") }
-            return nil
-        }
-        guard let digits = UInt16(exactly: totp.digits) else {
-            at("digits") { $0.omit("the TOTP digits \(totp.digits) do not fit UInt16; the credential is left out") }
-            return nil
-        }
-        unknown(totp.unknownMembers, in: "ASImportableCredential.TOTP")
-        return ASImportableCredential.TOTP(
-            secret: Data(secret),
-            period: period,
-            digits: digits,
-            userName: totp.username,
-            algorithm: ASImportableCredential.TOTP.Algorithm(totp.algorithm),
-            issuer: totp.issuer
-        )
-    }
-}
-
-extension ASImportableCredential.TOTP.Algorithm {
-    init(_ algorithm: CXF.TOTP.Algorithm) {
-        switch algorithm {
-        case .sha1: self = .sha1
-        case .sha256: self = .sha256
-        case .sha512: self = .sha512
-        }
     }
 }
 
@@ -776,93 +617,6 @@ extension CXF.Extension {
                     }
                 )
             )
-        }
-    }
-}
-
-extension CXF.Credential {
-    /// The CXF form of a credential. (Linux addition.)
-    ///
-    /// A TOTP secret becomes uppercase Base32 without padding. A large blob's negative
-    /// `uncompressedSize`, which no authenticator writes, becomes 0.
-    public init(_ credential: ASImportableCredential) {
-        func f(_ field: ASImportableEditableField?) -> CXF.EditableField? { field.map { CXF.EditableField($0) } }
-        switch credential {
-        case .address(let c): self = .address(c.cxfCredential)
-        case .apiKey(let c): self = .apiKey(c.cxfCredential)
-        case .basicAuthentication(let c): self = .basicAuth(c.cxfCredential)
-        case .creditCard(let c): self = .creditCard(c.cxfCredential)
-        case .customFields(let c):
-            self = .customFields(
-                CXF.CustomFields(id: c.id, label: c.label, fields: c.fields.map { CXF.EditableField($0) })
-            )
-        case .driversLicense(let c): self = .driversLicense(c.cxfCredential)
-        case .generatedPassword(let c):
-            self = .generatedPassword(CXF.GeneratedPassword(password: c.password))
-        case .identityDocument(let c): self = .identityDocument(c.cxfCredential)
-        case .itemReference(let c):
-            self = .itemReference(CXF.ItemReference(reference: CXF.LinkedItem(c.reference)))
-        case .note(let c):
-            self = .note(CXF.Note(content: CXF.EditableField(c.content)))
-        case .passkey(let c):
-            self = .passkey(
-                CXF.Passkey(
-                    credentialId: c.credentialID,
-                    rpId: c.relyingPartyIdentifier,
-                    username: c.userName,
-                    userDisplayName: c.userDisplayName,
-                    userHandle: c.userHandle,
-                    key: c.key,
-                    fido2Extensions: c.fido2Extensions.map { ext in
-                        CXF.FIDO2Extensions(
-                            hmacCredentials: ext.hmacCredentials.map {
-                                CXF.FIDO2Extensions.HMACCredentials(
-                                    algorithm: $0.algorithm.rawValue,
-                                    credWithUV: $0.credentialWithUV,
-                                    credWithoutUV: $0.credentialWithoutUV
-                                )
-                            },
-                            largeBlob: ext.largeBlob.map {
-                                CXF.FIDO2Extensions.LargeBlob(
-                                    uncompressedSize: UInt64(clamping: $0.uncompressedSize),
-                                    data: $0.data
-                                )
-                            }
-                        )
-                    }
-                )
-            )
-        case .passport(let c): self = .passport(c.cxfCredential)
-        case .personName(let c): self = .personName(c.cxfCredential)
-        case .sshKey(let c):
-            self = .sshKey(
-                CXF.SSHKey(
-                    keyType: c.keyType,
-                    privateKey: c.privateKey,
-                    keyComment: c.keyComment,
-                    creationDate: f(c.creationDate),
-                    expiryDate: f(c.expiryDate),
-                    keyGenerationSource: f(c.keyGenerationSource)
-                )
-            )
-        case .totp(let c):
-            let algorithm: CXF.TOTP.Algorithm =
-                switch c.algorithm {
-                case .sha1: .sha1
-                case .sha256: .sha256
-                case .sha512: .sha512
-                }
-            self = .totp(
-                CXF.TOTP(
-                    secret: Base32.encode(c.secret),
-                    period: UInt32(c.period),
-                    digits: UInt32(c.digits),
-                    username: c.userName,
-                    algorithm: algorithm,
-                    issuer: c.issuer
-                )
-            )
-        case .wifi(let c): self = .wifi(c.cxfCredential)
         }
     }
 }

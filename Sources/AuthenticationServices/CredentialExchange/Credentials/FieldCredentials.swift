@@ -1,0 +1,106 @@
+import CredentialExchangeFormat
+import Foundation
+
+// MARK: - The field-only credentials, derived from the CXF schema
+
+/// One of Apple's credential types made only of optional editable fields, each the counterpart of a
+/// member of a CXF credential type. Only the pairing is written here: the member's wire name and the
+/// field type it calls for come from the CXF type's `MemberSchema` table, which the CXF decoder,
+/// encoder and validator walk too. Codable and the conversions both ways walk ``cxfFields``.
+protocol CXFFieldCredential: Sendable {
+    associatedtype CXFCredential: SchemaCredential
+    /// The credential with no fields, where decoding and conversion from CXF start.
+    init()
+    static var cxfFields: CXFFieldTable<Self, CXFCredential> { get }
+}
+
+/// The members of a CXF credential type in its schema's order, each with the property of Apple's type
+/// that holds it.
+struct CXFFieldTable<Credential, CXFCredential: SchemaCredential>: Sendable {
+    typealias ApplePath = WritableKeyPath<Credential, ASImportableEditableField?> & Sendable
+    typealias CXFPath = WritableKeyPath<CXFCredential, CXF.EditableField?> & Sendable
+
+    struct Entry: Sendable {
+        /// The member's name on the wire.
+        let key: String
+        /// The field type that stands in when a field omits `fieldType`.
+        let expected: ASImportableEditableField.FieldType
+        let cxf: CXFPath
+        /// `nil` when Apple's type has no place for the member: decoding skips it, conversion from CXF
+        /// reports it left out.
+        let apple: ApplePath?
+    }
+
+    let entries: [Entry]
+
+    /// Pairs each of Apple's properties with its CXF member. Every member of the CXF type must be an
+    /// optional editable field; one no pair names is one Apple's type lacks.
+    init(_ pairs: [(apple: ApplePath, cxf: CXFPath)]) {
+        var unpaired = pairs
+        entries = CXFCredential.members.map { member in
+            guard case .field(let cxf, let expected) = member.kind else {
+                preconditionFailure("'\(member.key)' of \(CXFCredential.type) is not an optional editable field")
+            }
+            let apple = unpaired.firstIndex { $0.cxf == cxf }.map { unpaired.remove(at: $0).apple }
+            return Entry(key: member.key.description, expected: .init(expected), cxf: cxf, apple: apple)
+        }
+        precondition(unpaired.isEmpty, "a pair names a member \(CXFCredential.type) does not have, or one twice")
+    }
+}
+
+extension CXFFieldCredential {
+    static func decodeFields(from decoder: any Decoder) throws -> Self {
+        let container = try decoder.container(keyedBy: WireKey.self)
+        var value = Self()
+        for entry in cxfFields.entries {
+            guard let apple = entry.apple else { continue }
+            value[keyPath: apple] = try container.decodeFieldIfPresent(
+                forKey: WireKey(entry.key),
+                expected: entry.expected
+            )
+        }
+        return value
+    }
+
+    func encodeFields(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: WireKey.self)
+        for entry in Self.cxfFields.entries {
+            guard let apple = entry.apple else { continue }
+            try container.encodeIfPresent(self[keyPath: apple], forKey: WireKey(entry.key))
+        }
+    }
+
+    /// The CXF form of the credential.
+    var cxfCredential: CXFCredential {
+        var credential = CXFCredential.blank
+        for entry in Self.cxfFields.entries {
+            guard let apple = entry.apple else { continue }
+            credential[keyPath: entry.cxf] = self[keyPath: apple].map { CXF.EditableField($0) }
+        }
+        return credential
+    }
+}
+
+extension CXFImporter {
+    /// One of Apple's field-only credentials, walked from its table: each member with a value is
+    /// converted into the property paired with it, or reported left out where Apple's type has none.
+    mutating func fields<Credential: CXFFieldCredential>(_ c: Credential.CXFCredential) -> Credential {
+        // Every field-only type is one of the enum's payloads.
+        let typeName = "ASImportableCredential.\(Credential.self)"
+        unknown(c.unknownMembers, in: typeName)
+        var out = Credential()
+        for entry in Credential.cxfFields.entries {
+            guard let field = c[keyPath: entry.cxf] else { continue }
+            guard let apple = entry.apple else {
+                at(entry.key) { $0.omit("the member '\(entry.key)' is left out: \(typeName) has no place for it") }
+                continue
+            }
+            out[keyPath: apple] = at(entry.key) { $0.field(field) }
+        }
+        return out
+    }
+}
+
+// The pairs: where Apple's name differs from CXF's (`userName`/`username`, `telephone`/`tel`) the
+// table is the only place that says so.
+// (Each table is in its credential's file.)

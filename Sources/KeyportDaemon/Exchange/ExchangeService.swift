@@ -537,11 +537,14 @@ package final class ExchangeService: Sendable {
             else { return }
             withExtendedLifetime(file) {}
             await child.waitForExit()
+            // Its output may still be on its way when it has exited.
+            await child.output?.waitForEnd()
             guard let output = child.output?.standardOutput,
                 let report = try? JSONSerialization.jsonObject(with: output) as? [String: Any],
                 let diagnostics = report["diagnostics"] as? [[String: Any]]
             else {
-                logger.info("export not reviewed", metadata: ["exporter": "\(exporter)"])
+                let ended = child.termination.map { "\($0)" } ?? "unknown"
+                logger.info("export not reviewed", metadata: ["exporter": "\(exporter)", "validator": "\(ended)"])
                 return
             }
             let errors = diagnostics.filter { $0["severity"] as? String == "error" }.count

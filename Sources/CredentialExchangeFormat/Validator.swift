@@ -436,7 +436,9 @@ enum FieldValueRules {
     /// What is wrong with `value` as a `type` value, or `nil`. The value is quoted only when
     /// `quoting`; otherwise the text says what is wrong without repeating it.
     static func problem(with value: String, as type: CXF.FieldType, quoting: Bool) -> String? {
-        let it = quoting ? "'\(value)'" : "the value"
+        // Made only for a problem: most values have none, and a document has hundreds of
+        // thousands of them.
+        var it: String { quoting ? "'\(value)'" : "the value" }
         switch type {
         case .string, .concealedString, .unknown: return nil
         case .email:

@@ -131,7 +131,27 @@ func readInput(_ path: String, limit: Int, limitOption: String? = nil) throws(Fa
     var bytes: [UInt8] = []
     if info.st_mode & S_IFMT == S_IFREG {
         guard info.st_size <= limit else { throw tooLarge }
-        bytes.reserveCapacity(Int(info.st_size) + 1 << 20)  // room for the last read, which finds the end
+        // Read straight into the array, as large as the file and a byte more (a file that grew
+        // meanwhile goes on below): neither filled with zeros first nor grown chunk by chunk.
+        let capacity = Int(info.st_size) + 1
+        var failure: Int32 = 0
+        bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+            while count < capacity {
+                let got = read(fd, buffer.baseAddress! + count, capacity - count)
+                if got < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                if got == 0 { return }
+                count += got
+            }
+        }
+        if failure != 0 {
+            throw .io("cannot read \(name): \(String(cString: strerror(failure)))", code: .unreadableInput)
+        }
+        if bytes.count > limit { throw tooLarge }
+        if bytes.count < capacity { return bytes }
     } else if info.st_mode & S_IFMT == S_IFDIR {
         throw .io("cannot read \(name): it is a directory", code: .unreadableInput)
     }

@@ -81,7 +81,8 @@ struct ValidationRun {
 
     mutating func document(_ document: CXF.Document) {
         for account in document.accounts {
-            var ids = itemsByAccount[account.id] ?? Set(minimumCapacity: account.items.count)
+            // Taken out while it grows, so that the dictionary's reference does not make it copy.
+            var ids = itemsByAccount.removeValue(forKey: account.id) ?? Set(minimumCapacity: account.items.count)
             var duplicates = Set<Int>()
             for index in account.items.indices where !account.items[index].id.isEmpty {
                 if !ids.insert(account.items[index].id).inserted { duplicates.insert(index) }
@@ -117,25 +118,42 @@ struct ValidationRun {
         let duplicates = duplicateItems[accountIndex]
         accountIndex += 1
         path.append(.key("items"))
-        for index in a.items.indices {
-            path.append(.index(index))
-            if duplicates.contains(index) { reportDuplicate(a.items[index].id) }
-            item(a.items[index], account: a.id)
-            path.removeLast()
+        // Through the buffer: its elements are passed borrowed, where `a.items[index]` is copied
+        // (every member of every item retained and released again).
+        a.items.withUnsafeBufferPointer { items in
+            for index in items.indices {
+                path.append(.index(index))
+                if duplicates.contains(index) { reportDuplicate(items[index].id) }
+                item(items[index], account: a.id)
+                path.removeLast()
+            }
         }
         path.removeLast()
-        // Collections share the account's id space with its items.
-        var ids = itemsByAccount[a.id] ?? []
-        collections("collections", a.collections, account: a.id, ids: &ids)
+        // Collections share the account's id space with its items: a collection's id may repeat
+        // neither an item's nor an earlier collection's (kept apart, so the items' set is only
+        // read, never copied to be added to).
+        var collectionIDs = Set<Data>()
+        collections(
+            "collections",
+            a.collections,
+            account: a.id,
+            itemIDs: itemsByAccount[a.id] ?? [],
+            ids: &collectionIDs
+        )
         extensions(a.extensions)
     }
 
-    mutating func collections(_ key: StaticString, _ collections: [CXF.Collection], account: Data, ids: inout Set<Data>)
-    {
+    mutating func collections(
+        _ key: StaticString,
+        _ collections: [CXF.Collection],
+        account: Data,
+        itemIDs: Set<Data>,
+        ids: inout Set<Data>
+    ) {
         path.append(.key(key))
         for index in collections.indices {
             path.append(.index(index))
-            collection(collections[index], account: account, ids: &ids)
+            collection(collections[index], account: account, itemIDs: itemIDs, ids: &ids)
             path.removeLast()
         }
         path.removeLast()
@@ -164,9 +182,9 @@ struct ValidationRun {
         report(.warning, .timestampOutOfRange, member, "the timestamp \(t) is outside 1970…3000\(hint)")
     }
 
-    mutating func collection(_ c: CXF.Collection, account: Data, ids: inout Set<Data>) {
+    mutating func collection(_ c: CXF.Collection, account: Data, itemIDs: Set<Data>, ids: inout Set<Data>) {
         id(c.id, "id")
-        if !c.id.isEmpty && !ids.insert(c.id).inserted { reportDuplicate(c.id) }
+        if !c.id.isEmpty && (itemIDs.contains(c.id) || !ids.insert(c.id).inserted) { reportDuplicate(c.id) }
         timestamp(c.creationAt, "creationAt")
         timestamp(c.modifiedAt, "modifiedAt")
         path.append(.key("items"))
@@ -176,7 +194,9 @@ struct ValidationRun {
             path.removeLast()
         }
         path.removeLast()
-        if let sub = c.subCollections { collections("subCollections", sub, account: account, ids: &ids) }
+        if let sub = c.subCollections {
+            collections("subCollections", sub, account: account, itemIDs: itemIDs, ids: &ids)
+        }
         extensions(c.extensions)
     }
 
@@ -206,10 +226,12 @@ struct ValidationRun {
         timestamp(item.creationAt, "creationAt")
         timestamp(item.modifiedAt, "modifiedAt")
         path.append(.key("credentials"))
-        for index in item.credentials.indices {
-            path.append(.index(index))
-            credential(item.credentials[index], account: account)
-            path.removeLast()
+        item.credentials.withUnsafeBufferPointer { credentials in
+            for index in credentials.indices {
+                path.append(.index(index))
+                credential(credentials[index], account: account)
+                path.removeLast()
+            }
         }
         path.removeLast()
         extensions(item.extensions)

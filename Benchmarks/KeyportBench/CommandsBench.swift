@@ -37,10 +37,12 @@ private func timeProcess(_ program: String, _ arguments: [String]) throws -> Dou
 /// `KeyportBench foundation-decode` and `foundation-fmt`, `rounds` times each, interleaved.
 func cxfCommandsBenchmark(items: Int, rounds: Int) throws {
     let build = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-    let keyport = build.appendingPathComponent("keyport-cli").path
+    // The command as a person runs it: `keyport`, which hands `cxf` to keyport-cli beside it.
+    let keyport = build.appendingPathComponent("keyport").path
     let bench = build.appendingPathComponent("KeyportBench").path
-    guard FileManager.default.isExecutableFile(atPath: keyport) else {
-        print("\(keyport) is missing: swift build -c release --product keyport-cli first")
+    for program in [keyport, build.appendingPathComponent("keyport-cli").path]
+    where !FileManager.default.isExecutableFile(atPath: program) {
+        print("\(program) is missing: swift build -c release --product keyport and --product keyport-cli first")
         exit(2)
     }
     let directory = privateDirectory("kp-cxf-commands")

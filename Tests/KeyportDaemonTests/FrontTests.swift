@@ -118,7 +118,11 @@ struct FrontTests {
         let cli = builtProgram("keyport-cli")
         // keyport alone in a directory: what it answers needs nothing else; the rest says what is missing.
         let alone = try sandbox.directory.subdirectory("alone").appendingPathComponent("keyport").path
-        try FileManager.default.copyItem(atPath: keyport, toPath: alone)
+        // Copied by cp, not by this process: a program it starts meanwhile (tests run in parallel)
+        // would inherit the copy's descriptor open for writing, and running the copy would then
+        // fail with ETXTBSY for as long as that program lives.
+        let copied = try await Program.run("/bin/cp", [keyport, alone], timeout: .seconds(60))
+        try #require(copied.status == 0, "\(copied.standardError)")
 
         // Failures read the same from either program: keyportd is not running yet.
         for arguments in [["otp", "example.com"], ["password", "https://example.com/", "--user=alice"]] {

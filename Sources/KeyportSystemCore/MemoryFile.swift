@@ -139,7 +139,7 @@ package final class MemoryFile: Sendable {
         return UnsafeRawBufferPointer(start: address, count: size)
     }
 
-    /// Ends a mapping ``map()`` made.
+    /// Ends a mapping ``map(copyOnWrite:)`` made.
     package static func unmap(_ mapping: UnsafeRawBufferPointer) {
         guard let address = mapping.baseAddress else { return }
         let unmapped = munmap(UnsafeMutableRawPointer(mutating: address), mapping.count)

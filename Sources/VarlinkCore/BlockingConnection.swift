@@ -33,7 +33,7 @@ package final class VarlinkBlockingConnection {
     private var received: [(bytes: [UInt8], descriptors: ReceivedDescriptors)] = []
 
     /// The most descriptors one reply may carry.
-    package static let maximumDescriptors = 4
+    static let maximumDescriptors = 4
 
     /// Connects to the service listening at `path` (a Unix-domain socket).
     ///
@@ -47,6 +47,7 @@ package final class VarlinkBlockingConnection {
     /// reads the rest of the replies, say); the connection cannot be used after.
     package func releaseSocket() -> Int32 {
         precondition(descriptor >= 0, "the socket was given up already")
+        precondition(received.isEmpty && framing.unfinished == 0, "replies read here would be lost")
         defer { descriptor = -1 }
         return descriptor
     }

@@ -1,4 +1,3 @@
-import KeyportSystemCore
 import Synchronization
 
 #if canImport(Glibc)

@@ -83,12 +83,6 @@ struct Failure: Error {
     }
 }
 
-/// Reads a whole file, or standard input for `-`, refusing more than `limit` bytes.
-///
-/// A regular file's size is checked before anything is read; a pipe or device is read until
-/// `limit` + 1 bytes have arrived, never further, so neither can make Keyport buffer more than
-/// the limit allows.
-/// `limitOption` names the option that raises `limit`, for the message; `nil` when there is none.
 /// Holds what a command has finished with just before the process ends, so that it is never
 /// freed: the model of a 100 000-item document is millions of small objects, which take about a
 /// tenth of `keyport cxf validate`'s time to free one by one, while the exit hands all of the
@@ -106,6 +100,12 @@ private final class KeptUntilExit {
     }
 }
 
+/// Reads a whole file, or standard input for `-`, refusing more than `limit` bytes.
+///
+/// A regular file's size is checked before anything is read; a pipe or device is read until
+/// `limit` + 1 bytes have arrived, never further, so neither can make Keyport buffer more than
+/// the limit allows.
+/// `limitOption` names the option that raises `limit`, for the message; `nil` when there is none.
 func readInput(_ path: String, limit: Int, limitOption: String? = nil) throws(Failure) -> [UInt8] {
     let name = path == "-" ? "standard input" : path
     let fd: Int32

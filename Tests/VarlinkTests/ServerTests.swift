@@ -514,7 +514,11 @@ private func withDescriptorServer<T>(
     let path = directory.url.appendingPathComponent("test-fd.sock").path
     let (ready, readiness) = AsyncStream.makeStream(of: Void.self)
     let serving = Task {
-        try await server.serveWithDescriptors(path: path, interfaces: [TestService.name]) { readiness.yield() }
+        try await server.serveWithDescriptors(
+            path: path,
+            interfaces: [TestService.name],
+            maximumMessageSize: 1 << 20
+        ) { readiness.yield() }
     }
     defer { serving.cancel() }
     for await _ in ready { break }
@@ -590,6 +594,34 @@ struct DescriptorTransportTests {
                     if !closed { usleep(10_000) }
                 }
                 #expect(closed, "the server still holds the descriptor it was sent")
+
+                // A memory file (the kind the server keeps) with a call that takes none: closed
+                // once the call is answered. Known in this process's descriptors by its name.
+                let name = "unused-\(UInt64.random(in: 1...UInt64.max))"
+                func held() -> Bool {
+                    let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+                    return descriptors.contains {
+                        ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) ?? "")
+                            .contains("memfd:\(name)")
+                    }
+                }
+                do {
+                    let file = try Array("x".utf8).withUnsafeBytes { try MemoryFile(name: name, contents: $0) }
+                    try connection.send(
+                        VarlinkCall(
+                            method: TestService.Echo.name,
+                            parameters: RawJSON(encoding: TestService.Echo.Parameters(text: "y", times: nil))
+                        ),
+                        descriptors: [file.descriptor]
+                    )
+                    #expect(try connection.nextReply().reply.error == nil)
+                }
+                var released = false
+                for _ in 0..<200 where !released {
+                    released = !held()
+                    if !released { usleep(10_000) }
+                }
+                #expect(released, "the server still holds the memory file it was sent")
 
                 // Five descriptors with one message: more than the one a message may carry.
                 let crowded = try VarlinkBlockingConnection(path: path, maximumMessageSize: 1 << 20)

@@ -22,7 +22,7 @@ public let ASAuthorizationErrorDomain = "com.apple.AuthenticationServices.Author
 /// |---|---|
 /// | The person declined in the system's dialog (`Declined`), or the awaiting task was cancelled | ``Code-swift.enum/canceled`` |
 /// | No agent is running to ask the person (`NoAgent`) | ``Code-swift.enum/notInteractive`` |
-/// | The app may not export, no app can import, the data is not CXF, the importer failed, keyportd is stopping, no export was requested (`NotAllowed`, `NoImporter`, `InvalidData`, `ImporterFailed`, `ShuttingDown`, `UnknownExport`, any other error); and, found before asking keyportd, `exportCredentials` without `requestExport`, a CXF version this module cannot write, data too large for one message to keyportd (64 MiB) | ``Code-swift.enum/credentialExport`` when exporting |
+/// | The app may not export, no app can import, the data is not CXF, the importer failed, keyportd is stopping, no export was requested (`NotAllowed`, `NoImporter`, `InvalidData`, `ImporterFailed`, `ShuttingDown`, `UnknownExport`, any other error); and, found before asking keyportd, `exportCredentials` without `requestExport`, a CXF version this module cannot write | ``Code-swift.enum/credentialExport`` when exporting |
 /// | The token is unknown, expired, used or not this process's; the exporter went away; keyportd is stopping; the data is not CXF this module reads (`InvalidToken`, `ImporterFailed`, `ShuttingDown`, any other error) | ``Code-swift.enum/credentialImport`` when importing |
 /// | keyportd is not running, its directory is not private, or the connection to it broke | ``Code-swift.enum/failed`` |
 /// | keyportd's reply is not what the interface defines | ``Code-swift.enum/invalidResponse`` |

@@ -1,6 +1,5 @@
 import CredentialExchangeFormat
 import Foundation
-import KeyportEncoding
 
 // Conversion between Apple's types and the CXF model of `CredentialExchangeFormat` (a Linux addition).
 //

@@ -113,7 +113,8 @@ struct KeyportdExchange: Sendable {
         let reply: Exchange.ImportCredentials.Reply
         let descriptors: ReceivedDescriptors
         do {
-            // One small call that keyportd answers at once: the blocking connection suits it.
+            // One small call that keyportd answers at once: the blocking connection suits it (it
+            // holds this thread for that long, and is not cancelled with the task).
             let connection = try DaemonClient.connectForDescriptors(environment: environment)
             try connection.send(VarlinkCall(method: Self.importCredentials, parameters: RawJSON(encoding: parameters)))
             let received = try connection.nextReply()

@@ -225,7 +225,9 @@ package final class ExchangeService: Sendable {
         } catch {
             throw VarlinkError.invalidParameter("parameters", "\(error)")
         }
-        var document = try Self.document(inline: inline, descriptor: descriptorIndex, of: request)
+        // Consumed: the held document is then the only reference to the bytes, so that wiping it
+        // reaches them.
+        var document = try Self.document(inline: consume inline, descriptor: descriptorIndex, of: request)
         let caller = request.peer.process
         let export = state.withLock { state -> Export? in
             guard let export = state.exports[exportID], export.exporter.pid == caller.pid, export.exporter.isAlive,
@@ -449,7 +451,7 @@ package final class ExchangeService: Sendable {
                 let how =
                     request.passesDescriptors
                     ? "\(request.descriptors.count) came with the call, and only memory files are kept"
-                    : "descriptors pass only on keyportd's descriptor socket (keyportd-fd.sock beside keyportd.sock)"
+                    : "descriptors pass only on keyportd's descriptor socket, beside this one (keyportd-fd.sock by default)"
                 throw invalid("the data did not come", "no descriptor \(index): \(how)")
             }
             do {
@@ -512,15 +514,9 @@ package final class ExchangeService: Sendable {
             document.wipe()
             return
         }
-        let file: MemoryFile
-        switch document {
-        case .file(let held):
-            file = held
-        case .bytes(let bytes):
-            defer { document.wipe() }
-            guard let made = try? bytes.withUnsafeBytes({ try MemoryFile(name: "keyport-review", contents: $0) })
-            else { return }
-            file = made
+        guard let file = try? document.sealed(name: "keyport-review") else {
+            document.wipe()
+            return
         }
         let logger = logger
         Task.detached(priority: .background) {
@@ -633,19 +629,13 @@ package final class ExchangeService: Sendable {
         to request: VarlinkRequest
     ) throws(VarlinkError) -> RawJSON {
         if request.passesDescriptors {
-            if case .bytes(let bytes) = document {
-                let file: MemoryFile
-                do {
-                    file = try bytes.withUnsafeBytes { contents throws(MemoryFileError) in
-                        try MemoryFile(name: "keyport-exchange", contents: contents)
-                    }
-                } catch {
-                    throw VarlinkError(Exchange.ImporterFailed(message: "the data could not be handed over: \(error)"))
-                }
-                document.wipe()
-                document = .file(file)
+            let file: MemoryFile
+            do {
+                file = try document.sealed(name: "keyport-exchange")
+            } catch {
+                throw VarlinkError(Exchange.ImporterFailed(message: "the data could not be handed over: \(error)"))
             }
-            guard case .file(let file) = document else { preconditionFailure("made a file above") }
+            document = .file(file)
             let index = request.attach(file)
             return RawJSON(encoding: Exchange.ImportCredentials.Reply(data: nil, dataDescriptor: index))
         }
@@ -654,8 +644,14 @@ package final class ExchangeService: Sendable {
         // so that they cannot add members to the reply or end the message early.
         do {
             switch document {
-            case .bytes(let bytes): return try JSONText.wrapping("data", object: bytes)
-            case .file(let file): return try JSONText.wrapping("data", object: try file.withBytes { Array($0) })
+            case .bytes(let bytes):
+                var reply = Array(#"{"data":"#.utf8)
+                reply.reserveCapacity(reply.count + bytes.count + 1)
+                reply += bytes
+                reply.append(UInt8(ascii: "}"))
+                return RawJSON(bytes: reply)
+            case .file(let file):
+                return try JSONText.wrapping("data", object: try file.withBytes { Array($0) })
             }
         } catch {
             throw VarlinkError(Exchange.ImporterFailed(message: "the data could not be handed over: \(error)"))
@@ -746,6 +742,26 @@ enum HeldDocument: Sendable {
         case .bytes(let bytes): try bytes.withUnsafeBytes(body)
         case .file(let file): try file.withBytes(body)
         }
+    }
+
+    /// The document as a sealed memory file: the file it is, or one made of its bytes, which are
+    /// then wiped (the document holds nothing more).
+    ///
+    /// - Throws: ``MemoryFileError`` when the file cannot be made; the bytes are left as they were.
+    mutating func sealed(name: String) throws(MemoryFileError) -> MemoryFile {
+        let file: MemoryFile
+        switch self {
+        case .file(let held):
+            return held
+        case .bytes(let bytes):
+            var made: Result<MemoryFile, MemoryFileError>!
+            bytes.withUnsafeBytes { contents in
+                made = Result { () throws(MemoryFileError) in try MemoryFile(name: name, contents: contents) }
+            }
+            file = try made.get()
+        }
+        wipe()
+        return file
     }
 
     /// Wipes bytes keyportd holds; lets a memory file go (nothing of it is keyportd's to wipe:

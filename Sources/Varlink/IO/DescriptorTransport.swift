@@ -17,14 +17,11 @@ import Musl
 // second socket, served here with blocking calls on threads of their own: a thread accepts, and
 // each connection has a thread that reads (`recvmsg`, descriptors and all). Everything else —
 // the checks against the interface, the methods, the order of replies, cancellation when the
-// client goes, the connection limits — is the server's, shared with swift-nio's connections.
+// client goes, how connection limits are applied — is the server's, the same code as for
+// swift-nio's connections (with limits of its own, below).
 // docs/architecture.md says why this is not all of keyportd's transport.
 
 extension VarlinkServer {
-    /// The longest message taken on a socket that passes descriptors by default: its calls carry
-    /// documents as descriptors, so their messages are small.
-    package static let descriptorMessageSize = 1 << 20
-
     /// The most descriptors one message may carry: one document.
     package static let descriptorsPerMessage = 1
 
@@ -55,7 +52,7 @@ extension VarlinkServer {
     package func serveWithDescriptors(
         path: String,
         interfaces: [String],
-        maximumMessageSize: Int = descriptorMessageSize,
+        maximumMessageSize: Int,
         ready: @Sendable () -> Void = {}
     ) async throws {
         let lock = try SocketLock(socketPath: path)

@@ -20,7 +20,7 @@ package struct VarlinkRequest: Sendable {
     /// Who connected, read as the connection was accepted: always this user.
     package let peer: VarlinkPeer
     /// The descriptors that came with the call, which its parameters name by index: none unless
-    /// it came on a socket that passes descriptors (``VarlinkServer/serveWithDescriptors(path:ready:)``).
+    /// it came on a socket that passes descriptors (``VarlinkServer/serveWithDescriptors(path:interfaces:maximumMessageSize:ready:)``).
     package let descriptors: ReceivedDescriptors
     /// Whether the connection passes descriptors: only then can a reply carry some (``attach(_:)``).
     package let passesDescriptors: Bool
@@ -164,8 +164,8 @@ package final class VarlinkServer: Sendable {
     package let info: VarlinkServiceInfo
     package let maximumMessageSize: Int
     private let interfaces: [String: VarlinkInterfaceImplementation]
-    /// The connections open, held to their limits, on every transport.
-    let connections: ConnectionTable
+    /// swift-nio's connections, held to their limits (the descriptor transport has its own).
+    private let connections: ConnectionTable
     /// The number the last connection accepted got, on any transport.
     private let lastConnection = Atomic<Int>(0)
     /// Calls being answered, and who waits for there to be none.

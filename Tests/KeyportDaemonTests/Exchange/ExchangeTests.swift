@@ -731,6 +731,21 @@ struct DescriptorExchangeTests {
         let sent = try JSONSerialization.jsonObject(with: document) as? NSDictionary
         #expect((try await sandbox.imported()["data"] as? NSDictionary) == sent)
         withExtendedLifetime(file) {}
+
+        // The JSON form on keyportd.sock, as a client that cannot pass descriptors sends it: the
+        // document in the message, handed to the importer (PyPI's varlink) in its reply.
+        try FileManager.default.removeItem(atPath: sandbox.output)
+        let again = try await DaemonClient.withConnection(environment: sandbox.environment) {
+            try await $0.call(Exchange.RequestExport.self, .init(formatVersions: nil)).export
+        }
+        let reply = try await DaemonClient.withConnection(environment: sandbox.environment) {
+            try await $0.call(
+                Exchange.ExportCredentials.self,
+                .init(export: again, data: RawJSON(bytes: Array(document)), dataDescriptor: nil)
+            )
+        }
+        #expect(reply.importer == "Example Importer")
+        #expect((try await sandbox.imported()["data"] as? NSDictionary) == sent)
     }
 
     @Test(

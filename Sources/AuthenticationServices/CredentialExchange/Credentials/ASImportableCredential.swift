@@ -1,6 +1,5 @@
 import CredentialExchangeFormat
 import Foundation
-import KeyportEncoding
 
 /// One credential of an ``ASImportableItem``: a password, a passkey, a one-time-code secret, a card…
 ///

@@ -1,6 +1,5 @@
 import CredentialExchangeFormat
 import Foundation
-import KeyportEncoding
 
 extension ASImportableCredential {
     /// A password the exporter generated, not yet tied to a login. Its description hides the password.

@@ -1,6 +1,5 @@
 import CredentialExchangeFormat
 import Foundation
-import KeyportEncoding
 
 extension ASImportableCredential {
     /// A link to another item, whose credentials this item shares.

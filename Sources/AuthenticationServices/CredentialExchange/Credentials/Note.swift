@@ -1,6 +1,5 @@
 import CredentialExchangeFormat
 import Foundation
-import KeyportEncoding
 
 extension ASImportableCredential {
     /// Free text.

@@ -1,6 +1,5 @@
 import CredentialExchangeFormat
 import Foundation
-import KeyportEncoding
 
 extension ASImportableCredential {
     /// A WebAuthn credential (passkey) with its private key.

@@ -748,6 +748,43 @@ struct DescriptorExchangeTests {
         #expect((try await sandbox.imported()["data"] as? NSDictionary) == sent)
     }
 
+    @Test("a document that came in a message reaches an app on Apple's API as a sealed memory file")
+    func messageToMemoryFile() async throws {
+        let sandbox = try await ExchangeSandbox(importer: [builtProgram("ExampleImporter")])
+        defer { sandbox.directory.remove() }
+        let program = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let manifest: [String: Any] = [
+            "id": "org.keyport.test.exporter", "name": "Test Exporter", "exec": [program],
+            "capabilities": ["SupportsCredentialExchange": true],
+        ]
+        try JSONSerialization.data(withJSONObject: manifest).write(
+            to: sandbox.directory.url.appendingPathComponent("data/keyport/providers/exporter.json")
+        )
+        var environment = sandbox.environment
+        environment["KEYPORT_EXAMPLE_OUTPUT"] = sandbox.output
+        let daemon = try Program(keyportd, [scriptedAgent], environment: environment)
+        _ = try await daemon.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
+        defer { daemon.stop() }
+        let agent = try await sandbox.start(keyport, ["agent", "--auto", "accept-first"], readyWhen: "waiting")
+        defer { agent.stop() }
+        // The JSON form, as PyPI's varlink exports: keyportd puts the bytes in a memory file for
+        // an importer on the descriptor socket, as ASCredentialImportManager is.
+        let export = try await DaemonClient.withConnection(environment: environment) {
+            try await $0.call(Exchange.RequestExport.self, .init(formatVersions: nil)).export
+        }
+        let document = try Data(contentsOf: URL(fileURLWithPath: sample))
+        let reply = try await DaemonClient.withConnection(environment: environment) {
+            try await $0.call(
+                Exchange.ExportCredentials.self,
+                .init(export: export, data: RawJSON(bytes: Array(document)), dataDescriptor: nil)
+            )
+        }
+        #expect(reply.importer == "Example Importer")
+        let summary = try await sandbox.imported()
+        #expect(summary["error"] == nil, "\(summary)")
+        #expect((summary["credentials"] as? Int ?? 0) > 0, "\(summary)")
+    }
+
     @Test(
         "an exchange larger than keyportd's 64 MiB message limit arrives whole, from keyport to an app on Apple's API"
     )

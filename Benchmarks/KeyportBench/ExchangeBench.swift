@@ -189,3 +189,35 @@ func exchangeParts(items: Int) throws {
     try time("CXF decode of the mapping (importer)") { _ = try file.withBytes { try CXF.Decoder().decode($0) } }
     try time("CXF decode of an array") { _ = try CXF.Decoder().decode(bytes) }
 }
+
+/// The two JSON readers over the same 40 MB document, skipping it whole: VarlinkCore's
+/// `JSONCursor` (messages) and the CXF codec's scanner (reached through `peekHeader`, which skips
+/// `accounts` when the version comes after it).
+func jsonReaders(items: Int) throws {
+    var bytes = CXF.Encoder().encode(Generator.document(items: items))
+    // Move "version" to the end, so that the header peek skips everything before it.
+    let text = String(decoding: bytes, as: UTF8.self)
+    guard let range = text.range(of: #""version":{"major":1,"minor":0},"#) else { return }
+    bytes =
+        Array(text.replacingCharacters(in: range, with: "").dropLast().utf8)
+        + Array(#","version":{"major":1,"minor":0}}"#.utf8)
+    func time(_ name: String, _ body: () throws -> Void) rethrows {
+        let (seconds, _) = try measure(5) { try body() }
+        print(
+            String(
+                format: "%-34@ %8.1f ms  %6.0f MB/s",
+                name as NSString,
+                seconds * 1000,
+                Double(bytes.count) / seconds / 1e6
+            )
+        )
+    }
+    try time("VarlinkCore JSONCursor.skipValue") {
+        var cursor = JSONCursor(bytes)
+        try cursor.skipValue()
+    }
+    try time("CXF scanner (peekHeader)") {
+        let header = try bytes.withUnsafeBytes { try CXF.Decoder().peekHeader($0) }
+        precondition(header.major == 1)
+    }
+}

@@ -144,6 +144,8 @@ case "otp":
     otpPeers(codes: codes)
 case "exchange":
     try await exchangeBenchmark(items: arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000, rounds: 5)
+case "json-readers":
+    try jsonReaders(items: arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000)
 case "exchange-parts":
     try exchangeParts(items: arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000)
 case "exchange-importer":

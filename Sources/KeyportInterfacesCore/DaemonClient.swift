@@ -27,7 +27,7 @@ package enum DaemonClient {
                 maximumMessageSize: descriptorMessageSize
             )
         } catch let error as VarlinkConnectionError where error.isRefused {
-            throw DaemonError.notRunning(locations)
+            throw DaemonError.noDescriptorSocket(locations)
         }
     }
 

@@ -99,13 +99,21 @@ package struct DaemonLocations: Hashable, Sendable {
     ///   when the directory is not private.
     package func clientDescriptorSocket() throws(DaemonError) -> String {
         guard try prepareSocketDirectory(create: false), UnixSocketPath.isOwnSocket(descriptorSocket) else {
-            throw DaemonError.notRunning(self)
+            throw DaemonError.noDescriptorSocket(self)
         }
         return descriptorSocket
     }
 }
 
 extension DaemonError {
+    /// Nothing listens at `locations.descriptorSocket`: keyportd is not running, or one from
+    /// before the descriptor socket is.
+    package static func noDescriptorSocket(_ locations: DaemonLocations) -> DaemonError {
+        DaemonError(
+            "nothing listens at \(locations.descriptorSocket), where exchanges pass their documents: keyportd is not running (start it with `keyportd`, or `systemctl --user enable --now keyportd.socket`), or a keyportd older than this program runs (restart it: `systemctl --user restart keyportd.service`)"
+        )
+    }
+
     /// keyportd is not listening at `locations.socket`.
     package static func notRunning(_ locations: DaemonLocations) -> DaemonError {
         DaemonError(

@@ -634,6 +634,38 @@ struct DescriptorTransportTests {
         }
     }
 
+    @Test(
+        "its own connection limits: a process's ninth connection closes its oldest idle one, and a new call is answered"
+    )
+    func connectionLimits() async throws {
+        try await withDescriptorServer(try makeServer(Observations())) { path in
+            try await onOwnThread {
+                // Nine connections, each with half a message sent: idle, in the limits' sense.
+                var held: [Int32] = []
+                defer { for descriptor in held { close(descriptor) } }
+                for _ in 0..<9 {
+                    let descriptor = try UnixSocketAddress.connect(path)
+                    held.append(descriptor)
+                    _ = Array(#"{"method":"org.varlink.service.GetInfo""#.utf8).withUnsafeBytes {
+                        send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                    }
+                }
+                // A call on a new connection is still answered, past the limit of eight.
+                let connection = try VarlinkBlockingConnection(path: path, maximumMessageSize: 1 << 20)
+                #expect(try connection.call(VarlinkService.GetInfo.self, .init()).interfaces.contains(TestService.name))
+                // The oldest were closed to make room: at most seven of the nine are left.
+                var open = 0
+                for descriptor in held {
+                    var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
+                    setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                    var byte: UInt8 = 0
+                    if recv(descriptor, &byte, 1, 0) < 0 { open += 1 }
+                }
+                #expect(open <= 7, "\(open) of 9 idle connections still open")
+            }
+        }
+    }
+
     @Test("descriptors belong to the message they were sent with, however reads join and split messages")
     func attribution() throws {
         var ends: [Int32] = [-1, -1]

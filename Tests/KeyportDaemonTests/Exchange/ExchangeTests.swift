@@ -38,7 +38,21 @@ struct ExchangeSandbox {
         )
         var environment = sandboxEnvironment(in: directory.url)
         environment["KEYPORT_TOKEN_LIFETIME"] = "20"
+        // Where the example apps (ExampleImporter) write what they received.
+        environment["KEYPORT_EXAMPLE_OUTPUT"] = output
         self.environment = environment
+    }
+
+    /// Registers this test's own program as an app that exports, as any exporter is registered.
+    func registerThisProgramAsExporter() throws {
+        let program = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let manifest: [String: Any] = [
+            "id": "org.keyport.test.exporter", "name": "Test Exporter", "exec": [program],
+            "capabilities": ["SupportsCredentialExchange": true],
+        ]
+        try JSONSerialization.data(withJSONObject: manifest).write(
+            to: directory.url.appendingPathComponent("data/keyport/providers/exporter.json")
+        )
     }
 
     func start(_ program: String, _ arguments: [String] = [], readyWhen marker: String) async throws -> Program {
@@ -290,8 +304,7 @@ struct ExampleAppsTests {
         try JSONSerialization.data(withJSONObject: manifest).write(
             to: providers.appendingPathComponent("exporter.json")
         )
-        var environment = sandbox.environment
-        environment["KEYPORT_EXAMPLE_OUTPUT"] = sandbox.output
+        let environment = sandbox.environment
         let daemon = try Program(keyportd, [scriptedAgent], environment: environment)
         _ = try await daemon.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
         defer { daemon.stop() }
@@ -634,15 +647,7 @@ struct DescriptorExchangeTests {
     func sealedOnly() async throws {
         let sandbox = try await ExchangeSandbox()
         defer { sandbox.directory.remove() }
-        // This test's own program exports, registered as an app as any exporter is.
-        let program = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        let manifest: [String: Any] = [
-            "id": "org.keyport.test.exporter", "name": "Test Exporter", "exec": [program],
-            "capabilities": ["SupportsCredentialExchange": true],
-        ]
-        try JSONSerialization.data(withJSONObject: manifest).write(
-            to: sandbox.directory.url.appendingPathComponent("data/keyport/providers/exporter.json")
-        )
+        try sandbox.registerThisProgramAsExporter()
         let (daemon, agent) = try await sandbox.startSystem()
         defer {
             agent.stop()
@@ -752,21 +757,13 @@ struct DescriptorExchangeTests {
     func messageToMemoryFile() async throws {
         let sandbox = try await ExchangeSandbox(importer: [builtProgram("ExampleImporter")])
         defer { sandbox.directory.remove() }
-        let program = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        let manifest: [String: Any] = [
-            "id": "org.keyport.test.exporter", "name": "Test Exporter", "exec": [program],
-            "capabilities": ["SupportsCredentialExchange": true],
-        ]
-        try JSONSerialization.data(withJSONObject: manifest).write(
-            to: sandbox.directory.url.appendingPathComponent("data/keyport/providers/exporter.json")
-        )
-        var environment = sandbox.environment
-        environment["KEYPORT_EXAMPLE_OUTPUT"] = sandbox.output
-        let daemon = try Program(keyportd, [scriptedAgent], environment: environment)
-        _ = try await daemon.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
-        defer { daemon.stop() }
-        let agent = try await sandbox.start(keyport, ["agent", "--auto", "accept-first"], readyWhen: "waiting")
-        defer { agent.stop() }
+        try sandbox.registerThisProgramAsExporter()
+        let environment = sandbox.environment
+        let (daemon, agent) = try await sandbox.startSystem()
+        defer {
+            agent.stop()
+            daemon.stop()
+        }
         // The JSON form, as PyPI's varlink exports: keyportd puts the bytes in a memory file for
         // an importer on the descriptor socket, as ASCredentialImportManager is.
         let export = try await DaemonClient.withConnection(environment: environment) {
@@ -805,13 +802,12 @@ struct DescriptorExchangeTests {
         #expect(text.utf8.count > DaemonClient.maximumMessageSize)
         let file = sandbox.directory.url.appendingPathComponent("large.json").path
         try text.write(toFile: file, atomically: false, encoding: .utf8)
-        var environment = sandbox.environment
-        environment["KEYPORT_EXAMPLE_OUTPUT"] = sandbox.output
-        let daemon = try Program(keyportd, [scriptedAgent], environment: environment)
-        _ = try await daemon.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
-        defer { daemon.stop() }
-        let agent = try await sandbox.start(keyport, ["agent", "--auto", "accept-first"], readyWhen: "waiting")
-        defer { agent.stop() }
+        let environment = sandbox.environment
+        let (daemon, agent) = try await sandbox.startSystem()
+        defer {
+            agent.stop()
+            daemon.stop()
+        }
         let exported = try await Program.run(
             keyport,
             ["exchange", "export", file],

@@ -97,27 +97,6 @@ extension CXF {
             }
         }
 
-        /// One item on its own, as ``CXF/Item/json`` writes it (a store that keeps items one by one):
-        /// the same reading as an item in a document, its findings left out.
-        package func decodeItem(_ bytes: [UInt8]) throws(CXFDecodingError) -> CXF.Item {
-            var result: Result<CXF.Item, CXFDecodingError>!
-            bytes.withUnsafeBytes { buffer in
-                result = Result { () throws(CXFDecodingError) in
-                    try read(buffer) { decoder throws(ScanFailure) in
-                        decoder.s.skipWhitespace()
-                        guard decoder.s.kind == .object else { throw decoder.s.syntax("an item must be a JSON object") }
-                        let item = try decoder.item()
-                        decoder.s.skipWhitespace()
-                        guard decoder.s.pos == decoder.s.count else {
-                            throw decoder.s.syntax("unexpected \(decoder.s.describeCurrent()) after the item")
-                        }
-                        return item
-                    }
-                }
-            }
-            return try result.get()
-        }
-
         /// One JSON value of any kind, read with the decoder's limits (size, depth, memory), for
         /// the formats around CXF that Keyport reads strictly (the encrypted export's envelope):
         /// numbers keep their source text, objects their members in order, repeats included.
@@ -188,7 +167,7 @@ extension CXF {
 
         /// Runs `body` over a decoder of `buffer` within ``options``; a failure becomes a
         /// ``CXFDecodingError`` with its line and column.
-        private func read<T>(
+        func read<T>(
             _ buffer: UnsafeRawBufferPointer,
             _ body: (inout DocumentDecoder) throws(ScanFailure) -> T
         ) throws(CXFDecodingError) -> T {

@@ -233,7 +233,9 @@ extension DocumentDecoder {
             } else if s.keyIs("subtitle") {
                 guard try claim(5, &seen) else { continue }
                 c.subtitle = try stringValue()
-            } else if s.keyIs("subCollections") {
+            } else if s.keyIs("subCollections") || s.keyIs("subcollections") {
+                // `subcollections` is the spelling Apple's decoder is reported to use; read as the
+                // same member (both present is a repeat), written back as CXF spells it.
                 guard try claim(6, &seen) else { continue }
                 c.subCollections = try objectArray("subCollections", { d throws(ScanFailure) in try d.collection() })
             } else if s.keyIs("extensions") {

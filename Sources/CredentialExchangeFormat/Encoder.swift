@@ -56,7 +56,7 @@ extension CXF {
 
 extension CXF.Item {
     /// The item on its own in the canonical encoding (for a store that keeps items one by one);
-    /// `CXF.Decoder.decodeItem` reads it back equal.
+    /// `CXF.Decoder().decode(.item, from:)` reads it back equal.
     package var json: [UInt8] {
         var out: [UInt8] = []
         appendJSON(to: &out)
@@ -268,11 +268,13 @@ extension JSONWriter {
     }
 
     mutating func extensionArray(_ extensions: [CXF.Extension]) {
-        array(extensions) { w, ext in
-            switch ext {
-            case .unknown(_, let object): w.value(object)
-            case .shared(let shared): w.sharedExtension(shared)
-            }
+        array(extensions) { $0.extensionObject($1) }
+    }
+
+    mutating func extensionObject(_ ext: CXF.Extension) {
+        switch ext {
+        case .unknown(_, let object): value(object)
+        case .shared(let shared): sharedExtension(shared)
         }
     }
 
@@ -388,35 +390,47 @@ extension JSONWriter {
         bytes(p.key)
         if let e = p.fido2Extensions {
             key("fido2Extensions")
-            beginObject()
-            if let h = e.hmacCredentials {
-                key("hmacCredentials")
-                beginObject()
-                key("algorithm")
-                string(h.algorithm)
-                key("credWithUV")
-                bytes(h.credWithUV)
-                key("credWithoutUV")
-                bytes(h.credWithoutUV)
-                unknownMembers(h.unknownMembers)
-                endObject()
-            }
-            optional("credBlob", e.credBlob, unknown: e.unknownMembers) { $0.bytes($1) }
-            if let large = e.largeBlob {
-                key("largeBlob")
-                beginObject()
-                key("uncompressedSize")
-                uint(large.uncompressedSize)
-                key("data")
-                bytes(large.data)
-                unknownMembers(large.unknownMembers)
-                endObject()
-            }
-            optional("payments", e.payments, unknown: e.unknownMembers) { $0.bool($1) }
-            unknownMembers(e.unknownMembers)
-            endObject()
+            fido2Extensions(e)
         }
         unknownMembers(p.unknownMembers)
+        endObject()
+    }
+
+    mutating func fido2Extensions(_ e: CXF.FIDO2Extensions) {
+        beginObject()
+        if let h = e.hmacCredentials {
+            key("hmacCredentials")
+            hmacCredentials(h)
+        }
+        optional("credBlob", e.credBlob, unknown: e.unknownMembers) { $0.bytes($1) }
+        if let large = e.largeBlob {
+            key("largeBlob")
+            largeBlob(large)
+        }
+        optional("payments", e.payments, unknown: e.unknownMembers) { $0.bool($1) }
+        unknownMembers(e.unknownMembers)
+        endObject()
+    }
+
+    mutating func hmacCredentials(_ h: CXF.FIDO2Extensions.HMACCredentials) {
+        beginObject()
+        key("algorithm")
+        string(h.algorithm)
+        key("credWithUV")
+        bytes(h.credWithUV)
+        key("credWithoutUV")
+        bytes(h.credWithoutUV)
+        unknownMembers(h.unknownMembers)
+        endObject()
+    }
+
+    mutating func largeBlob(_ large: CXF.FIDO2Extensions.LargeBlob) {
+        beginObject()
+        key("uncompressedSize")
+        uint(large.uncompressedSize)
+        key("data")
+        bytes(large.data)
+        unknownMembers(large.unknownMembers)
         endObject()
     }
 

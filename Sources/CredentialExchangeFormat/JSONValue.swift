@@ -64,3 +64,116 @@ public struct JSONMember: Hashable, Sendable {
         self.unreadable = unreadable
     }
 }
+
+// MARK: - Any coder
+
+/// A `JSONValue` reads from and writes to any `Decoder` and `Encoder` (`JSONDecoder`, a property
+/// list coder, a coder of an app's own), which is how Apple-shaped types reach the CXF codec from
+/// `Codable`.
+///
+/// Reading asks the decoder for each kind in turn: null, string, boolean, integer, floating point,
+/// object, array. A number comes back as the text of the Swift value it decoded to (an integer that
+/// fits `Int64` or `UInt64` exactly, else a `Double`), so a coder that rounds numbers rounds them
+/// here too. Writing gives a number the first of `Int64`, `UInt64` and `Double` its text parses as.
+extension JSONValue: Codable {
+    private struct MemberKey: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    /// Reads any value the decoder holds.
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` for a value that is none of JSON's kinds, or a number
+    ///   that is not finite.
+    public init(from decoder: any Decoder) throws {
+        if let single = try? decoder.singleValueContainer() {
+            if single.decodeNil() {
+                self = .null
+                return
+            }
+            if let string = try? single.decode(String.self) {
+                self = .string(string)
+                return
+            }
+            if let bool = try? single.decode(Bool.self) {
+                self = .bool(bool)
+                return
+            }
+            if let integer = try? single.decode(Int64.self) {
+                self = .number(String(integer))
+                return
+            }
+            if let integer = try? single.decode(UInt64.self) {
+                self = .number(String(integer))
+                return
+            }
+            if let double = try? single.decode(Double.self) {
+                guard double.isFinite else {
+                    throw DecodingError.dataCorrupted(
+                        .init(codingPath: decoder.codingPath, debugDescription: "\(double) is not a JSON number")
+                    )
+                }
+                self = .number("\(double)")
+                return
+            }
+        }
+        if let object = try? decoder.container(keyedBy: MemberKey.self) {
+            var members: [JSONMember] = []
+            members.reserveCapacity(object.allKeys.count)
+            for key in object.allKeys {
+                members.append(JSONMember(key: key.stringValue, value: try object.decode(JSONValue.self, forKey: key)))
+            }
+            self = .object(members)
+            return
+        }
+        if var array = try? decoder.unkeyedContainer() {
+            var elements: [JSONValue] = []
+            while !array.isAtEnd { elements.append(try array.decode(JSONValue.self)) }
+            self = .array(elements)
+            return
+        }
+        throw DecodingError.dataCorrupted(
+            .init(codingPath: decoder.codingPath, debugDescription: "the value is none of JSON's kinds")
+        )
+    }
+
+    /// Writes the value; members in their order, each once (a repeated key's last value wins in
+    /// coders that keep one value per key).
+    ///
+    /// - Throws: `EncodingError.invalidValue` for a number whose text is not a number.
+    public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .null:
+            var single = encoder.singleValueContainer()
+            try single.encodeNil()
+        case .bool(let bool):
+            var single = encoder.singleValueContainer()
+            try single.encode(bool)
+        case .number(let text):
+            var single = encoder.singleValueContainer()
+            if let integer = Int64(text) {
+                try single.encode(integer)
+            } else if let integer = UInt64(text) {
+                try single.encode(integer)
+            } else if let double = Double(text), double.isFinite {
+                try single.encode(double)
+            } else {
+                throw EncodingError.invalidValue(
+                    self,
+                    .init(codingPath: encoder.codingPath, debugDescription: "'\(text)' is not a number")
+                )
+            }
+        case .string(let string):
+            var single = encoder.singleValueContainer()
+            try single.encode(string)
+        case .array(let elements):
+            var array = encoder.unkeyedContainer()
+            for element in elements { try array.encode(element) }
+        case .object(let members):
+            var object = encoder.container(keyedBy: MemberKey.self)
+            for member in members { try object.encode(member.value, forKey: MemberKey(stringValue: member.key)) }
+        }
+    }
+}

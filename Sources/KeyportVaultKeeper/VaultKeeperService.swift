@@ -279,7 +279,7 @@ package final class VaultKeeperService: Sendable {
             try cursor.forEachElement { cursor in
                 let bytes = Array(try cursor.rawValue())
                 do {
-                    items.append(try CXF.Decoder().decodeItem(bytes))
+                    items.append(try CXF.Decoder().decode(.item, from: bytes))
                 } catch {
                     throw VarlinkError.invalidParameter("items", "item \(index + 1) is not a CXF item: \(error)")
                 }
@@ -372,7 +372,7 @@ package final class VaultKeeperService: Sendable {
             throw .invalidParameter("item", "the item is missing")
         }
         do {
-            return try CXF.Decoder().decodeItem(raw.bytes)
+            return try CXF.Decoder().decode(.item, from: raw.bytes)
         } catch {
             throw .invalidParameter("item", "the item is not a CXF item: \(error)")
         }

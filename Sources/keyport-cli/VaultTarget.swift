@@ -23,7 +23,10 @@ struct VaultTarget {
             if isID(target) {
                 let reply = try await VaultKeeperClient.call(locations, VaultKeeper.Get.self, .init(id: target))
                 if let raw = reply.item {
-                    return VaultTarget(items: [try CXF.Decoder().decodeItem(raw.bytes)], how: "with the id \(target)")
+                    return VaultTarget(
+                        items: [try CXF.Decoder().decode(.item, from: raw.bytes)],
+                        how: "with the id \(target)"
+                    )
                 }
             }
             if let origin = ServiceOrigin(target) {

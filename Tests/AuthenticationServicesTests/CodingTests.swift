@@ -260,6 +260,57 @@ struct CodingTests {
         )
     }
 
+    @Test("any coder reaches the CXF codec: a property list round-trips, dates ignore JSONDecoder's strategy")
+    func anyCoder() throws {
+        let plist = try PropertyListEncoder().encode(Sample.export)
+        #expect(try PropertyListDecoder().decode(ASExportedCredentialData.self, from: plist) == Sample.export)
+        // The default date strategy (seconds since 2001) is not what CXF means: timestamps are Unix seconds.
+        let json = try JSONEncoder().encode(Sample.export)
+        let object = try JSONSerialization.jsonObject(with: json) as! [String: Any]
+        #expect(object["timestamp"] as? Int == 1_731_000_000)
+        #expect(try JSONDecoder().decode(ASExportedCredentialData.self, from: json) == Sample.export)
+    }
+
+    @Test("a payload alone has no type member and reads back; a TOTP secret that is not Base32 throws, unquoted")
+    func payloadAlone() throws {
+        let totp = ASImportableCredential.TOTP(
+            secret: Sample.totpSecret,
+            period: 30,
+            digits: 6,
+            userName: "alice",
+            algorithm: .sha256
+        )
+        let json = try JSONEncoder().encode(totp)
+        let object = try JSONSerialization.jsonObject(with: json) as! [String: Any]
+        #expect(object["type"] == nil && object["algorithm"] as? String == "sha256")
+        #expect(try JSONDecoder().decode(ASImportableCredential.TOTP.self, from: json) == totp)
+        // CXF's defaults for what an exporter left out, and its spellings.
+        let sparse = try JSONDecoder().decode(
+            ASImportableCredential.TOTP.self,
+            from: Data(#"{"secret":"gezd gnbv","algorithm":"SHA512"}"#.utf8)
+        )
+        #expect(sparse.period == 30 && sparse.digits == 6 && sparse.algorithm == .sha512)
+        #expect {
+            try JSONDecoder().decode(
+                ASImportableCredential.TOTP.self,
+                from: Data(#"{"secret":"secret!1"}"#.utf8)
+            )
+        } throws: { error in
+            guard case DecodingError.dataCorrupted(let context) = error else { return false }
+            return context.debugDescription.contains("not Base32") && !context.debugDescription.contains("secret!1")
+        }
+    }
+
+    @Test("a member of the wrong JSON type is left out as an import leaves it out, and the rest is read")
+    func wrongTypeMember() throws {
+        // A number where text belongs is read as its text, as CXF.Decoder reads it; an array is not.
+        let json = Data(#"{"id":"aXRlbQ","title":[5],"subtitle":5,"credentials":[],"favorite":true}"#.utf8)
+        let item = try JSONDecoder().decode(ASImportableItem.self, from: json)
+        #expect(item.title == "" && item.subtitle == "5")
+        #expect(item.favorite && item.id == Data("item".utf8))
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(ASImportableItem.self, from: Data("[]".utf8)) }
+    }
+
     @Test("not JSON is a CXF decoding error with a position")
     func notJSON() {
         #expect(throws: CXFDecodingError.self) { try ASExportedCredentialData(cxfJSON: Data("{\"version\":".utf8)) }

@@ -1,21 +1,24 @@
+import CredentialExchangeFormat
 import Foundation
 
 /// The credentials of one export: the exporter's accounts with their items and collections, and
 /// what the exporter says about itself.
 ///
 /// This is the Swift form of the FIDO Credential Exchange Format (CXF) 1.0 header. Encoded with
-/// `JSONEncoder` it is CXF JSON, and `JSONDecoder` reads CXF JSON into it. As on Apple platforms, set
-/// the coder's date strategy to `.secondsSince1970`, because CXF timestamps are Unix seconds:
+/// `JSONEncoder` it is CXF JSON, and `JSONDecoder` reads CXF JSON into it. Apple's documentation sets
+/// the coder's date strategy to `.secondsSince1970`; here that is allowed and not needed, because
+/// every type of this API is read and written through the CXF codec, whose timestamps are Unix
+/// seconds whatever the coder's strategies say:
 ///
 /// ```swift
-/// let decoder = JSONDecoder()
-/// decoder.dateDecodingStrategy = .secondsSince1970
-/// let export = try decoder.decode(ASExportedCredentialData.self, from: json)
+/// let export = try JSONDecoder().decode(ASExportedCredentialData.self, from: json)
 /// ```
 ///
-/// Binary values (ids, keys) are written as unpadded base64url whatever the coder's data strategy
-/// is; they are read from base64url or base64, padded or not. Credentials of a type Apple's
-/// ``ASImportableCredential`` has no case for are skipped when decoding, as CXF asks importers to do.
+/// Reading with any `Decoder` is reading as an import does (``init(cxfJSON:omissions:)``), silently:
+/// binary values (ids, keys) are read from base64url or base64, padded or not, and written as
+/// unpadded base64url; members CXF leaves optional get its defaults; credentials of a type Apple's
+/// ``ASImportableCredential`` has no case for, and whatever else Apple's types cannot hold, are left
+/// out, as CXF asks importers to do. Another major version throws `DecodingError.dataCorrupted`.
 ///
 /// On Linux there are also a fast path that reports what Apple's types cannot hold,
 /// ``init(cxfJSON:omissions:)``, and its counterpart ``cxfJSON()``.
@@ -55,38 +58,14 @@ public struct ASExportedCredentialData: Codable, Hashable, Sendable {
         /// The raw value `"1.0"` is a guess: Apple's is not documented. Do not rely on it.
         case v1 = "1.0"
 
-        private enum CodingKeys: String, CodingKey {
-            case major, minor
-        }
-
-        /// Reads `{"major":…,"minor":…}`.
-        ///
-        /// Any minor version of major 1 is accepted, because CXF makes minor versions additive.
-        /// (Apple's decoder, as far as it is known, accepts only 1.0; that rejects valid 1.x exports.)
-        /// Another major version is an incompatible format and throws `DecodingError.dataCorrupted`.
+        /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
         public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            let major = try container.decode(UInt32.self, forKey: .major)
-            let minor = try container.decodeIfPresent(UInt32.self, forKey: .minor) ?? 0
-            guard let version = Self(major: major) else {
-                throw DecodingError.dataCorrupted(
-                    DecodingError.Context(
-                        codingPath: container.codingPath,
-                        debugDescription: Self.unsupportedMessage(major: major, minor: minor)
-                    )
-                )
-            }
-            self = version
+            self = try CXFCoding.decode(CXF.Part<CXF.Version>.version, from: decoder) { try $0.version($1) }
         }
 
-        /// Writes `{"major":1,"minor":0}`.
+        /// Writes CXF JSON as `CXF.Encoder` writes it.
         public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            switch self {
-            case .v1:
-                try container.encode(1 as UInt32, forKey: .major)
-                try container.encode(0 as UInt32, forKey: .minor)
-            }
+            try CXFCoding.encode(CXF.Part<CXF.Version>.version, CXF.Version(self), to: encoder)
         }
 
         /// The version for a CXF major version, if this implementation reads it.
@@ -101,31 +80,13 @@ public struct ASExportedCredentialData: Codable, Hashable, Sendable {
         }
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case formatVersion = "version"
-        case exporterRelyingPartyIdentifier = "exporterRpId"
-        case exporterDisplayName
-        case timestamp
-        case accounts
-    }
-
-    /// Reads it from CXF JSON, with the specification's member names.
+    /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        formatVersion = try container.decode(FormatVersion.self, forKey: .formatVersion)
-        exporterRelyingPartyIdentifier = try container.decode(String.self, forKey: .exporterRelyingPartyIdentifier)
-        exporterDisplayName = try container.decode(String.self, forKey: .exporterDisplayName)
-        timestamp = try container.decode(Date.self, forKey: .timestamp)
-        accounts = try container.decodeArrayIfPresent([ASImportableAccount].self, forKey: .accounts)
+        self = try CXFCoding.decode(CXF.Part<CXF.Document>.document, from: decoder) { try $0.document($1) }
     }
 
-    /// Writes it as CXF JSON, with the specification's member names.
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(formatVersion, forKey: .formatVersion)
-        try container.encode(exporterRelyingPartyIdentifier, forKey: .exporterRelyingPartyIdentifier)
-        try container.encode(exporterDisplayName, forKey: .exporterDisplayName)
-        try container.encode(timestamp, forKey: .timestamp)
-        try container.encode(accounts, forKey: .accounts)
+        try CXFCoding.encode(CXF.Part<CXF.Document>.document, CXF.Document(self), to: encoder)
     }
 }

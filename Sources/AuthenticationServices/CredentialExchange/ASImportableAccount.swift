@@ -1,3 +1,4 @@
+import CredentialExchangeFormat
 import Foundation
 
 /// One user account of the exporting app, with its items and collections.
@@ -35,40 +36,21 @@ public struct ASImportableAccount: Codable, Hashable, Sendable {
         self.items = items
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case userName = "username"
-        case email, fullName, collections, items
-    }
-
-    /// Reads a CXF account. A missing `username`, `email`, `collections` or `items` reads as empty:
-    /// real exports leave them out.
+    /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        id = try container.decodeID(forKey: .id)
-        userName = try container.decodeIfPresent(String.self, forKey: .userName) ?? ""
-        email = try container.decodeIfPresent(String.self, forKey: .email) ?? ""
-        fullName = try container.decodeIfPresent(String.self, forKey: .fullName)
-        collections = try container.decodeArrayIfPresent([ASImportableCollection].self, forKey: .collections)
-        items = try container.decodeArrayIfPresent([ASImportableItem].self, forKey: .items)
+        self = try CXFCoding.decode(CXF.Part<CXF.Account>.account, from: decoder) { $0.account($1) }
     }
 
-    /// Writes it as CXF JSON, with the specification's member names.
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeBase64URL(id, forKey: .id)
-        try container.encode(userName, forKey: .userName)
-        try container.encode(email, forKey: .email)
-        try container.encodeIfPresent(fullName, forKey: .fullName)
-        try container.encode(collections, forKey: .collections)
-        try container.encode(items, forKey: .items)
+        try CXFCoding.encode(CXF.Part<CXF.Account>.account, CXF.Account(self), to: encoder)
     }
 }
 
 /// A folder-like group of items. Collections nest.
 ///
-/// In CXF JSON `created` and `lastModified` are `creationAt` and `modifiedAt` (Unix seconds; set the
-/// coder's date strategy to `.secondsSince1970`), and `subcollections` is `subCollections`.
+/// In CXF JSON `created` and `lastModified` are `creationAt` and `modifiedAt` (Unix seconds, whatever
+/// the coder's date strategy), and `subcollections` is `subCollections` (Apple's spelling is read too).
 public struct ASImportableCollection: Codable, Hashable, Sendable {
     /// The collection's identifier.
     public var id: Data
@@ -104,40 +86,14 @@ public struct ASImportableCollection: Codable, Hashable, Sendable {
         self.subcollections = subcollections
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case created = "creationAt"
-        case lastModified = "modifiedAt"
-        case title, subtitle, items
-        case subcollections = "subCollections"
-        /// The spelling Apple's decoder is reported to use; read as well, never written.
-        case appleSubcollections = "subcollections"
-    }
-
-    /// Reads it from CXF JSON, with the specification's member names.
+    /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        id = try container.decodeID(forKey: .id)
-        created = try container.decodeIfPresent(Date.self, forKey: .created)
-        lastModified = try container.decodeIfPresent(Date.self, forKey: .lastModified)
-        title = try container.decode(String.self, forKey: .title)
-        subtitle = try container.decodeIfPresent(String.self, forKey: .subtitle)
-        items = try container.decodeArrayIfPresent([ASImportableLinkedItem].self, forKey: .items)
-        subcollections =
-            try container.decodeIfPresent([ASImportableCollection].self, forKey: .subcollections)
-            ?? container.decodeArrayIfPresent([ASImportableCollection].self, forKey: .appleSubcollections)
+        self = try CXFCoding.decode(CXF.Part<CXF.Collection>.collection, from: decoder) { $0.collection($1) }
     }
 
-    /// Writes it as CXF JSON, with the specification's member names.
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeBase64URL(id, forKey: .id)
-        try container.encodeIfPresent(created, forKey: .created)
-        try container.encodeIfPresent(lastModified, forKey: .lastModified)
-        try container.encode(title, forKey: .title)
-        try container.encodeIfPresent(subtitle, forKey: .subtitle)
-        try container.encode(items, forKey: .items)
-        try container.encodeUnlessEmpty(subcollections, forKey: .subcollections)
+        try CXFCoding.encode(CXF.Part<CXF.Collection>.collection, CXF.Collection(self), to: encoder)
     }
 }
 
@@ -154,21 +110,13 @@ public struct ASImportableLinkedItem: Codable, Hashable, Sendable {
         self.account = account
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case item, account
-    }
-
-    /// Reads it from CXF JSON, with the specification's member names.
+    /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        item = try container.decodeID(forKey: .item)
-        account = try container.decodeIDIfPresent(forKey: .account)
+        self = try CXFCoding.decode(CXF.Part<CXF.LinkedItem>.linkedItem, from: decoder) { $0.linkedItem($1) }
     }
 
-    /// Writes it as CXF JSON, with the specification's member names.
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeBase64URL(item, forKey: .item)
-        try container.encodeBase64URLIfPresent(account, forKey: .account)
+        try CXFCoding.encode(CXF.Part<CXF.LinkedItem>.linkedItem, CXF.LinkedItem(self), to: encoder)
     }
 }

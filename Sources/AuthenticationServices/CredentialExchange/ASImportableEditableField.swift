@@ -1,3 +1,4 @@
+import CredentialExchangeFormat
 import Foundation
 
 /// A value a person can see and edit, with its kind. The value is always text.
@@ -52,43 +53,16 @@ public struct ASImportableEditableField: Codable, Hashable, Sendable {
         case subdivisionCode = "subdivision-code"
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case id, fieldType, value, label
-    }
-
-    /// Reads a CXF editable field.
-    ///
-    /// A `fieldType` this enum has no case for reads as ``FieldType/string``, so the value is kept
-    /// (Apple's enum has no case for unknown types; CXF asks importers not to reject the field).
-    /// A missing `fieldType` also reads as `string`.
+    /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
     public init(from decoder: any Decoder) throws {
-        try self.init(from: decoder, expected: .string)
+        self = try CXFCoding.decode(CXF.Part<CXF.EditableField>.field(expected: .string), from: decoder) {
+            $0.field($1)
+        }
     }
 
-    /// Reads a field; `expected` stands in for a missing `fieldType`, as in `CXF.Decoder`.
-    init(from decoder: any Decoder, expected: FieldType) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        id = try container.decodeIDIfPresent(forKey: .id)
-        if let name = try container.decodeIfPresent(String.self, forKey: .fieldType) {
-            fieldType = FieldType(rawValue: name) ?? .string
-        } else {
-            fieldType = expected
-        }
-        if let flag = try? container.decode(Bool.self, forKey: .value) {
-            value = flag ? "true" : "false"  // A JSON boolean where CXF wants text; as CXF.Decoder reads it.
-        } else {
-            value = try container.decodeIfPresent(String.self, forKey: .value) ?? ""
-        }
-        label = try container.decodeIfPresent(String.self, forKey: .label)
-    }
-
-    /// Writes it as CXF JSON, with the specification's member names.
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeBase64URLIfPresent(id, forKey: .id)
-        try container.encode(fieldType, forKey: .fieldType)
-        try container.encode(value, forKey: .value)
-        try container.encodeIfPresent(label, forKey: .label)
+        try CXFCoding.encode(CXF.Part<CXF.EditableField>.field(expected: .string), CXF.EditableField(self), to: encoder)
     }
 }
 

@@ -1,3 +1,4 @@
+import CredentialExchangeFormat
 import Foundation
 
 /// A representation of CXF extensions. (Apple: 26.4.)
@@ -76,103 +77,43 @@ public enum ASImportableExtension: Codable, Hashable, Sendable {
                 case manage
             }
 
-            private enum CodingKeys: String, CodingKey {
-                case type
-                case accountID = "accountId"
-                case name, permissions
-            }
-
-            /// Reads it from CXF JSON, with the specification's member names.
+            /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
             public init(from decoder: any Decoder) throws {
-                let container = try decoder.container(keyedBy: CodingKeys.self)
-                type = try container.decode(AccessorType.self, forKey: .type)
-                accountID = try container.decodeID(forKey: .accountID)
-                name = try container.decode(String.self, forKey: .name)
-                permissions = try container.decode([Permission].self, forKey: .permissions)
+                self = try CXFCoding.decode(CXF.Part<CXF.SharedExtension.Accessor>.accessor, from: decoder) {
+                    $0.accessor($1)
+                }
             }
 
-            /// Writes it as CXF JSON, with the specification's member names.
+            /// Writes CXF JSON as `CXF.Encoder` writes it.
             public func encode(to encoder: any Encoder) throws {
-                var container = encoder.container(keyedBy: CodingKeys.self)
-                try container.encode(type, forKey: .type)
-                try container.encodeBase64URL(accountID, forKey: .accountID)
-                try container.encode(name, forKey: .name)
-                try container.encode(permissions, forKey: .permissions)
-            }
-
-            /// Reads an accessor as CXF asks an importer to: `nil` for one that is not an object or has an
-            /// unknown type, unknown permissions left out, and `nil` for one left with no permission.
-            static func lenient(from decoder: any Decoder) throws -> Self? {
-                guard let container = try? decoder.container(keyedBy: CodingKeys.self) else { return nil }
-                guard let typeName = try container.decodeIfPresent(String.self, forKey: .type),
-                    let type = AccessorType(rawValue: typeName)
-                else { return nil }
-                let names = try container.decodeIfPresent([String].self, forKey: .permissions) ?? []
-                let permissions = names.compactMap(Permission.init(rawValue:))
-                guard !permissions.isEmpty else { return nil }
-                return Self(
-                    type: type,
-                    accountID: try container.decodeIDIfPresent(forKey: .accountID) ?? Data(),
-                    name: try container.decodeIfPresent(String.self, forKey: .name) ?? "",
-                    permissions: permissions
+                try CXFCoding.encode(
+                    CXF.Part<CXF.SharedExtension.Accessor>.accessor,
+                    CXF.SharedExtension.Accessor(self),
+                    to: encoder
                 )
             }
         }
 
-        private enum CodingKeys: String, CodingKey {
-            case accessors
-        }
-
-        /// Reads the members of a `shared` extension. Accessors of an unknown type, unknown
-        /// permissions, and accessors left with none are ignored, as CXF asks.
+        /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
         public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            var accessors: [SharingAccessor] = []
-            if container.contains(.accessors), try !container.decodeNil(forKey: .accessors) {
-                var array = try container.nestedUnkeyedContainer(forKey: .accessors)
-                while !array.isAtEnd {
-                    if let accessor = try SharingAccessor.lenient(from: try array.superDecoder()) {
-                        accessors.append(accessor)
-                    }
-                }
+            self = try CXFCoding.decode(CXF.Part<CXF.SharedExtension>.sharedExtension, from: decoder) {
+                $0.sharedExtension($1)
             }
-            self.accessors = accessors
         }
 
-        /// Writes it as CXF JSON, with the specification's member names.
+        /// Writes CXF JSON as `CXF.Encoder` writes it.
         public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(accessors, forKey: .accessors)
+            try CXFCoding.encode(CXF.Part<CXF.SharedExtension>.sharedExtension, CXF.SharedExtension(self), to: encoder)
         }
     }
 
-    private enum NameKey: String, CodingKey {
-        case name
-    }
-
-    /// Reads a CXF extension by its `name`; a name with no case here throws `DecodingError.dataCorrupted`
-    /// (``ASImportableItem`` catches it and skips the extension).
+    /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: NameKey.self)
-        let name = try container.decode(String.self, forKey: .name)
-        switch name {
-        case "shared": self = .shared(try Shared(from: decoder))
-        default:
-            throw DecodingError.dataCorruptedError(
-                forKey: .name,
-                in: container,
-                debugDescription: "The extension '\(name)' has no ASImportableExtension case; it cannot be imported"
-            )
-        }
+        self = try CXFCoding.decode(CXF.Part<CXF.Extension>.extension, from: decoder) { $0.itemExtension($1) }
     }
 
-    /// Writes `name` and then the extension's members, into one JSON object.
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: NameKey.self)
-        switch self {
-        case .shared(let shared):
-            try container.encode("shared", forKey: .name)
-            try shared.encode(to: encoder)
-        }
+        try CXFCoding.encode(CXF.Part<CXF.Extension>.extension, CXF.Extension(self), to: encoder)
     }
 }

@@ -16,33 +16,16 @@ public struct ASImportableFIDO2Extensions: Codable, Hashable, Sendable {
         self.largeBlob = largeBlob
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case hmacCredentials, largeBlob
-    }
-
-    /// Reads CXF `fido2Extensions`.
-    ///
-    /// `hmacCredentials` whose `algorithm` has no ``ASImportableFIDO2HMACCredential/Algorithm`` case
-    /// read as absent, as CXF asks for a required member with an unknown value; everything else about
-    /// them must be valid.
+    /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        hmacCredentials = nil
-        if container.contains(.hmacCredentials), try !container.decodeNil(forKey: .hmacCredentials) {
-            let hmac = try container.nestedContainer(keyedBy: WireKey.self, forKey: .hmacCredentials)
-            let name = try hmac.decode(String.self, forKey: WireKey("algorithm"))
-            if ASImportableFIDO2HMACCredential.Algorithm(rawValue: name) != nil {
-                hmacCredentials = try container.decode(ASImportableFIDO2HMACCredential.self, forKey: .hmacCredentials)
-            }
+        self = try CXFCoding.decode(CXF.Part<CXF.FIDO2Extensions>.fido2Extensions, from: decoder) {
+            $0.fido2Extensions($1)
         }
-        largeBlob = try container.decodeIfPresent(ASImportableFIDO2LargeBlob.self, forKey: .largeBlob)
     }
 
-    /// Writes it as CXF JSON, with the specification's member names.
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeIfPresent(hmacCredentials, forKey: .hmacCredentials)
-        try container.encodeIfPresent(largeBlob, forKey: .largeBlob)
+        try CXFCoding.encode(CXF.Part<CXF.FIDO2Extensions>.fido2Extensions, CXF.FIDO2Extensions(self), to: encoder)
     }
 }
 
@@ -77,26 +60,20 @@ public struct ASImportableFIDO2HMACCredential: Codable, Hashable, Sendable {
         case hmacSHA256 = "hmac-sha256"
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case algorithm
-        case credentialWithUV = "credWithUV"
-        case credentialWithoutUV = "credWithoutUV"
-    }
-
-    /// Reads it from CXF JSON, with the specification's member names.
+    /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        algorithm = try container.decode(Algorithm.self, forKey: .algorithm)
-        credentialWithUV = try container.decodeBase64URL(forKey: .credentialWithUV)
-        credentialWithoutUV = try container.decodeBase64URL(forKey: .credentialWithoutUV)
+        self = try CXFCoding.decode(CXF.Part<CXF.FIDO2Extensions.HMACCredentials>.hmacCredentials, from: decoder) {
+            $0.hmacCredentials($1)
+        }
     }
 
-    /// Writes it as CXF JSON, with the specification's member names.
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(algorithm, forKey: .algorithm)
-        try container.encodeBase64URL(credentialWithUV, forKey: .credentialWithUV)
-        try container.encodeBase64URL(credentialWithoutUV, forKey: .credentialWithoutUV)
+        try CXFCoding.encode(
+            CXF.Part<CXF.FIDO2Extensions.HMACCredentials>.hmacCredentials,
+            CXF.FIDO2Extensions.HMACCredentials(self),
+            to: encoder
+        )
     }
 }
 
@@ -113,29 +90,20 @@ public struct ASImportableFIDO2LargeBlob: Codable, Hashable, Sendable {
         self.data = data
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case uncompressedSize, data
-    }
-
-    /// Reads it from CXF JSON, with the specification's member names.
+    /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        uncompressedSize = try container.decode(Int.self, forKey: .uncompressedSize)
-        guard uncompressedSize >= 0 else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .uncompressedSize,
-                in: container,
-                debugDescription: "A large blob's size cannot be negative"
-            )
+        self = try CXFCoding.decode(CXF.Part<CXF.FIDO2Extensions.LargeBlob>.largeBlob, from: decoder) {
+            $0.largeBlob($1)
         }
-        data = try container.decodeBase64URL(forKey: .data)
     }
 
-    /// Writes it as CXF JSON, with the specification's member names.
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(uncompressedSize, forKey: .uncompressedSize)
-        try container.encodeBase64URL(data, forKey: .data)
+        try CXFCoding.encode(
+            CXF.Part<CXF.FIDO2Extensions.LargeBlob>.largeBlob,
+            CXF.FIDO2Extensions.LargeBlob(self),
+            to: encoder
+        )
     }
 }
 
@@ -148,33 +116,67 @@ extension CXFImporter {
             at("payments") { $0.omit("ASImportableFIDO2Extensions has no payments flag; it is left out") }
         }
         unknown(ext.unknownMembers, in: "ASImportableFIDO2Extensions")
-        let hmac: ASImportableFIDO2HMACCredential? = ext.hmacCredentials.flatMap { hmac in
-            at("hmacCredentials") { importer in
-                guard let algorithm = ASImportableFIDO2HMACCredential.Algorithm(rawValue: hmac.algorithm) else {
-                    importer.omit(
-                        "the HMAC credentials' algorithm '\(hmac.algorithm)' has no "
-                            + "ASImportableFIDO2HMACCredential.Algorithm case; they are left out"
-                    )
-                    return nil
-                }
-                importer.unknown(hmac.unknownMembers, in: "ASImportableFIDO2HMACCredential")
-                return ASImportableFIDO2HMACCredential(
-                    algorithm: algorithm,
-                    credentialWithUV: hmac.credWithUV,
-                    credentialWithoutUV: hmac.credWithoutUV
-                )
-            }
+        return ASImportableFIDO2Extensions(
+            hmacCredentials: ext.hmacCredentials.flatMap { hmac in at("hmacCredentials") { $0.hmacCredentials(hmac) } },
+            largeBlob: ext.largeBlob.flatMap { blob in at("largeBlob") { $0.largeBlob(blob) } }
+        )
+    }
+
+    /// HMAC credentials, or `nil` for an algorithm Apple's enum has no case for.
+    mutating func hmacCredentials(_ hmac: CXF.FIDO2Extensions.HMACCredentials) -> ASImportableFIDO2HMACCredential? {
+        guard let algorithm = ASImportableFIDO2HMACCredential.Algorithm(rawValue: hmac.algorithm) else {
+            omit(
+                "the HMAC credentials' algorithm '\(hmac.algorithm)' has no "
+                    + "ASImportableFIDO2HMACCredential.Algorithm case; they are left out"
+            )
+            return nil
         }
-        let largeBlob: ASImportableFIDO2LargeBlob? = ext.largeBlob.flatMap { blob in
-            at("largeBlob") { importer in
-                guard let size = Int(exactly: blob.uncompressedSize) else {
-                    importer.omit("the large blob's uncompressedSize does not fit Int; the large blob is left out")
-                    return nil
-                }
-                importer.unknown(blob.unknownMembers, in: "ASImportableFIDO2LargeBlob")
-                return ASImportableFIDO2LargeBlob(uncompressedSize: size, data: blob.data)
-            }
+        unknown(hmac.unknownMembers, in: "ASImportableFIDO2HMACCredential")
+        return ASImportableFIDO2HMACCredential(
+            algorithm: algorithm,
+            credentialWithUV: hmac.credWithUV,
+            credentialWithoutUV: hmac.credWithoutUV
+        )
+    }
+
+    /// A large blob, or `nil` for one whose size does not fit `Int`.
+    mutating func largeBlob(_ blob: CXF.FIDO2Extensions.LargeBlob) -> ASImportableFIDO2LargeBlob? {
+        guard let size = Int(exactly: blob.uncompressedSize) else {
+            omit("the large blob's uncompressedSize does not fit Int; the large blob is left out")
+            return nil
         }
-        return ASImportableFIDO2Extensions(hmacCredentials: hmac, largeBlob: largeBlob)
+        unknown(blob.unknownMembers, in: "ASImportableFIDO2LargeBlob")
+        return ASImportableFIDO2LargeBlob(uncompressedSize: size, data: blob.data)
+    }
+}
+
+// MARK: - AS → CXF
+
+extension CXF.FIDO2Extensions {
+    /// The CXF form of a passkey's extension data. (Linux addition.)
+    public init(_ ext: ASImportableFIDO2Extensions) {
+        self.init(
+            hmacCredentials: ext.hmacCredentials.map { CXF.FIDO2Extensions.HMACCredentials($0) },
+            largeBlob: ext.largeBlob.map { CXF.FIDO2Extensions.LargeBlob($0) }
+        )
+    }
+}
+
+extension CXF.FIDO2Extensions.HMACCredentials {
+    /// The CXF form of HMAC credentials. (Linux addition.)
+    public init(_ hmac: ASImportableFIDO2HMACCredential) {
+        self.init(
+            algorithm: hmac.algorithm.rawValue,
+            credWithUV: hmac.credentialWithUV,
+            credWithoutUV: hmac.credentialWithoutUV
+        )
+    }
+}
+
+extension CXF.FIDO2Extensions.LargeBlob {
+    /// The CXF form of a large blob; a negative `uncompressedSize`, which no authenticator writes,
+    /// becomes 0. (Linux addition.)
+    public init(_ blob: ASImportableFIDO2LargeBlob) {
+        self.init(uncompressedSize: UInt64(clamping: blob.uncompressedSize), data: blob.data)
     }
 }

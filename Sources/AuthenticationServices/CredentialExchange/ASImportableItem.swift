@@ -1,11 +1,12 @@
+import CredentialExchangeFormat
 import Foundation
 
 /// One entry of a credential manager: a title, where its credentials apply, and the credentials.
 ///
-/// In CXF JSON `created` and `lastModified` are `creationAt` and `modifiedAt` (Unix seconds; set the
-/// coder's date strategy to `.secondsSince1970`). `favorite` is written only when `true`, and `tags`
+/// In CXF JSON `created` and `lastModified` are `creationAt` and `modifiedAt` (Unix seconds, whatever
+/// the coder's date strategy). `favorite` is written only when `true`, and `tags`
 /// and `extensions` only when not empty, as CXF makes them optional. Credentials and extensions
-/// that Apple's types cannot represent are skipped when decoding.
+/// that Apple's types cannot represent are left out when decoding, as an import leaves them out.
 public struct ASImportableItem: Codable, Hashable, Sendable {
     /// The item's identifier, unique within its account.
     public var id: Data
@@ -82,41 +83,14 @@ public struct ASImportableItem: Codable, Hashable, Sendable {
         self.extensions = extensions
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case id
-        case created = "creationAt"
-        case lastModified = "modifiedAt"
-        case title, subtitle, favorite, scope, credentials, tags, extensions
-    }
-
-    /// Reads it from CXF JSON, with the specification's member names.
+    /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        id = try container.decodeID(forKey: .id)
-        created = try container.decodeIfPresent(Date.self, forKey: .created)
-        lastModified = try container.decodeIfPresent(Date.self, forKey: .lastModified)
-        title = try container.decode(String.self, forKey: .title)
-        subtitle = try container.decodeIfPresent(String.self, forKey: .subtitle)
-        favorite = try container.decodeIfPresent(Bool.self, forKey: .favorite) ?? false
-        scope = try container.decodeIfPresent(ASImportableCredentialScope.self, forKey: .scope)
-        credentials = try container.decodeLenientArray(ASImportableCredential.self, forKey: .credentials)
-        tags = try container.decodeArrayIfPresent([String].self, forKey: .tags)
-        extensions = try container.decodeLenientArray(ASImportableExtension.self, forKey: .extensions)
+        self = try CXFCoding.decode(CXF.Part<CXF.Item>.item, from: decoder) { $0.item($1) }
     }
 
-    /// Writes it as CXF JSON, with the specification's member names.
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeBase64URL(id, forKey: .id)
-        try container.encodeIfPresent(created, forKey: .created)
-        try container.encodeIfPresent(lastModified, forKey: .lastModified)
-        try container.encode(title, forKey: .title)
-        try container.encodeIfPresent(subtitle, forKey: .subtitle)
-        if favorite { try container.encode(true, forKey: .favorite) }
-        try container.encodeIfPresent(scope, forKey: .scope)
-        try container.encode(credentials, forKey: .credentials)
-        try container.encodeUnlessEmpty(tags, forKey: .tags)
-        try container.encodeUnlessEmpty(extensions, forKey: .extensions)
+        try CXFCoding.encode(CXF.Part<CXF.Item>.item, CXF.Item(self), to: encoder)
     }
 }
 
@@ -156,25 +130,20 @@ public struct ASImportableCredentialScope: Codable, Hashable, Sendable {
             self.name = name
         }
 
-        private enum CodingKeys: String, CodingKey {
-            case bundleID = "bundleId"
-            case certificate, name
-        }
-
-        /// Reads it from CXF JSON, with the specification's member names.
+        /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
         public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            bundleID = try container.decode(String.self, forKey: .bundleID)
-            certificate = try container.decodeIfPresent(AndroidAppCertificationFingerprint.self, forKey: .certificate)
-            name = try container.decodeIfPresent(String.self, forKey: .name)
+            self = try CXFCoding.decode(CXF.Part<CXF.AndroidAppIdentifier>.androidApp, from: decoder) {
+                $0.androidApp($1)
+            }
         }
 
-        /// Writes it as CXF JSON, with the specification's member names.
+        /// Writes CXF JSON as `CXF.Encoder` writes it.
         public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(bundleID, forKey: .bundleID)
-            try container.encodeIfPresent(certificate, forKey: .certificate)
-            try container.encodeIfPresent(name, forKey: .name)
+            try CXFCoding.encode(
+                CXF.Part<CXF.AndroidAppIdentifier>.androidApp,
+                CXF.AndroidAppIdentifier(self),
+                to: encoder
+            )
         }
     }
 
@@ -193,41 +162,30 @@ public struct ASImportableCredentialScope: Codable, Hashable, Sendable {
             self.hashAlgorithm = hashAlgorithm
         }
 
-        private enum CodingKeys: String, CodingKey {
-            case fingerprint
-            case hashAlgorithm = "hashAlg"
-        }
-
-        /// Reads a fingerprint; a missing `hashAlg` reads as `sha256`, as `CXF.Decoder` does.
+        /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
         public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            fingerprint = try container.decodeBase64URL(forKey: .fingerprint)
-            hashAlgorithm = try container.decodeIfPresent(String.self, forKey: .hashAlgorithm) ?? "sha256"
+            self = try CXFCoding.decode(CXF.Part<CXF.AndroidAppCertificateFingerprint>.certificate, from: decoder) {
+                $0.certificate($1)
+            }
         }
 
-        /// Writes it as CXF JSON, with the specification's member names.
+        /// Writes CXF JSON as `CXF.Encoder` writes it.
         public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encodeBase64URL(fingerprint, forKey: .fingerprint)
-            try container.encode(hashAlgorithm, forKey: .hashAlgorithm)
+            try CXFCoding.encode(
+                CXF.Part<CXF.AndroidAppCertificateFingerprint>.certificate,
+                CXF.AndroidAppCertificateFingerprint(self),
+                to: encoder
+            )
         }
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case urls, androidApps
-    }
-
-    /// Reads it from CXF JSON, with the specification's member names.
+    /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        urls = try container.decodeArrayIfPresent([String].self, forKey: .urls).compactMap { URL(string: $0) }
-        androidApps = try container.decodeArrayIfPresent([AndroidAppID].self, forKey: .androidApps)
+        self = try CXFCoding.decode(CXF.Part<CXF.CredentialScope>.scope, from: decoder) { $0.scope($1) }
     }
 
-    /// Writes it as CXF JSON, with the specification's member names.
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(urls.map(\.absoluteString), forKey: .urls)
-        try container.encode(androidApps, forKey: .androidApps)
+        try CXFCoding.encode(CXF.Part<CXF.CredentialScope>.scope, CXF.CredentialScope(self), to: encoder)
     }
 }

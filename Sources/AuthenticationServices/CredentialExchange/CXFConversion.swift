@@ -63,18 +63,7 @@ extension ASExportedCredentialData {
     ///   same message as decoding with `JSONDecoder`.
     public init(cxf document: CXF.Document, omissions: inout [CXFOmission]) throws {
         var importer = CXFImporter()
-        switch document {
-        case .header(let header):
-            self = try importer.header(header)
-        case .account(let account):
-            self.init(
-                accounts: [importer.account(account)],
-                formatVersion: .v1,
-                exporterRelyingPartyIdentifier: "",
-                exporterDisplayName: "",
-                timestamp: Date(timeIntervalSince1970: 0)
-            )
-        }
+        self = try importer.document(document)
         omissions.append(contentsOf: importer.omissions)
     }
 
@@ -247,10 +236,27 @@ struct CXFImporter {
         omissions.append(.init(path: pointer, reason: reason))
     }
 
-    mutating func at<T>(_ tokens: String..., body: (inout CXFImporter) -> T) -> T {
+    mutating func at<T, E: Error>(_ tokens: String..., body: (inout CXFImporter) throws(E) -> T) throws(E) -> T {
         path.append(contentsOf: tokens)
         defer { path.removeLast(tokens.count) }
-        return body(&self)
+        return try body(&self)
+    }
+
+    /// The format version; another major version throws `DecodingError.dataCorrupted`.
+    mutating func version(_ version: CXF.Version) throws -> ASExportedCredentialData.FormatVersion {
+        guard let known = ASExportedCredentialData.FormatVersion(major: version.major) else {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: [],
+                    debugDescription: ASExportedCredentialData.FormatVersion.unsupportedMessage(
+                        major: version.major,
+                        minor: version.minor
+                    )
+                )
+            )
+        }
+        unknown(version.unknownMembers, in: "ASExportedCredentialData.FormatVersion")
+        return known
     }
 
     /// Converts the elements of the array member `key`, leaving out those that convert to `nil`.
@@ -281,19 +287,23 @@ struct CXFImporter {
         }
     }
 
-    mutating func header(_ header: CXF.Header) throws -> ASExportedCredentialData {
-        guard let version = ASExportedCredentialData.FormatVersion(major: header.version.major) else {
-            throw DecodingError.dataCorrupted(
-                DecodingError.Context(
-                    codingPath: [],
-                    debugDescription: ASExportedCredentialData.FormatVersion.unsupportedMessage(
-                        major: header.version.major,
-                        minor: header.version.minor
-                    )
-                )
+    mutating func document(_ document: CXF.Document) throws -> ASExportedCredentialData {
+        switch document {
+        case .header(let header):
+            return try self.header(header)
+        case .account(let account):
+            return ASExportedCredentialData(
+                accounts: [self.account(account)],
+                formatVersion: .v1,
+                exporterRelyingPartyIdentifier: "",
+                exporterDisplayName: "",
+                timestamp: Date(timeIntervalSince1970: 0)
             )
         }
-        at("version") { $0.unknown(header.version.unknownMembers, in: "ASExportedCredentialData.FormatVersion") }
+    }
+
+    mutating func header(_ header: CXF.Header) throws -> ASExportedCredentialData {
+        let version = try at("version") { try $0.version(header.version) }
         unknown(header.unknownMembers, in: "ASExportedCredentialData")
         return ASExportedCredentialData(
             accounts: each("accounts", header.accounts) { $0.account($1) },
@@ -371,20 +381,18 @@ struct CXFImporter {
 
     mutating func androidApp(_ app: CXF.AndroidAppIdentifier) -> ASImportableCredentialScope.AndroidAppID {
         unknown(app.unknownMembers, in: "ASImportableCredentialScope.AndroidAppID")
-        let certificate = app.certificate.map { certificate in
-            at("certificate") { importer in
-                importer.unknown(
-                    certificate.unknownMembers,
-                    in: "ASImportableCredentialScope.AndroidAppCertificationFingerprint"
-                )
-                return ASImportableCredentialScope.AndroidAppCertificationFingerprint(certificate)
-            }
-        }
         return ASImportableCredentialScope.AndroidAppID(
             bundleID: app.bundleId,
-            certificate: certificate,
+            certificate: app.certificate.map { certificate in at("certificate") { $0.certificate(certificate) } },
             name: app.name
         )
+    }
+
+    mutating func certificate(
+        _ certificate: CXF.AndroidAppCertificateFingerprint
+    ) -> ASImportableCredentialScope.AndroidAppCertificationFingerprint {
+        unknown(certificate.unknownMembers, in: "ASImportableCredentialScope.AndroidAppCertificationFingerprint")
+        return ASImportableCredentialScope.AndroidAppCertificationFingerprint(certificate)
     }
 
     mutating func field(_ field: CXF.EditableField) -> ASImportableEditableField {
@@ -418,16 +426,17 @@ struct CXFImporter {
             omit("the extension '\(name)' has no ASImportableExtension case; it is left out")
             return nil
         case .shared(let shared):
-            unknown(shared.unknownMembers, in: "ASImportableExtension.Shared")
-            let accessors: [ASImportableExtension.Shared.SharingAccessor] = each("accessors", shared.accessors) {
-                $0.accessor($1)
-            }
-            return .shared(ASImportableExtension.Shared(accessors: accessors))
+            return .shared(sharedExtension(shared))
         }
     }
 
+    mutating func sharedExtension(_ shared: CXF.SharedExtension) -> ASImportableExtension.Shared {
+        unknown(shared.unknownMembers, in: "ASImportableExtension.Shared")
+        return ASImportableExtension.Shared(accessors: each("accessors", shared.accessors) { $0.accessor($1) })
+    }
+
     /// An accessor as CXF asks importers to read it: unknown types and permissions ignored.
-    private mutating func accessor(
+    mutating func accessor(
         _ accessor: CXF.SharedExtension.Accessor
     ) -> ASImportableExtension.Shared.SharingAccessor? {
         guard case .known(let kind) = accessor.type,
@@ -468,12 +477,8 @@ extension CXF.Document {
 extension CXF.Header {
     /// The CXF header of an export; the timestamp is whole seconds, rounded toward zero. (Linux addition.)
     public init(_ data: ASExportedCredentialData) {
-        let version: CXF.Version =
-            switch data.formatVersion {
-            case .v1: .v1_0
-            }
         self.init(
-            version: version,
+            version: CXF.Version(data.formatVersion),
             exporterRpId: data.exporterRelyingPartyIdentifier,
             exporterDisplayName: data.exporterDisplayName,
             timestamp: UnixTime.seconds(data.timestamp),
@@ -596,26 +601,54 @@ extension CXF.Extension {
     /// The CXF form of an item extension. (Linux addition.)
     public init(_ ext: ASImportableExtension) {
         switch ext {
-        case .shared(let shared):
-            self = .shared(
-                CXF.SharedExtension(
-                    accessors: shared.accessors.map { accessor in
-                        let type: CXF.SharedExtension.AccessorType =
-                            switch accessor.type {
-                            case .user: .user
-                            case .group: .group
-                            }
-                        return CXF.SharedExtension.Accessor(
-                            type: type,
-                            accountId: accessor.accountID,
-                            name: accessor.name,
-                            permissions: accessor.permissions.map {
-                                CXF.SharedExtension.Permission(rawValue: $0.rawValue)
-                            }
-                        )
-                    }
-                )
-            )
+        case .shared(let shared): self = .shared(CXF.SharedExtension(shared))
         }
+    }
+}
+
+extension CXF.SharedExtension {
+    /// The CXF form of a `shared` extension. (Linux addition.)
+    public init(_ shared: ASImportableExtension.Shared) {
+        self.init(accessors: shared.accessors.map { CXF.SharedExtension.Accessor($0) })
+    }
+}
+
+extension CXF.SharedExtension.Accessor {
+    /// The CXF form of an accessor. (Linux addition.)
+    public init(_ accessor: ASImportableExtension.Shared.SharingAccessor) {
+        let type: CXF.SharedExtension.AccessorType =
+            switch accessor.type {
+            case .user: .user
+            case .group: .group
+            }
+        self.init(
+            type: type,
+            accountId: accessor.accountID,
+            name: accessor.name,
+            permissions: accessor.permissions.map { CXF.SharedExtension.Permission(rawValue: $0.rawValue) }
+        )
+    }
+}
+
+extension CXF.Version {
+    /// The CXF version object of a format version. (Linux addition.)
+    public init(_ version: ASExportedCredentialData.FormatVersion) {
+        switch version {
+        case .v1: self = .v1_0
+        }
+    }
+}
+
+/// Unix seconds (CXF) to and from `Date`.
+enum UnixTime {
+    static func date(_ seconds: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(seconds)) }
+
+    /// Whole seconds, rounded toward zero; out-of-range and non-finite dates are clamped (NaN is 0).
+    static func seconds(_ date: Date) -> Int64 {
+        let t = date.timeIntervalSince1970.rounded(.towardZero)
+        if t.isNaN { return 0 }
+        if t >= 9_223_372_036_854_775_807.0 { return .max }  // 2^63 as a Double
+        if t < -9_223_372_036_854_775_808.0 { return .min }
+        return Int64(t)
     }
 }

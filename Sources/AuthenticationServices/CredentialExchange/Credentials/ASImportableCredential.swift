@@ -63,67 +63,14 @@ public enum ASImportableCredential: Codable, Hashable, Sendable {
         }
     }
 
-    private enum TypeKey: String, CodingKey {
-        case type
-    }
-
-    /// Reads a CXF credential by its `type`.
-    ///
-    /// A `type` with no case here (CXF's `file`, or one from a later version) throws
-    /// `DecodingError.dataCorrupted`; ``ASImportableItem`` catches that and skips the credential.
+    /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: TypeKey.self)
-        let type = try container.decode(String.self, forKey: .type)
-        switch type {
-        case "address": self = .address(try Address(from: decoder))
-        case "api-key": self = .apiKey(try APIKey(from: decoder))
-        case "basic-auth": self = .basicAuthentication(try BasicAuthentication(from: decoder))
-        case "credit-card": self = .creditCard(try CreditCard(from: decoder))
-        case "custom-fields": self = .customFields(try CustomFields(from: decoder))
-        case "drivers-license": self = .driversLicense(try DriversLicense(from: decoder))
-        case "generated-password": self = .generatedPassword(try GeneratedPassword(from: decoder))
-        case "identity-document": self = .identityDocument(try IdentityDocument(from: decoder))
-        case "item-reference": self = .itemReference(try ItemReference(from: decoder))
-        case "note": self = .note(try Note(from: decoder))
-        case "passkey": self = .passkey(try Passkey(from: decoder))
-        case "passport": self = .passport(try Passport(from: decoder))
-        case "person-name": self = .personName(try PersonName(from: decoder))
-        case "ssh-key": self = .sshKey(try SSHKey(from: decoder))
-        case "totp": self = .totp(try TOTP(from: decoder))
-        case "wifi": self = .wifi(try WiFi(from: decoder))
-        default:
-            throw DecodingError.dataCorruptedError(
-                forKey: .type,
-                in: container,
-                debugDescription:
-                    "The credential type '\(type)' has no ASImportableCredential case; "
-                    + "the credential cannot be imported"
-            )
-        }
+        self = try CXFCoding.decode(CXF.Part<CXF.Credential>.credential, from: decoder) { $0.credential($1) }
     }
 
-    /// Writes the credential's `type` and then its members, into one JSON object.
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: TypeKey.self)
-        try container.encode(cxfType, forKey: .type)
-        switch self {
-        case .address(let c): try c.encode(to: encoder)
-        case .apiKey(let c): try c.encode(to: encoder)
-        case .basicAuthentication(let c): try c.encode(to: encoder)
-        case .creditCard(let c): try c.encode(to: encoder)
-        case .customFields(let c): try c.encode(to: encoder)
-        case .driversLicense(let c): try c.encode(to: encoder)
-        case .generatedPassword(let c): try c.encode(to: encoder)
-        case .identityDocument(let c): try c.encode(to: encoder)
-        case .itemReference(let c): try c.encode(to: encoder)
-        case .note(let c): try c.encode(to: encoder)
-        case .passkey(let c): try c.encode(to: encoder)
-        case .passport(let c): try c.encode(to: encoder)
-        case .personName(let c): try c.encode(to: encoder)
-        case .sshKey(let c): try c.encode(to: encoder)
-        case .totp(let c): try c.encode(to: encoder)
-        case .wifi(let c): try c.encode(to: encoder)
-        }
+        try CXFCoding.encode(CXF.Part<CXF.Credential>.credential, CXF.Credential(self), to: encoder)
     }
 }
 

@@ -18,24 +18,14 @@ extension ASImportableCredential {
             self.fields = fields
         }
 
-        private enum CodingKeys: String, CodingKey {
-            case id, label, fields
-        }
-
-        /// Reads it from CXF JSON, with the specification's member names.
+        /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
         public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            id = try container.decodeIDIfPresent(forKey: .id)
-            label = try container.decodeIfPresent(String.self, forKey: .label)
-            fields = try container.decode([ASImportableEditableField].self, forKey: .fields)
+            self = try CXFCoding.decode(CXF.Part<CXF.CustomFields>.customFields, from: decoder) { $0.customFields($1) }
         }
 
-        /// Writes it as CXF JSON, with the specification's member names.
+        /// Writes CXF JSON as `CXF.Encoder` writes it.
         public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encodeBase64URLIfPresent(id, forKey: .id)
-            try container.encodeIfPresent(label, forKey: .label)
-            try container.encode(fields, forKey: .fields)
+            try CXFCoding.encode(CXF.Part<CXF.CustomFields>.customFields, CXF.CustomFields(self), to: encoder)
         }
     }
 }

@@ -50,24 +50,11 @@ struct CXFFieldTable<Credential, CXFCredential: SchemaCredential>: Sendable {
 
 extension CXFFieldCredential {
     static func decodeFields(from decoder: any Decoder) throws -> Self {
-        let container = try decoder.container(keyedBy: WireKey.self)
-        var value = Self()
-        for entry in cxfFields.entries {
-            guard let apple = entry.apple else { continue }
-            value[keyPath: apple] = try container.decodeFieldIfPresent(
-                forKey: WireKey(entry.key),
-                expected: entry.expected
-            )
-        }
-        return value
+        try CXFCoding.decode(CXF.Part<CXFCredential>.schemaCredential, from: decoder) { $0.fields($1) }
     }
 
     func encodeFields(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: WireKey.self)
-        for entry in Self.cxfFields.entries {
-            guard let apple = entry.apple else { continue }
-            try container.encodeIfPresent(self[keyPath: apple], forKey: WireKey(entry.key))
-        }
+        try CXFCoding.encode(CXF.Part<CXFCredential>.schemaCredential, cxfCredential, to: encoder)
     }
 
     /// The CXF form of the credential.

@@ -12,20 +12,20 @@ extension ASImportableCredential {
             self.password = password
         }
 
-        private enum CodingKeys: String, CodingKey {
-            case password
-        }
-
-        /// Reads it from CXF JSON, with the specification's member names.
+        /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
         public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            password = try container.decode(String.self, forKey: .password)
+            self = try CXFCoding.decode(CXF.Part<CXF.GeneratedPassword>.schemaCredential, from: decoder) {
+                $0.generatedPassword($1)
+            }
         }
 
-        /// Writes it as CXF JSON, with the specification's member names.
+        /// Writes CXF JSON as `CXF.Encoder` writes it.
         public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(password, forKey: .password)
+            try CXFCoding.encode(
+                CXF.Part<CXF.GeneratedPassword>.schemaCredential,
+                CXF.GeneratedPassword(self),
+                to: encoder
+            )
         }
     }
 }

@@ -12,20 +12,16 @@ extension ASImportableCredential {
             self.reference = reference
         }
 
-        private enum CodingKeys: String, CodingKey {
-            case reference
-        }
-
-        /// Reads it from CXF JSON, with the specification's member names.
+        /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
         public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            reference = try container.decode(ASImportableLinkedItem.self, forKey: .reference)
+            self = try CXFCoding.decode(CXF.Part<CXF.ItemReference>.itemReference, from: decoder) {
+                $0.itemReference($1)
+            }
         }
 
-        /// Writes it as CXF JSON, with the specification's member names.
+        /// Writes CXF JSON as `CXF.Encoder` writes it.
         public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(reference, forKey: .reference)
+            try CXFCoding.encode(CXF.Part<CXF.ItemReference>.itemReference, CXF.ItemReference(self), to: encoder)
         }
     }
 }

@@ -12,26 +12,14 @@ extension ASImportableCredential {
             self.content = content
         }
 
-        private enum CodingKeys: String, CodingKey {
-            case content
-        }
-
-        /// Reads it from CXF JSON, with the specification's member names.
+        /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
         public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            guard let content = try container.decodeFieldIfPresent(forKey: .content, expected: .string) else {
-                throw DecodingError.keyNotFound(
-                    CodingKeys.content,
-                    DecodingError.Context(codingPath: container.codingPath, debugDescription: "A note has no 'content'")
-                )
-            }
-            self.content = content
+            self = try CXFCoding.decode(CXF.Part<CXF.Note>.schemaCredential, from: decoder) { $0.note($1) }
         }
 
-        /// Writes it as CXF JSON, with the specification's member names.
+        /// Writes CXF JSON as `CXF.Encoder` writes it.
         public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(content, forKey: .content)
+            try CXFCoding.encode(CXF.Part<CXF.Note>.schemaCredential, CXF.Note(self), to: encoder)
         }
     }
 }

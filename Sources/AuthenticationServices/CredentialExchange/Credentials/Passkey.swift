@@ -62,35 +62,14 @@ extension ASImportableCredential {
             self.fido2Extensions = fido2Extensions
         }
 
-        private enum CodingKeys: String, CodingKey {
-            case credentialID = "credentialId"
-            case relyingPartyIdentifier = "rpId"
-            case userName = "username"
-            case userDisplayName, userHandle, key, fido2Extensions
-        }
-
-        /// Reads it from CXF JSON, with the specification's member names.
+        /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
         public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            credentialID = try container.decodeBase64URL(forKey: .credentialID)
-            relyingPartyIdentifier = try container.decode(String.self, forKey: .relyingPartyIdentifier)
-            userName = try container.decode(String.self, forKey: .userName)
-            userDisplayName = try container.decode(String.self, forKey: .userDisplayName)
-            userHandle = try container.decodeBase64URL(forKey: .userHandle)
-            key = try container.decodeBase64URL(forKey: .key)
-            fido2Extensions = try container.decodeIfPresent(ASImportableFIDO2Extensions.self, forKey: .fido2Extensions)
+            self = try CXFCoding.decode(CXF.Part<CXF.Passkey>.passkey, from: decoder) { $0.passkey($1) }
         }
 
-        /// Writes it as CXF JSON, with the specification's member names.
+        /// Writes CXF JSON as `CXF.Encoder` writes it.
         public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encodeBase64URL(credentialID, forKey: .credentialID)
-            try container.encode(relyingPartyIdentifier, forKey: .relyingPartyIdentifier)
-            try container.encode(userName, forKey: .userName)
-            try container.encode(userDisplayName, forKey: .userDisplayName)
-            try container.encodeBase64URL(userHandle, forKey: .userHandle)
-            try container.encodeBase64URL(key, forKey: .key)
-            try container.encodeIfPresent(fido2Extensions, forKey: .fido2Extensions)
+            try CXFCoding.encode(CXF.Part<CXF.Passkey>.passkey, CXF.Passkey(self), to: encoder)
         }
     }
 }
@@ -123,23 +102,7 @@ extension CXF.Passkey {
             userDisplayName: c.userDisplayName,
             userHandle: c.userHandle,
             key: c.key,
-            fido2Extensions: c.fido2Extensions.map { ext in
-                CXF.FIDO2Extensions(
-                    hmacCredentials: ext.hmacCredentials.map {
-                        CXF.FIDO2Extensions.HMACCredentials(
-                            algorithm: $0.algorithm.rawValue,
-                            credWithUV: $0.credentialWithUV,
-                            credWithoutUV: $0.credentialWithoutUV
-                        )
-                    },
-                    largeBlob: ext.largeBlob.map {
-                        CXF.FIDO2Extensions.LargeBlob(
-                            uncompressedSize: UInt64(clamping: $0.uncompressedSize),
-                            data: $0.data
-                        )
-                    }
-                )
-            }
+            fido2Extensions: c.fido2Extensions.map { CXF.FIDO2Extensions($0) }
         )
     }
 }

@@ -34,30 +34,14 @@ extension ASImportableCredential {
             self.keyGenerationSource = keyGenerationSource
         }
 
-        private enum CodingKeys: String, CodingKey {
-            case keyType, privateKey, keyComment, creationDate, expiryDate, keyGenerationSource
-        }
-
-        /// Reads it from CXF JSON, with the specification's member names.
+        /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
         public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            keyType = try container.decode(String.self, forKey: .keyType)
-            privateKey = try container.decodeBase64URL(forKey: .privateKey)
-            keyComment = try container.decodeIfPresent(String.self, forKey: .keyComment)
-            creationDate = try container.decodeFieldIfPresent(forKey: .creationDate, expected: .date)
-            expiryDate = try container.decodeFieldIfPresent(forKey: .expiryDate, expected: .date)
-            keyGenerationSource = try container.decodeFieldIfPresent(forKey: .keyGenerationSource, expected: .string)
+            self = try CXFCoding.decode(CXF.Part<CXF.SSHKey>.schemaCredential, from: decoder) { $0.sshKey($1) }
         }
 
-        /// Writes it as CXF JSON, with the specification's member names.
+        /// Writes CXF JSON as `CXF.Encoder` writes it.
         public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(keyType, forKey: .keyType)
-            try container.encodeBase64URL(privateKey, forKey: .privateKey)
-            try container.encodeIfPresent(keyComment, forKey: .keyComment)
-            try container.encodeIfPresent(creationDate, forKey: .creationDate)
-            try container.encodeIfPresent(expiryDate, forKey: .expiryDate)
-            try container.encodeIfPresent(keyGenerationSource, forKey: .keyGenerationSource)
+            try CXFCoding.encode(CXF.Part<CXF.SSHKey>.schemaCredential, CXF.SSHKey(self), to: encoder)
         }
     }
 }

@@ -48,56 +48,14 @@ extension ASImportableCredential {
             case sha512
         }
 
-        private enum CodingKeys: String, CodingKey {
-            case secret, period, digits
-            case userName = "username"
-            case algorithm, issuer
-        }
-
-        /// Reads a CXF TOTP credential.
-        ///
-        /// A secret that is not Base32, or an algorithm other than `sha1`, `sha256` and `sha512` (in any
-        /// letter case), throws `DecodingError.dataCorrupted`. A missing `period`, `digits` or
-        /// `algorithm` reads as 30, 6 and `sha1`, as `CXF.Decoder` does.
+        /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
         public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            let text = try container.decode(String.self, forKey: .secret)
-            guard let bytes = try? Base32.decode(text) else {
-                // The error says nothing about the characters: they are the secret.
-                throw DecodingError.dataCorruptedError(
-                    forKey: .secret,
-                    in: container,
-                    debugDescription: "The TOTP secret is not Base32 text"
-                )
-            }
-            secret = Data(bytes)
-            period = try container.decodeIfPresent(UInt16.self, forKey: .period) ?? 30
-            digits = try container.decodeIfPresent(UInt16.self, forKey: .digits) ?? 6
-            userName = try container.decodeIfPresent(String.self, forKey: .userName)
-            if let name = try container.decodeIfPresent(String.self, forKey: .algorithm) {
-                guard let algorithm = Algorithm(rawValue: name.lowercased()) else {
-                    throw DecodingError.dataCorruptedError(
-                        forKey: .algorithm,
-                        in: container,
-                        debugDescription: "The TOTP algorithm '\(name)' is not sha1, sha256 or sha512"
-                    )
-                }
-                self.algorithm = algorithm
-            } else {
-                algorithm = .sha1
-            }
-            issuer = try container.decodeIfPresent(String.self, forKey: .issuer)
+            self = try CXFCoding.decode(CXF.Part<CXF.TOTP>.totp, from: decoder) { $0.totp($1) }
         }
 
-        /// Writes the secret as uppercase Base32 without padding.
+        /// Writes CXF JSON as `CXF.Encoder` writes it.
         public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(Base32.encode(secret), forKey: .secret)
-            try container.encode(period, forKey: .period)
-            try container.encode(digits, forKey: .digits)
-            try container.encodeIfPresent(userName, forKey: .userName)
-            try container.encode(algorithm, forKey: .algorithm)
-            try container.encodeIfPresent(issuer, forKey: .issuer)
+            try CXFCoding.encode(CXF.Part<CXF.TOTP>.totp, CXF.TOTP(self), to: encoder)
         }
     }
 }

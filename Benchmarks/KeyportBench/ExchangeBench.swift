@@ -190,9 +190,9 @@ func exchangeParts(items: Int) throws {
     try time("CXF decode of an array") { _ = try CXF.Decoder().decode(bytes) }
 }
 
-/// The two JSON readers over the same 40 MB document, skipping it whole: VarlinkCore's
-/// `JSONCursor` (messages) and the CXF codec's scanner (reached through `peekHeader`, which skips
-/// `accounts` when the version comes after it).
+/// Keyport's one JSON reader (KeyportEncoding's `JSONReader`) skipping the same 40 MB document
+/// whole through its two users: VarlinkCore's `JSONCursor` (messages) and the CXF decoder
+/// (reached through `peekHeader`, which skips `accounts` when the version comes after it).
 func jsonReaders(items: Int) throws {
     var bytes = CXF.Encoder().encode(Generator.document(items: items))
     // Move "version" to the end, so that the header peek skips everything before it.
@@ -216,7 +216,7 @@ func jsonReaders(items: Int) throws {
         var cursor = JSONCursor(bytes)
         try cursor.skipValue()
     }
-    try time("CXF scanner (peekHeader)") {
+    try time("CXF decoder (peekHeader)") {
         let header = try bytes.withUnsafeBytes { try CXF.Decoder().peekHeader($0) }
         precondition(header.major == 1)
     }

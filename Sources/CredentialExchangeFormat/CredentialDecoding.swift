@@ -17,7 +17,7 @@ extension DocumentDecoder {
         let pathMark = path.count
         let type = try peekString("type")
         // The box that holds the payload: up to twelve field references and the unknown members.
-        try s.spend(128)
+        try spend(128)
         inCredential = true
         defer { inCredential = false }
         do throws(ScanFailure) {

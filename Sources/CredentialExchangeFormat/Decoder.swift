@@ -111,7 +111,7 @@ extension CXF {
                         decoder.s.skipWhitespace()
                         let start = decoder.s.pos
                         var invalidUTF8 = false
-                        let value = try decoder.s.value(invalidUTF8: &invalidUTF8)
+                        let value = try decoder.value(invalidUTF8: &invalidUTF8)
                         guard !invalidUTF8 else { throw decoder.s.syntax("the text is not UTF-8", at: start) }
                         decoder.s.skipWhitespace()
                         guard decoder.s.pos == decoder.s.count else {
@@ -185,13 +185,9 @@ extension CXF {
             }
             let depth = min(max(options.maxDepth, 1), DecodingOptions.maxDepthLimit)
             var decoder = DocumentDecoder(
-                scanner: JSONScanner(
-                    base: base,
-                    count: buffer.count,
-                    maxDepth: depth,
-                    budget: buffer.count.multipliedReportingOverflow(by: DecodingOptions.memoryFactor).partialValue
-                        + (1 << 20)
-                ),
+                scanner: JSONScanner(base: base, count: buffer.count, maxDepth: depth),
+                budget: buffer.count.multipliedReportingOverflow(by: DecodingOptions.memoryFactor).partialValue
+                    + (1 << 20),
                 diagnosticLimit: options.maxDiagnosticsPerCode
             )
             do {
@@ -273,6 +269,8 @@ enum PathComponent {
 /// verbatim (inside one); see "Nothing lost" in docs/architecture.md.
 struct DocumentDecoder {
     var s: JSONScanner
+    /// Bytes of model the decode may still build (see ``spend(_:)``).
+    var budget: Int
     var diagnostics: DiagnosticList
     var path: [PathComponent] = []
     /// Unknown members of the objects being decoded, innermost last. Each object remembers the count
@@ -282,8 +280,9 @@ struct DocumentDecoder {
     /// whole, verbatim, rather than partly typed and partly kept.
     var inCredential = false
 
-    init(scanner: JSONScanner, diagnosticLimit: Int) {
+    init(scanner: JSONScanner, budget: Int, diagnosticLimit: Int) {
         self.s = scanner
+        self.budget = budget
         diagnostics = DiagnosticList(limit: diagnosticLimit)
         path.reserveCapacity(32)
     }
@@ -333,7 +332,7 @@ struct DocumentDecoder {
 
     mutating func jsonValue(member: String?) throws(ScanFailure) -> JSONValue {
         var invalid = false
-        let value = try s.value(invalidUTF8: &invalid)
+        let value = try value(invalidUTF8: &invalid)
         if invalid { reportInvalidUTF8(member: member) }
         return value
     }
@@ -596,7 +595,7 @@ struct DocumentDecoder {
                     try keepWrongTypeElement(key, expected: "an array of strings", found: found)
                     return nil
                 }
-                try s.spend(MemoryLayout<String>.stride)
+                try spend(MemoryLayout<String>.stride)
                 out.append(try s.string(try s.scanString(), invalidUTF8: &invalid))
             }
             if invalid { reportInvalidUTF8(member: key) }
@@ -648,7 +647,7 @@ struct DocumentDecoder {
             var index = 0
             while try s.nextElement(&first) {
                 s.skipWhitespace()
-                try s.spend(MemoryLayout<T>.stride)
+                try spend(MemoryLayout<T>.stride)
                 path.append(.index(index))
                 if s.kind == .object {
                     if let value = try element(&self) { out.append(value) }

@@ -421,7 +421,7 @@ extension DocumentDecoder {
                 guard let v = try stringValue() else { return nil }
                 value = v
             }
-            try s.spend(Self.fieldCost)
+            try spend(Self.fieldCost)
             report(
                 .warning,
                 .coercedValue,
@@ -442,7 +442,7 @@ extension DocumentDecoder {
     static let fieldCost = 128
 
     mutating func fieldObject(expected: CXF.FieldType) throws(ScanFailure) -> CXF.EditableField {
-        try s.spend(Self.fieldCost)
+        try spend(Self.fieldCost)
         let mark = pendingUnknown.count
         var f = CXF.EditableField(fieldType: expected, value: "")
         var seen: UInt64 = 0

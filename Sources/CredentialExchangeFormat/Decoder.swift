@@ -194,7 +194,8 @@ extension CXF {
                 return try body(&decoder)
             } catch {
                 switch error {
-                case .fatal(let code, let offset, let message):
+                case .fatal(let name, let offset, let message):
+                    let code = CXFDecodingError.Code(rawValue: name)
                     var line = 1
                     var lineStart = 0
                     for i in 0..<min(offset, buffer.count) where base[i] == 0x0A {

@@ -1,25 +1,20 @@
 import KeyportEncoding
 
-/// Why scanning stopped. `malformed` is caught where an element can be kept verbatim instead.
-enum ScanFailure: Error, JSONReadFailure {
-    case fatal(CXFDecodingError.Code, offset: Int, message: String)
-    /// A credential that cannot be typed; it is kept verbatim with an error.
-    case malformed(String)
-    /// A credential using a value this version does not know (a newer algorithm); kept verbatim
-    /// with a warning.
-    case unsupported(String)
+/// Why scanning stopped: Keyport's one JSON reader's failure (KeyportEncoding). `fatal` carries a
+/// ``CXFDecodingError/Code``'s name; `malformed` (a credential that cannot be typed, kept verbatim
+/// with an error) and `unsupported` (a credential using a value this version does not know, kept
+/// verbatim with a warning) are caught where an element can be kept verbatim instead.
+typealias ScanFailure = JSONReadFailure
 
-    static func syntax(_ message: String, at offset: Int) -> ScanFailure {
-        .fatal(.syntax, offset: offset, message: message)
-    }
+/// The decoder's cursor: Keyport's one JSON reader.
+typealias JSONScanner = JSONReader
 
-    static func tooDeep(limit: Int, at offset: Int) -> ScanFailure {
-        .fatal(.tooDeep, offset: offset, message: "objects and arrays nest deeper than \(limit) levels")
+extension JSONReadFailure {
+    /// A failure of one of ``CXFDecodingError``'s codes.
+    static func fatal(_ code: CXFDecodingError.Code, offset: Int, message: String) -> JSONReadFailure {
+        .fatal(code: code.rawValue, offset: offset, message: message)
     }
 }
-
-/// The decoder's cursor: Keyport's one JSON reader (KeyportEncoding), failing as the decoder does.
-typealias JSONScanner = JSONReader<ScanFailure>
 
 extension DocumentDecoder {
     /// Accounts for `bytes` of model about to be built, and refuses a document whose model would

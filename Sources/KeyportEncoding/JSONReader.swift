@@ -6,13 +6,24 @@ import Musl
 import Darwin
 #endif
 
-/// What a ``JSONReader`` throws: each reader's user names its own error type and makes it from
-/// the reader's two failures.
-package protocol JSONReadFailure: Error {
-    /// The text is not JSON: `message` says what was expected or found at byte `offset`.
-    static func syntax(_ message: String, at offset: Int) -> Self
-    /// Objects and arrays nest deeper than `limit` levels at byte `offset`.
-    static func tooDeep(limit: Int, at offset: Int) -> Self
+/// Why reading JSON stopped: the reader's own failures, and two its users raise over what they
+/// read (the CXF decoder keeps such a value verbatim and goes on).
+///
+/// One concrete type rather than a generic parameter for each user's error: the reader's loops
+/// must be inlined into its users' modules, so nothing about them is left to specialise there.
+public enum JSONReadFailure: Error, Sendable {
+    /// Reading cannot go on: `code` names why — ``syntax``, ``tooDeep``, or a user's own (the CXF
+    /// decoder's `too-large`, `not-cxf`) — and `message` what was expected or found at `offset`.
+    case fatal(code: String, offset: Int, message: String)
+    /// A value its reader cannot take as the type it needs.
+    case malformed(String)
+    /// A value of a newer version than its reader knows.
+    case unsupported(String)
+
+    /// The code of text that is not JSON.
+    public static let syntax = "syntax"
+    /// The code of objects and arrays nested deeper than the reader's limit.
+    public static let tooDeep = "too-deep"
 }
 
 /// Keyport's one JSON pull reader: a cursor over UTF-8 bytes that never copies them. Strings
@@ -21,25 +32,31 @@ package protocol JSONReadFailure: Error {
 ///
 /// The CXF decoder and Varlink's message reader both stand on it (docs/architecture.md). It works
 /// over a pointer: the caller keeps the bytes alive and unmoved for the reader's life, which is
-/// one call. Every member is `@inlinable` so that each user's hot loops are specialised and
-/// inlined in its own module, as they were when each had its own copy.
-package struct JSONReader<Failure: JSONReadFailure> {
-    package let base: UnsafePointer<UInt8>
+/// one call. Every member is `@inlinable` so that each user's hot loops are inlined in its own
+/// module, as they were when each had its own copy — and `public`, though KeyportEncoding is not
+/// a product and nothing here is API: Swift 6.3 inlines an `@inlinable public` declaration into
+/// another module but not an `@inlinable package` one (measured: the CXF decoder ran a third
+/// slower calling the reader's key loop out of line).
+public struct JSONReader {
+    /// The first byte of the text.
+    public let base: UnsafePointer<UInt8>
     /// Where the text ends.
-    package let count: Int
-    package var pos: Int
+    public let count: Int
+    /// The byte the cursor is on.
+    public var pos: Int
     /// Objects and arrays entered and not yet left.
-    package var depth = 0
-    package let maxDepth: Int
+    public var depth = 0
+    /// The deepest nesting accepted.
+    public let maxDepth: Int
 
     /// The current member key: a slice of the input, or `escapedKey` when it had escapes.
     @usableFromInline var keyStart = 0
     @usableFromInline var keyCount = 0
     @usableFromInline var escapedKey: [UInt8]? = nil
 
-    /// A reader of `count` bytes at `base`, starting at `position`.
+    /// A reader of `count` bytes at `base`, starting at `position`, accepting `maxDepth` levels.
     @inlinable
-    package init(base: UnsafePointer<UInt8>, count: Int, position: Int = 0, maxDepth: Int) {
+    public init(base: UnsafePointer<UInt8>, count: Int, position: Int = 0, maxDepth: Int) {
         self.base = base
         self.count = count
         self.pos = position
@@ -48,10 +65,12 @@ package struct JSONReader<Failure: JSONReadFailure> {
 
     // MARK: Bytes
 
-    @inlinable @inline(__always) package var current: UInt8 { pos < count ? base[pos] : 0 }
+    /// The byte at the cursor, or 0 at the end.
+    @inlinable @inline(__always) public var current: UInt8 { pos < count ? base[pos] : 0 }
 
+    /// Moves the cursor past JSON's whitespace.
     @inlinable @inline(__always)
-    package mutating func skipWhitespace() {
+    public mutating func skipWhitespace() {
         while pos < count {
             let c = base[pos]
             guard c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 else { return }
@@ -59,14 +78,15 @@ package struct JSONReader<Failure: JSONReadFailure> {
         }
     }
 
+    /// A syntax failure saying `message`, at `offset` or the cursor.
     @inlinable
-    package func syntax(_ message: String, at offset: Int? = nil) -> Failure {
-        .syntax(message, at: offset ?? pos)
+    public func syntax(_ message: String, at offset: Int? = nil) -> JSONReadFailure {
+        .fatal(code: JSONReadFailure.syntax, offset: offset ?? pos, message: message)
     }
 
     /// The byte at the cursor in words, for messages: `'x'`, `byte 0x0A`, or that the text ended.
     @inlinable
-    package func describeCurrent() -> String {
+    public func describeCurrent() -> String {
         guard pos < count else { return "nothing: the text ended" }
         let c = base[pos]
         if c >= 0x21 && c < 0x7F { return "'\(Character(Unicode.Scalar(c)))'" }
@@ -76,10 +96,15 @@ package struct JSONReader<Failure: JSONReadFailure> {
     // MARK: Kinds
 
     /// The kinds of JSON value, as the first byte of a value tells them.
-    package enum Kind: Equatable, Sendable { case object, array, string, number, bool, null, invalid }
+    public enum Kind: Equatable, Sendable {
+        /// `{`, `[`, `"`, a digit or `-`, `t` or `f`, `n`.
+        case object, array, string, number, bool, null
+        /// Any other byte, or the end.
+        case invalid
+    }
 
     /// The kind of the value at the cursor (whitespace already skipped).
-    @inlinable @inline(__always) package var kind: Kind {
+    @inlinable @inline(__always) public var kind: Kind {
         switch current {
         case UInt8(ascii: "{"): .object
         case UInt8(ascii: "["): .array
@@ -92,7 +117,7 @@ package struct JSONReader<Failure: JSONReadFailure> {
     }
 
     /// The kind of the value at the cursor in words, for messages ("an array", "a number", …).
-    @inlinable package var kindDescription: String {
+    @inlinable public var kindDescription: String {
         switch kind {
         case .object: "an object"
         case .array: "an array"
@@ -106,29 +131,37 @@ package struct JSONReader<Failure: JSONReadFailure> {
 
     // MARK: Containers
 
+    /// Enters the object at the cursor (on its `{`); ``nextKey(_:)`` then walks its members.
     @inlinable
-    package mutating func enterObject() throws(Failure) {
+    public mutating func enterObject() throws(JSONReadFailure) {
         guard current == UInt8(ascii: "{") else { throw syntax("expected an object but found \(describeCurrent())") }
         try enter()
     }
 
+    /// Enters the array at the cursor (on its `[`); ``nextElement(_:)`` then walks its elements.
     @inlinable
-    package mutating func enterArray() throws(Failure) {
+    public mutating func enterArray() throws(JSONReadFailure) {
         guard current == UInt8(ascii: "[") else { throw syntax("expected an array but found \(describeCurrent())") }
         try enter()
     }
 
     @inlinable @inline(__always)
-    mutating func enter() throws(Failure) {
+    mutating func enter() throws(JSONReadFailure) {
         depth += 1
-        if depth > maxDepth { throw .tooDeep(limit: maxDepth, at: pos) }
+        if depth > maxDepth {
+            throw .fatal(
+                code: JSONReadFailure.tooDeep,
+                offset: pos,
+                message: "objects and arrays nest deeper than \(maxDepth) levels"
+            )
+        }
         pos += 1
     }
 
     /// Moves to the next member of the object entered last and reads its key; false at `}`.
     /// The cursor is left on the member's value.
     @inlinable
-    package mutating func nextKey(_ first: inout Bool) throws(Failure) -> Bool {
+    public mutating func nextKey(_ first: inout Bool) throws(JSONReadFailure) -> Bool {
         skipWhitespace()
         guard pos < count else { throw syntax("the object is not closed: the text ended") }
         var c = current
@@ -169,7 +202,7 @@ package struct JSONReader<Failure: JSONReadFailure> {
     /// Moves to the next element of the array entered last; false at `]`. The cursor is left on
     /// the element, whitespace skipped.
     @inlinable
-    package mutating func nextElement(_ first: inout Bool) throws(Failure) -> Bool {
+    public mutating func nextElement(_ first: inout Bool) throws(JSONReadFailure) -> Bool {
         skipWhitespace()
         guard pos < count else { throw syntax("the array is not closed: the text ended") }
         if current == UInt8(ascii: "]") {
@@ -190,7 +223,7 @@ package struct JSONReader<Failure: JSONReadFailure> {
 
     /// Whether the current key is `name`.
     @inlinable @inline(__always)
-    package func keyIs(_ name: StaticString) -> Bool {
+    public func keyIs(_ name: StaticString) -> Bool {
         let n = name.utf8CodeUnitCount
         if let escapedKey {
             return escapedKey.count == n
@@ -201,7 +234,7 @@ package struct JSONReader<Failure: JSONReadFailure> {
 
     /// The current key, unescaped (invalid UTF-8 replaced).
     @inlinable
-    package var keyString: String {
+    public var keyString: String {
         if let escapedKey { return String(decoding: escapedKey, as: UTF8.self) }
         return String(decoding: UnsafeBufferPointer(start: base + keyStart, count: keyCount), as: UTF8.self)
     }
@@ -209,11 +242,15 @@ package struct JSONReader<Failure: JSONReadFailure> {
     // MARK: Strings
 
     /// Where a scanned string's content lies, and what it holds.
-    package struct StringSpan {
-        package var start: Int
-        package var end: Int
-        package var escaped: Bool
-        package var ascii: Bool
+    public struct StringSpan {
+        /// The first byte after the opening quote.
+        public var start: Int
+        /// The closing quote.
+        public var end: Int
+        /// Whether it has escapes (then ``JSONReader/unescape(_:)`` gives its bytes).
+        public var escaped: Bool
+        /// Whether every byte is ASCII.
+        public var ascii: Bool
 
         @inlinable
         init(start: Int, end: Int, escaped: Bool, ascii: Bool) {
@@ -226,7 +263,7 @@ package struct JSONReader<Failure: JSONReadFailure> {
 
     /// Scans the string at the cursor (on its opening quote) and leaves the cursor after it.
     @inlinable
-    package mutating func scanString() throws(Failure) -> StringSpan {
+    public mutating func scanString() throws(JSONReadFailure) -> StringSpan {
         let open = pos
         var i = pos + 1
         var escaped = false
@@ -269,7 +306,7 @@ package struct JSONReader<Failure: JSONReadFailure> {
     /// The unescaped bytes of a string with escapes. A lone surrogate (legal JSON, no Unicode
     /// scalar) becomes U+FFFD.
     @inlinable
-    package func unescape(_ s: StringSpan) throws(Failure) -> [UInt8] {
+    public func unescape(_ s: StringSpan) throws(JSONReadFailure) -> [UInt8] {
         var out = [UInt8]()
         out.reserveCapacity(s.end - s.start)
         var i = s.start
@@ -314,7 +351,7 @@ package struct JSONReader<Failure: JSONReadFailure> {
     }
 
     @inlinable
-    func hex4(_ at: Int, end: Int) throws(Failure) -> UInt32 {
+    func hex4(_ at: Int, end: Int) throws(JSONReadFailure) -> UInt32 {
         guard at + 4 <= end else { throw syntax("\\u needs four hex digits", at: at) }
         var v: UInt32 = 0
         for k in 0..<4 {
@@ -333,7 +370,7 @@ package struct JSONReader<Failure: JSONReadFailure> {
 
     /// Makes a `String` of a scanned string. `invalidUTF8` is set when bytes had to be replaced.
     @inlinable
-    package func string(_ s: StringSpan, invalidUTF8: inout Bool) throws(Failure) -> String {
+    public func string(_ s: StringSpan, invalidUTF8: inout Bool) throws(JSONReadFailure) -> String {
         if !s.escaped {
             let buffer = UnsafeBufferPointer(start: base + s.start, count: s.end - s.start)
             if s.ascii { return String(decoding: buffer, as: UTF8.self) }
@@ -350,10 +387,13 @@ package struct JSONReader<Failure: JSONReadFailure> {
     // MARK: Numbers and literals
 
     /// Where a scanned number lies, and whether it is an integer (no fraction, no exponent).
-    package struct NumberSpan {
-        package var start: Int
-        package var end: Int
-        package var isInteger: Bool
+    public struct NumberSpan {
+        /// Its first byte.
+        public var start: Int
+        /// The byte after it.
+        public var end: Int
+        /// Whether it has neither fraction nor exponent.
+        public var isInteger: Bool
 
         @inlinable
         init(start: Int, end: Int, isInteger: Bool) {
@@ -363,8 +403,9 @@ package struct JSONReader<Failure: JSONReadFailure> {
         }
     }
 
+    /// Scans the number at the cursor, checking its syntax.
     @inlinable
-    package mutating func scanNumber() throws(Failure) -> NumberSpan {
+    public mutating func scanNumber() throws(JSONReadFailure) -> NumberSpan {
         let start = pos
         var i = pos
         var isInteger = true
@@ -397,13 +438,13 @@ package struct JSONReader<Failure: JSONReadFailure> {
 
     /// The text of a scanned number.
     @inlinable
-    package func text(_ n: NumberSpan) -> String {
+    public func text(_ n: NumberSpan) -> String {
         String(decoding: UnsafeBufferPointer(start: base + n.start, count: n.end - n.start), as: UTF8.self)
     }
 
     /// The value of an integer literal, or nil when it does not fit in Int64.
     @inlinable
-    package func int64(_ n: NumberSpan) -> Int64? {
+    public func int64(_ n: NumberSpan) -> Int64? {
         var i = n.start
         let negative = base[i] == UInt8(ascii: "-")
         if negative { i += 1 }
@@ -421,14 +462,15 @@ package struct JSONReader<Failure: JSONReadFailure> {
 
     /// Reads `true` or `false`.
     @inlinable
-    package mutating func scanBool() throws(Failure) -> Bool {
+    public mutating func scanBool() throws(JSONReadFailure) -> Bool {
         if matchLiteral("true") { return true }
         if matchLiteral("false") { return false }
         throw syntax("expected a value but found \(describeCurrent())")
     }
 
+    /// Reads `null`.
     @inlinable
-    package mutating func scanNull() throws(Failure) {
+    public mutating func scanNull() throws(JSONReadFailure) {
         guard matchLiteral("null") else { throw syntax("expected a value but found \(describeCurrent())") }
     }
 
@@ -448,7 +490,7 @@ package struct JSONReader<Failure: JSONReadFailure> {
     /// One loop rather than a call per level: this is what carries a 50 MB document through
     /// keyportd's envelope and past a CXF member nobody reads, so it runs near memory speed.
     @inlinable
-    package mutating func skipValue() throws(Failure) {
+    public mutating func skipValue() throws(JSONReadFailure) {
         switch kind {
         case .string:
             _ = try scanString()

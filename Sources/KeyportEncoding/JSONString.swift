@@ -5,11 +5,15 @@
 /// escaped, the control characters below U+0020 written `\b \f \n \r \t` or `\u00xx`; `/` and
 /// everything from U+0020 up, non-ASCII included, as they are. A string with nothing to escape —
 /// nearly all — is copied in one go.
-package enum JSONString {
+///
+/// `public` and `@inlinable`, though KeyportEncoding is not a product, so that its users' modules
+/// inline it: Swift 6.3 does not inline an `@inlinable package` declaration across modules (see
+/// ``JSONReader``).
+public enum JSONString {
     /// Appends `value`, quoted and escaped, to `out`. Inlinable: the CXF encoder calls it for
     /// every string of a document, across the module boundary.
     @inlinable
-    package static func append(_ value: String, to out: inout [UInt8]) {
+    public static func append(_ value: String, to out: inout [UInt8]) {
         var value = value
         value.withUTF8 { utf8 in
             out.append(UInt8(ascii: "\""))

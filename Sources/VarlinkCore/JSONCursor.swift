@@ -9,13 +9,14 @@ package struct JSONSyntaxError: Error, Hashable, Sendable, CustomStringConvertib
     package var description: String { "\(message) at byte \(offset)" }
 }
 
-extension JSONSyntaxError: JSONReadFailure {
-    package static func syntax(_ message: String, at offset: Int) -> JSONSyntaxError {
-        JSONSyntaxError(offset: offset, message: message)
-    }
-
-    package static func tooDeep(limit: Int, at offset: Int) -> JSONSyntaxError {
-        JSONSyntaxError(offset: offset, message: "objects and arrays nest deeper than \(limit) levels")
+extension JSONSyntaxError {
+    /// What the reader said, where.
+    init(_ failure: JSONReadFailure) {
+        switch failure {
+        case .fatal(_, let offset, let message): self.init(offset: offset, message: message)
+        // The reader raises neither; only its users do.
+        case .malformed(let message), .unsupported(let message): self.init(offset: 0, message: message)
+        }
     }
 }
 
@@ -63,15 +64,19 @@ package struct JSONCursor {
     /// Runs `body` with the reader on the bytes from ``offset``, and moves the cursor to where the
     /// reader stopped. A failure leaves the cursor where it was; the error says where it failed.
     private mutating func step<T>(
-        _ body: (inout JSONReader<JSONSyntaxError>) throws(JSONSyntaxError) -> T
+        _ body: (inout JSONReader) throws(JSONReadFailure) -> T
     ) throws(JSONSyntaxError) -> T {
         let (start, end, maximumDepth) = (offset, end, maximumDepth)
         let (value, position) = try bytes.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in
             // An empty message has no storage; the reader reads nothing past `end`, which is 0.
             let base = buffer.baseAddress ?? StaticString("").utf8Start
-            var reader = JSONReader<JSONSyntaxError>(base: base, count: end, position: start, maxDepth: maximumDepth)
-            let value = try body(&reader)
-            return (value, reader.pos)
+            var reader = JSONReader(base: base, count: end, position: start, maxDepth: maximumDepth)
+            do throws(JSONReadFailure) {
+                let value = try body(&reader)
+                return (value, reader.pos)
+            } catch {
+                throw JSONSyntaxError(error)
+            }
         }
         offset = position
         return value
@@ -84,7 +89,7 @@ package struct JSONCursor {
 
     /// The kind of the next value, without reading it.
     package mutating func peekKind() throws(JSONSyntaxError) -> Kind {
-        try step { reader throws(JSONSyntaxError) in
+        try step { reader throws(JSONReadFailure) in
             reader.skipWhitespace()
             switch reader.kind {
             case .object: return .object
@@ -124,7 +129,7 @@ package struct JSONCursor {
 
     /// Skips the next value, checking its syntax.
     package mutating func skipValue() throws(JSONSyntaxError) {
-        try step { reader throws(JSONSyntaxError) in
+        try step { reader throws(JSONReadFailure) in
             reader.skipWhitespace()
             try reader.skipValue()
         }
@@ -133,12 +138,12 @@ package struct JSONCursor {
     /// Reads an object, calling `body` with the cursor on each member's value; `body` must consume it.
     /// Errors: a ``JSONSyntaxError``, or whatever `body` throws.
     package mutating func forEachMember(_ body: (inout JSONCursor, String) throws -> Void) throws {
-        try step { reader throws(JSONSyntaxError) in
+        try step { reader throws(JSONReadFailure) in
             reader.skipWhitespace()
             try reader.enterObject()
         }
         var first = true
-        while let name = try step({ reader throws(JSONSyntaxError) in
+        while let name = try step({ reader throws(JSONReadFailure) in
             try reader.nextKey(&first) ? reader.keyString : nil
         }) {
             try body(&self, name)
@@ -148,19 +153,19 @@ package struct JSONCursor {
     /// Reads an array, calling `body` with the cursor on each element; `body` must consume it.
     /// Errors: a ``JSONSyntaxError``, or whatever `body` throws.
     package mutating func forEachElement(_ body: (inout JSONCursor) throws -> Void) throws {
-        try step { reader throws(JSONSyntaxError) in
+        try step { reader throws(JSONReadFailure) in
             reader.skipWhitespace()
             try reader.enterArray()
         }
         var first = true
-        while try step({ reader throws(JSONSyntaxError) in try reader.nextElement(&first) }) {
+        while try step({ reader throws(JSONReadFailure) in try reader.nextElement(&first) }) {
             try body(&self)
         }
     }
 
     /// Reads a string; bytes that are not UTF-8 are replaced.
     package mutating func string() throws(JSONSyntaxError) -> String {
-        try step { reader throws(JSONSyntaxError) in
+        try step { reader throws(JSONReadFailure) in
             reader.skipWhitespace()
             guard reader.kind == .string else {
                 throw reader.syntax("expected a string but found \(reader.describeCurrent())")
@@ -172,7 +177,7 @@ package struct JSONCursor {
 
     /// A number as written: whether it is an integer (no fraction, no exponent) and its text.
     package mutating func number() throws(JSONSyntaxError) -> (isInteger: Bool, text: String) {
-        try step { reader throws(JSONSyntaxError) in
+        try step { reader throws(JSONReadFailure) in
             reader.skipWhitespace()
             guard reader.kind == .number else {
                 throw reader.syntax("expected a number but found \(reader.describeCurrent())")
@@ -183,14 +188,14 @@ package struct JSONCursor {
     }
 
     package mutating func bool() throws(JSONSyntaxError) -> Bool {
-        try step { reader throws(JSONSyntaxError) in
+        try step { reader throws(JSONReadFailure) in
             reader.skipWhitespace()
             return try reader.scanBool()
         }
     }
 
     package mutating func null() throws(JSONSyntaxError) {
-        try step { reader throws(JSONSyntaxError) in
+        try step { reader throws(JSONReadFailure) in
             reader.skipWhitespace()
             try reader.scanNull()
         }

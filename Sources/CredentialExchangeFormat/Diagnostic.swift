@@ -181,23 +181,6 @@ struct DiagnosticList {
         }
     }
 
-    /// Appends `other`'s findings after these, as if each had been appended here in its turn:
-    /// listed while its code is under the limit, counted after (a finding `other` only counted
-    /// came after `limit` of its code there, so it is only counted here too).
-    mutating func append(contentsOf other: DiagnosticList) {
-        var listed: [Diagnostic.Code: Int] = [:]
-        for finding in other.list {
-            listed[finding.code, default: 0] += 1
-            append(finding.severity, finding.code, path: finding.path, message: finding.message)
-        }
-        for (code, tally) in other.tallies {
-            let counted = tally.count - listed[code, default: 0]
-            guard counted > 0 else { continue }
-            tallies[code, default: Tally()].count += counted
-            if tally.droppedError { tallies[code]!.droppedError = true }
-        }
-    }
-
     /// A point to go back to when a tentative reading is abandoned. Cheap: the tallies are shared
     /// with the list until the next finding.
     struct Mark {

@@ -1,15 +1,6 @@
-import Dispatch
 import KeyportEncoding
 
 import struct Foundation.Data
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 extension CXF {
     /// Checks a decoded document against the rules of CXF 1.0, separately from decoding, and returns
@@ -31,27 +22,16 @@ extension CXF {
         /// summary diagnostic per code.
         public var maxDiagnosticsPerCode: Int
 
-        /// How many threads check an account's items (default: the processors online). Each
-        /// takes a run of at least ``ValidationRun/itemsPerThread`` items; the findings are the
-        /// same, in the same order, whatever the number.
-        package var threads: Int
-
         /// A validator; by default key pairs are not proven.
         public init(verifyKeyPairs: Bool = false, maxDiagnosticsPerCode: Int = 100) {
             self.verifyKeyPairs = verifyKeyPairs
             self.maxDiagnosticsPerCode = maxDiagnosticsPerCode
-            threads = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         }
 
         /// Checks `document` against the rules of CXF 1.0 and returns the findings. Their paths index the
-        /// model, which follows the source element for element. A large account's items are checked
-        /// on every processor.
+        /// model, which follows the source element for element.
         public func validate(_ document: Document) -> [Diagnostic] {
-            var run = ValidationRun(
-                verifyKeyPairs: verifyKeyPairs,
-                diagnosticLimit: maxDiagnosticsPerCode,
-                threads: threads
-            )
+            var run = ValidationRun(verifyKeyPairs: verifyKeyPairs, diagnosticLimit: maxDiagnosticsPerCode)
             run.document(document)
             return run.diagnostics.finish()
         }
@@ -61,7 +41,6 @@ extension CXF {
 /// One validation pass: the path to where we are and what was found.
 struct ValidationRun {
     let verifyKeyPairs: Bool
-    let threads: Int
     var diagnostics: DiagnosticList
     var path: [PathComponent] = []
     /// Item ids per account id, gathered before the pass so links resolve across accounts.
@@ -70,14 +49,10 @@ struct ValidationRun {
     var duplicateItems: [Set<Int>] = []
     var accountIndex = 0
 
-    init(verifyKeyPairs: Bool, diagnosticLimit: Int, threads: Int) {
+    init(verifyKeyPairs: Bool, diagnosticLimit: Int) {
         self.verifyKeyPairs = verifyKeyPairs
-        self.threads = threads
         diagnostics = DiagnosticList(limit: diagnosticLimit)
     }
-
-    /// The fewest items a thread is given: below this, starting threads costs more than it saves.
-    static let itemsPerThread = 1024
 
     static let minTimestamp: Int64 = 0
     static let maxTimestamp: Int64 = 32_503_680_000  // 3000-01-01
@@ -145,7 +120,16 @@ struct ValidationRun {
         let duplicates = duplicateItems[accountIndex]
         accountIndex += 1
         path.append(.key("items"))
-        items(of: a, duplicates: duplicates)
+        // Through the buffer: its elements are passed borrowed, where `a.items[index]` is copied
+        // (every member of every item retained and released again).
+        a.items.withUnsafeBufferPointer { items in
+            for index in items.indices {
+                path.append(.index(index))
+                if duplicates.contains(index) { reportDuplicate(items[index].id) }
+                item(items[index], account: a.id)
+                path.removeLast()
+            }
+        }
         path.removeLast()
         // Collections share the account's id space with its items: a collection's id may repeat
         // neither an item's nor an earlier collection's (kept apart, so the items' set is only
@@ -159,47 +143,6 @@ struct ValidationRun {
             ids: &collectionIDs
         )
         extensions(a.extensions)
-    }
-
-    /// Checks an account's items: many of them on every processor, each thread a run of items
-    /// with its findings apart, joined in document order, so the findings are those of one pass
-    /// (items are checked each on its own: what spans them was gathered before).
-    mutating func items(of a: CXF.Account, duplicates: Set<Int>) {
-        let count = a.items.count
-        let parts = min(threads, count / Self.itemsPerThread)
-        guard parts > 1 else {
-            items(of: a, 0..<count, duplicates: duplicates)
-            return
-        }
-        let results = UnsafeMutableBufferPointer<DiagnosticList?>.allocate(capacity: parts)
-        results.initialize(repeating: nil)
-        defer {
-            results.deinitialize()
-            results.deallocate()
-        }
-        nonisolated(unsafe) let slots = results
-        var template = self
-        template.diagnostics = DiagnosticList(limit: diagnostics.limit)
-        let start = template
-        DispatchQueue.concurrentPerform(iterations: parts) { part in
-            var run = start
-            run.items(of: a, count * part / parts..<count * (part + 1) / parts, duplicates: duplicates)
-            slots[part] = run.diagnostics
-        }
-        for part in 0..<parts { diagnostics.append(contentsOf: results[part]!) }
-    }
-
-    mutating func items(of a: CXF.Account, _ range: Range<Int>, duplicates: Set<Int>) {
-        // Through the buffer: its elements are passed borrowed, where `a.items[index]` is copied
-        // (every member of every item retained and released again).
-        a.items.withUnsafeBufferPointer { items in
-            for index in range {
-                path.append(.index(index))
-                if duplicates.contains(index) { reportDuplicate(items[index].id) }
-                item(items[index], account: a.id)
-                path.removeLast()
-            }
-        }
     }
 
     mutating func collections(

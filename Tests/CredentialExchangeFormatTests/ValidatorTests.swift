@@ -250,34 +250,4 @@ struct ValidatorTests {
         #expect(shared.effectiveAccessors.map(\.name) == ["a"])
         #expect(shared.effectiveAccessors[0].permissions == [.read])
     }
-
-    @Test("many items are checked on several threads with the findings of one pass, in order, limits and counts kept")
-    func threadsAgree() throws {
-        // Every item has findings of several kinds, some past the limit of 100 per kind: repeated
-        // ids (error), empty ids, timestamps in milliseconds, TOTP secrets that are not Base32.
-        let items = (0..<5_000).map { index -> String in
-            let id = index % 7 == 0 ? "" : Base64URL.encode(Array("item-\(index % 4_000)".utf8))
-            let credential =
-                index % 3 == 0
-                ? #"{"type":"totp","secret":"not base32 \#(index)","period":30,"digits":6,"algorithm":"sha1"}"#
-                : #"{"type":"note","content":\#(field("string", "n"))}"#
-            return
-                #"{"id":"\#(id)","title":"t","creationAt":\#(index % 5 == 0 ? 1_700_000_000_000 : 1),"credentials":[\#(credential)]}"#
-        }
-        let decoded = try CXF.Decoder().decode(document(items: items.joined(separator: ",")))
-        var one = CXF.Validator()
-        one.threads = 1
-        let reference = one.validate(decoded.document)
-        #expect(reference.count > 300)
-        #expect(
-            reference.contains {
-                $0.message.contains("more findings like this were not listed") && $0.severity == .error
-            }
-        )
-        for threads in [2, 3, 8] {
-            var many = CXF.Validator()
-            many.threads = threads
-            #expect(many.validate(decoded.document) == reference, "\(threads) threads")
-        }
-    }
 }

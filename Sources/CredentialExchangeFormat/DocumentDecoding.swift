@@ -88,7 +88,11 @@ extension DocumentDecoder {
 
     enum Shape { case header, account }
 
-    /// Tells a header from an account by the first member that only one of them has.
+    /// Tells a header from an account by the members only one of them has, whatever their order:
+    /// a member only a header has makes it a header (so its version is checked), even beside
+    /// members only an account has, which are then the header's unknown members. Order must not
+    /// decide: a coder that keeps no order (`JSONDecoder`) would then pick either shape at random,
+    /// and a relay that peeks at the version would see another shape than the importer.
     mutating func topLevelShape() throws(ScanFailure) -> Shape? {
         let start = s.pos
         defer {
@@ -97,6 +101,7 @@ extension DocumentDecoder {
         }
         try s.enterObject()
         var first = true
+        var account = false
         while try s.nextKey(&first) {
             if s.keyIs("version") || s.keyIs("accounts") || s.keyIs("exporterRpId") || s.keyIs("exporterDisplayName")
                 || s.keyIs("timestamp")
@@ -106,11 +111,11 @@ extension DocumentDecoder {
             if s.keyIs("items") || s.keyIs("collections") || s.keyIs("username") || s.keyIs("email")
                 || s.keyIs("fullName")
             {
-                return .account
+                account = true
             }
             try s.skipValue()
         }
-        return nil
+        return account ? .account : nil
     }
 
     mutating func header() throws(ScanFailure) -> CXF.Header {
@@ -233,9 +238,7 @@ extension DocumentDecoder {
             } else if s.keyIs("subtitle") {
                 guard try claim(5, &seen) else { continue }
                 c.subtitle = try stringValue()
-            } else if s.keyIs("subCollections") || s.keyIs("subcollections") {
-                // `subcollections` is the spelling Apple's decoder is reported to use; read as the
-                // same member (both present is a repeat), written back as CXF spells it.
+            } else if s.keyIs("subCollections") {
                 guard try claim(6, &seen) else { continue }
                 c.subCollections = try objectArray("subCollections", { d throws(ScanFailure) in try d.collection() })
             } else if s.keyIs("extensions") {

@@ -85,9 +85,18 @@ extension JSONValue: Codable {
 
     /// Reads any value the decoder holds.
     ///
-    /// - Throws: `DecodingError.dataCorrupted` for a value that is none of JSON's kinds, or a number
-    ///   that is not finite.
+    /// - Throws: `DecodingError.dataCorrupted` for a value that is none of JSON's kinds, a number
+    ///   that is not finite, or nesting deeper than ``CXF/DecodingOptions/maxDepthLimit``.
     public init(from decoder: any Decoder) throws {
+        // A coder may nest as deep as it likes; this reads (and later writes) one level per call.
+        guard decoder.codingPath.count <= CXF.DecodingOptions.maxDepthLimit else {
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "objects and arrays nest deeper than \(CXF.DecodingOptions.maxDepthLimit) levels"
+                )
+            )
+        }
         if let single = try? decoder.singleValueContainer() {
             if single.decodeNil() {
                 self = .null

@@ -57,6 +57,7 @@ public struct JSONReader {
     /// A reader of `count` bytes at `base`, starting at `position`, accepting `maxDepth` levels.
     @inlinable
     public init(base: UnsafePointer<UInt8>, count: Int, position: Int = 0, maxDepth: Int) {
+        precondition(count >= 0 && (0...count).contains(position), "the reader's position is outside its text")
         self.base = base
         self.count = count
         self.pos = position
@@ -289,8 +290,20 @@ public struct JSONReader {
             let c = base[i]
             if c == UInt8(ascii: "\"") { break }
             if c == UInt8(ascii: "\\") {
+                // Checked here, not only when unescaped: a skipped value must be JSON too (keyportd
+                // passes skipped values on to other programs).
                 escaped = true
-                i += 2
+                guard i + 1 < count else { throw syntax("a string that starts here is never closed", at: open) }
+                switch base[i + 1] {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                    UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    i += 2
+                case UInt8(ascii: "u"):
+                    _ = try hex4(i + 2, end: count)
+                    i += 6
+                default:
+                    throw syntax("'\\\(Character(Unicode.Scalar(base[i + 1])))' is not a JSON escape", at: i)
+                }
                 continue
             }
             if c < 0x20 {

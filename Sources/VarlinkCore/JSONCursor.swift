@@ -47,6 +47,7 @@ package struct JSONCursor {
     /// A cursor over `bytes[range]` only: one value inside a larger message (a member of an
     /// object read with ``object()``), read where it is, without copying it out.
     package init(_ bytes: [UInt8], in range: Range<Int>, maximumDepth: Int = 128) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count, "the range is outside the message")
         self.bytes = bytes
         self.offset = range.lowerBound
         self.end = range.upperBound

@@ -311,6 +311,28 @@ struct CodingTests {
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(ASImportableItem.self, from: Data("[]".utf8)) }
     }
 
+    @Test("the shape of a document is decided by its members, not their order: a header's version is always checked")
+    func shapeByPresence() throws {
+        // JSONDecoder keeps no order: with an account's members ahead of the header's, the
+        // document must still be read as the header it is, and its major version 2 refused.
+        let json = Data(
+            #"{"items":[{"id":"aQ","title":"t","credentials":[]}],"username":"","email":"","version":{"major":2,"minor":0},"exporterRpId":"x","exporterDisplayName":"x","timestamp":0,"accounts":[]}"#
+                .utf8
+        )
+        for _ in 0..<8 {
+            #expect(throws: DecodingError.self) { try JSONDecoder().decode(ASExportedCredentialData.self, from: json) }
+        }
+        #expect(throws: DecodingError.self) { try ASExportedCredentialData(cxfJSON: json) }
+    }
+
+    @Test("a coder that nests deeper than the codec's limit is refused, not followed")
+    func deepCoder() throws {
+        var deep = JSONValue.string("x")
+        for _ in 0..<600 { deep = .array([deep]) }
+        let plist = try PropertyListEncoder().encode(deep)
+        #expect(throws: DecodingError.self) { try PropertyListDecoder().decode(JSONValue.self, from: plist) }
+    }
+
     @Test("not JSON is a CXF decoding error with a position")
     func notJSON() {
         #expect(throws: CXFDecodingError.self) { try ASExportedCredentialData(cxfJSON: Data("{\"version\":".utf8)) }

@@ -98,6 +98,18 @@ struct DecoderTests {
         #expect(try decode(#"{"email":"e"}"#).document.accounts.count == 1)
         #expect(throws: CXFDecodingError.self) { try decode(#"{"colour":"blue"}"#) }
         #expect(throws: CXFDecodingError.self) { try decode(#"[]"#) }
+        // A header's member anywhere makes a header, whatever comes first: its version is checked,
+        // and what only an account has is kept as the header's unknown members.
+        let mixed = try decode(
+            #"{"items":[{"id":"aQ","title":"t","credentials":[]}],"username":"","version":{"major":2,"minor":0},"accounts":[]}"#
+        )
+        guard case .header(let header) = mixed.document else {
+            Issue.record("expected a header")
+            return
+        }
+        #expect(header.version.major == 2)
+        #expect(header.unknownMembers.map(\.key) == ["items", "username"])
+        #expect(CXF.Validator().validate(mixed.document).contains { $0.code == .unsupportedVersion })
     }
 
     @Test(
@@ -109,6 +121,8 @@ struct DecoderTests {
             ("{\"id\": tru}", 1, 8, "expected a value"),
             ("{\"email\": \"e\"} x", 1, 16, "after the document"),
             ("{\"email\": \"\\q\"}", 1, 12, "not a JSON escape"),
+            // In a value nobody reads too: skipped values are checked.
+            ("{\"email\": \"e\", \"x\": [\"\\u12zz\"]}", 1, 27, "four hex digits"),
             ("{\"email\": 01}", 1, 11, "must not start with 0"),
             ("{\"email\": \"e", 1, 11, "never closed"),
         ]

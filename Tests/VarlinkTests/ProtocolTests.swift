@@ -32,6 +32,7 @@ struct MessageTests {
             (#"{"method":"a.b.C","more":"yes"}"#, "true or false"),
             (#"{"method":"a.b.C"} {}"#, "only one JSON object"), (#"{"method":"a.b.C""#, "not closed"),
             (#"{"method":"a\u0"}"#, "four hex digits"), ("{\"method\":\"a\u{01}\"}", "control character"),
+            (#"{"method":"a.b.C","parameters":{"x":{"y":"\q"}}}"#, "not a JSON escape"),
             (#"{"method":"a.b.C","parameters":{},"method":"a.b.D"}"#, "\"method\" is given twice"),
             (#"{"method":"a.b.C","parameters":{"x":1},"parameters":{}}"#, "\"parameters\" is given twice"),
         ]

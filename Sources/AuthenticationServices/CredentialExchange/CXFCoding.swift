@@ -22,7 +22,7 @@ enum CXFCoding {
         from decoder: any Decoder,
         _ convert: (inout CXFImporter, Value) throws -> T?
     ) throws -> T {
-        let json = try JSONValue(from: decoder)
+        let json = appleSpellings(try JSONValue(from: decoder))
         let value: Value
         do {
             value = try CXF.Decoder().decode(part, from: json)
@@ -49,6 +49,31 @@ enum CXFCoding {
             )
         }
         return converted
+    }
+
+    /// `json` with Apple's spelling of a collection's `subCollections`, `subcollections` (what
+    /// Apple's decoder is reported to read), renamed to CXF's in every object that lacks CXF's:
+    /// `Codable` reads JSON written for Apple's types too. Only here, by presence and never by
+    /// order (a coder may keep none): the CXF codec itself reads the specification's name only,
+    /// so what it checks is what a reader of the specification reads.
+    static func appleSpellings(_ json: JSONValue) -> JSONValue {
+        switch json {
+        case .array(let elements):
+            return .array(elements.map(appleSpellings))
+        case .object(let members):
+            let hasCXFName = members.contains { $0.key == "subCollections" }
+            return .object(
+                members.map { member in
+                    JSONMember(
+                        key: member.key == "subcollections" && !hasCXFName ? "subCollections" : member.key,
+                        value: appleSpellings(member.value),
+                        unreadable: member.unreadable
+                    )
+                }
+            )
+        default:
+            return json
+        }
     }
 
     /// Writes `value` as `part`.

@@ -12,7 +12,10 @@ import Foundation
 // are unpadded base64url whatever its data strategy; what Apple's types cannot hold is left out as
 // `ASExportedCredentialData.init(cxf:omissions:)` reports it, silently here; a value that is not the
 // part at all (not an object, a credential without a usable required member, a TOTP secret that is
-// not Base32, another major version) throws `DecodingError.dataCorrupted`.
+// not Base32, another major version) throws `DecodingError.dataCorrupted`. What the coder itself
+// decides stays its own: a coder that keeps one value per key (`JSONDecoder`) hides a repeated
+// member that `CXF.Decoder` reading the bytes keeps as an error, and numbers come through as the
+// coder's `Int64`, `UInt64` or `Double`.
 
 enum CXFCoding {
     /// Reads `part` from `decoder` and converts it with `convert`, which returns `nil` (having

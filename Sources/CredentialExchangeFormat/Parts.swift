@@ -61,17 +61,13 @@ extension CXF.Decoder {
 }
 
 extension CXF.Part {
-    /// `value` written as the part, compact, members in the encoder's order.
-    package func encode(_ value: Value) -> [UInt8] {
+    /// `value` written as the part, as a JSON tree (members in the encoder's order); a payload's
+    /// discriminator left out.
+    package func encodeJSON(_ value: Value) -> JSONValue {
         var w = JSONWriter(pretty: false, capacity: 256)
         write(&w, value)
-        return w.out
-    }
-
-    /// `value` written as the part, as a JSON tree; a payload's discriminator left out.
-    package func encodeJSON(_ value: Value) -> JSONValue {
         // The writer's output is JSON by construction: reading it back cannot fail.
-        guard case .object(let members) = try! CXF.Decoder().decodeJSON(encode(value)) else {
+        guard case .object(let members) = try! CXF.Decoder().decodeJSON(w.out) else {
             preconditionFailure("\(name) is written as a JSON object")
         }
         guard let discriminator else { return .object(members) }

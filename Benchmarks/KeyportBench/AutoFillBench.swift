@@ -138,7 +138,7 @@ func autoFillBenchmark(identities total: Int, runs: Int, shape: SiteShape) async
     let requests = (0..<1000).map { ServiceOrigin("https://\(shape.host(($0 * 7919) % total))/login")! }
     _ = autoFill.fits(kind: .oneTimeCode, for: [requests[0]])  // loads the stores
     let matchStart = ContinuousClock.now
-    for request in requests where autoFill.fits(kind: .oneTimeCode, for: [request]).exact == nil {
+    for request in requests where autoFill.fits(kind: .oneTimeCode, for: [request]).exact.isEmpty {
         throw BenchFailure(description: "no match for \(request)")
     }
     let matching = (ContinuousClock.now - matchStart) / requests.count

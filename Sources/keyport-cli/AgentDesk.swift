@@ -208,7 +208,9 @@ final class AgentDesk: Sendable {
             if request.kind == Agent.Kind.notice.rawValue {
                 "told you: \(DisplayText.escaping(request.message))"
             } else if request.kind == Agent.Kind.confirm.rawValue {
-                answer.choice == Agent.yes ? "you said yes" : "you said no"
+                // What was confirmed, so the agent's log says what was given.
+                (answer.choice == Agent.yes ? "you said yes to: " : "you said no to: ")
+                    + DisplayText.escaping(request.message)
             } else {
                 answer.secret != nil
                     ? "gave a secret" : answer.choice.map { chosen(request, $0) } ?? "declined"

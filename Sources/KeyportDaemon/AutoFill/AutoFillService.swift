@@ -56,8 +56,34 @@ package final class AutoFillService: Sendable {
         var identity: IdentityStore.CredentialIdentity
         /// Where the identity was saved for.
         var origin: ServiceOrigin
+        var fit: ServiceFit
         /// Sort key: earlier identifier, better fit, earlier provider, higher rank.
         var key: (identifier: Int, fit: Int, provider: Int, rank: Int)
+
+        init(
+            provider: ProviderManifest,
+            order: Int,
+            entry: IdentityStoreService.Identities.Entry,
+            fit: ServiceFit,
+            identifier: Int
+        ) {
+            self.provider = provider
+            identity = entry.identity
+            origin = entry.origin
+            self.fit = fit
+            key = Self.key(identifier: identifier, fit: fit, order: order, rank: entry.identity.rank)
+        }
+
+        static func key(
+            identifier: Int,
+            fit: ServiceFit,
+            order: Int,
+            rank: Int
+        ) -> (
+            identifier: Int, fit: Int, provider: Int, rank: Int
+        ) {
+            (identifier, -fit.rawValue, order, -rank)
+        }
 
         /// How the person sees it in a question: `https://github.com — alice (Example Passwords)`.
         var shown: String {
@@ -65,38 +91,57 @@ package final class AutoFillService: Sendable {
         }
     }
 
-    /// What fits a request: the best exact fit (same scheme, host and port), given without the
-    /// person; else the wider fits (another port of the host, another host of its registrable
-    /// domain), best first, which only the person may choose.
+    /// What fits a request: the exact fits (same scheme, host and port), best first, given
+    /// without the person; when there is none, the wider fits (another port of the host, another
+    /// host of its registrable domain), best first, which only the person may choose.
     package struct Fits {
-        package var exact: Candidate?
+        package var exact: [Candidate] = []
         package var wider: [Candidate] = []
         /// An identity of the site left out because it was saved for a secure scheme and the
         /// request is not (`https` saved, `http` asked), for the refusal to say so.
         package var secureOnly: ServiceOrigin?
+        /// Whether more fitted than are kept.
+        package var truncated = false
 
-        /// Whether a candidate with `key` could be among the best kept.
-        func mightKeep(_ key: (identifier: Int, fit: Int, provider: Int, rank: Int)) -> Bool {
-            wider.count < AutoFillService.offeredFits || wider.last.map { key < $0.key } ?? true
-        }
-
-        /// Keeps `candidate` among the best ``AutoFillService/offeredFits`` wider fits, in order,
-        /// an identity once (at its best, when it fits several requests). Work per identity
-        /// stays small however many share a domain.
-        mutating func keepBest(_ candidate: Candidate) {
-            if let same = wider.firstIndex(where: {
-                $0.provider.id == candidate.provider.id && $0.identity.key == candidate.identity.key
-            }) {
-                guard candidate.key < wider[same].key else { return }
-                wider.remove(at: same)
+        /// Keeps the candidate `make` gives among the best `limit` of `kept` (the exact or the
+        /// wider fits), in order, an identity once (at its best, when it fits several requests).
+        /// A candidate is made only when it would be kept, so work per identity stays small
+        /// however many share a domain.
+        mutating func keep(
+            _ key: (identifier: Int, fit: Int, provider: Int, rank: Int),
+            provider: String,
+            identity: IdentityStore.CredentialIdentity,
+            in kept: WritableKeyPath<Fits, [Candidate]>,
+            limit: Int,
+            make: () -> Candidate
+        ) {
+            func isSame(_ other: Candidate) -> Bool {
+                other.provider.id == provider && other.identity.key == identity.key
             }
-            if wider.count == AutoFillService.offeredFits, let last = wider.last, !(candidate.key < last.key) { return }
-            wider.insert(candidate, at: wider.firstIndex { candidate.key < $0.key } ?? wider.endIndex)
-            if wider.count > AutoFillService.offeredFits { wider.removeLast() }
+            if self[keyPath: kept].count == limit, let last = self[keyPath: kept].last, !(key < last.key) {
+                // Left out, unless it is kept already for an earlier request.
+                if !truncated, !self[keyPath: kept].contains(where: isSame) { truncated = true }
+                return
+            }
+            if let same = self[keyPath: kept].firstIndex(where: isSame) {
+                guard key < self[keyPath: kept][same].key else { return }
+                self[keyPath: kept].remove(at: same)
+            }
+            let candidate = make()
+            self[keyPath: kept].insert(
+                candidate,
+                at: self[keyPath: kept].firstIndex { key < $0.key } ?? self[keyPath: kept].endIndex
+            )
+            if self[keyPath: kept].count > limit {
+                self[keyPath: kept].removeLast()
+                truncated = true
+            }
         }
     }
 
-    /// The most wider fits offered in one question.
+    /// The most exact fits listed (ListIdentities), and the most wider fits offered in one
+    /// question or listed.
+    static let listedFits = 50
     static let offeredFits = 20
 
     /// The providers enabled in Settings whose capabilities pass `accepts`, in Settings order.
@@ -110,9 +155,17 @@ package final class AutoFillService: Sendable {
         }
     }
 
-    /// What fits `requested` among the enabled providers' identities of `kind`.
-    package func fits(kind: IdentityStore.CredentialType, user: String? = nil, for requested: [ServiceOrigin]) -> Fits {
-        fits(kind: kind, user: user, for: requested, among: enabledProviders { $0.provides(kind) })
+    /// What fits `requested` among the enabled providers' identities of `kind` (only the one
+    /// `reference` names, when given).
+    package func fits(
+        kind: IdentityStore.CredentialType,
+        user: String? = nil,
+        only reference: AutoFill.IdentityReference? = nil,
+        for requested: [ServiceOrigin]
+    ) -> Fits {
+        var providers = enabledProviders { $0.provides(kind) }
+        if let reference { providers = providers.filter { $0.id == reference.provider } }
+        return fits(kind: kind, user: user, only: reference, for: requested, among: providers)
     }
 
     /// What fits `requested` among `providers`' identities (in Settings order). The exact fits
@@ -121,49 +174,55 @@ package final class AutoFillService: Sendable {
     private func fits(
         kind: IdentityStore.CredentialType,
         user: String?,
+        only reference: AutoFill.IdentityReference? = nil,
         for requested: [ServiceOrigin],
         among providers: [ProviderManifest]
     ) -> Fits {
         let stores = providers.map { identities.identities(of: $0.id) }
         func wanted(_ identity: IdentityStore.CredentialIdentity) -> Bool {
             identity.kind == kind && (user == nil || identity.user == user)
+                && (reference.map {
+                    identity.user == $0.user && identity.recordIdentifier == $0.recordIdentifier
+                        && identity.serviceIdentifier.identifier == $0.site
+                } ?? true)
         }
         var result = Fits()
         for (order, provider) in providers.enumerated() {
             for (index, origin) in requested.enumerated() {
                 for entry in stores[order].byOrigin[origin] ?? [] where wanted(entry.identity) {
-                    let candidate = Candidate(
-                        provider: provider,
+                    result.keep(
+                        Candidate.key(identifier: index, fit: .exact, order: order, rank: entry.identity.rank),
+                        provider: provider.id,
                         identity: entry.identity,
-                        origin: entry.origin,
-                        key: (index, -ServiceFit.exact.rawValue, order, -entry.identity.rank)
-                    )
-                    if result.exact.map({ candidate.key < $0.key }) ?? true { result.exact = candidate }
+                        in: \.exact,
+                        limit: Self.listedFits
+                    ) {
+                        Candidate(provider: provider, order: order, entry: entry, fit: .exact, identifier: index)
+                    }
                 }
             }
         }
-        guard result.exact == nil else { return result }
+        guard result.exact.isEmpty else { return result }
         for (order, provider) in providers.enumerated() {
             for (index, origin) in requested.enumerated() {
                 // Every identity filed under the request's site shares its registrable domain (or
-                // is its very host): the fit needs no suffix list here, and a candidate is made only
-                // when it would be kept, so a domain of 100 000 identities costs a pass over them.
+                // is its very host): the fit needs no suffix list here, so a domain of 100 000
+                // identities costs a pass over them.
                 for entry in stores[order].bySite[origin.site(in: list)] ?? [] where wanted(entry.identity) {
                     let fit = entry.origin.fit(withinSiteOf: origin)
                     guard fit != .none else {
                         if result.secureOnly == nil { result.secureOnly = entry.origin }
                         continue
                     }
-                    let key = (index, -fit.rawValue, order, -entry.identity.rank)
-                    guard result.mightKeep(key) else { continue }
-                    result.keepBest(
-                        Candidate(
-                            provider: provider,
-                            identity: entry.identity,
-                            origin: entry.origin,
-                            key: key
-                        )
-                    )
+                    result.keep(
+                        Candidate.key(identifier: index, fit: fit, order: order, rank: entry.identity.rank),
+                        provider: provider.id,
+                        identity: entry.identity,
+                        in: \.wider,
+                        limit: Self.offeredFits
+                    ) {
+                        Candidate(provider: provider, order: order, entry: entry, fit: fit, identifier: index)
+                    }
                 }
             }
         }
@@ -182,22 +241,50 @@ package final class AutoFillService: Sendable {
         }
     }
 
+    /// The services a request names, read.
+    private static func origins(of identifiers: [AutoFill.ServiceIdentifier]) throws(VarlinkError) -> [ServiceOrigin] {
+        var requested: [ServiceOrigin] = []
+        for (index, identifier) in identifiers.enumerated() {
+            requested.append(try origin(of: identifier, parameter: "serviceIdentifiers[\(index)]"))
+        }
+        return requested
+    }
+
+    /// `ListIdentities`: what fits, named, never a secret; no provider is asked.
+    private func listIdentities(_ request: VarlinkRequest) throws(VarlinkError) -> RawJSON {
+        let input = try request.parameters(as: AutoFill.ListIdentities.Parameters.self)
+        let fits = fits(kind: input.type, for: try Self.origins(of: input.serviceIdentifiers))
+        let listed = (fits.exact.isEmpty ? fits.wider : fits.exact).map { candidate in
+            AutoFill.FittingIdentity(
+                identity: AutoFill.IdentityReference(
+                    provider: candidate.provider.id,
+                    recordIdentifier: candidate.identity.recordIdentifier,
+                    user: candidate.identity.user,
+                    site: candidate.identity.serviceIdentifier.identifier
+                ),
+                providerName: candidate.provider.name,
+                origin: candidate.origin.description,
+                fit: candidate.fit == .exact ? .exact : candidate.fit == .sameHost ? .sameHost : .sameSite,
+                service: candidate.key.identifier
+            )
+        }
+        return RawJSON(encoding: AutoFill.ListIdentities.Reply(identities: listed, truncated: fits.truncated))
+    }
+
     private func requestCredential(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
         let input = try request.parameters(as: AutoFill.RequestCredential.Parameters.self)
-        var requested: [ServiceOrigin] = []
-        for (index, identifier) in input.serviceIdentifiers.enumerated() {
-            requested.append(try Self.origin(of: identifier, parameter: "serviceIdentifiers[\(index)]"))
-        }
+        let requested = try Self.origins(of: input.serviceIdentifiers)
         let kind = input.type == .password ? "password" : "one-time code"
         let services =
             requested.map(\.description).joined(separator: ", ") + (input.user.map { " (user \($0))" } ?? "")
-        let fits = fits(kind: input.type, user: input.user, for: requested)
+        let fits = fits(kind: input.type, user: input.user, only: input.identity, for: requested)
         let candidate: Candidate
-        if let exact = fits.exact {
+        if let exact = fits.exact.first {
             candidate = exact
         } else if !fits.wider.isEmpty {
             candidate = try await offer(
                 fits.wider,
+                chosen: input.identity != nil,
                 kind: kind,
                 services: services,
                 interactive: input.interactive ?? true,
@@ -207,10 +294,13 @@ package final class AutoFillService: Sendable {
             let secure = fits.secureOnly.map {
                 "; one is saved for \($0), and what is saved for a secure scheme is never given to one that is not"
             }
+            let named = input.identity.map {
+                " as the identity asked for (\($0.user.isEmpty ? "no user name" : $0.user), saved for \($0.site) in \($0.provider))"
+            }
             throw VarlinkError(
                 AutoFill.NoCredential(
                     message:
-                        "no enabled provider has a \(kind) for \(services.isEmpty ? "no service" : services)\(secure ?? "")"
+                        "no enabled provider has a \(kind) for \(services.isEmpty ? "no service" : services)\(named ?? "")\(secure ?? "")"
                 )
             )
         }
@@ -235,10 +325,12 @@ package final class AutoFillService: Sendable {
         return try answer(reply, from: provider, site: candidate.origin)
     }
 
-    /// Only wider fits: the person chooses one in the agent, or none. Without an agent, or when
-    /// the request is not to involve the person, the client is told the nearest fit instead.
+    /// Only wider fits: the person chooses one in the agent, or none; when the client named one
+    /// (`chosen`: the one fit left), the person confirms it in the agent. Without an agent, or
+    /// when the request is not to involve the person, the client is told the nearest fit instead.
     private func offer(
         _ fits: [Candidate],
+        chosen: Bool,
         kind: String,
         services: String,
         interactive: Bool,
@@ -263,6 +355,26 @@ package final class AutoFillService: Sendable {
                     "Keyport is asking you through the agent which saved \(kind) to give to \(services)"
                 )
             )
+        }
+        if chosen {
+            let fit = fits[0]
+            let question = Agent.Request(
+                id: UUID().uuidString,
+                kind: .confirm,
+                app: "Keyport",
+                message:
+                    "No \(kind) is saved for \(services). Give the one saved for another site of it, \(fit.shown)? Say yes only if \(services) is the same service."
+            )
+            let answer = try await askPerson(question, what: "whether to give it")
+            guard answer.choice == Agent.yes else {
+                throw VarlinkError(
+                    AutoFill.Canceled(
+                        message: "you did not confirm the \(kind) saved for \(fit.origin); nothing was given"
+                    )
+                )
+            }
+            logger.info("wider fit confirmed by the person", metadata: ["provider": "\(fit.provider.id)"])
+            return fit
         }
         let question = Agent.Request(
             id: UUID().uuidString,
@@ -330,7 +442,7 @@ package final class AutoFillService: Sendable {
         // it); a new one to the first provider in Settings. Which provider is not consent: the
         // provider asks the person before it changes a password it has.
         let existing = fits(kind: .password, user: input.user, for: [address], among: savers)
-        guard let provider = (existing.exact ?? existing.wider.first)?.provider ?? savers.first
+        guard let provider = (existing.exact.first ?? existing.wider.first)?.provider ?? savers.first
         else {
             throw VarlinkError(
                 AutoFill.NoSavingProvider(
@@ -520,6 +632,7 @@ package final class AutoFillService: Sendable {
                 AutoFill.RequestCredential.name: { [self] request throws(VarlinkError) in
                     try await requestCredential(request)
                 },
+                AutoFill.ListIdentities.name: { [self] request throws(VarlinkError) in try listIdentities(request) },
                 AutoFill.RequestFromList.name: { [self] request throws(VarlinkError) in
                     try await requestFromList(request)
                 },

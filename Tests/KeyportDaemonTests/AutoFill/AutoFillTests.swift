@@ -75,18 +75,35 @@ struct AutoFillSandbox {
         }
     }
 
+    /// `ListIdentities` through keyportd.
+    func list(_ kind: AutoFill.CredentialType, _ services: [String]) async throws -> AutoFill.ListIdentities.Reply {
+        try await DaemonClient.withConnection(environment: environment) { connection in
+            try await connection.call(
+                AutoFill.ListIdentities.self,
+                .init(
+                    type: kind,
+                    serviceIdentifiers: services.map {
+                        AutoFill.ServiceIdentifier(identifier: $0, type: $0.contains("://") ? .URL : .domain)
+                    }
+                )
+            )
+        }
+    }
+
     /// `RequestCredential` through keyportd: the reply, or the error's name and message.
     func request(
         _ kind: AutoFill.CredentialType,
         _ services: [String],
-        interactive: Bool? = nil
+        interactive: Bool? = nil,
+        identity: AutoFill.IdentityReference? = nil
     ) async throws -> Result<AutoFillClient.Answer, VarlinkError> {
         let input = AutoFill.RequestCredential.Parameters(
             type: kind,
             serviceIdentifiers: services.map {
                 AutoFill.ServiceIdentifier(identifier: $0, type: $0.contains("://") ? .URL : .domain)
             },
-            interactive: interactive
+            interactive: interactive,
+            identity: identity
         )
         do {
             let reply = try await DaemonClient.withConnection(environment: environment) { connection in
@@ -963,9 +980,17 @@ extension AutoFillSandbox {
     func requestResult(
         _ kind: AutoFill.CredentialType,
         _ services: [String],
-        interactive: Bool? = nil
+        interactive: Bool? = nil,
+        identity: AutoFill.IdentityReference? = nil
     ) async -> VarlinkError? {
-        guard case .failure(let error)? = try? await request(kind, services, interactive: interactive) else {
+        guard
+            case .failure(let error)? = try? await request(
+                kind,
+                services,
+                interactive: interactive,
+                identity: identity
+            )
+        else {
             return nil
         }
         return error

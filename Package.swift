@@ -15,6 +15,7 @@ let package = Package(
         .executable(name: "keyport-cli", targets: ["keyport-cli"]),
         .executable(name: "keyportd", targets: ["keyportd"]),
         .executable(name: "keyport-vault", targets: ["keyport-vault"]),
+        .executable(name: "keyport-browser", targets: ["keyport-browser"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
@@ -125,6 +126,18 @@ let package = Package(
             dependencies: ["KeyportInterfacesCore", "KeyportSystemCore", "KeyportDomainsCore", "KeyportEncoding"],
             linkerSettings: [.unsafeFlags(["-static-stdlib"])]
         ),
+        // The browser extension's native messaging host: relays its AutoFill calls to keyportd.
+        // Started by the browser for each port the extension opens, so it starts as `keyport`
+        // does: the standard library linked in, no Foundation or swift-nio.
+        .target(
+            name: "KeyportBrowser",
+            dependencies: ["KeyportInterfacesCore", "KeyportSystemCore", "VarlinkCore"]
+        ),
+        .executableTarget(
+            name: "keyport-browser",
+            dependencies: ["KeyportBrowser", "KeyportSystemCore"],
+            linkerSettings: [.unsafeFlags(["-static-stdlib"])]
+        ),
         // The whole command line.
         .executableTarget(
             name: "keyport-cli",
@@ -134,6 +147,7 @@ let package = Package(
                 "AuthenticationServices",
                 "WebAuthentication", "KeyportInterfaces", "Varlink", "KeyportDomains",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // KeyportDomains' part that needs only the standard library: URLs read as the WHATWG URL

@@ -43,6 +43,10 @@ package final class VarlinkBlockingConnection {
         framing = DescriptorFraming(maximumMessageSize: maximumMessageSize, maximumDescriptors: Self.maximumDescriptors)
     }
 
+    /// The connection's socket, for a caller that stops a blocked call from another thread
+    /// (`shutdown(2)`) while the connection still holds it.
+    package var socket: Int32 { descriptor }
+
     /// Gives up the connection's socket to the caller, who closes it (a swift-nio connection that
     /// reads the rest of the replies, say); the connection cannot be used after.
     package func releaseSocket() -> Int32 {

@@ -1,0 +1,594 @@
+"""Plays the person at a real browser with Keyport's extension, for Keyport's browser AutoFill tests.
+
+Usage: browser_autofill.py --browser chromium|firefox --keyport PATH --extension DIR --work DIR
+                           [--bench N]
+
+keyportd, Keyport Vault (unlocked, enabled as a provider, its passphrase "open sesame") and the
+extension's native messaging host manifest (keyport browser install) must be ready in the
+environment this program gets. It adds the vault's items for its own sites, serves them on real
+host names over https (a test CA of its own, imported into the browser's NSS database) and http,
+drives the browser as a person would (trusted clicks at the menu's place) and prints one JSON
+object: each scenario's outcome — the values of the fields afterwards, whether the menu came, and
+(Chromium) what the extension said in the page's console. It asserts nothing: the Swift test does.
+
+Agents: it starts `keyport agent --auto …` itself where a scenario needs the person (accept,
+decline) and stops it after.
+
+--bench N: only measures, N fills in a warm browser: the milliseconds from the click to the filled
+field, as the content script reports them in the page (Chromium), and the first (cold) one.
+"""
+import argparse
+import http.server
+import json
+import os
+import shutil
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+
+os.environ.setdefault("SE_AVOID_STATS", "true")
+
+PASSPHRASE = "open sesame"
+SECRET = "JBSWY3DPEHPK3PXP"
+STEADY = 0.8  # seconds: longer than the menu must have been steady (500 ms) before a click counts
+
+# --- The sites ------------------------------------------------------------------------------------
+
+LOGIN = """<!doctype html><html><head><title>login</title>{head}</head><body>
+<form id="form" action="/done" method="post">
+<input id="user" name="username" autocomplete="username">
+<input id="pass" type="password" name="password" autocomplete="current-password">
+{extra}
+<button id="go">Sign in</button>
+</form>{after}</body></html>"""
+
+OTP_MARKED = """<!doctype html><html><body><form action="/done" method="post">
+<input id="code" name="c" autocomplete="one-time-code"><button>Verify</button></form></body></html>"""
+
+OTP_NAMED = """<!doctype html><html><body><form action="/done" method="post">
+<label for="code">Authentication code</label>
+<input id="code" name="mfa" inputmode="numeric" maxlength="6"><button>Verify</button></form></body></html>"""
+
+OTP_BOXES = """<!doctype html><html><body><form action="/done" method="post"><div id="boxes">
+""" + "".join(f'<input id="b{i}" maxlength="1" inputmode="numeric" size="1">' for i in range(6)) + """
+</div><button>Verify</button></form></body></html>"""
+
+DONE = """<!doctype html><html><body><p id="done">Signed in.</p></body></html>"""
+
+# What an attacking page does once the menu's host (a new child of <html>) appears; stopAttack()
+# undoes it, so the same click can be shown to work afterwards.
+ATTACK = """<script>
+const attack = {kind: %s};
+let undo = () => {};
+new MutationObserver(() => {
+  const host = [...document.documentElement.children].find(e => e.tagName === "DIV");
+  if (!host || host.dataset.seen) return;
+  host.dataset.seen = "1";
+  const box = host.getBoundingClientRect();
+  switch (attack.kind) {
+    case "host-opacity": host.style.setProperty("opacity", "0", "important"); undo = () => host.style.setProperty("opacity", "1", "important"); break;
+    case "host-clip": host.style.setProperty("clip-path", "inset(0 0 90%% 0)", "important"); undo = () => host.style.setProperty("clip-path", "none", "important"); break;
+    case "html-opacity": document.documentElement.style.opacity = "0.02"; undo = () => document.documentElement.style.opacity = ""; break;
+    case "html-transform": document.documentElement.style.transform = "scale(1.001)"; undo = () => document.documentElement.style.transform = ""; break;
+    case "popover": case "dialog": {
+      const cover = document.createElement(attack.kind === "dialog" ? "dialog" : "div");
+      cover.textContent = "Click to win a prize!";
+      cover.style.cssText = `position:fixed;margin:0;left:${box.left}px;top:${box.top}px;width:${box.width}px;height:${box.height}px;pointer-events:none;background:gold;border:0`;
+      document.body.append(cover);
+      if (attack.kind === "dialog") cover.showModal(); else { cover.popover = "manual"; cover.showPopover(); }
+      undo = () => cover.remove();
+      break;
+    }
+    case "cover-div": {
+      const cover = document.createElement("div");
+      cover.style.cssText = `position:fixed;left:${box.left}px;top:${box.top}px;width:${box.width}px;height:${box.height}px;z-index:2147483647;pointer-events:none;background:gold`;
+      document.body.append(cover);
+      undo = () => cover.remove();
+      break;
+    }
+  }
+}).observe(document.documentElement, {childList: true});
+window.stopAttack = () => undo();
+</script>"""
+
+# Events a page can make itself, on load, at the menu and at the fields: none is a person's.
+SYNTHETIC = """<script>
+window.addEventListener("load", () => {
+  const user = document.getElementById("user");
+  user.focus();
+  setTimeout(() => {
+    for (const target of [...document.documentElement.children, user, document.getElementById("pass")]) {
+      for (const type of ["pointerdown", "mousedown", "pointerup", "mouseup", "click"]) {
+        const r = target.getBoundingClientRect();
+        target.dispatchEvent(new MouseEvent(type, {bubbles: true, clientX: r.left + 40, clientY: r.top + 60}));
+      }
+      target.dispatchEvent(new KeyboardEvent("keydown", {key: "Enter", bubbles: true}));
+    }
+  }, 1200);
+});
+</script>"""
+
+HIDDEN_DECOYS = """<input id="decoy-offscreen" type="password" style="position:absolute;left:-9999px">
+<input id="decoy-transparent" name="email" style="opacity:0">"""
+
+FRAMED = """<!doctype html><html><body>
+<iframe id="child" src="https://evil.test:{port}/login" style="width:500px;height:200px"></iframe>
+<form id="form" action="/done" method="post">
+<input id="user" autocomplete="username"><input id="pass" type="password" autocomplete="current-password">
+</form></body></html>"""
+
+# A page of another site that frames the real sign-in page and lays a picture over it that lets
+# clicks through: only IntersectionObserver v2, in the menu's own frame, can see it.
+FRAME_COVER = """<!doctype html><html><body style="margin:0">
+<iframe id="child" src="https://site.test:{port}/login" style="position:absolute;left:0;top:0;width:600px;height:400px;border:0"></iframe>
+<div style="position:absolute;left:0;top:0;width:600px;height:400px;background:#fffe;pointer-events:none">Free prize</div>
+</body></html>"""
+
+
+def page_for(host, path, https_port):
+    query = urllib.parse.parse_qs(urllib.parse.urlsplit(path).query)
+    route = urllib.parse.urlsplit(path).path
+    attack = query.get("attack", [None])[0]
+    if route == "/login":
+        head = ATTACK % json.dumps(attack) if attack else ""
+        after = SYNTHETIC if "synthetic" in query else ""
+        extra = HIDDEN_DECOYS if "decoys" in query else ""
+        return LOGIN.format(head=head, extra=extra, after=after)
+    if route == "/otp":
+        return OTP_MARKED
+    if route == "/otp-named":
+        return OTP_NAMED
+    if route == "/otp-boxes":
+        return OTP_BOXES
+    if route == "/framed":
+        return FRAMED.format(port=https_port)
+    if route == "/frame-cover":
+        return FRAME_COVER.format(port=https_port)
+    if route == "/done":
+        return DONE
+    return None
+
+
+def serve(certificate=None):
+    """A server on a free loopback port, https when given a certificate; returns the port."""
+    state = {}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def respond(self):
+            body = page_for(self.headers.get("Host", ""), self.path, state.get("https", 0))
+            if body is None:
+                self.send_response(404)
+                self.end_headers()
+                return
+            data = body.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self):
+            self.respond()
+
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            self.respond()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    if certificate:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(*certificate)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server.server_address[1], state
+
+
+def make_ca(work):
+    """A test CA and a certificate for the test sites, with openssl."""
+    ca_key, ca, key, csr, cert = (os.path.join(work, name) for name in ("ca.key", "ca.pem", "site.key", "site.csr", "site.pem"))
+    run = lambda *args: subprocess.run(args, check=True, capture_output=True)
+    run("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", ca_key, "-out", ca, "-days", "2",
+        "-subj", "/CN=Keyport test CA", "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign")
+    run("openssl", "req", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", csr, "-subj", "/CN=site.test")
+    extensions = os.path.join(work, "site.ext")
+    with open(extensions, "w") as file:
+        file.write("subjectAltName=DNS:site.test,DNS:*.site.test,DNS:evil.test,DNS:plain.test\nextendedKeyUsage=serverAuth\n")
+    run("openssl", "x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial", "-out", cert, "-days", "2",
+        "-extfile", extensions)
+    return ca, (cert, key)
+
+
+def trust(ca, database):
+    os.makedirs(database, exist_ok=True)
+    if not os.path.exists(os.path.join(database, "cert9.db")):
+        subprocess.run(["certutil", "-d", "sql:" + database, "-N", "--empty-password"], check=True, capture_output=True)
+    subprocess.run(["certutil", "-d", "sql:" + database, "-A", "-t", "C,,", "-n", "Keyport test CA", "-i", ca],
+                   check=True, capture_output=True)
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+# --- The browsers ---------------------------------------------------------------------------------
+
+class Chromium:
+    name = "chromium"
+
+    def __init__(self, args, ca):
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+        home = os.environ["HOME"]
+        trust(ca, os.path.join(home, ".pki", "nssdb"))
+        options = webdriver.ChromeOptions()
+        options.binary_location = "/usr/bin/chromium"
+        # A fresh profile (Chromium keeps an extension's service worker from one run to the next),
+        # with the host manifest `keyport browser install` wrote for the person's.
+        config = os.environ.get("XDG_CONFIG_HOME", os.path.join(home, ".config"))
+        profile = tempfile.mkdtemp(dir=args.work, prefix="chromium-")
+        shutil.copytree(os.path.join(config, "chromium", "NativeMessagingHosts"), os.path.join(profile, "NativeMessagingHosts"))
+        for argument in ("--headless=new", f"--user-data-dir={profile}", f"--load-extension={args.extension}",
+                         "--host-resolver-rules=MAP *.test 127.0.0.1", "--no-sandbox", "--disable-gpu",
+                         "--window-size=1000,800", "--no-first-run"):
+            options.add_argument(argument)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        self.driver = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver", env=dict(os.environ)))
+        self.console = []
+
+    def open(self, url):
+        self.driver.get(url)
+
+    def run(self, script):
+        return self.driver.execute_script(script)
+
+    def click_at(self, x, y):
+        from selenium.webdriver.common.actions.action_builder import ActionBuilder
+        actions = ActionBuilder(self.driver)
+        actions.pointer_action.move_to_location(int(x), int(y)).click()
+        actions.perform()
+
+    def click(self, element_id):
+        self.driver.find_element("id", element_id).click()
+
+    def type(self, element_id, text):
+        self.driver.find_element("id", element_id).send_keys(text)
+
+    def frame(self, element_id):
+        self.driver.switch_to.frame(self.driver.find_element("id", element_id))
+
+    def top(self):
+        self.driver.switch_to.default_content()
+
+    def logs(self):
+        self.console += [entry["message"] for entry in self.driver.get_log("browser") if "keyport:" in entry["message"]]
+        return self.console
+
+    def quit(self):
+        self.driver.quit()
+
+
+class Firefox:
+    name = "firefox"
+
+    def __init__(self, args, ca):
+        from marionette_driver.addons import Addons
+        from marionette_driver.marionette import Marionette
+        profile = tempfile.mkdtemp(dir=args.work, prefix="firefox-")
+        trust(ca, profile)
+        self.client = Marionette(
+            host="127.0.0.1", port=free_port(), bin="/usr/bin/firefox-esr", headless=True, profile=profile,
+            prefs={"network.dns.localDomains": "site.test,login.site.test,evil.test,plain.test",
+                   "xpinstall.signatures.required": False, "browser.shell.checkDefaultBrowser": False},
+            gecko_log=os.path.join(args.work, "gecko.log"), startup_timeout=120)
+        self.client.start_session()
+        self.client.set_window_rect(width=1000, height=800)
+        Addons(self.client).install(args.extension, temp=True)
+        self.console = []
+
+    def open(self, url):
+        self.client.navigate(url)
+
+    def run(self, script):
+        return self.client.execute_script(script, sandbox=None)
+
+    def click_at(self, x, y):
+        self.client.actions.sequence("pointer", "mouse").pointer_move(int(x), int(y)).pointer_down().pointer_up().perform()
+
+    def click(self, element_id):
+        self.client.find_element("id", element_id).click()
+
+    def type(self, element_id, text):
+        self.client.find_element("id", element_id).send_keys(text)
+
+    def frame(self, element_id):
+        self.client.switch_to_frame(self.client.find_element("id", element_id))
+
+    def top(self):
+        self.client.switch_to_frame()
+
+    def logs(self):
+        return self.console  # Marionette does not pass the page's console on
+
+    def quit(self):
+        self.client.cleanup()
+
+
+# --- The person -----------------------------------------------------------------------------------
+
+class Person:
+    def __init__(self, args, browser, sites):
+        self.args = args
+        self.browser = browser
+        self.sites = sites
+        self.agent = None
+
+    def keyport(self, *arguments, stdin=None):
+        return subprocess.run([self.args.keyport, *arguments], input=stdin, capture_output=True, text=True, timeout=120)
+
+    def start_agent(self, policy):
+        self.stop_agent()
+        secret = os.path.join(self.args.work, "passphrase")
+        with open(secret, "w") as file:
+            file.write(PASSPHRASE + "\n")
+        log = open(os.path.join(self.args.work, f"agent-{policy}.log"), "w+")
+        self.agent = (subprocess.Popen([self.args.keyport, "agent", "--auto", policy, "--secret-file", secret],
+                                       stdout=subprocess.DEVNULL, stderr=log), log)
+        for _ in range(300):
+            log.seek(0)
+            if "waiting" in log.read():
+                return
+            time.sleep(0.05)
+        raise RuntimeError("the agent did not start")
+
+    def agent_log(self):
+        if not self.agent:
+            return ""
+        self.agent[1].flush()
+        self.agent[1].seek(0)
+        return self.agent[1].read()
+
+    def stop_agent(self):
+        if self.agent:
+            text = self.agent_log()
+            self.agent[0].terminate()
+            self.agent[0].wait(timeout=30)
+            self.agent = None
+            return text
+        return ""
+
+    def menu(self, wait=5.0):
+        """The menu's place in the top document's viewport, once it is there and steady."""
+        deadline = time.time() + wait
+        while time.time() < deadline:
+            rect = self.browser.run("""
+                const host = [...document.documentElement.children].find(e => e.tagName === "DIV" && e.hasAttribute("popover"));
+                if (!host) return null;
+                const r = host.getBoundingClientRect();
+                return {x: r.left, y: r.top, width: r.width, height: r.height};""")
+            if rect:
+                time.sleep(STEADY)
+                return rect
+            time.sleep(0.05)
+        return None
+
+    def choose(self, rect, row, offset=(0, 0)):
+        """Clicks the menu's row (0 the first), as menu.css lays it out."""
+        self.browser.click_at(rect["x"] + offset[0] + 60, rect["y"] + offset[1] + 1 + 6 + 24 + 44 * row + 22)
+
+    def values(self, *ids):
+        """The fields' values, read at one moment."""
+        return self.browser.run(f"""const values = {{}};
+            for (const id of {json.dumps(list(ids))}) {{ const e = document.getElementById(id); values[id] = e ? e.value : null; }}
+            return values;""")
+
+    def wait_values(self, ids, done, wait=8.0):
+        deadline = time.time() + wait
+        values = self.values(*ids)
+        while time.time() < deadline and not done(values):
+            time.sleep(0.1)
+            values = self.values(*ids)
+        return values
+
+    def login(self, url, field="user", row=0, ids=("user", "pass"), wait=8.0):
+        """Focuses the field, and chooses the menu's row: what was filled."""
+        self.browser.open(url)
+        self.browser.click(field)
+        rect = self.menu()
+        if rect is None:
+            time.sleep(1)
+            return {"menu": False, "values": self.values(*ids)}
+        self.choose(rect, row)
+        values = self.wait_values(ids, lambda values: any(values.values()), wait)
+        return {"menu": True, "values": values}
+
+    def code(self):
+        """The codes oathtool gives for the vault's secret around now (a fill can straddle a period)."""
+        now = int(time.time())
+        return sorted({subprocess.run(["oathtool", "--totp", "--base32", "--now", f"@{moment}", SECRET],
+                                      capture_output=True, text=True, check=True).stdout.strip()
+                       for moment in (now - 30, now, now + 30)})
+
+
+def scenarios(person, browser):
+    https, http = person.sites["https"], person.sites["http"]
+    site = f"https://site.test:{https}"
+    results = {"browser": browser.name, "codes": None}
+
+    results["login"] = person.login(f"{site}/login")
+    results["login-from-password"] = person.login(f"{site}/login", field="pass")
+
+    for page, ids in (("otp", ("code",)), ("otp-named", ("code",)), ("otp-boxes", tuple(f"b{i}" for i in range(6)))):
+        outcome = person.login(f"{site}/{page}", field=ids[0], ids=ids)
+        outcome["codes"] = person.code()
+        results[page] = outcome
+
+    # Nothing on load, nor on what the page makes up: the menu opens on the page's focus(), and
+    # stays unused.
+    browser.open(f"{site}/login?synthetic=1")
+    time.sleep(3)
+    results["synthetic"] = {"values": person.values("user", "pass")}
+
+    # https's password is never offered to http, even on the same host; http's own is filled there.
+    results["http-page"] = person.login(f"http://site.test:{http}/login")
+    results["http-own"] = person.login(f"http://plain.test:{http}/login")
+
+    # Clickjacking: the page hides, fades, clips, moves or covers the menu after it appeared. Then
+    # it stops, and the same click fills (the click was where the menu is).
+    for attack in ("host-opacity", "host-clip", "html-opacity", "html-transform", "popover", "dialog", "cover-div"):
+        browser.open(f"{site}/login?attack={attack}")
+        browser.click("user")
+        rect = person.menu()
+        outcome = {"menu": rect is not None}
+        if rect:
+            person.choose(rect, 0)
+            time.sleep(2)
+            outcome["attacked"] = person.values("user", "pass")
+            browser.run("window.stopAttack()")
+            time.sleep(STEADY)
+            person.choose(rect, 0)
+            outcome["after"] = person.wait_values(("user", "pass"), lambda values: any(values.values()))
+        results["attack-" + attack] = outcome
+
+    # Hidden and transparent fields are never filled.
+    results["decoys"] = person.login(f"{site}/login?decoys=1", ids=("user", "pass", "decoy-offscreen", "decoy-transparent"))
+
+    # Frames: the top document is filled, a frame of another site in it is not.
+    browser.open(f"{site}/framed")
+    time.sleep(1)
+    browser.click("user")
+    rect = person.menu()
+    framed = {"menu": rect is not None}
+    if rect:
+        person.choose(rect, 0)
+        framed["top"] = person.wait_values(("user", "pass"), lambda values: any(values.values()))
+    browser.frame("child")
+    framed["child"] = person.values("user", "pass")
+    browser.click("user")
+    framed["child-menu"] = person.menu(wait=2) is not None
+    browser.top()
+    results["framed"] = framed
+
+    # A page of another site covers the sign-in page it frames with a picture that lets clicks
+    # through: the menu is in the framed page, where only IntersectionObserver v2 sees the cover.
+    if browser.name == "chromium":
+        browser.open(f"https://evil.test:{https}/frame-cover")
+        time.sleep(1)
+        browser.frame("child")
+        browser.click("user")
+        rect = person.menu()
+        browser.top()
+        covered = {"menu": rect is not None}
+        if rect:
+            person.choose(rect, 0)
+            time.sleep(2)
+            browser.frame("child")
+            covered["values"] = person.values("user", "pass")
+            browser.top()
+        results["frame-cover"] = covered
+
+    # A wider fit: offered with its site; given only once the person said yes in the agent.
+    wider = f"https://login.site.test:{https}/login"
+    results["wider-no-agent"] = person.login(wider)
+    person.start_agent("decline")
+    results["wider-declined"] = person.login(wider)
+    person.stop_agent()
+    person.start_agent("accept-first")
+    results["wider-confirmed"] = person.login(wider)
+    results["wider-confirmed"]["agent"] = person.agent_log()
+
+    # "All passwords…": the person picks from the vault's own list in the agent.
+    browser.open(f"{site}/login")
+    browser.click("user")
+    rect = person.menu()
+    if rect:
+        person.choose(rect, 1)  # one identity fits site.test: "All passwords…" is the second row
+    results["all"] = {"menu": rect is not None, "values": person.wait_values(("user", "pass"), lambda v: any(v.values()))}
+
+    # Locked: the vault asks for its passphrase through the agent, then answers.
+    person.keyport("vault", "lock")
+    results["locked"] = person.login(f"{site}/login")
+    results["locked"]["agent"] = person.stop_agent()
+
+    # Saving what was typed into a sign-in form, once the person says so.
+    browser.open(f"{site}/login")
+    browser.type("user", "dave")
+    browser.type("pass", "n3w-pass!")
+    browser.click("go")
+    rect = person.menu(wait=8)
+    save = {"menu": rect is not None}
+    if rect:
+        person.choose(rect, 0)
+        time.sleep(3)
+    saved = person.keyport("password", f"{site}/", "--user", "dave")
+    save["saved"] = saved.stdout.strip()
+    save["error"] = saved.stderr.strip()
+    results["save"] = save
+    results["console"] = browser.logs()
+    return results
+
+
+def bench(person, browser, runs):
+    """Click → filled, in the page: the first fill (the host starting, the vault's provider warm)
+    and `runs` more."""
+    site = f"https://site.test:{person.sites['https']}"
+    times = []
+    for _ in range(runs + 1):
+        browser.open(f"{site}/login")
+        browser.click("user")
+        rect = person.menu()
+        person.choose(rect, 0)
+        person.wait_values(("user", "pass"), lambda values: all(values.values()))
+        time.sleep(0.2)
+        lines = [line for line in browser.logs() if "ms after the gesture" in line]
+        times.append(float(lines[-1].split(" ms after")[0].split()[-1]))
+        browser.console.clear()
+    return {"cold": times[0], "warm": times[1:]}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--browser", choices=["chromium", "firefox"], required=True)
+    parser.add_argument("--keyport", required=True)
+    parser.add_argument("--extension", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--bench", type=int, default=0)
+    args = parser.parse_args()
+
+    ca, certificate = make_ca(args.work)
+    https, https_state = serve(certificate)
+    http, http_state = serve()
+    https_state["https"] = http_state["https"] = https
+    person = Person(args, None, {"https": https, "http": http})
+    for arguments, stdin in (
+        (["vault", "add", "--passphrase-stdin", "--title", "Site", "--url", f"https://site.test:{https}/", "--user", "alice", "--otp"],
+         f"hunter2\n{SECRET}\n"),
+        (["vault", "add", "--passphrase-stdin", "--title", "Plain", "--url", f"http://plain.test:{http}/", "--user", "bob"],
+         "plain-pass\n"),
+    ):
+        added = person.keyport(*arguments, stdin=stdin)
+        if added.returncode != 0:
+            print(json.dumps({"error": "vault add: " + added.stderr}))
+            return 1
+    browser = Chromium(args, ca) if args.browser == "chromium" else Firefox(args, ca)
+    person.browser = browser
+    try:
+        results = bench(person, browser, args.bench) if args.bench else scenarios(person, browser)
+    finally:
+        person.stop_agent()
+        browser.quit()
+    print(json.dumps(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

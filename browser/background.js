@@ -1,0 +1,357 @@
+// Keyport AutoFill's background: the only part that talks to keyport-browser (the native
+// messaging host, which relays org.keyport.AutoFill calls to keyportd), and the only part that
+// decides which frame a credential goes to.
+//
+// Trust: a page's site is what the browser reports for the content script's port
+// (`port.sender.url`, `port.sender.frameId`), never what the page or the content script says. A
+// credential is asked for only after a trusted gesture in the extension's own UI (the menu frame,
+// the toolbar popup, the keyboard command), and goes only to the document whose port asked: the
+// port dies with the document, so a frame that navigated away gets nothing.
+"use strict";
+
+const HOST = "org.keyport.browser";
+const AUTOFILL = "org.keyport.AutoFill.";
+
+// --- The host ---------------------------------------------------------------------------------
+
+let host = null;
+let nextCall = 1;
+const calls = new Map(); // id → {each, resolve, reject}
+
+function hostPort() {
+  if (host) return host;
+  host = chrome.runtime.connectNative(HOST);
+  host.onMessage.addListener((message) => {
+    const call = calls.get(message.id);
+    if (!call) return;
+    if (message.error) {
+      calls.delete(message.id);
+      call.reject({ error: message.error, message: (message.parameters || {}).message || message.error });
+    } else if (message.continues) {
+      call.each(message.parameters || {});
+    } else {
+      calls.delete(message.id);
+      call.resolve(message.parameters || {});
+    }
+  });
+  host.onDisconnect.addListener(() => {
+    const why = (chrome.runtime.lastError && chrome.runtime.lastError.message) || "keyport-browser ended";
+    host = null;
+    for (const call of calls.values()) {
+      call.reject({ error: "org.keyport.Browser.HostUnavailable", message: `Keyport is not reachable: ${why}. Run: keyport browser install` });
+    }
+    calls.clear();
+  });
+  return host;
+}
+
+/// Calls `method` of org.keyport.AutoFill through the host; `each` hears interim replies.
+function call(method, parameters, each = () => {}) {
+  return new Promise((resolve, reject) => {
+    const id = nextCall++;
+    calls.set(id, { each, resolve, reject });
+    try {
+      hostPort().postMessage({ id, method: AUTOFILL + method, parameters });
+    } catch (error) {
+      calls.delete(id);
+      reject({ error: "org.keyport.Browser.HostUnavailable", message: String(error) });
+    }
+  });
+}
+
+// --- Pages ------------------------------------------------------------------------------------
+
+/// The site of a content script's port: its document's URL as the browser reports it, http or
+/// https only.
+function siteOf(port) {
+  let url;
+  try {
+    url = new URL(port.sender.url);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return null;
+  return url.href;
+}
+
+const pages = new Map(); // "tab:frame" → port, one per document
+const sessions = new Map(); // token → menu session
+const pendingSaves = new Map(); // tab → {origin, user, password, title, until}
+
+function pageKey(tabId, frameId) {
+  return `${tabId}:${frameId}`;
+}
+
+function randomToken() {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+function service(site) {
+  return [{ identifier: site, type: "URL" }];
+}
+
+chrome.runtime.onConnect.addListener((port) => {
+  if (port.name === "page") return connectPage(port);
+  if (port.name.startsWith("menu:")) return connectMenu(port, port.name.slice(5));
+  port.disconnect();
+});
+
+function connectPage(port) {
+  const tab = port.sender.tab;
+  const site = siteOf(port);
+  if (!tab || site === null) return port.disconnect();
+  const key = pageKey(tab.id, port.sender.frameId);
+  pages.set(key, port);
+  port.onDisconnect.addListener(() => {
+    if (pages.get(key) === port) pages.delete(key);
+    for (const [token, session] of sessions) if (session.page === port) closeSession(token);
+  });
+  port.onMessage.addListener((message) => pageMessage(port, site, message));
+  if (port.sender.frameId === 0) offerPendingSave(tab.id, port, site);
+}
+
+async function pageMessage(port, site, message) {
+  switch (message.type) {
+    case "focus": {
+      // A fillable field got focus: list what fits, without waking a provider.
+      const type = message.kind === "otp" ? "oneTimeCode" : "password";
+      let listed;
+      try {
+        listed = await call("ListIdentities", { type, serviceIdentifiers: service(site) });
+      } catch (failure) {
+        port.postMessage({ type: "unavailable", message: failure.message });
+        return;
+      }
+      if (listed.identities.length === 0 && message.kind !== "otp") return;
+      openSession(port, site, { mode: "fill", kind: message.kind, type, field: message.field, identities: listed.identities });
+      return;
+    }
+    case "submitted":
+      // A sign-in form was sent: offer to save what was typed, once the next page is up.
+      if (typeof message.user !== "string" || typeof message.password !== "string" || message.password === "") return;
+      pendingSaves.set(port.sender.tab.id, {
+        origin: new URL(site).origin,
+        user: message.user,
+        password: message.password,
+        until: Date.now() + 60_000,
+      });
+      setTimeout(() => offerPendingSave(port.sender.tab.id, pages.get(pageKey(port.sender.tab.id, 0)), null), 1000);
+      return;
+    case "check-result": {
+      const session = sessions.get(message.token);
+      if (session && session.page === port && session.checking) {
+        const resolve = session.checking;
+        session.checking = null;
+        resolve(message);
+      }
+      return;
+    }
+    case "closed":
+      closeSession(message.token);
+      return;
+  }
+}
+
+/// Opens the menu on `port`'s document: the content script draws the frame; the token binds the
+/// frame to this session, and only the first frame that shows it.
+function openSession(port, site, details) {
+  for (const [token, session] of sessions) if (session.page === port) closeSession(token);
+  const token = randomToken();
+  sessions.set(token, { ...details, token, page: port, site, menu: null, checking: null, busy: false });
+  // One row a choice, and "All…" below them; "Save" and "Not now".
+  const rows = details.mode === "save" ? 2 : details.identities.length + 1;
+  port.postMessage({ type: "open", token, mode: details.mode, field: details.field, rows });
+}
+
+function closeSession(token) {
+  const session = sessions.get(token);
+  if (!session) return;
+  sessions.delete(token);
+  try {
+    session.page.postMessage({ type: "close", token });
+  } catch {}
+  if (session.menu) {
+    try {
+      session.menu.disconnect();
+    } catch {}
+  }
+}
+
+async function offerPendingSave(tabId, port, siteNow) {
+  const pending = pendingSaves.get(tabId);
+  if (!pending || !port) return;
+  if (Date.now() > pending.until) return pendingSaves.delete(tabId);
+  const site = siteNow || siteOf(port);
+  if (!site || new URL(site).origin !== pending.origin) return;
+  // Saved already for this site and user: nothing to offer.
+  try {
+    const listed = await call("ListIdentities", { type: "password", serviceIdentifiers: service(pending.origin) });
+    if (listed.identities.some((fit) => fit.fit === "exact" && fit.identity.user === pending.user)) {
+      return pendingSaves.delete(tabId);
+    }
+  } catch {
+    return;
+  }
+  pendingSaves.delete(tabId);
+  openSession(port, site, { mode: "save", save: pending, identities: [] });
+}
+
+// --- The menu frame ---------------------------------------------------------------------------
+
+function connectMenu(port, token) {
+  const session = sessions.get(token);
+  // The frame must be the extension's own page, in the tab of the document it serves, and the
+  // first to claim the session.
+  const ownPage = port.sender.url && port.sender.url.startsWith(chrome.runtime.getURL("menu.html"));
+  if (!session || session.menu || !ownPage || !port.sender.tab || port.sender.tab.id !== session.page.sender.tab.id) {
+    return port.disconnect();
+  }
+  session.menu = port;
+  port.onDisconnect.addListener(() => {
+    if (sessions.get(token) === session) closeSession(token);
+  });
+  port.onMessage.addListener((message) => menuMessage(session, message));
+  port.postMessage({
+    type: "show",
+    mode: session.mode,
+    kind: session.kind,
+    site: new URL(session.site).origin,
+    identities: session.identities.map((fit) => ({
+      user: fit.identity.user,
+      provider: fit.providerName,
+      origin: fit.origin,
+      fit: fit.fit,
+    })),
+    save: session.save ? { user: session.save.user, origin: session.save.origin } : null,
+  });
+}
+
+/// Asks the page's content script whether the menu was visible and on top where the person
+/// clicked, and had been for a while.
+function checkVisible(session, point) {
+  return new Promise((resolve) => {
+    session.checking = resolve;
+    session.page.postMessage({ type: "check", token: session.token, x: point.x, y: point.y });
+    setTimeout(() => {
+      if (session.checking === resolve) {
+        session.checking = null;
+        resolve({ ok: false, reason: "the page did not answer" });
+      }
+    }, 5000);
+  });
+}
+
+async function menuMessage(session, message) {
+  if (message.type === "dismiss") return closeSession(session.token);
+  if (session.busy || !["choose", "all", "save"].includes(message.type)) return;
+  session.busy = true;
+  try {
+    const seen = await checkVisible(session, message.point || { x: -1, y: -1 });
+    if (!seen.ok) {
+      session.menu.postMessage({ type: "refused", message: `Not filled: ${seen.reason}.` });
+      return;
+    }
+    if (message.type === "save") return await save(session);
+    const fit = message.type === "choose" ? session.identities[message.index] : null;
+    if (message.type === "choose" && !fit) return;
+    await fill(session, fit, message.clickedAt);
+  } finally {
+    session.busy = false;
+  }
+}
+
+function asking(session) {
+  return (interim) => {
+    if (interim.asking && session.menu) session.menu.postMessage({ type: "asking", message: interim.asking });
+  };
+}
+
+/// Asks for the credential (the one chosen, or from a provider's own list) and fills it into the
+/// document that asked.
+async function fill(session, fit, clickedAt) {
+  let reply;
+  try {
+    reply = fit
+      ? await call(
+          "RequestCredential",
+          { type: session.type, serviceIdentifiers: service(session.site), identity: fit.identity },
+          asking(session),
+        )
+      : await call("RequestFromList", { type: session.type, serviceIdentifiers: service(session.site) }, asking(session));
+  } catch (failure) {
+    if (sessions.get(session.token) === session) session.menu.postMessage({ type: "refused", message: failure.message });
+    return;
+  }
+  if (sessions.get(session.token) !== session) return; // the document or the menu went meanwhile
+  session.page.postMessage({ type: "fill", token: session.token, kind: session.kind, credential: reply.credential, clickedAt });
+  closeSession(session.token);
+}
+
+async function save(session) {
+  const pending = session.save;
+  try {
+    await call(
+      "SavePassword",
+      {
+        serviceIdentifier: { identifier: pending.origin, type: "URL" },
+        user: pending.user,
+        password: pending.password,
+        event: "userInitiated",
+      },
+      asking(session),
+    );
+  } catch (failure) {
+    if (session.menu) session.menu.postMessage({ type: "refused", message: failure.message });
+    return;
+  }
+  session.save = null;
+  if (session.menu) session.menu.postMessage({ type: "saved" });
+  setTimeout(() => closeSession(session.token), 1500);
+}
+
+// --- The toolbar popup and the keyboard command -----------------------------------------------
+
+/// The top document of the active tab, as its content script's port.
+async function activePage() {
+  const [tab] = await chrome.tabs.query({ active: true, currentWindow: true });
+  return tab ? pages.get(pageKey(tab.id, 0)) : undefined;
+}
+
+chrome.runtime.onMessage.addListener((message, sender, reply) => {
+  // Only the extension's own popup.
+  if (sender.url !== chrome.runtime.getURL("popup.html") || sender.tab) return false;
+  (async () => {
+    const page = await activePage();
+    if (!page) return reply({ error: "Keyport fills http and https pages only." });
+    const site = siteOf(page);
+    if (message.type === "list") {
+      try {
+        const [passwords, codes] = await Promise.all(
+          ["password", "oneTimeCode"].map((type) => call("ListIdentities", { type, serviceIdentifiers: service(site) })),
+        );
+        reply({ site: new URL(site).origin, passwords: passwords.identities, codes: codes.identities });
+      } catch (failure) {
+        reply({ error: failure.message });
+      }
+    } else if (message.type === "fill") {
+      const kind = message.credentialType === "oneTimeCode" ? "otp" : "login";
+      const session = { token: randomToken(), page, site, kind, type: message.credentialType, menu: null };
+      sessions.set(session.token, session);
+      session.menu = { postMessage: (update) => chrome.runtime.sendMessage({ ...update, popup: true }).catch(() => {}), disconnect() {} };
+      page.postMessage({ type: "adopt", token: session.token, kind });
+      await fill(session, message.fit, Date.now());
+      reply({ done: true });
+    }
+  })();
+  return true;
+});
+
+chrome.commands.onCommand.addListener(async (command) => {
+  if (command !== "fill") return;
+  const [tab] = await chrome.tabs.query({ active: true, currentWindow: true });
+  if (!tab) return;
+  // The frame whose document has a fillable field in focus opens its menu.
+  for (const [key, port] of pages) if (key.startsWith(`${tab.id}:`)) port.postMessage({ type: "command" });
+});

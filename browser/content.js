@@ -1,0 +1,382 @@
+// Keyport AutoFill in the page: finds the fields to fill, draws the menu frame under the focused
+// one, says whether that frame was visible and on top where the person clicked, and fills what
+// the background sends for this document. It never reads the site from the page: the background
+// knows it from this script's port, as the browser reports it.
+"use strict";
+
+(() => {
+  // A content script may be injected twice into one document (an extension reload): once is enough.
+  if (globalThis.__keyportAutoFill) return;
+  globalThis.__keyportAutoFill = true;
+
+  /// How long the menu must have been wholly visible and on top before a click in it counts.
+  const STEADY_MS = 500;
+  const OTP_WORDS = /(^|[^a-z])(otp|totp|2fa|mfa|one.?time|passcode|verification|security.?code|auth.?code|code)([^a-z]|$)/i;
+
+  let port = null;
+  const fields = new Map(); // id → WeakRef(element)
+  let nextField = 1;
+  let menu = null; // {token, host, frame, field, monitor}
+
+  function connect() {
+    port = chrome.runtime.connect({ name: "page" });
+    port.onMessage.addListener(onMessage);
+    // The background may restart (a service worker ends when idle): connect again when needed.
+    port.onDisconnect.addListener(() => {
+      port = null;
+      closeMenu();
+    });
+  }
+
+  function post(message) {
+    if (!port) connect();
+    port.postMessage(message);
+  }
+
+  // --- Which fields -----------------------------------------------------------------------------
+
+  function labelText(input) {
+    const parts = [input.name, input.id, input.placeholder, input.getAttribute("aria-label") || ""];
+    for (const label of input.labels || []) parts.push(label.textContent || "");
+    return parts.join(" ");
+  }
+
+  function isTextual(input) {
+    return input instanceof HTMLInputElement && ["text", "tel", "number", "email", "password", ""].includes(input.type);
+  }
+
+  /// The boxes of a code typed one character a box: 4 to 8 `maxlength=1` inputs side by side.
+  function codeBoxes(input) {
+    if (input.maxLength !== 1 || !input.parentElement) return null;
+    let group = input.parentElement;
+    for (let depth = 0; depth < 3 && group; depth++, group = group.parentElement) {
+      const boxes = Array.from(group.querySelectorAll("input")).filter((box) => isTextual(box) && box.maxLength === 1);
+      if (boxes.length >= 4 && boxes.length <= 8 && boxes.includes(input)) return boxes;
+    }
+    return null;
+  }
+
+  /// "otp", "login" (a user name or a current password) or null.
+  function kindOf(input) {
+    if (!isTextual(input) || input.disabled || input.readOnly) return null;
+    const autocomplete = (input.getAttribute("autocomplete") || "").toLowerCase().split(/\s+/);
+    if (autocomplete.includes("one-time-code")) return "otp";
+    if (input.type === "password") return autocomplete.includes("new-password") ? null : "login";
+    if (autocomplete.includes("username")) return "login";
+    if (codeBoxes(input)) return "otp";
+    const numeric = ["number", "tel"].includes(input.type) || input.inputMode === "numeric" || /\[0-9\]|\\d/.test(input.pattern);
+    if ((numeric || (input.maxLength > 0 && input.maxLength <= 8)) && OTP_WORDS.test(labelText(input))) return "otp";
+    if (input.type === "email" || autocomplete.includes("email")) return passwordNear(input) ? "login" : null;
+    return input.type === "text" && passwordNear(input) && /user|login|email|account|name/i.test(labelText(input))
+      ? "login"
+      : null;
+  }
+
+  /// The password field of `input`'s form (or page): the first the person can see, else the
+  /// first enabled one (which makes a form a sign-in form, though it is not filled).
+  function passwordNear(input) {
+    const scope = input.form || input.closest("form") || document;
+    const passwords = Array.from(scope.querySelectorAll('input[type="password"]')).filter((field) => !field.disabled);
+    return passwords.find(fillable) || passwords[0];
+  }
+
+  function remember(element) {
+    for (const [id, reference] of fields) if (reference.deref() === element) return id;
+    const id = nextField++;
+    fields.set(id, new WeakRef(element));
+    return id;
+  }
+
+  document.addEventListener(
+    "focusin",
+    (event) => {
+      const input = event.target;
+      if (!(input instanceof HTMLInputElement)) return;
+      const kind = kindOf(input);
+      if (!kind || (menu && menu.field === input)) return;
+      post({ type: "focus", kind, field: remember(input) });
+    },
+    true,
+  );
+
+  // --- Visible, steady, on top -------------------------------------------------------------------
+
+  /// Why `element` or an ancestor hides, fades, clips, moves or masks what is drawn; null if none.
+  function concealment(element) {
+    for (let node = element; node; node = node.parentElement) {
+      const style = getComputedStyle(node);
+      if (style.display === "none") return `${describe(node)} is not displayed`;
+      if (style.visibility !== "visible") return `${describe(node)} is hidden`;
+      if (parseFloat(style.opacity) < 1) return `${describe(node)} is transparent (opacity ${style.opacity})`;
+      if (style.clipPath && style.clipPath !== "none") return `${describe(node)} is clipped`;
+      if (style.transform && style.transform !== "none") return `${describe(node)} is transformed`;
+      if (style.filter && style.filter !== "none") return `${describe(node)} is filtered`;
+      const mask = style.maskImage || style.webkitMaskImage;
+      if (mask && mask !== "none") return `${describe(node)} is masked`;
+    }
+    return null;
+  }
+
+  function describe(node) {
+    if (menu && node === menu.host) return "the menu";
+    return node === document.documentElement ? "the page" : node === document.body ? "the page's body" : "a part of the page";
+  }
+
+  /// The menu's host must be what is hit at `point` (page coordinates of this document's viewport).
+  function onTopAt(x, y) {
+    const hit = document.elementFromPoint(x, y);
+    return hit === menu.host;
+  }
+
+  function menuProblem() {
+    if (!menu || !menu.host.isConnected) return "the menu is gone";
+    const hidden = concealment(menu.host);
+    if (hidden) return hidden;
+    const box = menu.host.getBoundingClientRect();
+    if (box.width < 20 || box.height < 20) return "the menu is too small to read";
+    const inset = 4;
+    // The menu is in the top layer: only what the page put there after it can be drawn over it.
+    for (const other of document.querySelectorAll(":popover-open, dialog[open], :fullscreen")) {
+      if (other === menu.host) continue;
+      const area = other.getBoundingClientRect();
+      if (area.right > box.left && area.left < box.right && area.bottom > box.top && area.top < box.bottom) {
+        return "something of the page is drawn over the menu";
+      }
+    }
+    for (const [x, y] of [
+      [box.left + box.width / 2, box.top + box.height / 2],
+      [box.left + inset, box.top + inset],
+      [box.right - inset, box.top + inset],
+      [box.left + inset, box.bottom - inset],
+      [box.right - inset, box.bottom - inset],
+    ]) {
+      if (!onTopAt(x, y)) return "something of the page covers the menu";
+    }
+    return null;
+  }
+
+  /// Checks the menu on every frame the browser draws while it is open: a page that hides or
+  /// covers it even for one frame restarts the time it must have been steady.
+  function monitor() {
+    if (!menu) return;
+    const problem = menuProblem();
+    if (problem) {
+      menu.lastProblem = problem;
+      menu.steadySince = null;
+    } else if (menu.steadySince === null) {
+      menu.steadySince = performance.now();
+    }
+    menu.monitor = requestAnimationFrame(monitor);
+  }
+
+  function check(message) {
+    const answer = (ok, reason) => {
+      if (!ok) console.info(`keyport: not filled: ${reason}`);
+      post({ type: "check-result", token: message.token, ok, reason });
+    };
+    if (!menu || menu.token !== message.token) return answer(false, "the menu is not open here");
+    const problem = menuProblem();
+    if (problem) return answer(false, problem);
+    if (menu.steadySince === null || performance.now() - menu.steadySince < STEADY_MS) {
+      return answer(false, `the menu was not steadily visible before the click${menu.lastProblem ? ` (${menu.lastProblem})` : ""}`);
+    }
+    const box = menu.frame.getBoundingClientRect();
+    if (!(message.x >= 0 && message.y >= 0 && message.x < box.width && message.y < box.height)) {
+      return answer(false, "the click was not in the menu");
+    }
+    if (!onTopAt(box.left + message.x, box.top + message.y)) return answer(false, "something of the page covers the menu");
+    answer(true, null);
+  }
+
+  // --- The menu frame ---------------------------------------------------------------------------
+
+  function openMenu(message) {
+    closeMenu();
+    const field = message.field ? fields.get(message.field)?.deref() : null;
+    if (message.mode === "fill" && (!field || !field.isConnected)) return;
+    const host = document.createElement("div");
+    // Closed: the page cannot reach the frame, its address or its token.
+    const shadow = host.attachShadow({ mode: "closed" });
+    const frame = document.createElement("iframe");
+    frame.src = chrome.runtime.getURL("menu.html") + "#" + message.token;
+    frame.setAttribute("style", "border:0;width:100%;height:100%;display:block;background:Canvas;color-scheme:light dark");
+    frame.setAttribute("allow", "");
+    shadow.append(frame);
+    // Rows as menu.css lays them out: a 24-pixel title, 44 pixels a choice, a line for what happens.
+    const width = 340;
+    const height = 2 + 12 + 24 + 44 * Math.min(message.rows || 1, 4) + 28;
+    let left = 16;
+    let top = 16;
+    if (field) {
+      const box = field.getBoundingClientRect();
+      left = Math.max(0, Math.min(box.left, innerWidth - width));
+      top = box.bottom + 4 + height > innerHeight ? Math.max(0, box.top - height - 4) : box.bottom + 4;
+    } else {
+      left = Math.max(0, innerWidth - width - 16);
+    }
+    host.setAttribute(
+      "style",
+      `all:initial;position:fixed;left:${left}px;top:${top}px;width:${width}px;height:${height}px;` +
+        "margin:0;padding:0;border:1px solid #888;border-radius:6px;box-shadow:0 2px 8px #0004;" +
+        "overflow:hidden;z-index:2147483647;opacity:1;display:block;visibility:visible",
+    );
+    // In the top layer, above the page's stacking contexts.
+    host.setAttribute("popover", "manual");
+    document.documentElement.append(host);
+    try {
+      host.showPopover();
+    } catch {}
+    menu = { token: message.token, host, frame, field, mode: message.mode, steadySince: null, lastProblem: null, monitor: 0 };
+    menu.monitor = requestAnimationFrame(monitor);
+  }
+
+  function closeMenu(token) {
+    if (!menu || (token && menu.token !== token)) return;
+    cancelAnimationFrame(menu.monitor);
+    menu.host.remove();
+    menu = null;
+  }
+
+  document.addEventListener(
+    "keydown",
+    (event) => {
+      if (event.key === "Escape" && event.isTrusted && menu) {
+        post({ type: "closed", token: menu.token });
+        closeMenu();
+      }
+    },
+    true,
+  );
+
+  // --- Filling ----------------------------------------------------------------------------------
+
+  /// A field the person can see: displayed, opaque enough, not hidden, large enough and at least
+  /// partly inside the viewport.
+  function fillable(input) {
+    if (!input || !input.isConnected || input.disabled || input.readOnly) return false;
+    if (!input.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) return false;
+    for (let node = input; node; node = node.parentElement) {
+      if (parseFloat(getComputedStyle(node).opacity) < 0.5) return false;
+    }
+    const box = input.getBoundingClientRect();
+    if (box.width < 4 || box.height < 4) return false;
+    return box.right > 0 && box.bottom > 0 && box.left < innerWidth && box.top < innerHeight;
+  }
+
+  const valueSetter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set;
+
+  function put(input, value) {
+    input.focus();
+    valueSetter.call(input, value);
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    input.dispatchEvent(new Event("change", { bubbles: true }));
+  }
+
+  /// The user name field that goes with `password`: the last visible textual field before it in
+  /// its form.
+  function userFieldFor(password) {
+    const scope = password.form || password.closest("form") || document;
+    const before = Array.from(scope.querySelectorAll("input")).filter(
+      (input) =>
+        input !== password &&
+        ["text", "email", ""].includes(input.type) &&
+        password.compareDocumentPosition(input) & Node.DOCUMENT_POSITION_PRECEDING,
+    );
+    return before.reverse().find(fillable) || null;
+  }
+
+  function fill(message) {
+    const field = menu && menu.token === message.token ? menu.field : adopted.get(message.token);
+    adopted.delete(message.token);
+    closeMenu(message.token);
+    const credential = message.credential || {};
+    let filled = 0;
+    if (message.kind === "otp") {
+      const code = credential.code || "";
+      const boxes = field && codeBoxes(field);
+      if (boxes && boxes.length === code.length && boxes.every(fillable)) {
+        boxes.forEach((box, index) => put(box, code[index]));
+        filled = boxes.length;
+      } else if (fillable(field)) {
+        put(field, code);
+        filled = 1;
+      }
+    } else if (field) {
+      const password = field.type === "password" ? field : passwordNear(field);
+      const user = field.type === "password" ? userFieldFor(field) : field;
+      if (user && fillable(user) && typeof credential.user === "string") {
+        put(user, credential.user);
+        filled++;
+      }
+      if (password && fillable(password) && typeof credential.password === "string") {
+        put(password, credential.password);
+        filled++;
+      }
+    }
+    if (filled > 0 && message.clickedAt) {
+      const elapsed = performance.timeOrigin + performance.now() - message.clickedAt;
+      console.info(`keyport: filled ${filled} field(s) ${elapsed.toFixed(1)} ms after the gesture`);
+    } else if (filled === 0) {
+      console.info("keyport: nothing filled: the field is gone, hidden or not fillable");
+    }
+  }
+
+  // The toolbar popup fills the focused field of the top document, or its first fitting one.
+  const adopted = new Map();
+
+  function adopt(message) {
+    const focused = document.activeElement instanceof HTMLInputElement ? document.activeElement : null;
+    let field = focused && kindOf(focused) === message.kind ? focused : null;
+    if (!field) field = Array.from(document.querySelectorAll("input")).find((input) => kindOf(input) === message.kind && fillable(input));
+    if (field) adopted.set(message.token, field);
+  }
+
+  // --- Saving on submit ---------------------------------------------------------------------------
+
+  function submitted(form) {
+    const passwords = Array.from(form.querySelectorAll('input[type="password"]')).filter((input) => input.value);
+    if (passwords.length === 0) return;
+    // A change-password form has several: the last is the new one.
+    const password = passwords[passwords.length - 1];
+    const named = form.querySelector('input[autocomplete~="username"]');
+    const user = named || userFieldFor(passwords[0]);
+    post({ type: "submitted", user: user ? user.value : "", password: password.value });
+  }
+
+  document.addEventListener(
+    "submit",
+    (event) => {
+      if (event.isTrusted && event.target instanceof HTMLFormElement) submitted(event.target);
+    },
+    true,
+  );
+
+  // --- From the background ------------------------------------------------------------------------
+
+  function onMessage(message) {
+    switch (message.type) {
+      case "open":
+        return openMenu(message);
+      case "close":
+        return closeMenu(message.token);
+      case "check":
+        return check(message);
+      case "fill":
+        return fill(message);
+      case "adopt":
+        return adopt(message);
+      case "command": {
+        const focused = document.activeElement;
+        if (document.hasFocus() && focused instanceof HTMLInputElement && kindOf(focused)) {
+          post({ type: "focus", kind: kindOf(focused), field: remember(focused) });
+        }
+        return;
+      }
+      case "unavailable":
+        console.info(`keyport: ${message.message}`);
+        return;
+    }
+  }
+
+  connect();
+})();

@@ -1,0 +1,81 @@
+// The menu the content script draws under a field: a page of the extension's own, in a frame the
+// page cannot script or style. A choice counts only on a trusted event in it; on Chromium the
+// frame must also have been seen visible (IntersectionObserver v2) for a while before the click.
+"use strict";
+
+const token = location.hash.slice(1);
+history.replaceState(null, "", location.pathname);
+const port = chrome.runtime.connect({ name: "menu:" + token });
+const list = document.getElementById("list");
+const status = document.getElementById("status");
+const title = document.getElementById("title");
+
+/// IntersectionObserver v2, where the browser has it (Chromium): when the frame became visible,
+/// unoccluded and undistorted; null while it is not.
+const STEADY_MS = 500;
+const tracksVisibility = "isVisible" in IntersectionObserverEntry.prototype;
+let visibleSince = null;
+if (tracksVisibility) {
+  new IntersectionObserver(
+    (entries) => {
+      for (const entry of entries) {
+        if (!entry.isVisible || entry.intersectionRatio < 0.99) visibleSince = null;
+        else if (visibleSince === null) visibleSince = entry.time;
+      }
+    },
+    { trackVisibility: true, delay: 100, threshold: [0, 1.0] },
+  ).observe(document.body);
+}
+
+function button(text, detail, onChoose) {
+  const item = document.createElement("li");
+  const choice = document.createElement("button");
+  choice.append(document.createTextNode(text));
+  if (detail) {
+    const site = document.createElement("div");
+    site.className = "site";
+    site.textContent = detail;
+    choice.append(site);
+  }
+  choice.addEventListener("click", (event) => {
+    if (!event.isTrusted) return;
+    if (tracksVisibility && (visibleSince === null || event.timeStamp - visibleSince < STEADY_MS)) {
+      status.textContent = "Not filled: the menu was not visibly on top of the page.";
+      return;
+    }
+    onChoose({ point: { x: event.clientX, y: event.clientY }, clickedAt: performance.timeOrigin + event.timeStamp });
+  });
+  item.append(choice);
+  list.append(item);
+}
+
+port.onMessage.addListener((message) => {
+  switch (message.type) {
+    case "show":
+      if (message.mode === "save") {
+        title.textContent = `Save the password of ${message.save.user || "(no user name)"} for ${message.save.origin} in Keyport?`;
+        button("Save", null, (gesture) => port.postMessage({ type: "save", ...gesture }));
+        button("Not now", null, () => port.postMessage({ type: "dismiss" }));
+        return;
+      }
+      title.textContent = message.kind === "otp" ? `One-time codes for ${message.site}` : `Passwords for ${message.site}`;
+      message.identities.forEach((fit, index) => {
+        // A wider fit names the site it was saved for: Keyport asks you in the agent before it gives it.
+        const where = fit.fit === "exact" ? fit.provider : `${fit.origin} · ${fit.provider} · asks you first`;
+        button(fit.user || "(no user name)", where, (gesture) => port.postMessage({ type: "choose", index, ...gesture }));
+      });
+      button(message.kind === "otp" ? "All one-time codes…" : "All passwords…", "choose in Keyport", (gesture) =>
+        port.postMessage({ type: "all", ...gesture }),
+      );
+      return;
+    case "asking":
+      status.textContent = message.message;
+      return;
+    case "refused":
+      status.textContent = message.message;
+      return;
+    case "saved":
+      status.textContent = "Saved.";
+      return;
+  }
+});

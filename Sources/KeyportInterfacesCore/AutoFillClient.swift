@@ -44,7 +44,8 @@ package enum AutoFillClient {
 
     /// Asks keyportd's AutoFill for a credential for `service` (a URL, or a domain): the one its
     /// identities fit best (for `user`, when given), or, `fromList`, the one the person picks from
-    /// a provider's list. `interactive: false`: the provider may not ask the person. `asking`
+    /// a provider's list; `identity`, when given, is the one to ask for (as ListIdentities named
+    /// it). `interactive: false`: the provider may not ask the person. `asking`
     /// hears at once each time the provider asks the person through the agent (what to tell
     /// them, naming the provider), so the command does not wait in silence.
     package static func request(
@@ -53,6 +54,7 @@ package enum AutoFillClient {
         user: String? = nil,
         fromList: Bool = false,
         interactive: Bool? = nil,
+        identity: AutoFill.IdentityReference? = nil,
         environment: [String: String],
         asking: (String) -> Void
     ) throws(Failure) -> Answer {
@@ -77,7 +79,8 @@ package enum AutoFillClient {
                     type: kind,
                     serviceIdentifiers: [identifier],
                     user: user,
-                    interactive: interactive
+                    interactive: interactive,
+                    identity: identity
                 )
             )
         }

@@ -250,9 +250,13 @@ package final class AutoFillService: Sendable {
         return requested
     }
 
+    /// The most identities `ListIdentities` lists for no service.
+    static let listedIdentities = 10_000
+
     /// `ListIdentities`: what fits, named, never a secret; no provider is asked.
     private func listIdentities(_ request: VarlinkRequest) throws(VarlinkError) -> RawJSON {
         let input = try request.parameters(as: AutoFill.ListIdentities.Parameters.self)
+        guard !input.serviceIdentifiers.isEmpty else { return everyIdentity(of: input.type) }
         let fits = fits(kind: input.type, for: try Self.origins(of: input.serviceIdentifiers))
         let listed = (fits.exact.isEmpty ? fits.wider : fits.exact).map { candidate in
             AutoFill.FittingIdentity(
@@ -269,6 +273,43 @@ package final class AutoFillService: Sendable {
             )
         }
         return RawJSON(encoding: AutoFill.ListIdentities.Reply(identities: listed, truncated: fits.truncated))
+    }
+
+    /// Every identity of `kind` of the enabled providers, in Settings' order, then by rank, site
+    /// and user.
+    private func everyIdentity(of kind: IdentityStore.CredentialType) -> RawJSON {
+        var listed: [AutoFill.FittingIdentity] = []
+        var truncated = false
+        for provider in enabledProviders(where: { $0.provides(kind) }) {
+            let entries = identities.identities(of: provider.id).byOrigin.values.joined()
+                .filter { $0.identity.kind == kind }
+                .sorted { left, right in
+                    left.identity.rank != right.identity.rank
+                        ? left.identity.rank > right.identity.rank
+                        : (left.origin.description, left.identity.user) < (
+                            right.origin.description, right.identity.user
+                        )
+                }
+            for entry in entries {
+                guard listed.count < Self.listedIdentities else {
+                    truncated = true
+                    break
+                }
+                listed.append(
+                    AutoFill.FittingIdentity(
+                        identity: AutoFill.IdentityReference(
+                            provider: provider.id,
+                            recordIdentifier: entry.identity.recordIdentifier,
+                            user: entry.identity.user,
+                            site: entry.identity.serviceIdentifier.identifier
+                        ),
+                        providerName: provider.name,
+                        origin: entry.origin.description
+                    )
+                )
+            }
+        }
+        return RawJSON(encoding: AutoFill.ListIdentities.Reply(identities: listed, truncated: truncated))
     }
 
     private func requestCredential(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {

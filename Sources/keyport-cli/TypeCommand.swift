@@ -1,0 +1,269 @@
+import ArgumentParser
+import Foundation
+import KeyportEncoding
+import KeyportInterfaces
+import KeyportSystem
+import Varlink
+
+/// How Keyport types into the focused window, chosen from the session: xdotool on X11 (XWayland
+/// windows too), wtype where the compositor has the virtual-keyboard protocol (sway, Hyprland and
+/// other wlroots compositors). GNOME's and KDE's Wayland sessions offer typing only through the
+/// RemoteDesktop portal, which Keyport does not use: there it says so and offers `--copy`.
+enum Typist {
+    case xdotool(String)
+    case wtype(String)
+
+    /// The way to type in the session `environment` describes.
+    static func choose(_ environment: [String: String]) throws(Failure) -> Typist {
+        let path = environment["PATH"]
+        let desktop = (environment["XDG_CURRENT_DESKTOP"] ?? "").lowercased()
+        let wayland = !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
+        let x11 = !(environment["DISPLAY"] ?? "").isEmpty
+        if wayland {
+            if desktop.contains("gnome") || desktop.contains("kde") {
+                throw .io(
+                    "\(desktop.contains("gnome") ? "GNOME" : "KDE") on Wayland lets programs type only through the RemoteDesktop portal, which Keyport does not use; use --copy and paste"
+                )
+            }
+            guard let wtype = Executable.find("wtype", path: path) else {
+                throw .io("typing on Wayland needs wtype (apt install wtype); or use --copy and paste")
+            }
+            return .wtype(wtype)
+        }
+        if x11 {
+            guard let xdotool = Executable.find("xdotool", path: path) else {
+                throw .io("typing on X11 needs xdotool (apt install xdotool); or use --copy and paste")
+            }
+            return .xdotool(xdotool)
+        }
+        throw .io(
+            "no graphical session to type into (neither WAYLAND_DISPLAY nor DISPLAY is set); use --copy, or keyport otp / keyport password in a terminal"
+        )
+    }
+
+    /// Types `text` into the focused window. The text goes on the tool's standard input, never
+    /// on its command line (which any process of the person can read in /proc).
+    func type(_ text: String, environment: [String: String]) async throws(Failure) {
+        let (program, arguments): (String, [String]) =
+            switch self {
+            case .xdotool(let path): (path, ["type", "--clearmodifiers", "--delay", "0", "--file", "-"])
+            case .wtype(let path): (path, ["-"])
+            }
+        let child: ChildProcess
+        do {
+            child = try ChildProcess(
+                executable: program,
+                arguments: arguments,
+                environment: environment,
+                streams: .captured(input: Data(text.utf8))
+            )
+        } catch {
+            throw .io("cannot run \(program): \(error)")
+        }
+        await child.waitForExit()
+        await child.output?.waitForEnd()
+        guard child.termination == .exited(0) else {
+            let said = child.output.map { String(decoding: $0.standardError, as: UTF8.self) } ?? ""
+            throw .io(
+                "\(program) could not type (\(child.termination.map { "\($0)" } ?? "it did not finish"))\(said.isEmpty ? "" : ": \(said.trimmingWhitespace())"); use --copy and paste"
+            )
+        }
+    }
+}
+
+/// `keyport type`: a code, a password or a user name typed where the cursor is, in any app.
+struct TypeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "type",
+        abstract: "Type a site's one-time code, password or user name into the focused window.",
+        discussion: """
+            For desktop apps, bound to a key in your desktop's settings: keyportd gives it as to \
+            `keyport otp` and `keyport password` (the same scheme, host and port; a wider fit only once \
+            you chose it in `keyport agent`), and it is typed with xdotool (X11) or wtype (sway, Hyprland). \
+            GNOME and KDE on Wayland do not let programs type: use --copy there. Exit status: 0 typed; \
+            1 nothing fits the site, or the provider declined; 2 keyportd is not running, or no way to type.
+            """
+    )
+
+    enum What: String, ExpressibleByArgument, CaseIterable {
+        case otp, password, user
+    }
+
+    @Argument(help: "What to type: otp, password or user.")
+    var what: What
+
+    @Argument(help: "The site: a URL (https://login.example.com/) or a domain (example.com).")
+    var site: String
+
+    @Option(help: "The account's user name, when the site has several (password and user).")
+    var user: String?
+
+    @Flag(help: "Put it on the clipboard instead (cleared after 30 seconds if it is still there).")
+    var copy = false
+
+    func run() async throws {
+        let kind: AutoFill.CredentialType = what == .otp ? .oneTimeCode : .password
+        let answer = try requestCredential(kind, for: site, user: what == .otp ? nil : user)
+        let text: String
+        if what == .user {
+            guard let name = answer.credential.user else {
+                throw Failure.invalid("\(answer.provider) gave no user name")
+            }
+            text = name
+        } else {
+            text = try secret(kind, of: answer)
+        }
+        try await deliver(text, copy: copy)
+        FileHandle.write(
+            "keyport: \(copy ? "copied" : "typed") \(DisplayText.escaping(AutoFillClient.answered(kind, answer)))\(what == .user ? "'s user name" : "")\n",
+            to: .standardError
+        )
+    }
+}
+
+/// Types `text` into the focused window, or puts it on the clipboard.
+func deliver(_ text: String, copy: Bool) async throws(Failure) {
+    let environment = ProcessInfo.processInfo.environment
+    if copy {
+        try await copyToClipboard(text, forgetAfter: .seconds(30))
+    } else {
+        try await Typist.choose(environment).type(text, environment: environment)
+    }
+}
+
+/// `keyport fill`: pick an account in a menu, and its password or code is typed.
+struct FillCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fill",
+        abstract: "Pick one of your accounts in a menu; its password (or code) is typed into the focused window.",
+        discussion: """
+            The menu lists what keyportd's ListIdentities gives — for SITE, what fits it; without one, \
+            every account of the enabled providers — in fuzzel or rofi when installed, else zenity. \
+            Only names are listed; the chosen account's secret is asked for as `keyport type` asks. \
+            Exit status: 0 typed; 1 nothing chosen, or the provider declined; 2 keyportd is not running, \
+            or no menu or way to type.
+            """
+    )
+
+    @Argument(help: "The site whose accounts to list (all of them when absent).")
+    var site: String?
+
+    @Flag(help: "One-time codes instead of passwords.")
+    var otp = false
+
+    @Flag(name: .customLong("with-user"), help: "Type the user name, Tab, then the password.")
+    var withUser = false
+
+    @Flag(help: "Put it on the clipboard instead (cleared after 30 seconds if it is still there).")
+    var copy = false
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let kind: AutoFill.CredentialType = otp ? .oneTimeCode : .password
+        let services = site.map {
+            [AutoFill.ServiceIdentifier(identifier: $0, type: $0.contains("://") ? .URL : .domain)]
+        }
+        let listed = try await withKeyportd { connection in
+            try await connection.call(
+                AutoFill.ListIdentities.self,
+                .init(type: kind, serviceIdentifiers: services ?? [])
+            )
+        }
+        guard !listed.identities.isEmpty else {
+            throw Failure.invalid(
+                "no enabled provider has \(otp ? "a one-time code" : "a password")\(site.map { " for \($0)" } ?? "")"
+            )
+        }
+        let rows = listed.identities.map { fit in
+            DisplayText.escaping(
+                "\(fit.identity.user.isEmpty ? "(no user name)" : fit.identity.user) — \(fit.origin) (\(fit.providerName))"
+            )
+        }
+        guard
+            let index = try await Picker.choose(
+                rows,
+                prompt: otp ? "One-time code" : "Password",
+                environment: environment
+            )
+        else {
+            throw Failure.invalid("nothing was chosen")
+        }
+        let chosen = listed.identities[index]
+        // Asked for the site it was saved for, unless a SITE was given: then for that site, so a
+        // wider fit goes through the agent as everywhere.
+        let service = site ?? chosen.identity.site
+        let answer: AutoFillClient.Answer
+        do {
+            answer = try AutoFillClient.request(
+                kind,
+                for: service,
+                identity: chosen.identity,
+                environment: environment
+            ) { asking in
+                FileHandle.write("keyport: \(DisplayText.escaping(asking))\n", to: .standardError)
+            }
+        } catch {
+            throw Failure(message: error.message, exitCode: error.exitCode)
+        }
+        var text = try secret(kind, of: answer)
+        if withUser, !otp, let user = answer.credential.user { text = user + "\t" + text }
+        try await deliver(text, copy: copy)
+        FileHandle.write(
+            "keyport: \(copy ? "copied" : "typed") \(DisplayText.escaping(AutoFillClient.answered(kind, answer)))\n",
+            to: .standardError
+        )
+    }
+}
+
+/// A menu to pick a row from: fuzzel or rofi (dmenu mode) when installed, else zenity's list. The
+/// rows go on the menu's standard input, never its command line.
+enum Picker {
+    /// The index of the row the person picked; `nil` when they picked none.
+    static func choose(_ rows: [String], prompt: String, environment: [String: String]) async throws(Failure) -> Int? {
+        let path = environment["PATH"]
+        let wayland = !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
+        var menus: [(String, [String])] = []
+        if wayland, let fuzzel = Executable.find("fuzzel", path: path) {
+            menus.append((fuzzel, ["--dmenu", "--index", "--prompt=\(prompt): "]))
+        }
+        if let rofi = Executable.find("rofi", path: path) {
+            menus.append((rofi, ["-dmenu", "-i", "-format", "i", "-p", prompt]))
+        }
+        if let zenity = Executable.find("zenity", path: path) {
+            menus.append(
+                (
+                    zenity,
+                    [
+                        "--list", "--title=Keyport", "--text=\(prompt)", "--column=Account", "--column=Number",
+                        "--print-column=2", "--hide-column=2", "--width=560", "--height=420",
+                    ]
+                )
+            )
+        }
+        guard let (program, arguments) = menus.first,
+            wayland || !(environment["DISPLAY"] ?? "").isEmpty
+        else {
+            throw .io("no menu to pick from: install fuzzel, rofi or zenity, in a graphical session")
+        }
+        let zenity = program.hasSuffix("/zenity")
+        let input = rows.enumerated().map { zenity ? "\($0.element)\n\($0.offset)\n" : "\($0.element)\n" }.joined()
+        let child: ChildProcess
+        do {
+            child = try ChildProcess(
+                executable: program,
+                arguments: arguments,
+                environment: environment,
+                streams: .captured(input: Data(input.utf8))
+            )
+        } catch {
+            throw .io("cannot run \(program): \(error)")
+        }
+        await child.waitForExit()
+        await child.output?.waitForEnd()
+        guard child.termination == .exited(0), let output = child.output else { return nil }
+        guard let index = Int(String(decoding: output.standardOutput, as: UTF8.self).trimmingWhitespace()),
+            rows.indices.contains(index)
+        else { return nil }
+        return index
+    }
+}

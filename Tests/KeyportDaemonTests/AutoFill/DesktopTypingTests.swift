@@ -1,0 +1,233 @@
+import Foundation
+import KeyportTestSupport
+import Testing
+
+/// `keyport type` and `keyport fill` typing into real text fields: a Tk entry on an X server (Xvfb,
+/// xdotool) and a GTK entry on a Wayland compositor (headless sway, wtype).
+@Suite("typing into desktop apps", .serialized)
+struct DesktopTypingTests {
+    /// A text field that writes what it holds to `file` on every change; "ready" once focused.
+    static let tkField = """
+        import sys, tkinter
+        root = tkinter.Tk(); root.title("Keyport test field")
+        text = tkinter.StringVar()
+        text.trace_add("write", lambda *_: open(sys.argv[1], "w").write(text.get()))
+        entry = tkinter.Entry(root, textvariable=text); entry.pack()
+        root.after(200, lambda: (root.focus_force(), entry.focus_set(), print("ready", flush=True)))
+        root.mainloop()
+        """
+    static let gtkField = """
+        import sys, gi
+        gi.require_version("Gtk", "3.0")
+        from gi.repository import Gtk, GLib
+        window = Gtk.Window(title="Keyport test field")
+        entry = Gtk.Entry()
+        entry.connect("changed", lambda widget: open(sys.argv[1], "w").write(widget.get_text()))
+        window.add(entry); window.show_all(); entry.grab_focus()
+        GLib.timeout_add(300, lambda: print("ready", flush=True) and False)
+        Gtk.main()
+        """
+
+    /// The codes oathtool gives for the example provider's secret now and a period later.
+    private func codes() async throws -> Set<String> {
+        let oathtool = try Peers.require("/usr/bin/oathtool", "oathtool")
+        let now = Int(Date().timeIntervalSince1970)
+        var codes: Set<String> = []
+        for time in [now, now + 30] {
+            let ran = try await Program.run(
+                oathtool,
+                ["--totp", "--base32", "--now", "@\(time)", "JBSWY3DPEHPK3PXP"],
+                timeout: .seconds(30)
+            )
+            codes.insert(ran.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        return codes
+    }
+
+    /// What the field's file holds once it is `expected` (or after 10 seconds).
+    private func typed(_ file: URL, matching expected: (String) -> Bool) async throws -> String {
+        var text = ""
+        for _ in 0..<100 {
+            text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+            if expected(text) { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return text
+    }
+
+    @Test(
+        "X11: keyport type puts oathtool's code into a Tk field; keyport fill picks in rofi; --copy clears only its own"
+    )
+    func x11() async throws {
+        let xvfb = try Peers.require("/usr/bin/Xvfb", "xvfb")
+        _ = try Peers.require("/usr/bin/xdotool", "xdotool")
+        let sandbox = try AutoFillSandbox()
+        defer { sandbox.directory.remove() }
+        let daemon = try await startKeyportd(sandbox.environment)
+        defer { daemon.stop() }
+        try await sandbox.setUp(order: ["quiet"], services: ["quiet": "example.com"])
+
+        // An X server of its own; it prints the display it chose.
+        let server = try Program(xvfb, ["-displayfd", "1", "-screen", "0", "1024x768x24", "-nolisten", "tcp"])
+        defer { server.stop() }
+        let display = ":" + (try await server.waitForLine(timeout: .seconds(30)) { Int($0) != nil })
+        var environment = sandbox.environment
+        environment["DISPLAY"] = display
+        environment.removeValue(forKey: "WAYLAND_DISPLAY")
+        let file = sandbox.directory.url.appendingPathComponent("field")
+        let field = try Program("/usr/bin/python3", ["-c", Self.tkField, file.path], environment: environment)
+        defer { field.stop() }
+        _ = try await field.waitForLine(timeout: .seconds(30)) { $0 == "ready" }
+        func keyport(_ arguments: [String]) async throws -> Program.Ran {
+            try await Program.run(
+                KeyportDaemonTests.keyport,
+                arguments,
+                environment: environment,
+                timeout: .seconds(60)
+            )
+        }
+
+        let expected = try await codes()
+        let ran = try await keyport(["type", "otp", "example.com"])
+        #expect(ran.status == 0, "\(ran.standardError)")
+        #expect(ran.standardError.contains("typed the one-time code"), "\(ran.standardError)")
+        let code = try await typed(file) { expected.contains($0) }
+        #expect(expected.contains(code), "\(code) not in \(expected)")
+
+        // keyport fill: the person picks "alice" in rofi's menu; the password is typed after the code.
+        do {
+            _ = try Peers.require("/usr/bin/rofi", "rofi")
+            let picking = try Program(KeyportDaemonTests.keyport, ["fill", "example.com"], environment: environment)
+            try await Task.sleep(for: .seconds(2))
+            for keys in [["type", "--delay", "20", "alice"], ["key", "Return"]] {
+                _ = try await Program.run("/usr/bin/xdotool", keys, environment: environment, timeout: .seconds(30))
+            }
+            let picked = try await picking.finish(timeout: .seconds(60))
+            #expect(picked.status == 0, "\(picked.standardError)")
+            let filled = try await typed(file) { $0.hasSuffix("correct horse battery staple") }
+            #expect(filled == code + "correct horse battery staple", "\(filled)")
+        }
+
+        // --copy: on the clipboard; cleared later only if it still holds it.
+        let copied = try await keyport(["type", "password", "example.com", "--copy"])
+        #expect(copied.status == 0, "\(copied.standardError)")
+        let xclip = ["/usr/bin/xclip", "-selection", "clipboard", "-o"]
+        #expect(
+            try await Program.run(xclip[0], Array(xclip.dropFirst()), environment: environment, timeout: .seconds(30))
+                .standardOutput == "correct horse battery staple"
+        )
+        func forget(_ text: String) async throws {
+            let digest = try await Program.run(
+                "/usr/bin/sha256sum",
+                [],
+                input: Data(text.utf8),
+                timeout: .seconds(30)
+            ).standardOutput.prefix(64)
+            let ran = try await Program.run(
+                KeyportDaemonTests.keyport,
+                ["clipboard-forget", "--after", "1"],
+                environment: environment,
+                input: Data(digest.utf8),
+                timeout: .seconds(30)
+            )
+            #expect(ran.status == 0, "\(ran.standardError)")
+        }
+        try await forget("something else")
+        #expect(
+            try await Program.run(xclip[0], Array(xclip.dropFirst()), environment: environment, timeout: .seconds(30))
+                .standardOutput == "correct horse battery staple"
+        )
+        try await forget("correct horse battery staple")
+        #expect(
+            try await Program.run(xclip[0], Array(xclip.dropFirst()), environment: environment, timeout: .seconds(30))
+                .standardOutput == ""
+        )
+    }
+
+    @Test("Wayland: keyport type puts oathtool's code into a GTK field under a headless sway, with wtype")
+    func wayland() async throws {
+        let sway = try Peers.require("/usr/bin/sway", "sway")
+        _ = try Peers.require("/usr/bin/wtype", "wtype")
+        let sandbox = try AutoFillSandbox()
+        defer { sandbox.directory.remove() }
+        let daemon = try await startKeyportd(sandbox.environment)
+        defer { daemon.stop() }
+        try await sandbox.setUp(order: ["quiet"], services: ["quiet": "example.com"])
+
+        // sway refuses to run as root: as root, it runs as nobody, in a directory of nobody's.
+        let runtime = try TemporaryDirectory("kp-sway")
+        defer { runtime.remove() }
+        try "output HEADLESS-1 resolution 1024x768\n".write(
+            to: runtime.url.appendingPathComponent("config"),
+            atomically: true,
+            encoding: .utf8
+        )
+        let root = getuid() == 0
+        if root { #expect(chown(runtime.path, 65534, 65534) == 0) }
+        var swayEnvironment = [
+            "PATH": "/usr/bin:/bin", "XDG_RUNTIME_DIR": runtime.path, "HOME": runtime.path,
+            "WLR_BACKENDS": "headless", "WLR_LIBINPUT_NO_DEVICES": "1", "WLR_RENDERER": "pixman",
+        ]
+        swayEnvironment["WAYLAND_DISPLAY"] = nil
+        let compositor =
+            root
+            ? try Program(
+                "/usr/bin/setpriv",
+                ["--reuid=65534", "--regid=65534", "--clear-groups", sway, "-c", runtime.path + "/config"],
+                environment: swayEnvironment
+            )
+            : try Program(sway, ["-c", runtime.path + "/config"], environment: swayEnvironment)
+        defer { compositor.stop() }
+        let socket = runtime.path + "/wayland-1"
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: socket) {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        try #require(FileManager.default.fileExists(atPath: socket), "sway did not start: \(compositor.standardError)")
+
+        var environment = sandbox.environment
+        environment["WAYLAND_DISPLAY"] = socket
+        environment.removeValue(forKey: "DISPLAY")
+        environment.removeValue(forKey: "XDG_CURRENT_DESKTOP")
+        var fieldEnvironment = environment
+        fieldEnvironment["GDK_BACKEND"] = "wayland"
+        fieldEnvironment["XDG_RUNTIME_DIR"] = try sandbox.directory.subdirectory("gtk-run").path
+        let file = sandbox.directory.url.appendingPathComponent("field")
+        let field = try Program("/usr/bin/python3", ["-c", Self.gtkField, file.path], environment: fieldEnvironment)
+        defer { field.stop() }
+        _ = try await field.waitForLine(timeout: .seconds(30)) { $0 == "ready" }
+
+        let expected = try await codes()
+        let ran = try await Program.run(
+            KeyportDaemonTests.keyport,
+            ["type", "otp", "example.com"],
+            environment: environment,
+            timeout: .seconds(60)
+        )
+        #expect(ran.status == 0, "\(ran.standardError)")
+        let code = try await typed(file) { expected.contains($0) }
+        #expect(expected.contains(code), "\(code) not in \(expected)")
+
+        // GNOME's Wayland session, and no session at all: said plainly, with --copy offered.
+        var gnome = environment
+        gnome["XDG_CURRENT_DESKTOP"] = "GNOME"
+        let refused = try await Program.run(
+            KeyportDaemonTests.keyport,
+            ["type", "otp", "example.com"],
+            environment: gnome,
+            timeout: .seconds(60)
+        )
+        #expect(
+            refused.status == 2 && refused.standardError.contains("RemoteDesktop portal"),
+            "\(refused.standardError)"
+        )
+        var none = environment
+        none.removeValue(forKey: "WAYLAND_DISPLAY")
+        let nowhere = try await Program.run(
+            KeyportDaemonTests.keyport,
+            ["type", "otp", "example.com"],
+            environment: none,
+            timeout: .seconds(60)
+        )
+        #expect(nowhere.status == 2 && nowhere.standardError.contains("use --copy"), "\(nowhere.standardError)")
+    }
+}

@@ -124,7 +124,9 @@ async function pageMessage(port, site, message) {
         port.postMessage({ type: "unavailable", message: failure.message });
         return;
       }
-      if (listed.identities.length === 0 && message.kind !== "otp") return;
+      // Focus opens the menu only when something fits (or for a code field); the keyboard command
+      // always, with "All passwords…" in it.
+      if (listed.identities.length === 0 && message.kind !== "otp" && !message.command) return;
       openSession(port, site, { mode: "fill", kind: message.kind, type, field: message.field, identities: listed.identities });
       return;
     }

@@ -368,7 +368,7 @@
       case "command": {
         const focused = document.activeElement;
         if (document.hasFocus() && focused instanceof HTMLInputElement && kindOf(focused)) {
-          post({ type: "focus", kind: kindOf(focused), field: remember(focused) });
+          post({ type: "focus", kind: kindOf(focused), field: remember(focused), command: true });
         }
         return;
       }

@@ -12,6 +12,7 @@ import Foundation
 //   swift run -c release KeyportBench vault [items] [spread|one-domain]
 //   swift build -c release && .build/release/KeyportBench vault-autofill [items] [runs]
 //   swift build -c release && .build/release/KeyportBench vault-keepassxc [entries] [spread|one-domain]
+//   swift build -c release && .build/release/KeyportBench browser-fill [runs] [chromium]   (scripts/test's venv)
 
 /// The best time of `runs` calls of `body`, and its last result. The previous run's result is
 /// freed before the clock starts, so no run pays for freeing another's output.
@@ -173,11 +174,16 @@ case "vault-keepassxc":
         entries: arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000,
         shape: SiteShape.named(arguments.dropFirst(2).first)
     )
+case "browser-fill":
+    try await browserFillBenchmark(
+        runs: arguments.dropFirst().first.flatMap { Int($0) } ?? 200,
+        browser: arguments.dropFirst(2).first ?? "chromium"
+    )
 case "webauth":
     try await webAuthBenchmark(rounds: arguments.dropFirst().first.flatMap { Int($0) } ?? 200)
 default:
     print(
-        "usage: KeyportBench cxf [items] | cxf-profile decode|validate|encode | otp [codes] | webauth [sessions] | exchange [items] | autofill [identities] [runs] | vault [items] | vault-autofill [items] [runs] | vault-keepassxc [entries]"
+        "usage: KeyportBench cxf [items] | cxf-profile decode|validate|encode | otp [codes] | webauth [sessions] | exchange [items] | autofill [identities] [runs] | vault [items] | vault-autofill [items] [runs] | vault-keepassxc [entries] | browser-fill [runs]"
     )
     exit(2)
 }

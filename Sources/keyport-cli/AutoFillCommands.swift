@@ -42,16 +42,15 @@ func secret(_ kind: AutoFill.CredentialType, of answer: AutoFillClient.Answer) t
 }
 
 /// Puts `text` on the clipboard with `wl-copy` (Wayland) or `xclip` (X11), whichever the session
-/// has; the text goes through standard input, never the arguments. With `forgetAfter`, a process
-/// of Keyport's own clears the clipboard after that long if it still holds `text` (what the person
-/// copied since stays), knowing only the text's SHA-256.
-func copyToClipboard(_ text: String, forgetAfter: Duration? = nil) async throws(Failure) {
+/// has; the text goes through standard input, never the arguments. A process of Keyport's own
+/// clears the clipboard `forgetAfter` later if it still holds `text` (what the person copied
+/// since stays), knowing only the text's SHA-256.
+func copyToClipboard(_ text: String, forgetAfter: Duration = .seconds(30)) async throws(Failure) {
     let environment = ProcessInfo.processInfo.environment
     guard let clipboard = Clipboard(environment) else {
         throw .io("no clipboard tool: install wl-clipboard (Wayland) or xclip (X11), in a graphical session")
     }
     try await clipboard.run(clipboard.copy, input: Data(text.utf8))
-    guard let forgetAfter else { return }
     let executable: String
     do {
         executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
@@ -178,7 +177,7 @@ extension OTPCommand {
         @Argument(help: "The site: a URL (https://login.example.com/) or a domain (example.com).")
         var site: String
 
-        @Flag(help: "Also put the code on the clipboard (wl-copy or xclip).")
+        @Flag(help: "Also put the code on the clipboard (wl-copy or xclip), cleared after 30 seconds if it is still there.")
         var copy = false
 
         @Flag(help: "Pick from a provider's list of codes instead (the agent asks which provider when several could).")

@@ -69,23 +69,26 @@ struct BrowserCommand: ParsableCommand {
         /// Firefox's id, `browser_specific_settings.gecko.id`.
         var firefoxID: String
 
-        init(directory: String) throws(Failure) {
+        /// The extension in `directory` (or the folder of `directory` when it names the
+        /// manifest itself).
+        init(directory given: String) throws(Failure) {
+            let directory = given.hasSuffix("/manifest.json") ? String(given.dropLast("/manifest.json".count)) : given
             self.directory = directory
             let path = directory + "/manifest.json"
-            guard
-                let data = FileManager.default.contents(atPath: path),
-                let manifest = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-            else {
-                throw .io("cannot read the extension's manifest, \(path), as JSON")
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw .io("there is no extension in \(directory): \(path) cannot be read; name the extension's folder (browser/ in Keyport's sources)")
+            }
+            guard let manifest = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+                throw .io("\(path) is not a JSON object: not an extension's manifest")
             }
             guard let key = manifest["key"] as? String, let der = Data(base64Encoded: key) else {
-                throw .invalid("\(path) has no \"key\" in base64: the extension's Chromium id comes from it")
+                throw .io("\(path) has no \"key\" in base64: the extension's Chromium id comes from it")
             }
             guard
                 let gecko = (manifest["browser_specific_settings"] as? [String: Any])?["gecko"] as? [String: Any],
                 let firefoxID = gecko["id"] as? String
             else {
-                throw .invalid("\(path) has no browser_specific_settings.gecko.id: Firefox's id for it")
+                throw .io("\(path) has no browser_specific_settings.gecko.id: Firefox's id for it")
             }
             chromiumID = Self.chromiumID(publicKey: der)
             self.firefoxID = firefoxID
@@ -156,7 +159,9 @@ struct BrowserCommand: ParsableCommand {
             var found: [String] = []
             if FileManager.default.fileExists(atPath: "/snap/bin/\(browser.sandboxed.snap)") {
                 found.append(
-                    "\(browser.shown) from snap runs confined and cannot start keyport-browser; AutoFill works in the \(browser.shown) from Debian's or the vendor's package"
+                    browser == .firefox
+                        ? "Firefox from snap starts native messaging hosts through the WebExtensions portal, which Keyport has not been tried with; the Firefox from Debian's or Mozilla's package works"
+                        : "\(browser.shown) from snap runs confined and cannot start keyport-browser; AutoFill works in the \(browser.shown) from Debian's or the vendor's package"
                 )
             }
             let id = browser.sandboxed.flatpak
@@ -198,11 +203,12 @@ struct BrowserCommand: ParsableCommand {
             """
         case .firefox:
             """
-            Firefox: release builds accept only add-ons Mozilla signed, and Keyport's is not. In Firefox ESR \
-            or Developer Edition, set xpinstall.signatures.required to false in about:config, then install \
-            a zip of \(webExtension.directory) from about:addons ("Install Add-on From File"); or, in any \
-            Firefox until it restarts, load \(webExtension.directory)/manifest.json in about:debugging \
-            ("This Firefox", "Load Temporary Add-on").
+            Firefox: in any Firefox, until it restarts, load \(webExtension.directory)/manifest.json in \
+            about:debugging ("This Firefox", "Load Temporary Add-on"). To keep it: release builds accept only \
+            add-ons Mozilla signed, and Keyport's is not; in Firefox ESR or Developer Edition set \
+            xpinstall.signatures.required to false in about:config, make the add-on with \
+            `(cd \(webExtension.directory) && zip -r /tmp/keyport-autofill.xpi .)` (manifest.json at the \
+            zip's top) and install it from about:addons ("Install Add-on From File").
             """
         }
     }
@@ -212,16 +218,23 @@ struct BrowserCommand: ParsableCommand {
             abstract: "Let Keyport's extension reach Keyport, and say how to load the extension.",
             discussion: """
                 Without --browser, for each of chromium, chrome and firefox whose command is on PATH (all \
-                three when none is). Manifests point at the keyport-browser beside this keyport; running \
-                install again after moving Keyport updates them. Exit status: 0, 2 when a file cannot be \
-                written or the extension is not found.
+                three when none is). Manifests point at the keyport-browser beside this keyport (run from the \
+                build directory, into it: run install again after moving or rebuilding Keyport elsewhere). \
+                Exit status: 0, 2 when a file cannot be written or the extension is not found or not Keyport's.
                 """
         )
 
         @Option(name: .long, help: "Only this browser: chromium, chrome or firefox.")
         var browser: Browser?
 
-        @Option(name: .customLong("extension"), help: "The extension's folder (the one holding its manifest.json).")
+        @Option(
+            name: .customLong("extension"),
+            help: """
+                The extension's folder (holding its manifest.json). By default the first of \
+                $XDG_DATA_HOME/keyport/browser, PREFIX/share/keyport/browser (PREFIX/bin holding this keyport), \
+                /usr/share/keyport/browser, and the browser/ folder of the sources this keyport was built from.
+                """
+        )
         var extensionDirectory: String?
 
         func run() throws {
@@ -231,6 +244,14 @@ struct BrowserCommand: ParsableCommand {
             let found = try Extension.find(extensionDirectory, directories: directories, program: cli)
             let detected = BrowserCommand.installed(environment)
             let browsers = browser.map { [$0] } ?? (detected.isEmpty ? Browser.allCases : detected)
+            if browser == nil {
+                let others = Browser.allCases.filter { !browsers.contains($0) }.map(\.rawValue)
+                FileHandle.write(
+                    detected.isEmpty
+                        ? "no browser's command is on PATH: writing the manifests of all three\n"
+                        : "for the browsers on PATH\(others.isEmpty ? "" : " (another: --browser \(others.joined(separator: "|")))")\n"
+                )
+            }
             for browser in browsers {
                 let directory = browser.hostDirectory(directories)
                 let path = directory + "/\(hostName).json"

@@ -81,7 +81,8 @@ struct TypeCommand: AsyncParsableCommand {
             `keyport otp` and `keyport password` (the same scheme, host and port; a wider fit only once \
             you chose it in `keyport agent`), and it is typed with xdotool (X11) or wtype (sway, Hyprland). \
             GNOME and KDE on Wayland do not let programs type: use --copy there. Exit status: 0 typed; \
-            1 nothing fits the site, or the provider declined; 2 keyportd is not running, or no way to type.
+            1 nothing fits the site, or the provider declined; 2 keyportd is not running, no way to type, \
+            or a usage error.
             """
     )
 
@@ -101,8 +102,16 @@ struct TypeCommand: AsyncParsableCommand {
     @Flag(help: "Put it on the clipboard instead (cleared after 30 seconds if it is still there).")
     var copy = false
 
+    func validate() throws {
+        if what == .otp && user != nil {
+            throw ValidationError("--user is for password and user: a site's one-time code is asked for by the site alone")
+        }
+    }
+
     func run() async throws {
         let kind: AutoFill.CredentialType = what == .otp ? .oneTimeCode : .password
+        // Whether it can be typed (or copied) is known before anyone is asked for it.
+        let delivery = try Delivery(copy: copy)
         let answer = try requestCredential(kind, for: site, user: what == .otp ? nil : user)
         let text: String
         if what == .user {
@@ -113,7 +122,7 @@ struct TypeCommand: AsyncParsableCommand {
         } else {
             text = try secret(kind, of: answer)
         }
-        try await deliver(text, copy: copy)
+        try await delivery.deliver(text)
         FileHandle.write(
             "keyport: \(copy ? "copied" : "typed") \(DisplayText.escaping(AutoFillClient.answered(kind, answer)))\(what == .user ? "'s user name" : "")\n",
             to: .standardError
@@ -121,13 +130,29 @@ struct TypeCommand: AsyncParsableCommand {
     }
 }
 
-/// Types `text` into the focused window, or puts it on the clipboard.
-func deliver(_ text: String, copy: Bool) async throws(Failure) {
-    let environment = ProcessInfo.processInfo.environment
-    if copy {
-        try await copyToClipboard(text, forgetAfter: .seconds(30))
-    } else {
-        try await Typist.choose(environment).type(text, environment: environment)
+/// Where the text goes: typed into the focused window, or onto the clipboard. Chosen before the
+/// credential is asked for, so that nobody unlocks a vault for a text that cannot be delivered.
+struct Delivery {
+    private let typist: Typist?
+
+    init(copy: Bool) throws(Failure) {
+        let environment = ProcessInfo.processInfo.environment
+        if copy {
+            guard Clipboard(environment) != nil else {
+                throw .io("no clipboard tool: install wl-clipboard (Wayland) or xclip (X11), in a graphical session")
+            }
+            typist = nil
+        } else {
+            typist = try Typist.choose(environment)
+        }
+    }
+
+    func deliver(_ text: String) async throws(Failure) {
+        if let typist {
+            try await typist.type(text, environment: ProcessInfo.processInfo.environment)
+        } else {
+            try await copyToClipboard(text)
+        }
     }
 }
 
@@ -141,7 +166,7 @@ struct FillCommand: AsyncParsableCommand {
             every account of the enabled providers — in fuzzel or rofi when installed, else zenity. \
             Only names are listed; the chosen account's secret is asked for as `keyport type` asks. \
             Exit status: 0 typed; 1 nothing chosen, or the provider declined; 2 keyportd is not running, \
-            or no menu or way to type.
+            no menu or way to type, or a usage error.
             """
     )
 
@@ -157,8 +182,13 @@ struct FillCommand: AsyncParsableCommand {
     @Flag(help: "Put it on the clipboard instead (cleared after 30 seconds if it is still there).")
     var copy = false
 
+    func validate() throws {
+        if otp && withUser { throw ValidationError("--with-user is for passwords: a one-time code is typed alone") }
+    }
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
+        let delivery = try Delivery(copy: copy)
         let kind: AutoFill.CredentialType = otp ? .oneTimeCode : .password
         let services = site.map {
             [AutoFill.ServiceIdentifier(identifier: $0, type: $0.contains("://") ? .URL : .domain)]
@@ -207,7 +237,7 @@ struct FillCommand: AsyncParsableCommand {
         }
         var text = try secret(kind, of: answer)
         if withUser, !otp, let user = answer.credential.user { text = user + "\t" + text }
-        try await deliver(text, copy: copy)
+        try await delivery.deliver(text)
         FileHandle.write(
             "keyport: \(copy ? "copied" : "typed") \(DisplayText.escaping(AutoFillClient.answered(kind, answer)))\n",
             to: .standardError
@@ -226,9 +256,9 @@ enum Picker {
         if wayland, let fuzzel = Executable.find("fuzzel", path: path) {
             menus.append((fuzzel, ["--dmenu", "--index", "--prompt=\(prompt): "]))
         }
-        if let rofi = Executable.find("rofi", path: path) {
-            menus.append((rofi, ["-dmenu", "-i", "-format", "i", "-p", prompt]))
-        }
+        // rofi 1.7 (Debian 12's) draws on X11 only: on Wayland it needs XWayland, so it comes after zenity there.
+        let rofi = Executable.find("rofi", path: path).map { ($0, ["-dmenu", "-i", "-format", "i", "-p", prompt]) }
+        if !wayland, let rofi { menus.append(rofi) }
         if let zenity = Executable.find("zenity", path: path) {
             menus.append(
                 (
@@ -240,6 +270,7 @@ enum Picker {
                 )
             )
         }
+        if wayland, let rofi { menus.append(rofi) }
         guard let (program, arguments) = menus.first,
             wayland || !(environment["DISPLAY"] ?? "").isEmpty
         else {
@@ -260,7 +291,14 @@ enum Picker {
         }
         await child.waitForExit()
         await child.output?.waitForEnd()
-        guard child.termination == .exited(0), let output = child.output else { return nil }
+        // fuzzel, rofi and zenity all end with 1 when the person closes the menu.
+        if child.termination == .exited(1) { return nil }
+        guard child.termination == .exited(0), let output = child.output else {
+            let said = String(decoding: child.output?.standardError ?? Data(), as: UTF8.self).trimmingWhitespace()
+            throw .io(
+                "\(program) failed (\(child.termination.map { "\($0)" } ?? "it did not finish"))\(said.isEmpty ? "" : ": \(said)")"
+            )
+        }
         guard let index = Int(String(decoding: output.standardOutput, as: UTF8.self).trimmingWhitespace()),
             rows.indices.contains(index)
         else { return nil }

@@ -1,0 +1,99 @@
+import Foundation
+import KeyportSystem
+
+// AutoFill in a real browser, measured in the page: from the person's click in the extension's
+// menu to the fields filled (the content script's clock, `performance.timeOrigin + now()`, against
+// the click event's time in the menu's frame), through the extension's background, keyport-browser
+// (the native port already open), keyportd, Keyport Vault's provider (warm) and its keeper
+// (unlocked). The first fill, with the host just started, is reported beside the rest. The browser
+// is driven by the tests' own peer (Tests/KeyportDaemonTests/Peers/browser_autofill.py --bench),
+// from the test venv that scripts/test makes; programs come from this build.
+func browserFillBenchmark(runs: Int, browser: String) async throws {
+    let build = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+    let repository = build.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let keyport = build.appendingPathComponent("keyport").path
+    let python = repository.appendingPathComponent(".venv/bin/python3").path
+    for program in ["keyportd", "keyport", "keyport-cli", "keyport-vault", "keyport-browser"]
+    where !FileManager.default.isExecutableFile(atPath: build.appendingPathComponent(program).path) {
+        print("\(program) is missing: swift build -c release --product \(program) first")
+        exit(2)
+    }
+    guard FileManager.default.isExecutableFile(atPath: python) else {
+        print("the test venv is missing (\(python)): run scripts/test once")
+        exit(2)
+    }
+    let root = privateDirectory("kp-browser-bench")
+    defer { try? FileManager.default.removeItem(at: root) }
+    for directory in ["home", "run", "work"] {
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent(directory),
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
+    }
+    var environment = ProcessInfo.processInfo.environment
+    environment["HOME"] = root.appendingPathComponent("home").path
+    environment["XDG_RUNTIME_DIR"] = root.appendingPathComponent("run").path
+    environment["KEYPORT_SOCKET"] = root.appendingPathComponent("run/d.sock").path
+    environment["KEYPORT_VAULT_SOCKET"] = root.appendingPathComponent("run/vault.sock").path
+    environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
+    environment["XDG_DATA_DIRS"] = root.appendingPathComponent("none").path
+    environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
+    environment["XDG_STATE_HOME"] = root.appendingPathComponent("state").path
+    environment["KEYPORT_LOG"] = "warning"
+    environment["KEYPORT_PROVIDER_IDLE"] = "3600"
+
+    let daemon = try ChildProcess(
+        executable: build.appendingPathComponent("keyportd").path,
+        arguments: [],
+        environment: environment
+    )
+    defer { daemon.signalGroup(SIGTERM) }
+    let socket = environment["KEYPORT_SOCKET"]!
+    for _ in 0..<300 where !FileManager.default.fileExists(atPath: socket) {
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    func run(_ arguments: [String], _ input: String? = nil) throws {
+        let child = try ChildProcess(
+            executable: keyport,
+            arguments: arguments,
+            environment: environment,
+            streams: .captured(input: input.map { Data($0.utf8) })
+        )
+        while child.isRunning { usleep(10_000) }
+        guard child.termination == .exited(0) else {
+            throw BenchFailure(description: "keyport \(arguments.joined(separator: " ")) failed")
+        }
+    }
+    try run(["vault", "register"])
+    try run(["providers", "enable", "org.keyport.vault"])
+    try run(["vault", "init", "--passphrase-stdin"], "open sesame\n")
+    try run(["vault", "unlock", "--passphrase-stdin"], "open sesame\n")
+    try run(["browser", "install", "--browser", browser, "--extension", repository.appendingPathComponent("browser").path])
+
+    let peer = try ChildProcess(
+        executable: python,
+        arguments: [
+            repository.appendingPathComponent("Tests/KeyportDaemonTests/Peers/browser_autofill.py").path,
+            "--browser", browser, "--keyport", keyport, "--extension", repository.appendingPathComponent("browser").path,
+            "--work", root.appendingPathComponent("work").path, "--bench", "\(runs)",
+        ],
+        environment: environment,
+        streams: .captured(input: nil)
+    )
+    await peer.waitForExit()
+    await peer.output?.waitForEnd()
+    let output = peer.output?.standardOutput ?? Data()
+    guard peer.termination == .exited(0),
+        let report = try JSONSerialization.jsonObject(with: output) as? [String: Any],
+        let cold = report["cold"] as? Double, let warm = report["warm"] as? [Double], !warm.isEmpty
+    else {
+        let said = String(decoding: peer.output?.standardError ?? Data(), as: UTF8.self)
+        throw BenchFailure(description: "the browser peer failed: \(said.suffix(2000))")
+    }
+    let sorted = warm.sorted()
+    func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)] }
+    print("browser fill (\(browser), \(warm.count) fills, measured in the page, click → fields filled):")
+    print(String(format: "  first (host just started): %.1f ms", cold))
+    print(String(format: "  p50 %.1f ms   p90 %.1f ms   p99 %.1f ms   max %.1f ms", percentile(0.5), percentile(0.9), percentile(0.99), sorted.last!))
+}

@@ -17,6 +17,7 @@ const AUTOFILL = "org.keyport.AutoFill.";
 let host = null;
 let nextCall = 1;
 const calls = new Map(); // id → {each, resolve, reject}
+const CANCEL = "org.keyport.Browser.Cancel";
 
 function hostPort() {
   if (host) return host;
@@ -45,10 +46,13 @@ function hostPort() {
   return host;
 }
 
-/// Calls `method` of org.keyport.AutoFill through the host; `each` hears interim replies.
-function call(method, parameters, each = () => {}) {
+/// Calls `method` of org.keyport.AutoFill through the host; `each` hears interim replies. A
+/// session's call is remembered, so closing the session stops it (and withdraws the question it
+/// may have on the agent's screen).
+function call(method, parameters, each = () => {}, session = null) {
   return new Promise((resolve, reject) => {
     const id = nextCall++;
+    if (session) session.call = id;
     calls.set(id, { each, resolve, reject });
     try {
       hostPort().postMessage({ id, method: AUTOFILL + method, parameters });
@@ -61,8 +65,10 @@ function call(method, parameters, each = () => {}) {
 
 // --- Pages ------------------------------------------------------------------------------------
 
-/// The site of a content script's port: its document's URL as the browser reports it, http or
-/// https only.
+/// The site of a content script's port: its document's origin as the browser reports it, http or
+/// https only (never its path or query, which may hold a token: they count for nothing in
+/// matching). Where the browser reports the document's origin too (Chromium), it must be the
+/// URL's: a sandboxed document's is opaque, and it is of no site.
 function siteOf(port) {
   let url;
   try {
@@ -71,7 +77,8 @@ function siteOf(port) {
     return null;
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") return null;
-  return url.href;
+  if (port.sender.origin !== undefined && port.sender.origin !== url.origin) return null;
+  return url.origin + "/";
 }
 
 const pages = new Map(); // "tab:frame" → port, one per document
@@ -131,7 +138,9 @@ async function pageMessage(port, site, message) {
       return;
     }
     case "submitted":
-      // A sign-in form was sent: offer to save what was typed, once the next page is up.
+      // A sign-in form of the tab's top document was sent: offer to save what was typed, once the
+      // next page is up (a frame of another site cannot plant or replace the offer).
+      if (port.sender.frameId !== 0) return;
       if (typeof message.user !== "string" || typeof message.password !== "string" || message.password === "") return;
       pendingSaves.set(port.sender.tab.id, {
         origin: new URL(site).origin,
@@ -171,6 +180,9 @@ function closeSession(token) {
   const session = sessions.get(token);
   if (!session) return;
   sessions.delete(token);
+  if (session.call && calls.has(session.call) && host) {
+    host.postMessage({ id: nextCall++, method: CANCEL, parameters: { call: session.call } });
+  }
   try {
     session.page.postMessage({ type: "close", token });
   } catch {}
@@ -227,15 +239,25 @@ function connectMenu(port, token) {
       fit: fit.fit,
     })),
     save: session.save ? { user: session.save.user, origin: session.save.origin } : null,
+    // A provider's own list sends what the person picks without keyportd's matching: https only.
+    all: new URL(session.site).protocol === "https:",
   });
 }
 
 /// Asks the page's content script whether the menu was visible and on top where the person
 /// clicked, and had been for a while.
-function checkVisible(session, point) {
+function checkVisible(session, gesture) {
+  const point = gesture.point || { x: -1, y: -1 };
   return new Promise((resolve) => {
     session.checking = resolve;
-    session.page.postMessage({ type: "check", token: session.token, x: point.x, y: point.y });
+    session.page.postMessage({
+      type: "check",
+      token: session.token,
+      x: point.x,
+      y: point.y,
+      movedAt: gesture.movedAt,
+      keyboard: gesture.keyboard === true,
+    });
     setTimeout(() => {
       if (session.checking === resolve) {
         session.checking = null;
@@ -250,7 +272,8 @@ async function menuMessage(session, message) {
   if (session.busy || !["choose", "all", "save"].includes(message.type)) return;
   session.busy = true;
   try {
-    const seen = await checkVisible(session, message.point || { x: -1, y: -1 });
+    if (message.type === "all" && new URL(session.site).protocol !== "https:") return;
+    const seen = await checkVisible(session, message);
     if (!seen.ok) {
       session.menu.postMessage({ type: "refused", message: `Not filled: ${seen.reason}.` });
       return;
@@ -280,8 +303,14 @@ async function fill(session, fit, clickedAt) {
           "RequestCredential",
           { type: session.type, serviceIdentifiers: service(session.site), identity: fit.identity },
           asking(session),
+          session,
         )
-      : await call("RequestFromList", { type: session.type, serviceIdentifiers: service(session.site) }, asking(session));
+      : await call(
+          "RequestFromList",
+          { type: session.type, serviceIdentifiers: service(session.site) },
+          asking(session),
+          session,
+        );
   } catch (failure) {
     if (sessions.get(session.token) === session) session.menu.postMessage({ type: "refused", message: failure.message });
     return;
@@ -315,6 +344,9 @@ async function save(session) {
 
 // --- The toolbar popup and the keyboard command -----------------------------------------------
 
+/// The document the toolbar popup last listed for.
+let popupPage = null;
+
 /// The top document of the active tab, as its content script's port.
 async function activePage() {
   const [tab] = await chrome.tabs.query({ active: true, currentWindow: true });
@@ -328,7 +360,10 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
     const page = await activePage();
     if (!page) return reply({ error: "Keyport fills http and https pages only." });
     const site = siteOf(page);
+    if (!site) return reply({ error: "Keyport fills http and https pages only." });
     if (message.type === "list") {
+      // The document listed for is the one the popup may fill: a tab that navigated since gets nothing.
+      popupPage = page;
       try {
         const [passwords, codes] = await Promise.all(
           ["password", "oneTimeCode"].map((type) => call("ListIdentities", { type, serviceIdentifiers: service(site) })),
@@ -338,12 +373,17 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
         reply({ error: failure.message });
       }
     } else if (message.type === "fill") {
+      if (page !== popupPage) return reply({ error: "The page changed since the list was made: open the popup again." });
       const kind = message.credentialType === "oneTimeCode" ? "otp" : "login";
       const session = { token: randomToken(), page, site, kind, type: message.credentialType, menu: null };
       sessions.set(session.token, session);
       session.menu = { postMessage: (update) => chrome.runtime.sendMessage({ ...update, popup: true }).catch(() => {}), disconnect() {} };
       page.postMessage({ type: "adopt", token: session.token, kind });
-      await fill(session, message.fit, Date.now());
+      try {
+        await fill(session, message.fit, Date.now());
+      } finally {
+        closeSession(session.token);
+      }
       reply({ done: true });
     }
   })();

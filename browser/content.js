@@ -8,6 +8,9 @@
   // A content script may be injected twice into one document (an extension reload): once is enough.
   if (globalThis.__keyportAutoFill) return;
   globalThis.__keyportAutoFill = true;
+  // A sandboxed document (an iframe's sandbox, CSP's) is of no site, whatever its address says:
+  // nothing is listed or filled there.
+  if (self.origin === "null") return;
 
   /// How long the menu must have been wholly visible and on top before a click in it counts.
   const STEADY_MS = 500;
@@ -111,6 +114,12 @@
       if (style.clipPath && style.clipPath !== "none") return `${describe(node)} is clipped`;
       if (style.transform && style.transform !== "none") return `${describe(node)} is transformed`;
       if (style.filter && style.filter !== "none") return `${describe(node)} is filtered`;
+      for (const property of ["scale", "rotate", "translate", "perspective"]) {
+        const value = style.getPropertyValue(property);
+        if (value && value !== "none") return `${describe(node)} is transformed`;
+      }
+      if (style.zoom && style.zoom !== "1" && style.zoom !== "normal") return `${describe(node)} is zoomed`;
+      if (style.mixBlendMode && style.mixBlendMode !== "normal") return `${describe(node)} is blended`;
       const mask = style.maskImage || style.webkitMaskImage;
       if (mask && mask !== "none") return `${describe(node)} is masked`;
     }
@@ -130,18 +139,20 @@
 
   function menuProblem() {
     if (!menu || !menu.host.isConnected) return "the menu is gone";
+    if (menu.tampered) return "the page changed the menu";
+    if (!menu.host.matches(":popover-open")) return "the menu was taken out of the top layer";
     const hidden = concealment(menu.host);
     if (hidden) return hidden;
+    if ("currentCSSZoom" in menu.host && menu.host.currentCSSZoom !== 1) return "the menu is zoomed";
     const box = menu.host.getBoundingClientRect();
-    if (box.width < 20 || box.height < 20) return "the menu is too small to read";
+    if (Math.abs(box.width - menu.width) > 1 || Math.abs(box.height - menu.height) > 1) {
+      return "the menu is not the size it was drawn";
+    }
     const inset = 4;
-    // The menu is in the top layer: only what the page put there after it can be drawn over it.
-    for (const other of document.querySelectorAll(":popover-open, dialog[open], :fullscreen")) {
-      if (other === menu.host) continue;
-      const area = other.getBoundingClientRect();
-      if (area.right > box.left && area.left < box.right && area.bottom > box.top && area.top < box.bottom) {
-        return "something of the page is drawn over the menu";
-      }
+    // The menu is in the top layer: only what the page put there after it can be drawn over it,
+    // and what such an element draws (a backdrop, an overflowing child) may reach anywhere.
+    for (const other of document.querySelectorAll(":popover-open, dialog:modal, :fullscreen")) {
+      if (other !== menu.host) return "something of the page is in the top layer with the menu";
     }
     for (const [x, y] of [
       [box.left + box.width / 2, box.top + box.height / 2],
@@ -159,14 +170,27 @@
   /// covers it even for one frame restarts the time it must have been steady.
   function monitor() {
     if (!menu) return;
-    const problem = menuProblem();
-    if (problem) {
-      menu.lastProblem = problem;
-      menu.steadySince = null;
-    } else if (menu.steadySince === null) {
-      menu.steadySince = performance.now();
+    try {
+      const problem = safeProblem();
+      if (problem) {
+        menu.lastProblem = problem;
+        menu.steadySince = null;
+      } else if (menu.steadySince === null) {
+        menu.steadySince = performance.timeOrigin + performance.now();
+      }
+    } finally {
+      if (menu) menu.monitor = requestAnimationFrame(monitor);
     }
-    menu.monitor = requestAnimationFrame(monitor);
+  }
+
+  /// menuProblem, where a page that breaks the checks (clobbering the document's methods with
+  /// named elements) is itself the problem.
+  function safeProblem() {
+    try {
+      return menuProblem();
+    } catch {
+      return "the page interfered with the checks";
+    }
   }
 
   function check(message) {
@@ -175,10 +199,15 @@
       post({ type: "check-result", token: message.token, ok, reason });
     };
     if (!menu || menu.token !== message.token) return answer(false, "the menu is not open here");
-    const problem = menuProblem();
+    const problem = safeProblem();
     if (problem) return answer(false, problem);
-    if (menu.steadySince === null || performance.now() - menu.steadySince < STEADY_MS) {
+    if (menu.steadySince === null || performance.timeOrigin + performance.now() - menu.steadySince < STEADY_MS) {
       return answer(false, `the menu was not steadily visible before the click${menu.lastProblem ? ` (${menu.lastProblem})` : ""}`);
+    }
+    // A pointer click counts only when the pointer moved in the menu while it was steady: a menu
+    // the page summoned under a still pointer is not chosen by a click meant for the page.
+    if (!message.keyboard && !(message.movedAt >= menu.steadySince)) {
+      return answer(false, "the pointer did not move in the menu before the click");
     }
     const box = menu.frame.getBoundingClientRect();
     if (!(message.x >= 0 && message.y >= 0 && message.x < box.width && message.y < box.height)) {
@@ -214,19 +243,26 @@
     } else {
       left = Math.max(0, innerWidth - width - 16);
     }
-    host.setAttribute(
-      "style",
+    const declarations =
       `all:initial;position:fixed;left:${left}px;top:${top}px;width:${width}px;height:${height}px;` +
-        "margin:0;padding:0;border:1px solid #888;border-radius:6px;box-shadow:0 2px 8px #0004;" +
-        "overflow:hidden;z-index:2147483647;opacity:1;display:block;visibility:visible",
-    );
+      "box-sizing:border-box;margin:0;padding:0;border:1px solid #888;border-radius:6px;box-shadow:0 2px 8px #0004;" +
+      "overflow:hidden;z-index:2147483647;opacity:1;display:block;visibility:visible";
+    host.setAttribute("style", declarations.split(";").map((declaration) => `${declaration} !important`).join(";"));
     // In the top layer, above the page's stacking contexts.
     host.setAttribute("popover", "manual");
     document.documentElement.append(host);
     try {
       host.showPopover();
     } catch {}
-    menu = { token: message.token, host, frame, field, mode: message.mode, steadySince: null, lastProblem: null, monitor: 0 };
+    menu = {
+      token: message.token, host, frame, field, mode: message.mode, width, height,
+      steadySince: null, lastProblem: null, monitor: 0, tampered: false,
+    };
+    // Nothing but this script touches the host: a page that does is refused from then on.
+    const opened = menu;
+    new MutationObserver(() => {
+      opened.tampered = true;
+    }).observe(host, { attributes: true });
     menu.monitor = requestAnimationFrame(monitor);
   }
 
@@ -346,6 +382,8 @@
   document.addEventListener(
     "submit",
     (event) => {
+      // A page can make a trusted-looking submit (requestSubmit()): it only offers; saving takes
+      // the person's click on "Save".
       if (event.isTrusted && event.target instanceof HTMLFormElement) submitted(event.target);
     },
     true,

@@ -27,6 +27,13 @@ if (tracksVisibility) {
   ).observe(document.body);
 }
 
+/// When the pointer last moved in the menu (a person's move): sent with a click, which counts only
+/// after a move while the menu was steady.
+let movedAt = null;
+document.addEventListener("pointermove", (event) => {
+  if (event.isTrusted) movedAt = performance.timeOrigin + event.timeStamp;
+});
+
 function button(text, detail, onChoose) {
   const item = document.createElement("li");
   const choice = document.createElement("button");
@@ -43,7 +50,14 @@ function button(text, detail, onChoose) {
       status.textContent = "Not filled: the menu was not visibly on top of the page.";
       return;
     }
-    onChoose({ point: { x: event.clientX, y: event.clientY }, clickedAt: performance.timeOrigin + event.timeStamp });
+    // A click from the keyboard (Enter, Space: no pointer, detail 0) needs the person to have moved
+    // the focus into the menu, which a page cannot do.
+    onChoose({
+      point: { x: event.clientX, y: event.clientY },
+      clickedAt: performance.timeOrigin + event.timeStamp,
+      movedAt,
+      keyboard: event.detail === 0,
+    });
   });
   item.append(choice);
   list.append(item);
@@ -64,9 +78,11 @@ port.onMessage.addListener((message) => {
         const where = fit.fit === "exact" ? fit.provider : `${fit.origin} · ${fit.provider} · asks you first`;
         button(fit.user || "(no user name)", where, (gesture) => port.postMessage({ type: "choose", index, ...gesture }));
       });
-      button(message.kind === "otp" ? "All one-time codes…" : "All passwords…", "choose in Keyport", (gesture) =>
-        port.postMessage({ type: "all", ...gesture }),
-      );
+      if (message.all) {
+        button(message.kind === "otp" ? "All one-time codes…" : "All passwords…", "choose in Keyport", (gesture) =>
+          port.postMessage({ type: "all", ...gesture }),
+        );
+      }
       return;
     case "asking":
       status.textContent = message.message;

@@ -18,7 +18,8 @@ function entry(fit, credentialType) {
     if (!event.isTrusted) return;
     status.textContent = "";
     const done = await chrome.runtime.sendMessage({ type: "fill", fit, credentialType });
-    if (done && done.done) window.close();
+    if (done && done.error) status.textContent = done.error;
+    else if (done && done.done) window.close();
   });
   item.append(choice);
   list.append(item);

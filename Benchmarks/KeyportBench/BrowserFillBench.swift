@@ -69,13 +69,16 @@ func browserFillBenchmark(runs: Int, browser: String) async throws {
     try run(["providers", "enable", "org.keyport.vault"])
     try run(["vault", "init", "--passphrase-stdin"], "open sesame\n")
     try run(["vault", "unlock", "--passphrase-stdin"], "open sesame\n")
-    try run(["browser", "install", "--browser", browser, "--extension", repository.appendingPathComponent("browser").path])
+    try run([
+        "browser", "install", "--browser", browser, "--extension", repository.appendingPathComponent("browser").path,
+    ])
 
     let peer = try ChildProcess(
         executable: python,
         arguments: [
             repository.appendingPathComponent("Tests/KeyportDaemonTests/Peers/browser_autofill.py").path,
-            "--browser", browser, "--keyport", keyport, "--extension", repository.appendingPathComponent("browser").path,
+            "--browser", browser, "--keyport", keyport, "--extension",
+            repository.appendingPathComponent("browser").path,
             "--work", root.appendingPathComponent("work").path, "--bench", "\(runs)",
         ],
         environment: environment,
@@ -92,8 +95,18 @@ func browserFillBenchmark(runs: Int, browser: String) async throws {
         throw BenchFailure(description: "the browser peer failed: \(said.suffix(2000))")
     }
     let sorted = warm.sorted()
-    func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)] }
+    func percentile(_ p: Double) -> Double {
+        sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)]
+    }
     print("browser fill (\(browser), \(warm.count) fills, measured in the page, click → fields filled):")
     print(String(format: "  first (host just started): %.1f ms", cold))
-    print(String(format: "  p50 %.1f ms   p90 %.1f ms   p99 %.1f ms   max %.1f ms", percentile(0.5), percentile(0.9), percentile(0.99), sorted.last!))
+    print(
+        String(
+            format: "  p50 %.1f ms   p90 %.1f ms   p99 %.1f ms   max %.1f ms",
+            percentile(0.5),
+            percentile(0.9),
+            percentile(0.99),
+            sorted.last!
+        )
+    )
 }

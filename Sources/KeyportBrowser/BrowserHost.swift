@@ -86,6 +86,10 @@ package final class BrowserHost: Sendable {
             send(id, VarlinkError(Browser.MethodNotRelayed(method: call.method)))
             return
         }
+        if let refusal = Self.refusal(of: call) {
+            send(id, refusal)
+            return
+        }
         let started = running.withLock { running in
             guard running[id] == nil else { return false }
             running[id] = Running()
@@ -96,6 +100,33 @@ package final class BrowserHost: Sendable {
             return
         }
         Threads.detach { [self] in relay(call, id: id) }
+    }
+
+    /// Why a call is not relayed: a page is one web site, so every call names http or https
+    /// services, at least one. (keyportd would list every identity for none: a picker's list,
+    /// which no page needs.)
+    static func refusal(of call: VarlinkCall) -> VarlinkError? {
+        let member = call.method == AutoFill.SavePassword.name ? "serviceIdentifier" : "serviceIdentifiers"
+        let services: [AutoFill.ServiceIdentifier]
+        do {
+            guard let value = try call.parameters.member(member) else {
+                return .invalidParameter(member, "a call from the browser names the page's site")
+            }
+            services =
+                member == "serviceIdentifier"
+                ? [try value.decode(AutoFill.ServiceIdentifier.self)]
+                : try value.decode([AutoFill.ServiceIdentifier].self)
+        } catch {
+            return .invalidParameter(member, "\(error)")
+        }
+        guard !services.isEmpty else {
+            return .invalidParameter(member, "a call from the browser names the page's site")
+        }
+        for service in services
+        where !(service.identifier.hasPrefix("https://") || service.identifier.hasPrefix("http://")) {
+            return .invalidParameter(member, "a call from the browser names http or https sites only")
+        }
+        return nil
     }
 
     private func cancel(_ call: VarlinkCall, id: Int) {

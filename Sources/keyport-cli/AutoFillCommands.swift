@@ -177,7 +177,10 @@ extension OTPCommand {
         @Argument(help: "The site: a URL (https://login.example.com/) or a domain (example.com).")
         var site: String
 
-        @Flag(help: "Also put the code on the clipboard (wl-copy or xclip), cleared after 30 seconds if it is still there.")
+        @Flag(
+            help:
+                "Also put the code on the clipboard (wl-copy or xclip), cleared after 30 seconds if it is still there."
+        )
         var copy = false
 
         @Flag(help: "Pick from a provider's list of codes instead (the agent asks which provider when several could).")

@@ -76,7 +76,9 @@ struct BrowserCommand: ParsableCommand {
             self.directory = directory
             let path = directory + "/manifest.json"
             guard let data = FileManager.default.contents(atPath: path) else {
-                throw .io("there is no extension in \(directory): \(path) cannot be read; name the extension's folder (browser/ in Keyport's sources)")
+                throw .io(
+                    "there is no extension in \(directory): \(path) cannot be read; name the extension's folder (browser/ in Keyport's sources)"
+                )
             }
             guard let manifest = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
                 throw .io("\(path) is not a JSON object: not an extension's manifest")

@@ -104,7 +104,9 @@ struct TypeCommand: AsyncParsableCommand {
 
     func validate() throws {
         if what == .otp && user != nil {
-            throw ValidationError("--user is for password and user: a site's one-time code is asked for by the site alone")
+            throw ValidationError(
+                "--user is for password and user: a site's one-time code is asked for by the site alone"
+            )
         }
     }
 
@@ -236,7 +238,16 @@ struct FillCommand: AsyncParsableCommand {
             throw Failure(message: error.message, exitCode: error.exitCode)
         }
         var text = try secret(kind, of: answer)
-        if withUser, !otp, let user = answer.credential.user { text = user + "\t" + text }
+        if withUser, !otp, let user = answer.credential.user {
+            // A control character typed would act (Enter sends the form, Tab moves on): a user
+            // name with one, from an imported file, is refused rather than typed.
+            guard !user.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw Failure.invalid(
+                    "the user name holds a control character, which would act when typed; nothing was typed"
+                )
+            }
+            text = user + "\t" + text
+        }
         try await delivery.deliver(text)
         FileHandle.write(
             "keyport: \(copy ? "copied" : "typed") \(DisplayText.escaping(AutoFillClient.answered(kind, answer)))\n",

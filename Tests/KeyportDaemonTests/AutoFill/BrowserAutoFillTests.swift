@@ -34,10 +34,15 @@ struct BrowserAutoFillTests {
         #expect(values("http-own") == ["user": "bob", "pass": "plain-pass"], "\(context)")
         // The page hides, fades, clips, moves or covers the menu: the click fills nothing, and the
         // same click fills once the page stops.
-        for attack in ["host-opacity", "host-clip", "html-opacity", "html-transform", "popover", "dialog"] {
+        for attack in ["html-opacity", "html-transform", "html-scale", "popover", "dialog"] {
             #expect(menu("attack-\(attack)"), "\(attack): \(context)")
             #expect(values("attack-\(attack)", "attacked") == empty, "\(attack): \(context)")
             #expect(values("attack-\(attack)", "after") == signedIn, "\(attack): \(context)")
+        }
+        // The page fades, clips or zooms the menu's host, or takes it out of the top layer: refused
+        // (and a menu the page touched stays refused).
+        for attack in ["host-opacity", "host-clip", "host-zoom", "hide-popover"] {
+            #expect(values("attack-\(attack)", "attacked") == empty, "\(attack): \(context)")
         }
         // A box of the page's own, however high its z-index, is drawn under the menu (the top layer).
         #expect(values("attack-cover-div", "attacked") == signedIn, "\(context)")

@@ -41,6 +41,10 @@ struct BrowserHostTests {
         # What it does not relay, and messages it cannot read.
         call(5, "Exchange.Export", app="x")
         out["not_relayed"] = receive()
+        # A page is one site: no call for every identity, nor for a site that is not a web page's.
+        call(8, "AutoFill.ListIdentities", type="password", serviceIdentifiers=[])
+        call(9, "AutoFill.RequestCredential", type="password", serviceIdentifiers=[{"identifier": "example.com", "type": "domain"}])
+        out["no_site"] = sorted([receive(), receive()], key=lambda reply: reply.get("id", 0))
         send({"method": "org.keyport.AutoFill.ListIdentities"})
         out["no_id"] = receive()
         send(b"not json")
@@ -102,6 +106,9 @@ struct BrowserHostTests {
 
         let notRelayed = reply(out["not_relayed"])
         #expect(notRelayed["error"] as? String == Browser.MethodNotRelayed.name && notRelayed["id"] as? Int == 5)
+        for refused in out["no_site"] as? [Any] ?? [] {
+            #expect(reply(refused)["error"] as? String == "org.varlink.service.InvalidParameter", "\(refused)")
+        }
         for key in ["no_id", "not_json", "too_large"] {
             let refused = reply(out[key])
             #expect(
@@ -125,7 +132,7 @@ struct BrowserHostTests {
         let script = """
             import json, struct, subprocess, sys
             host = subprocess.Popen([sys.argv[1]], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-            data = json.dumps({"id": 1, "method": "org.keyport.AutoFill.ListIdentities", "parameters": {"type": "password", "serviceIdentifiers": []}}).encode()
+            data = json.dumps({"id": 1, "method": "org.keyport.AutoFill.ListIdentities", "parameters": {"type": "password", "serviceIdentifiers": [{"identifier": "https://example.com/", "type": "URL"}]}}).encode()
             host.stdin.write(struct.pack("@I", len(data)) + data)
             host.stdin.flush()
             length = struct.unpack("@I", host.stdout.read(4))[0]

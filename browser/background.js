@@ -180,9 +180,7 @@ function closeSession(token) {
   const session = sessions.get(token);
   if (!session) return;
   sessions.delete(token);
-  if (session.call && calls.has(session.call) && host) {
-    host.postMessage({ id: nextCall++, method: CANCEL, parameters: { call: session.call } });
-  }
+  cancelCall(session);
   try {
     session.page.postMessage({ type: "close", token });
   } catch {}
@@ -273,15 +271,21 @@ async function menuMessage(session, message) {
   session.busy = true;
   try {
     if (message.type === "all" && new URL(session.site).protocol !== "https:") return;
+    const fit = message.type === "choose" ? session.identities[message.index] : null;
+    if (message.type === "choose" && !fit) return;
+    // An exact fit is asked for while the page is asked whether the menu was seen, so the check
+    // costs no time; the credential stays here until it passed, and is dropped (its call
+    // canceled) if it did not. Anything that may ask the person waits for the check.
+    const early = fit && fit.fit === "exact" ? request(session, fit) : null;
+    if (early) early.catch(() => {});
     const seen = await checkVisible(session, message);
     if (!seen.ok) {
+      cancelCall(session);
       session.menu.postMessage({ type: "refused", message: `Not filled: ${seen.reason}.` });
       return;
     }
     if (message.type === "save") return await save(session);
-    const fit = message.type === "choose" ? session.identities[message.index] : null;
-    if (message.type === "choose" && !fit) return;
-    await fill(session, fit, message.clickedAt);
+    await fill(session, early || request(session, fit), message.clickedAt);
   } finally {
     session.busy = false;
   }
@@ -295,22 +299,31 @@ function asking(session) {
 
 /// Asks for the credential (the one chosen, or from a provider's own list) and fills it into the
 /// document that asked.
-async function fill(session, fit, clickedAt) {
+/// The credential of `fit` (the identity the person chose), or, without one, the one they pick
+/// from a provider's own list.
+function request(session, fit) {
+  return fit
+    ? call(
+        "RequestCredential",
+        { type: session.type, serviceIdentifiers: service(session.site), identity: fit.identity },
+        asking(session),
+        session,
+      )
+    : call("RequestFromList", { type: session.type, serviceIdentifiers: service(session.site) }, asking(session), session);
+}
+
+/// Stops the session's call, if it is still running.
+function cancelCall(session) {
+  if (session.call && calls.has(session.call) && host) {
+    host.postMessage({ id: nextCall++, method: CANCEL, parameters: { call: session.call } });
+  }
+}
+
+/// Fills what `requested` brings into the document that asked.
+async function fill(session, requested, clickedAt) {
   let reply;
   try {
-    reply = fit
-      ? await call(
-          "RequestCredential",
-          { type: session.type, serviceIdentifiers: service(session.site), identity: fit.identity },
-          asking(session),
-          session,
-        )
-      : await call(
-          "RequestFromList",
-          { type: session.type, serviceIdentifiers: service(session.site) },
-          asking(session),
-          session,
-        );
+    reply = await requested;
   } catch (failure) {
     if (sessions.get(session.token) === session) session.menu.postMessage({ type: "refused", message: failure.message });
     return;
@@ -380,7 +393,7 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
       session.menu = { postMessage: (update) => chrome.runtime.sendMessage({ ...update, popup: true }).catch(() => {}), disconnect() {} };
       page.postMessage({ type: "adopt", token: session.token, kind });
       try {
-        await fill(session, message.fit, Date.now());
+        await fill(session, request(session, message.fit), Date.now());
       } finally {
         closeSession(session.token);
       }

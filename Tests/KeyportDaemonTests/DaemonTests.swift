@@ -258,7 +258,15 @@ struct InterfaceDefinitionTests {
         #expect(Set(Callbacks.interface.methods.keys) == ["Listen", "Deliver"])
         #expect(Callbacks.interface.errors.keys.sorted() == ["InvalidCallback", "NoSession"])
         #expect(
-            Set(AutoFill.interface.methods.keys) == ["RequestCredential", "RequestFromList", "SavePassword"]
+            Set(AutoFill.interface.methods.keys) == [
+                "ListIdentities", "RequestCredential", "RequestFromList", "SavePassword",
+            ]
+        )
+        #expect(Set(Browser.interface.methods.keys) == ["Cancel"])
+        #expect(
+            Browser.interface.errors.keys.sorted() == [
+                "Canceled", "DaemonUnavailable", "InvalidMessage", "MethodNotRelayed", "ReplyTooLarge",
+            ]
         )
         #expect(
             AutoFill.interface.errors.keys.sorted() == [

@@ -55,6 +55,8 @@ struct BrowserAutoFillTests {
         #expect(values("framed", "top") == signedIn, "\(context)")
         #expect(values("framed", "child") == empty, "\(context)")
         #expect((results["framed"] as? [String: Any])?["child-menu"] as? Bool == false, "\(context)")
+        // A sandboxed document at the site's own address (user content a site serves) is of no site.
+        #expect(!menu("sandboxed") && values("sandboxed") == empty, "\(context)")
         if browser == "chromium" {
             // IntersectionObserver v2: a page of another site covering the frame the menu is in.
             #expect(values("frame-cover") == empty, "\(context)")

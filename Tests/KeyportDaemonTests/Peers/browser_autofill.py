@@ -134,6 +134,12 @@ FRAME_COVER = """<!doctype html><html><body style="margin:0">
 </body></html>"""
 
 
+# The site's own page of user content, sandboxed (an opaque origin): not the site.
+SANDBOXED = """<!doctype html><html><body>
+<iframe id="child" sandbox="allow-scripts allow-forms" src="https://site.test:{port}/login" style="width:500px;height:200px"></iframe>
+</body></html>"""
+
+
 def page_for(host, path, https_port):
     query = urllib.parse.parse_qs(urllib.parse.urlsplit(path).query)
     route = urllib.parse.urlsplit(path).path
@@ -151,6 +157,8 @@ def page_for(host, path, https_port):
         return OTP_BOXES
     if route == "/framed":
         return FRAMED.format(port=https_port)
+    if route == "/sandboxed":
+        return SANDBOXED.format(port=https_port)
     if route == "/frame-cover":
         return FRAME_COVER.format(port=https_port)
     if route == "/done":
@@ -494,6 +502,14 @@ def scenarios(person, browser):
     framed["child-menu"] = person.menu(wait=2) is not None
     browser.top()
     results["framed"] = framed
+
+    # A sandboxed frame of the site's own address is of no site: nothing is listed there.
+    browser.open(f"{site}/sandboxed")
+    time.sleep(1)
+    browser.frame("child")
+    browser.click("user")
+    results["sandboxed"] = {"menu": person.menu(wait=3) is not None, "values": person.values("user", "pass")}
+    browser.top()
 
     # A page of another site covers the sign-in page it frames with a picture that lets clicks
     # through: the menu is in the framed page, where only IntersectionObserver v2 sees the cover.

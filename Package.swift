@@ -126,6 +126,10 @@ let package = Package(
             dependencies: ["KeyportInterfacesCore", "KeyportSystemCore", "KeyportDomainsCore", "KeyportEncoding"],
             linkerSettings: [.unsafeFlags(["-static-stdlib"])]
         ),
+        // The person's graphical session as `keyport` meets it: the clipboard served by Keyport
+        // itself (an X11 selection, a Wayland data-control source) with the hint that keeps a
+        // secret out of clipboard histories; the standard library only; not a product.
+        .target(name: "KeyportDesktop", dependencies: ["KeyportSystemCore"]),
         // The browser extension's native messaging host: relays its AutoFill calls to keyportd.
         // Started by the browser for each port the extension opens, so it starts as `keyport`
         // does: the standard library linked in, no Foundation or swift-nio.
@@ -144,7 +148,7 @@ let package = Package(
             dependencies: [
                 "KeyportVault", "KeyportVaultKeeper", "KeyportFormats", "KeyportCrypto",
                 "CredentialExchangeFormat", "KeyportEncoding", "KeyportSystem", "OneTimeCodes",
-                "AuthenticationServices",
+                "AuthenticationServices", "KeyportDesktop",
                 "WebAuthentication", "KeyportInterfaces", "Varlink", "KeyportDomains",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -342,7 +346,10 @@ let package = Package(
             ],
             exclude: ["Peers"]
         ),
-        .testTarget(name: "KeyportSystemTests", dependencies: ["KeyportSystem", "KeyportTestSupport"]),
+        .testTarget(
+            name: "KeyportSystemTests",
+            dependencies: ["KeyportSystem", "KeyportDesktop", "KeyportTestSupport"]
+        ),
         .testTarget(
             name: "WebAuthenticationTests",
             dependencies: [

@@ -39,7 +39,11 @@ package final class VarlinkBlockingConnection {
     ///
     /// - Throws: ``VarlinkConnectionError``, with `isRefused` when nothing listens there.
     package init(path: String, maximumMessageSize: Int) throws(VarlinkConnectionError) {
-        descriptor = try UnixSocketAddress.connect(path)
+        do {
+            descriptor = try UnixSocketAddress.connect(path)
+        } catch {
+            throw VarlinkConnectionError(error.description, isRefused: error.isRefused)
+        }
         framing = DescriptorFraming(maximumMessageSize: maximumMessageSize, maximumDescriptors: Self.maximumDescriptors)
     }
 

@@ -1,6 +1,6 @@
 import ArgumentParser
-import Crypto
 import Foundation
+import KeyportDesktop
 import KeyportEncoding
 import KeyportInterfaces
 import KeyportSystem
@@ -41,122 +41,71 @@ func secret(_ kind: AutoFill.CredentialType, of answer: AutoFillClient.Answer) t
     }
 }
 
-/// Puts `text` on the clipboard with `wl-copy` (Wayland) or `xclip` (X11), whichever the session
-/// has; the text goes through standard input, never the arguments. A process of Keyport's own
-/// clears the clipboard `forgetAfter` later if it still holds `text` (what the person copied
-/// since stays), knowing only the text's SHA-256.
-func copyToClipboard(_ text: String, forgetAfter: Duration = .seconds(30)) async throws(Failure) {
+/// Puts `text` on the clipboard, offered with the hint that keeps it out of clipboard histories,
+/// for `seconds`: a process of Keyport's own (`keyport clipboard-serve`) owns the clipboard and
+/// serves it, and when the time is up the display server clears it if it still holds `text` —
+/// what the person copied since stays. The text goes through standard input, never the arguments.
+func copyToClipboard(_ text: String, seconds: Int = 30) async throws(Failure) {
     let environment = ProcessInfo.processInfo.environment
-    guard let clipboard = Clipboard(environment) else {
-        throw .io("no clipboard tool: install wl-clipboard (Wayland) or xclip (X11), in a graphical session")
-    }
-    try await clipboard.run(clipboard.copy, input: Data(text.utf8))
+    guard ClipboardOwner.hasSession(environment) else { throw noClipboard }
     let executable: String
     do {
         executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
     } catch {
-        throw .io("cannot find this keyport executable to clear the clipboard later: \(error.localizedDescription)")
+        throw .io("cannot find this keyport executable to serve the clipboard: \(error.localizedDescription)")
     }
-    // Left running on its own: it outlives this command, and holds only the digest. It says
-    // "ready" once it has read it, which must happen while this command still writes.
-    let forgetting: ChildProcess
+    // Left running on its own: it outlives this command. It says "ready" once the clipboard is its.
+    let serving: ChildProcess
     do {
-        forgetting = try ChildProcess(
+        serving = try ChildProcess(
             executable: executable,
-            arguments: ["clipboard-forget", "--after", "\(forgetAfter.components.seconds)"],
+            arguments: ["clipboard-serve", "--seconds", "\(seconds)"],
             environment: environment,
-            streams: .captured(input: Data(Clipboard.digest(text).utf8))
+            streams: .captured(input: Data(text.utf8))
         )
     } catch {
-        throw .io("cannot start the process that clears the clipboard: \(error)")
+        throw .io("cannot start the process that serves the clipboard: \(error)")
     }
-    let ready = await within(.seconds(10)) {
-        await forgetting.output?.wait { standardOutput, _ in standardOutput.contains(UInt8(ascii: "\n")) ? true : nil }
+    let ready = await within(.seconds(20)) {
+        await serving.output?.wait { standardOutput, _ in standardOutput.contains(UInt8(ascii: "\n")) ? true : nil }
     }
-    guard ready == true else { throw .io("the process that clears the clipboard did not start") }
-}
-
-/// The session's clipboard tools: wl-clipboard on Wayland, xclip on X11.
-struct Clipboard {
-    var copy: (String, [String])
-    var paste: (String, [String])
-    var clear: (String, [String])
-
-    init?(_ environment: [String: String]) {
-        let path = environment["PATH"]
-        if !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty, let copy = Executable.find("wl-copy", path: path),
-            let paste = Executable.find("wl-paste", path: path)
-        {
-            self.copy = (copy, [])
-            self.paste = (paste, ["--no-newline"])
-            clear = (copy, ["--clear"])
-        } else if !(environment["DISPLAY"] ?? "").isEmpty, let xclip = Executable.find("xclip", path: path) {
-            copy = (xclip, ["-selection", "clipboard"])
-            paste = (xclip, ["-selection", "clipboard", "-o"])
-            clear = (xclip, ["-selection", "clipboard", "-i", "/dev/null"])
-        } else {
-            return nil
-        }
-    }
-
-    /// The hexadecimal SHA-256 of `text`: what the clearing process compares, never the text.
-    static func digest(_ text: String) -> String {
-        SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
-    }
-
-    /// Runs one of the tools to its end; what it printed.
-    @discardableResult
-    func run(_ tool: (String, [String]), input: Data? = nil) async throws(Failure) -> Data {
-        let child: ChildProcess
-        do {
-            child = try ChildProcess(
-                executable: tool.0,
-                arguments: tool.1,
-                environment: ProcessInfo.processInfo.environment,
-                streams: .captured(input: input)
-            )
-        } catch {
-            throw .io("cannot run \(tool.0): \(error)")
-        }
-        // wl-copy and xclip leave a process of their own behind to serve the clipboard; the one
-        // started here exits once it has the text.
-        await child.waitForExit()
-        guard let ended = child.termination, ended == .exited(0) else {
-            throw .io("\(tool.0) \(child.termination.map { "\($0)" } ?? "did not finish")")
-        }
-        // What it printed, once it closed its output; not waited for after a copy, whose process
-        // left behind keeps the same output open.
-        guard tool.0 == paste.0, tool.1 == paste.1 else { return Data() }
-        await child.output?.waitForEnd()
-        return child.output?.standardOutput ?? Data()
+    guard ready == true else {
+        await serving.output?.waitForEnd()
+        let said = String(decoding: serving.output?.standardError ?? Data(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        throw .io(said.isEmpty ? "the process that serves the clipboard did not start" : said)
     }
 }
 
-/// `keyport clipboard-forget --after SECONDS`, started by --copy: reads the copied text's SHA-256
-/// from standard input, waits, and clears the clipboard if it still holds that text.
-struct ClipboardForgetCommand: AsyncParsableCommand {
+/// What `--copy` says without a graphical session.
+let noClipboard = Failure.io("no clipboard: run it in a graphical session (WAYLAND_DISPLAY or DISPLAY set)")
+
+/// `keyport clipboard-serve --seconds N`, started by --copy: reads the text from standard input,
+/// owns the clipboard with it (``ClipboardOwner``), prints "ready", and ends after N seconds or
+/// when another copy takes the clipboard.
+struct ClipboardServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "clipboard-forget",
-        abstract: "Clear the clipboard later if it still holds what Keyport copied (started by --copy).",
+        commandName: "clipboard-serve",
+        abstract: "Serve text on the clipboard for a while, marked secret (started by --copy).",
         shouldDisplay: false
     )
 
-    @Option(help: "Seconds to wait.")
-    var after: Int = 30
+    @Option(help: "Seconds to serve it.")
+    var seconds: Int = 30
 
     func run() async throws {
-        let digest = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-        // The command that started this one waits for it; nothing is written after.
-        FileHandle.write("ready\n")
-        try await Task.sleep(for: .seconds(after))
-        guard let clipboard = Clipboard(ProcessInfo.processInfo.environment) else { return }
-        let held = try await clipboard.run(clipboard.paste)
-        // Digests of the same length, compared whole: nothing is learned from how long it took.
-        let now = Array(Clipboard.digest(String(decoding: held, as: UTF8.self)).utf8)
-        guard now.count == digest.utf8.count, zip(now, digest.utf8).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0 else {
-            return
+        guard (1...3600).contains(seconds) else { throw Failure.invalid("--seconds takes 1 to 3600") }
+        _ = Memory.makeUndumpable()
+        var bytes = [UInt8](FileHandle.standardInput.readDataToEndOfFile())
+        let text = SecretBytes(taking: &bytes)
+        do {
+            _ = try ClipboardOwner.serve(text, environment: ProcessInfo.processInfo.environment, seconds: seconds) {
+                // The command that started this one waits for this line; nothing is written after.
+                FileHandle.write("ready\n")
+            }
+        } catch {
+            throw Failure.io("cannot put it on the clipboard: \(error)")
         }
-        try await clipboard.run(clipboard.clear)
     }
 }
 
@@ -179,7 +128,7 @@ extension OTPCommand {
 
         @Flag(
             help:
-                "Also put the code on the clipboard (wl-copy or xclip), cleared after 30 seconds if it is still there."
+                "Also put the code on the clipboard, marked secret, cleared after 30 seconds if it is still there."
         )
         var copy = false
 

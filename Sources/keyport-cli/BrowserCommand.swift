@@ -191,7 +191,10 @@ struct BrowserCommand: ParsableCommand {
         case .firefox: manifest["allowed_extensions"] = [webExtension.firefoxID]
         }
         // Sorted keys: the same install writes the same bytes.
-        let data = try! JSONSerialization.data(withJSONObject: manifest, options: [.prettyPrinted, .sortedKeys])
+        let data = try! JSONSerialization.data(
+            withJSONObject: manifest,
+            options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        )
         return data + Data("\n".utf8)
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KeyportDesktop
 import KeyportEncoding
 import KeyportInterfaces
 import KeyportSystem
@@ -140,9 +141,7 @@ struct Delivery {
     init(copy: Bool) throws(Failure) {
         let environment = ProcessInfo.processInfo.environment
         if copy {
-            guard Clipboard(environment) != nil else {
-                throw .io("no clipboard tool: install wl-clipboard (Wayland) or xclip (X11), in a graphical session")
-            }
+            guard ClipboardOwner.hasSession(environment) else { throw noClipboard }
             typist = nil
         } else {
             typist = try Typist.choose(environment)

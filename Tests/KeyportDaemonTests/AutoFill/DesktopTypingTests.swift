@@ -67,12 +67,23 @@ struct DesktopTypingTests {
         defer { daemon.stop() }
         try await sandbox.setUp(order: ["quiet"], services: ["quiet": "example.com"])
 
-        // An X server of its own; it prints the display it chose.
-        let server = try Program(xvfb, ["-displayfd", "1", "-screen", "0", "1024x768x24", "-nolisten", "tcp"])
+        // An X server of its own that takes only clients with its cookie (every client below reads
+        // it from XAUTHORITY: a wildcard entry, as libXau matches any display with it); it prints
+        // the display it chose.
+        let cookie = sandbox.directory.url.appendingPathComponent("Xauthority")
+        let secret = (0..<16).map { _ in UInt8.random(in: 0...255) }
+        let name = Array("MIT-MAGIC-COOKIE-1".utf8)
+        let entry: [UInt8] = [0xFF, 0xFF, 0, 0, 0, 0, 0, UInt8(name.count)] + name + [0, UInt8(secret.count)] + secret
+        try Data(entry).write(to: cookie)
+        let server = try Program(
+            xvfb,
+            ["-displayfd", "1", "-screen", "0", "1024x768x24", "-nolisten", "tcp", "-auth", cookie.path]
+        )
         defer { server.stop() }
         let display = ":" + (try await server.waitForLine(timeout: .seconds(30)) { Int($0) != nil })
         var environment = sandbox.environment
         environment["DISPLAY"] = display
+        environment["XAUTHORITY"] = cookie.path
         environment.removeValue(forKey: "WAYLAND_DISPLAY")
         let file = sandbox.directory.url.appendingPathComponent("field")
         let field = try Program("/usr/bin/python3", ["-c", Self.tkField, file.path], environment: environment)
@@ -108,43 +119,81 @@ struct DesktopTypingTests {
             #expect(filled == code + "correct horse battery staple", "\(filled)")
         }
 
-        // --copy: on the clipboard; cleared later only if it still holds it.
-        let copied = try await keyport(["type", "password", "example.com", "--copy"])
-        #expect(copied.status == 0, "\(copied.standardError)")
-        let xclip = ["/usr/bin/xclip", "-selection", "clipboard", "-o"]
-        #expect(
-            try await Program.run(xclip[0], Array(xclip.dropFirst()), environment: environment, timeout: .seconds(30))
-                .standardOutput == "correct horse battery staple"
-        )
-        func forget(_ text: String) async throws {
-            let digest = try await Program.run(
-                "/usr/bin/sha256sum",
-                [],
-                input: Data(text.utf8),
-                timeout: .seconds(30)
-            ).standardOutput.prefix(64)
-            let ran = try await Program.run(
-                KeyportDaemonTests.keyport,
-                ["clipboard-forget", "--after", "1"],
+        // --copy: on the clipboard, with the hint; cleared later only if it still holds it.
+        func paste(_ type: String?) async throws -> String {
+            try await Program.run(
+                "/usr/bin/xclip",
+                ["-selection", "clipboard", "-o"] + (type.map { ["-t", $0] } ?? []),
                 environment: environment,
-                input: Data(digest.utf8),
                 timeout: .seconds(30)
-            )
-            #expect(ran.status == 0, "\(ran.standardError)")
+            ).standardOutput
         }
-        try await forget("something else")
-        #expect(
-            try await Program.run(xclip[0], Array(xclip.dropFirst()), environment: environment, timeout: .seconds(30))
-                .standardOutput == "correct horse battery staple"
-        )
-        try await forget("correct horse battery staple")
-        #expect(
-            try await Program.run(xclip[0], Array(xclip.dropFirst()), environment: environment, timeout: .seconds(30))
-                .standardOutput == ""
+        try await checkClipboard(
+            copying: ["type", "password", "example.com", "--copy"],
+            expected: ["correct horse battery staple"],
+            environment: environment,
+            paste: paste,
+            copy: "xclip -selection clipboard"
         )
     }
 
-    @Test("Wayland: keyport type puts oathtool's code into a GTK field under a headless sway, with wtype")
+    /// `keyport … --copy` puts one of `expected` on the clipboard with the hint that keeps it out of
+    /// clipboard histories; another program's copy made while Keyport serves it is left alone when
+    /// Keyport's time is up, and Keyport's own copy is cleared then. `paste` prints the clipboard
+    /// (as a type, or the text when nil; "TARGETS" lists the types), `copy` is a shell command
+    /// that copies its standard input.
+    private func checkClipboard(
+        copying arguments: [String],
+        expected: Set<String>,
+        environment: [String: String],
+        paste: (String?) async throws -> String,
+        copy: String
+    ) async throws {
+        let copied = try await Program.run(
+            KeyportDaemonTests.keyport,
+            arguments,
+            environment: environment,
+            timeout: .seconds(60)
+        )
+        #expect(copied.status == 0, "\(copied.standardError)")
+        let pasted = try await paste(nil)
+        #expect(expected.contains(pasted), "\(pasted) not in \(expected)")
+        #expect(try await paste("x-kde-passwordManagerHint") == "secret")
+        #expect(try await paste("TARGETS").split(separator: "\n").contains("x-kde-passwordManagerHint"))
+
+        func serve(_ text: String, seconds: Int) async throws -> Program {
+            let serving = try Program(
+                KeyportDaemonTests.keyport,
+                ["clipboard-serve", "--seconds", "\(seconds)"],
+                environment: environment,
+                input: Data(text.utf8)
+            )
+            _ = try await serving.waitForLine(timeout: .seconds(30)) { $0 == "ready" }
+            return serving
+        }
+        // Another program copies while Keyport serves: when Keyport's time is up, that copy stays.
+        let replaced = try await serve("first secret", seconds: 3)
+        #expect(try await paste(nil) == "first secret")
+        let other = try await Program.run(
+            "/bin/sh",
+            ["-c", "printf 'mine' | \(copy) >/dev/null 2>&1"],
+            environment: environment,
+            timeout: .seconds(30)
+        )
+        #expect(other.status == 0)
+        #expect(try await replaced.finish(timeout: .seconds(30)).status == 0)
+        try await Task.sleep(for: .seconds(4))
+        #expect(try await paste(nil) == "mine")
+        // Nobody copies: when Keyport's time is up, its text is gone from the clipboard.
+        let alone = try await serve("second secret", seconds: 2)
+        #expect(try await paste(nil) == "second secret")
+        #expect(try await alone.finish(timeout: .seconds(30)).status == 0)
+        #expect(try await paste(nil) == "")
+    }
+
+    @Test(
+        "Wayland: keyport type puts oathtool's code into a GTK field under a headless sway, with wtype; --copy through data control"
+    )
     func wayland() async throws {
         let sway = try Peers.require("/usr/bin/sway", "sway")
         _ = try Peers.require("/usr/bin/wtype", "wtype")
@@ -206,6 +255,27 @@ struct DesktopTypingTests {
         #expect(ran.status == 0, "\(ran.standardError)")
         let code = try await typed(file) { expected.contains($0) }
         #expect(expected.contains(code), "\(code) not in \(expected)")
+
+        // --copy, served through the compositor's data control, read back with wl-clipboard.
+        _ = try Peers.require("/usr/bin/wl-paste", "wl-clipboard")
+        func paste(_ type: String?) async throws -> String {
+            let arguments =
+                type == "TARGETS" ? ["--list-types"] : ["--no-newline"] + (type.map { ["--type", $0] } ?? [])
+            return try await Program.run(
+                "/usr/bin/wl-paste",
+                arguments,
+                environment: environment,
+                timeout: .seconds(30)
+            )
+            .standardOutput
+        }
+        try await checkClipboard(
+            copying: ["otp", "example.com", "--copy"],
+            expected: expected,
+            environment: environment,
+            paste: paste,
+            copy: "wl-copy"
+        )
 
         // GNOME's Wayland session, and no session at all: said plainly, with --copy offered.
         var gnome = environment

@@ -1,7 +1,7 @@
 import KeyportSystemCore
 
-/// Why Keyport could not put something on the clipboard, said for the person.
-package struct ClipboardError: Error, Hashable, Sendable, CustomStringConvertible {
+/// Why Keyport could not copy or type in the person's session, said for the person.
+package struct DesktopError: Error, Hashable, Sendable, CustomStringConvertible {
     package var description: String
     package init(_ description: String) { self.description = description }
 }
@@ -43,18 +43,18 @@ package enum ClipboardOwner {
     /// Puts `text` on the clipboard with the hint, calls `ready` once it is there, and serves it
     /// to whoever pastes until `seconds` have passed or another program's copy replaces it.
     ///
-    /// - Throws: ``ClipboardError`` when no display server can be reached, or it refuses.
+    /// - Throws: ``DesktopError`` when no display server can be reached, or it refuses.
     package static func serve(
         _ text: SecretBytes,
         environment: [String: String],
         seconds: Int,
         ready: () -> Void
-    ) throws(ClipboardError) -> Ending {
+    ) throws(DesktopError) -> Ending {
         guard text.count <= maximumLength else {
-            throw ClipboardError("the text is \(text.count) bytes long; the clipboard takes at most \(maximumLength)")
+            throw DesktopError("the text is \(text.count) bytes long; the clipboard takes at most \(maximumLength)")
         }
         let deadline = ContinuousClock.now + .seconds(seconds)
-        var waylandProblem: ClipboardError?
+        var waylandProblem: DesktopError?
         if let wayland = environment["WAYLAND_DISPLAY"], !wayland.isEmpty {
             do {
                 return try WaylandClipboard(display: wayland, environment: environment)
@@ -72,7 +72,7 @@ package enum ClipboardOwner {
             )
         }
         throw waylandProblem
-            ?? ClipboardError("no graphical session: neither WAYLAND_DISPLAY nor DISPLAY is set")
+            ?? DesktopError("no graphical session: neither WAYLAND_DISPLAY nor DISPLAY is set")
     }
 
     /// The MIME types (Wayland) and target names (X11) the text is offered as. `STRING` and

@@ -6,8 +6,9 @@ import Glibc
 import Musl
 #endif
 
-/// A connection to a display server (an X server, a Wayland compositor): whole writes, reads that
-/// wait until a deadline, and the descriptors that come with the bytes (Wayland's `send`).
+/// A connection to a server of the person's session (an X server, a Wayland compositor, the D-Bus
+/// session bus): whole writes, reads that wait until a deadline, and the descriptors that come
+/// with the bytes (Wayland's `send`).
 final class DisplaySocket {
     private let descriptor: Int32
     /// What was read and not taken yet, from `start`.
@@ -32,22 +33,22 @@ final class DisplaySocket {
     var available: Int { buffer.count - start }
 
     /// Sends all of `bytes`.
-    func write(_ bytes: [UInt8]) throws(ClipboardError) {
+    func write(_ bytes: [UInt8]) throws(DesktopError) {
         var sent = 0
         while sent < bytes.count {
             let count = bytes.withUnsafeBytes { raw in
                 send(descriptor, raw.baseAddress! + sent, raw.count - sent, Int32(MSG_NOSIGNAL))
             }
             if count < 0, errno == EINTR { continue }
-            guard count > 0 else { throw ClipboardError("\(name) closed the connection: \(reason())") }
+            guard count > 0 else { throw DesktopError("\(name) closed the connection: \(reason())") }
             sent += count
         }
     }
 
     /// Waits until at least `count` bytes are read, or `deadline` passes (false).
     ///
-    /// - Throws: ``ClipboardError`` when the server closes the connection.
-    func fill(_ count: Int, until deadline: ContinuousClock.Instant) throws(ClipboardError) -> Bool {
+    /// - Throws: ``DesktopError`` when the server closes the connection.
+    func fill(_ count: Int, until deadline: ContinuousClock.Instant) throws(DesktopError) -> Bool {
         while available < count {
             let left = deadline - ContinuousClock.now
             guard left > .zero else { return false }
@@ -56,7 +57,7 @@ final class DisplaySocket {
             var wait = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             let ready = poll(&wait, 1, milliseconds)
             if ready < 0, errno == EINTR { continue }
-            guard ready >= 0 else { throw ClipboardError("cannot wait for \(name): \(reason())") }
+            guard ready >= 0 else { throw DesktopError("cannot wait for \(name): \(reason())") }
             guard ready > 0 else { continue }
             if start > 0, start == buffer.count {
                 buffer.removeAll(keepingCapacity: true)
@@ -69,13 +70,29 @@ final class DisplaySocket {
             let received: (count: Int, descriptors: [Int32])
             switch result {
             case .success(let value): received = value
-            case .failure(let error): throw ClipboardError("cannot read from \(name): \(error)")
+            case .failure(let error): throw DesktopError("cannot read from \(name): \(error)")
             }
             descriptors += received.descriptors
-            guard received.count > 0 else { throw ClipboardError("\(name) closed the connection") }
+            guard received.count > 0 else { throw DesktopError("\(name) closed the connection") }
             buffer += chunk.prefix(received.count)
         }
         return true
+    }
+
+    /// Reads a line that ends in CR LF (D-Bus's authentication), without its end; nil when
+    /// `deadline` passes first or the line is longer than 512 bytes.
+    func readLine(until deadline: ContinuousClock.Instant) throws(DesktopError) -> String? {
+        var scanned = 0
+        while true {
+            let bytes = Array(peek(available))
+            while scanned + 1 < bytes.count {
+                if bytes[scanned] == 13, bytes[scanned + 1] == 10 {
+                    return String(decoding: take(scanned + 2).dropLast(2), as: UTF8.self)
+                }
+                scanned += 1
+            }
+            guard available < 512, try fill(available + 1, until: deadline) else { return nil }
+        }
     }
 
     /// The next `count` bytes, which must have been read (``fill(_:until:)``), without taking them.

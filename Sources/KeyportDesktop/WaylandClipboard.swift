@@ -32,19 +32,19 @@ struct WaylandClipboard {
     private static let managers = ["ext_data_control_manager_v1", "zwlr_data_control_manager_v1"]
 
     /// Connects to the compositor `display` names: a socket in `XDG_RUNTIME_DIR`, or a path.
-    init(display: String, environment: [String: String]) throws(ClipboardError) {
+    init(display: String, environment: [String: String]) throws(DesktopError) {
         let path: String
         if display.hasPrefix("/") {
             path = display
         } else if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
             path = runtime + "/" + display
         } else {
-            throw ClipboardError("WAYLAND_DISPLAY=\(display) names a socket in XDG_RUNTIME_DIR, which is not set")
+            throw DesktopError("WAYLAND_DISPLAY=\(display) names a socket in XDG_RUNTIME_DIR, which is not set")
         }
         do {
             socket = DisplaySocket(descriptor: try UnixSocketAddress.connect(path), name: "the Wayland compositor")
         } catch {
-            throw ClipboardError("cannot reach the Wayland compositor: \(error)")
+            throw DesktopError("cannot reach the Wayland compositor: \(error)")
         }
     }
 
@@ -54,7 +54,7 @@ struct WaylandClipboard {
         _ text: SecretBytes,
         until deadline: ContinuousClock.Instant,
         ready: () -> Void
-    ) throws(ClipboardError) -> ClipboardOwner.Ending {
+    ) throws(DesktopError) -> ClipboardOwner.Ending {
         try socket.write(
             message(Self.display, 1, new(Self.registry)) + message(Self.display, 0, new(Self.firstSync))
         )
@@ -68,7 +68,7 @@ struct WaylandClipboard {
             // wl_registry.global(name, interface, version)
             var reader = Reader(event.body)
             guard let name = reader.uint(), let interface = reader.string(), let version = reader.uint() else {
-                throw ClipboardError("the Wayland compositor sent a global Keyport cannot read")
+                throw DesktopError("the Wayland compositor sent a global Keyport cannot read")
             }
             if interface == "wl_seat", seat == nil { seat = (name, version) }
             if let rank = Self.managers.firstIndex(of: interface),
@@ -78,9 +78,9 @@ struct WaylandClipboard {
             }
         }
         guard let manager else {
-            throw ClipboardError("the Wayland compositor offers no data control (ext-data-control or wlr-data-control)")
+            throw DesktopError("the Wayland compositor offers no data control (ext-data-control or wlr-data-control)")
         }
-        guard let seat else { throw ClipboardError("the Wayland compositor has no seat") }
+        guard let seat else { throw DesktopError("the Wayland compositor has no seat") }
 
         let types = ClipboardOwner.textTypes(for: text) + [ClipboardOwner.passwordManagerHint]
         var requests = message(Self.registry, 0, bind(seat.name, "wl_seat", 1, Self.seat))
@@ -104,7 +104,7 @@ struct WaylandClipboard {
                 var reader = Reader(event.body)
                 _ = reader.uint()
                 _ = reader.uint()
-                throw ClipboardError("the Wayland compositor refused: \(reader.string() ?? "no reason given")")
+                throw DesktopError("the Wayland compositor refused: \(reader.string() ?? "no reason given")")
             case (Self.secondSync, 0):
                 isReady = true
                 ready()
@@ -113,7 +113,7 @@ struct WaylandClipboard {
                 var reader = Reader(event.body)
                 let type = reader.string()
                 guard let descriptor = socket.takeDescriptor() else {
-                    throw ClipboardError(
+                    throw DesktopError(
                         "the Wayland compositor asked for the text without a descriptor to write it to"
                     )
                 }
@@ -131,7 +131,7 @@ struct WaylandClipboard {
                 var reader = Reader(event.body)
                 if let offer = reader.uint() { try socket.write(message(offer, 1, [])) }
             case (Self.device, 2):
-                throw ClipboardError("the Wayland compositor ended Keyport's clipboard device")
+                throw DesktopError("the Wayland compositor ended Keyport's clipboard device")
             default:
                 break
             }
@@ -192,20 +192,20 @@ struct WaylandClipboard {
     /// The next event, or nil when `deadline` passes first.
     private func next(
         until deadline: ContinuousClock.Instant
-    ) throws(ClipboardError) -> (object: UInt32, opcode: Int, body: [UInt8])? {
+    ) throws(DesktopError) -> (object: UInt32, opcode: Int, body: [UInt8])? {
         guard try socket.fill(8, until: deadline) else { return nil }
         let header = socket.peek(8)
         let word = header.read32(at: 4)
         let size = Int(word >> 16)
         guard size >= 8, size % 4 == 0 else {
-            throw ClipboardError("the Wayland compositor sent an event Keyport cannot read")
+            throw DesktopError("the Wayland compositor sent an event Keyport cannot read")
         }
         guard try socket.fill(size, until: deadline) else { return nil }
         let bytes = socket.take(size)
         return (bytes.read32(at: 0), Int(word & 0xFFFF), Array(bytes[8...]))
     }
 
-    private func late() -> ClipboardError { ClipboardError("the Wayland compositor did not answer in time") }
+    private func late() -> DesktopError { DesktopError("the Wayland compositor did not answer in time") }
 
     /// Reads an event's arguments in order.
     private struct Reader {

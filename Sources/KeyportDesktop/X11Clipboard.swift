@@ -26,7 +26,7 @@ struct X11Clipboard {
 
     /// Connects to the X server `display` names (`:0`, `unix:0.0`), authenticating with the
     /// `MIT-MAGIC-COOKIE-1` the Xauthority file holds for it, if any.
-    init(display: String, environment: [String: String]) throws(ClipboardError) {
+    init(display: String, environment: [String: String]) throws(DesktopError) {
         let parsed = try Self.parse(display)
         let path = "/tmp/.X11-unix/X\(parsed.number)"
         let descriptor: Int32
@@ -37,7 +37,7 @@ struct X11Clipboard {
             do {
                 descriptor = try UnixSocketAddress.connect(path, abstract: true)
             } catch {
-                throw ClipboardError("cannot reach the X server \(display): \(error)")
+                throw DesktopError("cannot reach the X server \(display): \(error)")
             }
         }
         socket = DisplaySocket(descriptor: descriptor, name: "the X server \(display)")
@@ -57,22 +57,22 @@ struct X11Clipboard {
         try socket.write(setup)
         let deadline = ContinuousClock.now + .seconds(10)
         guard try socket.fill(8, until: deadline) else {
-            throw ClipboardError("the X server \(display) did not answer")
+            throw DesktopError("the X server \(display) did not answer")
         }
         let header = socket.peek(8)
         let extra = header.read16(at: 6) * 4
         guard try socket.fill(8 + extra, until: deadline) else {
-            throw ClipboardError("the X server \(display) did not answer")
+            throw DesktopError("the X server \(display) did not answer")
         }
         let reply = socket.take(8 + extra)
         guard reply[0] == 1 else {
             let reason = String(decoding: reply[8..<min(reply.count, 8 + Int(reply[1]))], as: UTF8.self)
-            throw ClipboardError(
+            throw DesktopError(
                 "the X server \(display) refused the connection: \(reason.isEmpty ? "authentication is required" : reason)"
             )
         }
         let body = Array(reply[8...])
-        guard body.count >= 32 else { throw ClipboardError("the X server \(display) sent a short set-up reply") }
+        guard body.count >= 32 else { throw DesktopError("the X server \(display) sent a short set-up reply") }
         let base = body.read32(at: 4)
         let mask = body.read32(at: 8)
         idBase = base | (1 << UInt32(mask.trailingZeroBitCount))
@@ -81,23 +81,23 @@ struct X11Clipboard {
         let formats = Int(body[21])
         let screens = 32 + (vendorLength + 3) / 4 * 4 + formats * 8
         guard body[20] > 0, body.count >= screens + 4 else {
-            throw ClipboardError("the X server \(display) has no screen")
+            throw DesktopError("the X server \(display) has no screen")
         }
         root = body.read32(at: screens)
     }
 
     /// `[host]:number[.screen]`, with the host empty or `unix`: a server on this machine.
-    static func parse(_ display: String) throws(ClipboardError) -> (host: String, number: Int) {
+    static func parse(_ display: String) throws(DesktopError) -> (host: String, number: Int) {
         guard let colon = display.lastIndex(of: ":") else {
-            throw ClipboardError("DISPLAY=\(display) is not an X display (such as :0)")
+            throw DesktopError("DISPLAY=\(display) is not an X display (such as :0)")
         }
         let host = String(display[..<colon])
         let rest = display[display.index(after: colon)...]
         guard let number = Int(rest.prefix { $0 != "." }), number >= 0 else {
-            throw ClipboardError("DISPLAY=\(display) is not an X display (such as :0)")
+            throw DesktopError("DISPLAY=\(display) is not an X display (such as :0)")
         }
         guard host.isEmpty || host == "unix" else {
-            throw ClipboardError(
+            throw DesktopError(
                 "DISPLAY=\(display) is an X server over the network; Keyport copies only on this machine's"
             )
         }
@@ -110,9 +110,9 @@ struct X11Clipboard {
         _ text: SecretBytes,
         until deadline: ContinuousClock.Instant,
         ready: () -> Void
-    ) throws(ClipboardError) -> ClipboardOwner.Ending {
+    ) throws(DesktopError) -> ClipboardOwner.Ending {
         guard text.count + 24 <= maximumRequest else {
-            throw ClipboardError(
+            throw DesktopError(
                 "the X server takes at most \(maximumRequest - 24) bytes at once; the text is \(text.count)"
             )
         }
@@ -181,7 +181,7 @@ struct X11Clipboard {
             default: break
             }
         }
-        guard owner == window else { throw ClipboardError("the X server did not give Keyport the clipboard") }
+        guard owner == window else { throw DesktopError("the X server did not give Keyport the clipboard") }
         ready()
 
         let offered = (["TARGETS", "TIMESTAMP", ClipboardOwner.passwordManagerHint] + textTypes).map { atoms[$0]! }
@@ -272,7 +272,7 @@ struct X11Clipboard {
 
     /// The next error, reply or event (32 bytes, more for a reply that says so); nil when
     /// `deadline` passes first.
-    private func next(until deadline: ContinuousClock.Instant) throws(ClipboardError) -> [UInt8]? {
+    private func next(until deadline: ContinuousClock.Instant) throws(DesktopError) -> [UInt8]? {
         guard try socket.fill(32, until: deadline) else { return nil }
         let head = socket.peek(32)
         let extra = head.first == 1 ? Int(head.read32(at: 4)) * 4 : 0
@@ -280,9 +280,9 @@ struct X11Clipboard {
         return socket.take(32 + extra)
     }
 
-    private func late() -> ClipboardError { ClipboardError("\(socket.name) did not answer in time") }
+    private func late() -> DesktopError { DesktopError("\(socket.name) did not answer in time") }
 
-    private func error(_ packet: [UInt8], doing what: String) -> ClipboardError {
-        ClipboardError("the X server refused \(what): error \(packet[1]) on request \(packet[10])")
+    private func error(_ packet: [UInt8], doing what: String) -> DesktopError {
+        DesktopError("the X server refused \(what): error \(packet[1]) on request \(packet[10])")
     }
 }

@@ -8,13 +8,15 @@ import Varlink
 
 /// How Keyport types into the focused window, chosen from the session: xdotool on X11 (XWayland
 /// windows too), wtype where the compositor has the virtual-keyboard protocol (sway, Hyprland and
-/// other wlroots compositors). GNOME's and KDE's Wayland sessions offer typing only through the
-/// RemoteDesktop portal, which Keyport does not use: there it says so and offers `--copy`.
+/// other wlroots compositors), and the RemoteDesktop portal in GNOME's and KDE's Wayland sessions,
+/// which let a program type only that way (the portal asks the person first).
 enum Typist {
     case xdotool(String)
     case wtype(String)
+    case portal(RemoteDesktopPortal)
 
-    /// The way to type in the session `environment` describes.
+    /// The way to type in the session `environment` describes. The portal's session is opened
+    /// here, so that the person is asked before any credential is.
     static func choose(_ environment: [String: String]) throws(Failure) -> Typist {
         let path = environment["PATH"]
         let desktop = (environment["XDG_CURRENT_DESKTOP"] ?? "").lowercased()
@@ -22,9 +24,11 @@ enum Typist {
         let x11 = !(environment["DISPLAY"] ?? "").isEmpty
         if wayland {
             if desktop.contains("gnome") || desktop.contains("kde") {
-                throw .io(
-                    "\(desktop.contains("gnome") ? "GNOME" : "KDE") on Wayland lets programs type only through the RemoteDesktop portal, which Keyport does not use; use --copy and paste"
-                )
+                do {
+                    return .portal(try RemoteDesktopPortal(environment: environment))
+                } catch {
+                    throw .io("cannot type through the RemoteDesktop portal: \(error); use --copy and paste")
+                }
             }
             guard let wtype = Executable.find("wtype", path: path) else {
                 throw .io("typing on Wayland needs wtype (apt install wtype); or use --copy and paste")
@@ -45,11 +49,20 @@ enum Typist {
     /// Types `text` into the focused window. The text goes on the tool's standard input, never
     /// on its command line (which any process of the person can read in /proc).
     func type(_ text: String, environment: [String: String]) async throws(Failure) {
-        let (program, arguments): (String, [String]) =
-            switch self {
-            case .xdotool(let path): (path, ["type", "--clearmodifiers", "--delay", "0", "--file", "-"])
-            case .wtype(let path): (path, ["-"])
+        let (program, arguments): (String, [String])
+        switch self {
+        case .xdotool(let path):
+            (program, arguments) = (path, ["type", "--clearmodifiers", "--delay", "0", "--file", "-"])
+        case .wtype(let path): (program, arguments) = (path, ["-"])
+        case .portal(let portal):
+            defer { portal.close() }
+            do {
+                try portal.type(SecretBytes(text))
+            } catch {
+                throw .io("the RemoteDesktop portal could not type: \(error); use --copy and paste")
             }
+            return
+        }
         let child: ChildProcess
         do {
             child = try ChildProcess(
@@ -80,8 +93,8 @@ struct TypeCommand: AsyncParsableCommand {
         discussion: """
             For desktop apps, bound to a key in your desktop's settings: keyportd gives it as to \
             `keyport otp` and `keyport password` (the same scheme, host and port; a wider fit only once \
-            you chose it in `keyport agent`), and it is typed with xdotool (X11) or wtype (sway, Hyprland). \
-            GNOME and KDE on Wayland do not let programs type: use --copy there. Exit status: 0 typed; \
+            you chose it in `keyport agent`), and it is typed with xdotool (X11), wtype (sway, Hyprland) or, \
+            in GNOME and KDE on Wayland, the RemoteDesktop portal, which asks you first. Exit status: 0 typed; \
             1 nothing fits the site, or the provider declined; 2 keyportd is not running, no way to type, \
             or a usage error.
             """

@@ -25,7 +25,7 @@ struct ClipboardTests {
             try X11Clipboard.parse("example.com:0")
         } throws: { "\($0)".contains("over the network") }
         for wrong in ["", "0", ":", ":x", ":-1"] {
-            #expect(throws: ClipboardError.self, "\(wrong)") { try X11Clipboard.parse(wrong) }
+            #expect(throws: DesktopError.self, "\(wrong)") { try X11Clipboard.parse(wrong) }
         }
     }
 
@@ -99,5 +99,71 @@ struct ClipboardTests {
                 seconds: 1
             ) {}
         } throws: { "\($0)".contains("cannot reach the Wayland compositor") }
+    }
+}
+
+/// What the RemoteDesktop portal is told and how its messages are read: keysyms, and D-Bus values
+/// written and read back (the portal itself is met in DesktopTypingTests, through the real
+/// xdg-desktop-portal).
+@Suite("The RemoteDesktop portal's keys and D-Bus's values")
+struct PortalWireTests {
+    @Test("keysyms: Latin-1 as itself, other characters at 0x01000000 plus their code, control characters none")
+    func keysyms() {
+        #expect(RemoteDesktopPortal.keysym(for: "a") == 0x61)
+        #expect(RemoteDesktopPortal.keysym(for: "Z") == 0x5A)
+        #expect(RemoteDesktopPortal.keysym(for: "é") == 0xE9)
+        #expect(RemoteDesktopPortal.keysym(for: "€") == 0x0100_20AC)
+        #expect(RemoteDesktopPortal.keysym(for: "😀") == 0x0101_F600)
+        for control: Unicode.Scalar in ["\n", "\t", "\u{7F}", "\u{85}"] {
+            #expect(RemoteDesktopPortal.keysym(for: control) == nil)
+        }
+    }
+
+    @Test("values written are read back, each aligned as the specification says, after any offset")
+    func roundTrip() throws {
+        let values: [DBusValue] = [
+            .byte(7), .objectPath("/org/freedesktop/portal/desktop/session/1_42/keyport"),
+            .options([
+                ("types", .uint32(1)), ("restore", .string("tok")), ("big", .uint64(1 << 40)),
+                ("nested", .variant("ai", .array("i", [.int32(-1), .int32(2)]))), ("flag", .boolean(true)),
+            ]),
+            .structure([.byte(1), .double(0.5)]), .int32(Int32(bitPattern: 0x0100_20AC)), .signature("a{sv}"),
+        ]
+        let signature = values.map(DBusValue.signature(of:)).joined()
+        #expect(signature == "yoa{sv}(yd)ig")
+        for start in 0..<8 {
+            var writer = DBusWriter()
+            for _ in 0..<start { writer.write(.byte(0)) }
+            for value in values { writer.write(value) }
+            var reader = DBusReader(writer.bytes, offset: start)
+            #expect(try reader.read(signature: signature) == values, "from offset \(start)")
+            #expect(reader.offset == writer.bytes.count)
+        }
+        let results = DBusValue.options([("devices", .uint32(1)), ("session_handle", .string("/s"))]).dictionary
+        #expect(results["devices"]?.uint32 == 1 && results["session_handle"]?.string == "/s")
+    }
+
+    @Test("a message cut short, or a signature that does not close, is an error, never a crash")
+    func malformed() throws {
+        var writer = DBusWriter()
+        writer.write(.options([("types", .uint32(1))]))
+        for length in 0..<writer.bytes.count {
+            var reader = DBusReader(Array(writer.bytes.prefix(length)))
+            #expect(throws: DBusFormatError.self, "\(length) bytes") { try reader.read(signature: "a{sv}") }
+        }
+        var reader = DBusReader(writer.bytes)
+        #expect(throws: DBusFormatError.self) { try reader.read(signature: "a{sv") }
+        var unknown = DBusReader([UInt8](repeating: 0, count: 8))
+        #expect(throws: DBusFormatError.self) { try unknown.read(signature: "z") }
+        // An array of 8 bytes of empty structures would never end.
+        var empty = DBusReader([8, 0, 0, 0, 0, 0, 0, 0] + [UInt8](repeating: 0, count: 8))
+        #expect(throws: DBusFormatError.self) { try empty.read(signature: "a()") }
+        // Nested deeper than the specification allows.
+        var body: [UInt8] = [7]
+        for _ in 0..<70 { body = [UInt8(body.count & 0xFF), UInt8(body.count >> 8), 0, 0] + body }
+        var deep = DBusReader(body)
+        #expect {
+            try deep.read(signature: String(repeating: "a", count: 70) + "y")
+        } throws: { ($0 as? DBusFormatError)?.description.contains("64") == true }
     }
 }

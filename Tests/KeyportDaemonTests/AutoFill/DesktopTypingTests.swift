@@ -277,19 +277,7 @@ struct DesktopTypingTests {
             copy: "wl-copy"
         )
 
-        // GNOME's Wayland session, and no session at all: said plainly, with --copy offered.
-        var gnome = environment
-        gnome["XDG_CURRENT_DESKTOP"] = "GNOME"
-        let refused = try await Program.run(
-            KeyportDaemonTests.keyport,
-            ["type", "otp", "example.com"],
-            environment: gnome,
-            timeout: .seconds(60)
-        )
-        #expect(
-            refused.status == 2 && refused.standardError.contains("RemoteDesktop portal"),
-            "\(refused.standardError)"
-        )
+        // No session at all: said plainly, with --copy offered.
         var none = environment
         none.removeValue(forKey: "WAYLAND_DISPLAY")
         let nowhere = try await Program.run(
@@ -299,5 +287,108 @@ struct DesktopTypingTests {
             timeout: .seconds(60)
         )
         #expect(nowhere.status == 2 && nowhere.standardError.contains("use --copy"), "\(nowhere.standardError)")
+    }
+
+    @Test(
+        "GNOME or KDE on Wayland: keyport type asks through the RemoteDesktop portal first, then types oathtool's code; a cancelled dialog asks the vault nothing"
+    )
+    func remoteDesktopPortal() async throws {
+        let daemonBus = try Peers.require("/usr/bin/dbus-daemon", "dbus-daemon")
+        _ = try Peers.require("/usr/libexec/xdg-desktop-portal", "xdg-desktop-portal")
+        let sandbox = try AutoFillSandbox()
+        defer { sandbox.directory.remove() }
+        let daemon = try await startKeyportd(sandbox.environment)
+        defer { daemon.stop() }
+        try await sandbox.setUp(order: ["quiet"], services: ["quiet": "example.com"])
+
+        // A session bus of its own, on which the real xdg-desktop-portal is started on demand
+        // and finds only the test's backend (XDG_DESKTOP_PORTAL_DIR), which answers the dialog as
+        // `answer` says and logs the keys the compositor would press.
+        let directory = try sandbox.directory.subdirectory("portal")
+        let portals = directory.appendingPathComponent("portals")
+        try FileManager.default.createDirectory(at: portals, withIntermediateDirectories: true)
+        try """
+        [portal]
+        DBusName=org.freedesktop.impl.portal.desktop.keyporttest
+        Interfaces=org.freedesktop.impl.portal.RemoteDesktop;
+        UseIn=keyporttest
+
+        """.write(to: portals.appendingPathComponent("keyporttest.portal"), atomically: true, encoding: .utf8)
+        let answer = directory.appendingPathComponent("answer")
+        let log = directory.appendingPathComponent("log")
+        try "allow".write(to: answer, atomically: true, encoding: .utf8)
+        var busEnvironment = ProcessInfo.processInfo.environment
+        busEnvironment["XDG_DESKTOP_PORTAL_DIR"] = portals.path
+        busEnvironment["XDG_CURRENT_DESKTOP"] = "keyporttest"
+        let bus = try Program(
+            daemonBus,
+            ["--session", "--nofork", "--address=unix:path=\(directory.path)/bus", "--print-address=1"],
+            environment: busEnvironment
+        )
+        defer { bus.stop() }
+        let address = try await bus.waitForLine(timeout: .seconds(30)) { $0.hasPrefix("unix:") }
+        busEnvironment["DBUS_SESSION_BUS_ADDRESS"] = address
+        let backend = try Program(
+            "/usr/bin/python3",
+            [Peers.file("Tests/KeyportDaemonTests/Peers/remote_desktop_backend.py"), answer.path, log.path],
+            environment: busEnvironment
+        )
+        defer { backend.stop() }
+        _ = try await backend.waitForLine(timeout: .seconds(30)) { $0 == "ready" }
+        func logged() -> [String] {
+            ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+
+        var environment = sandbox.environment
+        environment["WAYLAND_DISPLAY"] = "wayland-gnome"
+        environment["XDG_CURRENT_DESKTOP"] = "GNOME"
+        environment["DBUS_SESSION_BUS_ADDRESS"] = address
+        environment.removeValue(forKey: "DISPLAY")
+        let expected = try await codes()
+        let ran = try await Program.run(
+            KeyportDaemonTests.keyport,
+            ["type", "otp", "example.com"],
+            environment: environment,
+            timeout: .seconds(60)
+        )
+        #expect(ran.status == 0, "\(ran.standardError)")
+        let calls = logged()
+        let typed = calls.filter { $0.hasPrefix("key ") }.map { $0.dropFirst(4) }.joined()
+        #expect(expected.contains(typed), "\(typed) not in \(expected)")
+        #expect(
+            calls.first == "create" && calls.contains("select types=1") && calls.contains("start allow"),
+            "\(calls)"
+        )
+        #expect(calls.last == "close", "\(calls)")
+
+        // The person cancels the dialog: nothing is typed, and the provider is never asked.
+        try "cancel".write(to: answer, atomically: true, encoding: .utf8)
+        func provided() -> Int { daemon.standardError.components(separatedBy: "credential provided").count - 1 }
+        let before = provided()
+        #expect(before == 1, "keyportd logs each credential it gives: \(daemon.standardError)")
+        let refused = try await Program.run(
+            KeyportDaemonTests.keyport,
+            ["type", "password", "example.com"],
+            environment: environment,
+            timeout: .seconds(60)
+        )
+        #expect(refused.status == 2 && refused.standardError.contains("did not allow"), "\(refused.standardError)")
+        #expect(logged().count == calls.count + 4 && logged().last == "close", "\(logged())")
+        #expect(provided() == before)
+
+        // No portal on the bus at all: said plainly, with --copy offered.
+        backend.stop()
+        environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(directory.path)/none"
+        let nowhere = try await Program.run(
+            KeyportDaemonTests.keyport,
+            ["type", "otp", "example.com"],
+            environment: environment,
+            timeout: .seconds(60)
+        )
+        #expect(
+            nowhere.status == 2 && nowhere.standardError.contains("RemoteDesktop portal")
+                && nowhere.standardError.contains("use --copy"),
+            "\(nowhere.standardError)"
+        )
     }
 }

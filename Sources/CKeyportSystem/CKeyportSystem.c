@@ -112,6 +112,9 @@ int ckp_make_undumpable(void) {
 #endif
 
 #define CKP_MAXIMUM_DESCRIPTORS 16
+/// The most one message can carry (the kernel's SCM_MAX_FD): a receiver takes them all in, keeps
+/// what it has room for and closes the rest, so that a message is never cut short unseen.
+#define CKP_RECEIVABLE_DESCRIPTORS 253
 
 long ckp_send_with_descriptors(
     int socket, const void *bytes, unsigned long length, const int *descriptors, int count, int wait) {
@@ -144,7 +147,7 @@ long ckp_receive_with_descriptors(
     *truncated = 0;
     struct iovec vector = {.iov_base = bytes, .iov_len = length};
     union {
-        char buffer[CMSG_SPACE(sizeof(int) * CKP_MAXIMUM_DESCRIPTORS)];
+        char buffer[CMSG_SPACE(sizeof(int) * CKP_RECEIVABLE_DESCRIPTORS)];
         struct cmsghdr align;
     } control;
     struct msghdr message = {

@@ -56,20 +56,28 @@ package enum ClipboardOwner {
         let deadline = ContinuousClock.now + .seconds(seconds)
         var waylandProblem: DesktopError?
         if let wayland = environment["WAYLAND_DISPLAY"], !wayland.isEmpty {
+            var served = false
             do {
                 return try WaylandClipboard(display: wayland, environment: environment)
-                    .serve(text, until: deadline, ready: ready)
+                    .serve(text, until: deadline) {
+                        served = true
+                        ready()
+                    }
             } catch {
+                // Once the text was on the clipboard, a failure ends serving: it is not put back.
+                if served { throw error }
                 // A compositor without data control (GNOME's) shares XWayland's clipboard.
                 waylandProblem = error
             }
         }
         if let display = environment["DISPLAY"], !display.isEmpty {
-            return try X11Clipboard(display: display, environment: environment).serve(
-                text,
-                until: deadline,
-                ready: ready
-            )
+            do {
+                return try X11Clipboard(display: display, environment: environment)
+                    .serve(text, until: deadline, ready: ready)
+            } catch {
+                let both = [waylandProblem?.description, error.description].compactMap(\.self)
+                throw DesktopError(both.joined(separator: "; "))
+            }
         }
         throw waylandProblem
             ?? DesktopError("no graphical session: neither WAYLAND_DISPLAY nor DISPLAY is set")

@@ -19,6 +19,8 @@ final class DBusConnection {
         var interface: String?
         var member: String?
         var errorName: String?
+        /// The unique name of the connection that sent it, as the bus daemon writes it.
+        var sender: String?
         var body: [DBusValue]
     }
 
@@ -88,7 +90,10 @@ final class DBusConnection {
             interface: "org.freedesktop.DBus",
             member: "Hello"
         )
-        uniqueName = hello.first?.string ?? ""
+        guard let name = hello.first?.string, name.hasPrefix(":") else {
+            throw DesktopError("the D-Bus session bus gave Keyport no name")
+        }
+        uniqueName = name
     }
 
     /// A bus address's value, its `%XX` escapes undone.
@@ -151,7 +156,8 @@ final class DBusConnection {
                 throw DesktopError("\(destination) did not answer \(member) in time")
             }
             if reply.type == Self.signal {
-                signals.append(reply)
+                // Kept for signal(path:…), a bounded number: the portal sends one per request.
+                if signals.count < 64 { signals.append(reply) }
                 continue
             }
             guard reply.replySerial == sent else { continue }
@@ -163,15 +169,18 @@ final class DBusConnection {
         }
     }
 
-    /// Waits for the signal `member` of `interface` on `path`; nil when `deadline` passes first.
+    /// Waits for the signal `member` of `interface` on `path` from `sender` (a unique name:
+    /// another client of the bus cannot answer for the portal); nil when `deadline` passes first.
     func signal(
         path: String,
         interface: String,
         member: String,
+        from sender: String,
         until deadline: ContinuousClock.Instant
     ) throws(DesktopError) -> Message? {
         let matches = { (message: Message) in
             message.path == path && message.interface == interface && message.member == member
+                && message.sender == sender
         }
         if let index = signals.firstIndex(where: matches) { return signals.remove(at: index) }
         while let message = try next(until: deadline) {
@@ -180,21 +189,35 @@ final class DBusConnection {
         return nil
     }
 
-    /// The next message; nil when `deadline` passes first.
+    /// The next message; nil when `deadline` passes first. A big-endian message (another client
+    /// of the bus may send one) is passed over: the bus daemon and the portals write
+    /// little-endian on the machines Keyport runs on.
     private func next(until deadline: ContinuousClock.Instant) throws(DesktopError) -> Message? {
-        guard try socket.fill(16, until: deadline) else { return nil }
-        let fixed = Array(socket.peek(16))
-        guard fixed[0] == UInt8(ascii: "l") else {
-            throw DesktopError("the D-Bus session bus sent a big-endian message, which Keyport does not read")
+        while true {
+            guard try socket.fill(16, until: deadline) else { return nil }
+            let fixed = Array(socket.peek(16))
+            let bigEndian = fixed[0] == UInt8(ascii: "B")
+            guard bigEndian || fixed[0] == UInt8(ascii: "l") else {
+                throw DesktopError("the D-Bus session bus sent a message Keyport cannot read")
+            }
+            func length(at offset: Int) -> Int {
+                let value = fixed.read32(at: offset)
+                return Int(bigEndian ? value.byteSwapped : value)
+            }
+            let bodyLength = length(at: 4)
+            let fieldsLength = length(at: 12)
+            let headerLength = (16 + fieldsLength + 7) / 8 * 8
+            guard fieldsLength <= Self.maximumMessage, bodyLength <= Self.maximumMessage else {
+                throw DesktopError("the D-Bus session bus sent a message larger than \(Self.maximumMessage) bytes")
+            }
+            guard try socket.fill(headerLength + bodyLength, until: deadline) else { return nil }
+            let bytes = socket.take(headerLength + bodyLength)
+            if !bigEndian { return try parse(bytes, fixed: fixed, headerLength: headerLength) }
         }
-        let bodyLength = Int(fixed.read32(at: 4))
-        let fieldsLength = Int(fixed.read32(at: 12))
-        let headerLength = (16 + fieldsLength + 7) / 8 * 8
-        guard fieldsLength <= Self.maximumMessage, bodyLength <= Self.maximumMessage else {
-            throw DesktopError("the D-Bus session bus sent a message larger than \(Self.maximumMessage) bytes")
-        }
-        guard try socket.fill(headerLength + bodyLength, until: deadline) else { return nil }
-        let bytes = socket.take(headerLength + bodyLength)
+    }
+
+    /// A little-endian message's header fields and body.
+    private func parse(_ bytes: [UInt8], fixed: [UInt8], headerLength: Int) throws(DesktopError) -> Message {
         do {
             var reader = DBusReader(bytes, offset: 12)
             var message = Message(type: fixed[1], serial: fixed.read32(at: 8), body: [])
@@ -208,6 +231,7 @@ final class DBusConnection {
                     case 3: message.member = value.string
                     case 4: message.errorName = value.string
                     case 5: message.replySerial = value.uint32
+                    case 7: message.sender = value.string
                     case 8: if case .signature(let text) = value { signature = text }
                     default: break
                     }

@@ -59,13 +59,20 @@ final class DisplaySocket {
             if ready < 0, errno == EINTR { continue }
             guard ready >= 0 else { throw DesktopError("cannot wait for \(name): \(reason())") }
             guard ready > 0 else { continue }
-            if start > 0, start == buffer.count {
-                buffer.removeAll(keepingCapacity: true)
+            // What was taken is let go once all of it was, or once it is large.
+            if start > 0, start == buffer.count || start > 65536 {
+                buffer.removeFirst(start)
                 start = 0
             }
             var chunk = [UInt8](repeating: 0, count: 4096)
             let result = chunk.withUnsafeMutableBytes { raw in
-                Result { () throws(MemoryFileError) in try DescriptorPassing.receive(into: raw, on: descriptor) }
+                Result { () throws(MemoryFileError) in
+                    try DescriptorPassing.receive(
+                        into: raw,
+                        on: descriptor,
+                        maximum: DescriptorPassing.maximumReceivable
+                    )
+                }
             }
             let received: (count: Int, descriptors: [Int32])
             switch result {

@@ -25,24 +25,36 @@ package final class RemoteDesktopPortal {
     ///   says no.
     package init(environment: [String: String], timeout: Duration = .seconds(120)) throws(DesktopError) {
         bus = try DBusConnection(environment: environment)
-        let available = try? bus.call(
-            destination: Self.portal,
-            path: Self.path,
-            interface: "org.freedesktop.DBus.Properties",
-            member: "Get",
-            [.string(Self.interface), .string("AvailableDeviceTypes")]
-        )
-        guard let available else {
+        let available: [DBusValue]
+        do {
+            available = try bus.call(
+                destination: Self.portal,
+                path: Self.path,
+                interface: "org.freedesktop.DBus.Properties",
+                member: "Get",
+                [.string(Self.interface), .string("AvailableDeviceTypes")]
+            )
+        } catch {
             throw DesktopError(
-                "the desktop has no RemoteDesktop portal (xdg-desktop-portal with GNOME's or KDE's backend)"
+                "the desktop has no RemoteDesktop portal (xdg-desktop-portal with GNOME's or KDE's backend): \(error)"
             )
         }
         guard case .variant(_, .uint32(let types)) = available.first, types & Self.keyboard != 0 else {
             throw DesktopError("the desktop's RemoteDesktop portal offers no keyboard")
         }
+        // The portal's own connection, now that the call started it: only it answers requests.
+        let owner = try bus.call(
+            destination: "org.freedesktop.DBus",
+            path: "/org/freedesktop/DBus",
+            interface: "org.freedesktop.DBus",
+            member: "GetNameOwner",
+            [.string(Self.portal)]
+        )
+        guard let portalName = owner.first?.string else { throw DesktopError("the RemoteDesktop portal has no owner") }
         let token = "keyport\(UInt32.random(in: 0...UInt32.max))"
         let created = try Self.request(
             bus,
+            portalName,
             "CreateSession",
             token: token + "a",
             [.options([("handle_token", .string(token + "a")), ("session_handle_token", .string(token))])],
@@ -55,6 +67,7 @@ package final class RemoteDesktopPortal {
         do throws(DesktopError) {
             _ = try Self.request(
                 bus,
+                portalName,
                 "SelectDevices",
                 token: token + "b",
                 [
@@ -65,6 +78,7 @@ package final class RemoteDesktopPortal {
             )
             let started = try Self.request(
                 bus,
+                portalName,
                 "Start",
                 token: token + "c",
                 [.objectPath(session), .string(""), .options([("handle_token", .string(token + "c"))])],
@@ -84,6 +98,7 @@ package final class RemoteDesktopPortal {
     /// Calls the portal's `method` as a request and waits for its `Response`; its results.
     private static func request(
         _ bus: DBusConnection,
+        _ portalName: String,
         _ method: String,
         token: String,
         _ arguments: [DBusValue],
@@ -117,6 +132,7 @@ package final class RemoteDesktopPortal {
                 path: answeredAt,
                 interface: "org.freedesktop.portal.Request",
                 member: "Response",
+                from: portalName,
                 until: .now + timeout
             )
         else {
@@ -132,13 +148,24 @@ package final class RemoteDesktopPortal {
 
     /// Types `text`: each character pressed and released by its keysym.
     ///
-    /// - Throws: ``DesktopError`` for a control character (none is typed then), or when the
-    ///   portal refuses a key.
+    /// - Throws: ``DesktopError`` for a character outside printable ASCII and Tab (none is typed
+    ///   then: the compositor drops a keysym its keyboard layout lacks, and says nothing), or when
+    ///   the portal refuses a key.
     package func type(_ text: SecretBytes) throws(DesktopError) {
-        let characters = text.withUnsafeBytes { Array(String(decoding: $0, as: UTF8.self).unicodeScalars) }
-        let keysyms = characters.map(Self.keysym(for:))
-        guard !keysyms.contains(nil) else {
-            throw DesktopError("the text holds a control character, which Keyport does not type")
+        // The keysyms are the text too: kept in one buffer of their own size, wiped after.
+        var keysyms = [UInt32](repeating: 0, count: text.count)
+        defer { for index in keysyms.indices { keysyms[index] = 0 } }
+        let typable = text.withUnsafeBytes { bytes in
+            for (index, byte) in bytes.enumerated() {
+                guard byte == 0x09 || (0x20...0x7E).contains(byte) else { return false }
+                keysyms[index] = Self.keysym(for: Unicode.Scalar(byte))!
+            }
+            return true
+        }
+        guard typable else {
+            throw DesktopError(
+                "the text holds a character other than printable ASCII, which the portal may drop unseen; nothing was typed"
+            )
         }
         for keysym in keysyms {
             for state: UInt32 in [1, 0] {
@@ -147,17 +174,18 @@ package final class RemoteDesktopPortal {
                     path: Self.path,
                     interface: Self.interface,
                     member: "NotifyKeyboardKeysym",
-                    [.objectPath(session), .options([]), .int32(Int32(bitPattern: keysym!)), .uint32(state)]
+                    [.objectPath(session), .options([]), .int32(Int32(bitPattern: keysym)), .uint32(state)]
                 )
             }
         }
     }
 
     /// The X keysym of `character`: Latin-1's printable characters are their own code, every
-    /// other Unicode character 0x01000000 plus its code (X11's keysymdef.h); nil for a control
-    /// character.
+    /// other Unicode character 0x01000000 plus its code, Tab XK_Tab (X11's keysymdef.h); nil for
+    /// any other control character.
     static func keysym(for character: Unicode.Scalar) -> UInt32? {
         switch character.value {
+        case 0x09: 0xFF09
         case 0x20...0x7E, 0xA0...0xFF: character.value
         case 0...0x1F, 0x7F...0x9F: nil
         default: 0x0100_0000 + character.value

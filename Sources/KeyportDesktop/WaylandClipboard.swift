@@ -64,6 +64,7 @@ struct WaylandClipboard {
         while true {
             guard let event = try next(until: setupDeadline) else { throw late() }
             if event.object == Self.firstSync { break }
+            if event.object == Self.display, event.opcode == 0 { throw refusal(event.body) }
             guard event.object == Self.registry, event.opcode == 0 else { continue }
             // wl_registry.global(name, interface, version)
             var reader = Reader(event.body)
@@ -100,11 +101,7 @@ struct WaylandClipboard {
             }
             switch (event.object, event.opcode) {
             case (Self.display, 0):
-                // wl_display.error(object, code, message)
-                var reader = Reader(event.body)
-                _ = reader.uint()
-                _ = reader.uint()
-                throw DesktopError("the Wayland compositor refused: \(reader.string() ?? "no reason given")")
+                throw refusal(event.body)
             case (Self.secondSync, 0):
                 isReady = true
                 ready()
@@ -124,6 +121,7 @@ struct WaylandClipboard {
                 }
                 close(descriptor)
             case (Self.source, 1):
+                guard isReady else { throw DesktopError("another program's copy replaced Keyport's at once") }
                 return .replaced
             case (Self.device, 0):
                 // data_offer(id): the compositor's offer of a selection (Keyport's own among
@@ -206,6 +204,14 @@ struct WaylandClipboard {
     }
 
     private func late() -> DesktopError { DesktopError("the Wayland compositor did not answer in time") }
+
+    /// wl_display.error(object, code, message), said.
+    private func refusal(_ body: [UInt8]) -> DesktopError {
+        var reader = Reader(body)
+        _ = reader.uint()
+        _ = reader.uint()
+        return DesktopError("the Wayland compositor refused: \(reader.string() ?? "no reason given")")
+    }
 
     /// Reads an event's arguments in order.
     private struct Reader {

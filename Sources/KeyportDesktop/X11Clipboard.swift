@@ -34,10 +34,11 @@ struct X11Clipboard {
             descriptor = try UnixSocketAddress.connect(path)
         } catch {
             // Servers listen in the abstract namespace too, which a sandbox without /tmp keeps.
+            let atPath = error
             do {
                 descriptor = try UnixSocketAddress.connect(path, abstract: true)
             } catch {
-                throw DesktopError("cannot reach the X server \(display): \(error)")
+                throw DesktopError("cannot reach the X server \(display): \(atPath); \(error)")
             }
         }
         socket = DisplaySocket(descriptor: descriptor, name: "the X server \(display)")
@@ -65,6 +66,11 @@ struct X11Clipboard {
             throw DesktopError("the X server \(display) did not answer")
         }
         let reply = socket.take(8 + extra)
+        guard reply[0] != 2 else {
+            throw DesktopError(
+                "the X server \(display) asks for more authentication than MIT-MAGIC-COOKIE-1, all Keyport gives"
+            )
+        }
         guard reply[0] == 1 else {
             let reason = String(decoding: reply[8..<min(reply.count, 8 + Int(reply[1]))], as: UTF8.self)
             throw DesktopError(
@@ -146,7 +152,16 @@ struct X11Clipboard {
         // Its name, set: the PropertyNotify carries the server time the ownership is taken at (ICCCM
         // §2.1: never CurrentTime).
         let title = Array("Keyport clipboard".utf8)
-        requests += changeProperty(window: window, property: Self.wmName, type: Self.stringType, format: 8, data: title)
+        title.withUnsafeBytes { bytes in
+            changeProperty(
+                into: &requests,
+                window: window,
+                property: Self.wmName,
+                type: Self.stringType,
+                format: 8,
+                data: bytes
+            )
+        }
         try socket.write(requests)
 
         let setupDeadline = ContinuousClock.now + .seconds(10)
@@ -156,7 +171,9 @@ struct X11Clipboard {
             guard let packet = try next(until: setupDeadline) else { throw late() }
             switch packet[0] {
             case 0: throw error(packet, doing: "setting up Keyport's window")
-            case 1: atoms[names[atoms.count]] = packet.read32(at: 8)
+            case 1:
+                guard atoms.count < names.count else { throw DesktopError("the X server answered more than was asked") }
+                atoms[names[atoms.count]] = packet.read32(at: 8)
             case 28 where packet.read32(at: 4) == window: stamp = packet.read32(at: 12)
             default: break
             }
@@ -187,7 +204,9 @@ struct X11Clipboard {
         let offered = (["TARGETS", "TIMESTAMP", ClipboardOwner.passwordManagerHint] + textTypes).map { atoms[$0]! }
         while true {
             guard let packet = try next(until: deadline) else { return .timeUp }
-            switch packet[0] & 0x7F {
+            // Exact codes: an event another client sent (SendEvent sets the top bit) is not the
+            // server's word that the selection changed hands.
+            switch packet[0] {
             case 29 where packet.read32(at: 8) == window && packet.read32(at: 12) == clipboard:
                 return .replaced
             case 30 where packet.read32(at: 8) == window:
@@ -197,41 +216,40 @@ struct X11Clipboard {
                 // An obsolete client names no property: the target is used (ICCCM §2.2).
                 var property = packet.read32(at: 24)
                 if property == 0 { property = target }
+                // One buffer, sized first, so that the text is never left behind in one the array
+                // outgrew; wiped once sent.
                 var answer: [UInt8] = []
-                var given = false
-                if selection == clipboard {
-                    let reply: (type: UInt32, format: UInt8, data: [UInt8])?
+                answer.reserveCapacity(24 + (text.count + 3) / 4 * 4 + 44)
+                var given = selection == clipboard
+                if given {
+                    func give(_ type: UInt32, _ format: UInt8, _ data: UnsafeRawBufferPointer) {
+                        changeProperty(
+                            into: &answer,
+                            window: requestor,
+                            property: property,
+                            type: type,
+                            format: format,
+                            data: data
+                        )
+                    }
                     switch target {
                     case atoms["TARGETS"]!:
                         var list: [UInt8] = []
                         for atom in offered { list.append32(atom) }
-                        reply = (Self.atomType, 32, list)
+                        list.withUnsafeBytes { give(Self.atomType, 32, $0) }
                     case atoms["TIMESTAMP"]!:
                         var stamp: [UInt8] = []
                         stamp.append32(time)
-                        reply = (Self.integerType, 32, stamp)
+                        stamp.withUnsafeBytes { give(Self.integerType, 32, $0) }
                     case atoms[ClipboardOwner.passwordManagerHint]!:
-                        reply = (target, 8, ClipboardOwner.secret)
+                        ClipboardOwner.secret.withUnsafeBytes { give(target, 8, $0) }
                     case atoms["STRING"]:
-                        reply = (Self.stringType, 8, text.withUnsafeBytes { Array($0) })
+                        text.withUnsafeBytes { give(Self.stringType, 8, $0) }
                     case let atom where textTypes.contains(where: { atoms[$0] == atom }):
                         // TEXT is answered in UTF-8, a type its requestor may ask for (ICCCM §2.7.1).
-                        reply = (
-                            atom == atoms["TEXT"] ? atoms["UTF8_STRING"]! : atom, 8, text.withUnsafeBytes { Array($0) }
-                        )
+                        text.withUnsafeBytes { give(atom == atoms["TEXT"] ? atoms["UTF8_STRING"]! : atom, 8, $0) }
                     default:
-                        reply = nil
-                    }
-                    if var reply {
-                        answer = changeProperty(
-                            window: requestor,
-                            property: property,
-                            type: reply.type,
-                            format: reply.format,
-                            data: reply.data
-                        )
-                        Wipe.bytes(&reply.data)
-                        given = true
+                        given = false
                     }
                 }
                 // SendEvent: SelectionNotify to the requestor, the property None when refused.
@@ -255,10 +273,16 @@ struct X11Clipboard {
         }
     }
 
-    /// A ChangeProperty request (mode Replace).
-    private func changeProperty(window: UInt32, property: UInt32, type: UInt32, format: UInt8, data: [UInt8]) -> [UInt8]
-    {
-        var request: [UInt8] = [18, 0]
+    /// Appends a ChangeProperty request (mode Replace) to `request`.
+    private func changeProperty(
+        into request: inout [UInt8],
+        window: UInt32,
+        property: UInt32,
+        type: UInt32,
+        format: UInt8,
+        data: UnsafeRawBufferPointer
+    ) {
+        request += [18, 0]
         request.append16(6 + (data.count + 3) / 4)
         request.append32(window)
         request.append32(property)
@@ -267,7 +291,6 @@ struct X11Clipboard {
         request.append32(UInt32(data.count / (Int(format) / 8)))
         request += data
         request.pad4()
-        return request
     }
 
     /// The next error, reply or event (32 bytes, more for a reply that says so); nil when
@@ -276,6 +299,8 @@ struct X11Clipboard {
         guard try socket.fill(32, until: deadline) else { return nil }
         let head = socket.peek(32)
         let extra = head.first == 1 ? Int(head.read32(at: 4)) * 4 : 0
+        // Keyport asks for nothing long: a reply the size of a request at most.
+        guard extra <= 1 << 20 else { throw DesktopError("\(socket.name) sent a reply of \(extra) bytes") }
         guard try socket.fill(32 + extra, until: deadline) else { return nil }
         return socket.take(32 + extra)
     }

@@ -152,8 +152,11 @@ package final class MemoryFile: Sendable {
 /// Messages with descriptors on Unix stream sockets: the bytes and, attached to them, open
 /// descriptors the receiving process gets its own copies of (SCM_RIGHTS).
 package enum DescriptorPassing {
-    /// The most descriptors one message carries.
+    /// The most descriptors one message Keyport sends carries.
     package static let maximumDescriptors = 16
+    /// The most descriptors one message can carry (the kernel's `SCM_MAX_FD`): the most a
+    /// receiver can take (a Wayland compositor sends up to 28 at once).
+    package static let maximumReceivable = 253
 
     /// Sends `bytes` (at least one) on `socket` with `descriptors` attached to the first of them;
     /// returns how many bytes went (the rest is the caller's to send, without descriptors).
@@ -188,14 +191,14 @@ package enum DescriptorPassing {
     ///
     /// - Returns: the number of bytes (0 at the end of the stream) and the descriptors.
     /// - Throws: ``MemoryFileError`` with the system's reason, or when more descriptors came than
-    ///   `maximum` (at most ``maximumDescriptors``; those that came are closed: a message that
+    ///   `maximum` (at most ``maximumReceivable``; those that came are closed: a message that
     ///   cannot be read whole is refused).
     package static func receive(
         into buffer: UnsafeMutableRawBufferPointer,
         on socket: Int32,
         maximum: Int = maximumDescriptors
     ) throws(MemoryFileError) -> (count: Int, descriptors: [Int32]) {
-        var descriptors = [Int32](repeating: -1, count: max(0, min(maximum, maximumDescriptors)))
+        var descriptors = [Int32](repeating: -1, count: max(0, min(maximum, maximumReceivable)))
         var received: Int32 = 0
         var truncated: Int32 = 0
         var count = 0

@@ -48,17 +48,12 @@ func secret(_ kind: AutoFill.CredentialType, of answer: AutoFillClient.Answer) t
 func copyToClipboard(_ text: String, seconds: Int = 30) async throws(Failure) {
     let environment = ProcessInfo.processInfo.environment
     guard ClipboardOwner.hasSession(environment) else { throw noClipboard }
-    let executable: String
-    do {
-        executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-    } catch {
-        throw .io("cannot find this keyport executable to serve the clipboard: \(error.localizedDescription)")
-    }
     // Left running on its own: it outlives this command. It says "ready" once the clipboard is its.
     let serving: ChildProcess
     do {
         serving = try ChildProcess(
-            executable: executable,
+            // This very program, as /proc names it: still this program after an upgrade replaced the file.
+            executable: "/proc/self/exe",
             arguments: ["clipboard-serve", "--seconds", "\(seconds)"],
             environment: environment,
             streams: .captured(input: Data(text.utf8))
@@ -66,19 +61,24 @@ func copyToClipboard(_ text: String, seconds: Int = 30) async throws(Failure) {
     } catch {
         throw .io("cannot start the process that serves the clipboard: \(error)")
     }
-    let ready = await within(.seconds(20)) {
+    // It may wait up to 10 seconds on a Wayland compositor and 20 on an X server before it gives up.
+    let ready = await within(.seconds(35)) {
         await serving.output?.wait { standardOutput, _ in standardOutput.contains(UInt8(ascii: "\n")) ? true : nil }
     }
     guard ready == true else {
+        // Ended, or still waiting for a display server that does not answer: stopped either way.
+        serving.signalGroup(SIGTERM)
         await serving.output?.waitForEnd()
         let said = String(decoding: serving.output?.standardError ?? Data(), as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        throw .io(said.isEmpty ? "the process that serves the clipboard did not start" : said)
+        throw .io(said.isEmpty ? "the process that serves the clipboard did not put it there within 35 seconds" : said)
     }
 }
 
 /// What `--copy` says without a graphical session.
-let noClipboard = Failure.io("no clipboard: run it in a graphical session (WAYLAND_DISPLAY or DISPLAY set)")
+let noClipboard = Failure.io(
+    "no clipboard here: --copy needs a graphical session (WAYLAND_DISPLAY or DISPLAY set), which this terminal does not have"
+)
 
 /// `keyport clipboard-serve --seconds N`, started by --copy: reads the text from standard input,
 /// owns the clipboard with it (``ClipboardOwner``), prints "ready", and ends after N seconds or
@@ -96,7 +96,11 @@ struct ClipboardServeCommand: AsyncParsableCommand {
     func run() async throws {
         guard (1...3600).contains(seconds) else { throw Failure.invalid("--seconds takes 1 to 3600") }
         _ = Memory.makeUndumpable()
-        var bytes = [UInt8](FileHandle.standardInput.readDataToEndOfFile())
+        // A paster that closes its end before the text is written must not end serving.
+        signal(SIGPIPE, SIG_IGN)
+        var input = FileHandle.standardInput.readDataToEndOfFile()
+        var bytes = [UInt8](input)
+        input.resetBytes(in: 0..<input.count)
         let text = SecretBytes(taking: &bytes)
         do {
             _ = try ClipboardOwner.serve(text, environment: ProcessInfo.processInfo.environment, seconds: seconds) {
@@ -128,7 +132,7 @@ extension OTPCommand {
 
         @Flag(
             help:
-                "Also put the code on the clipboard, marked secret, cleared after 30 seconds if it is still there."
+                "Also put the code on the clipboard, marked secret; cleared after 30 seconds if it is still Keyport's."
         )
         var copy = false
 
@@ -136,9 +140,11 @@ extension OTPCommand {
         var list = false
 
         func run() async throws {
+            // Where there is no clipboard, nothing is asked for: checked before the provider is.
+            if copy, !ClipboardOwner.hasSession(ProcessInfo.processInfo.environment) { throw noClipboard }
             let code = try secret(.oneTimeCode, of: try requestCredential(.oneTimeCode, for: site, fromList: list))
-            if copy { try await copyToClipboard(code) }
             print(code)
+            if copy { try await copyToClipboard(code) }
         }
     }
 }

@@ -212,7 +212,7 @@ struct BrowserCommand: ParsableCommand {
             about:debugging ("This Firefox", "Load Temporary Add-on"). To keep it: release builds accept only \
             add-ons Mozilla signed, and Keyport's is not; in Firefox ESR or Developer Edition set \
             xpinstall.signatures.required to false in about:config, make the add-on with \
-            `(cd \(webExtension.directory) && zip -r /tmp/keyport-autofill.xpi .)` (manifest.json at the \
+            `(cd \(webExtension.directory) && zip -FS -r /tmp/keyport-autofill.xpi .)` (manifest.json at the \
             zip's top) and install it from about:addons ("Install Add-on From File").
             """
         }

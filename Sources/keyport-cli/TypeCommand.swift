@@ -42,7 +42,7 @@ enum Typist {
             return .xdotool(xdotool)
         }
         throw .io(
-            "no graphical session to type into (neither WAYLAND_DISPLAY nor DISPLAY is set); use --copy, or keyport otp / keyport password in a terminal"
+            "no graphical session to type into (neither WAYLAND_DISPLAY nor DISPLAY is set); in a terminal, use keyport otp or keyport password"
         )
     }
 
@@ -113,7 +113,7 @@ struct TypeCommand: AsyncParsableCommand {
     @Option(help: "The account's user name, when the site has several (password and user).")
     var user: String?
 
-    @Flag(help: "Put it on the clipboard instead (cleared after 30 seconds if it is still there).")
+    @Flag(help: "Put it on the clipboard instead, marked secret; cleared after 30 seconds if it is still Keyport's.")
     var copy = false
 
     func validate() throws {
@@ -177,7 +177,7 @@ struct FillCommand: AsyncParsableCommand {
         abstract: "Pick one of your accounts in a menu; its password (or code) is typed into the focused window.",
         discussion: """
             The menu lists what keyportd's ListIdentities gives — for SITE, what fits it; without one, \
-            every account of the enabled providers — in fuzzel or rofi when installed, else zenity. \
+            every account of the enabled providers — in fuzzel (Wayland, not GNOME), rofi (X11) or zenity. \
             Only names are listed; the chosen account's secret is asked for as `keyport type` asks. \
             Exit status: 0 typed; 1 nothing chosen, or the provider declined; 2 keyportd is not running, \
             no menu or way to type, or a usage error.
@@ -193,7 +193,7 @@ struct FillCommand: AsyncParsableCommand {
     @Flag(name: .customLong("with-user"), help: "Type the user name, Tab, then the password.")
     var withUser = false
 
-    @Flag(help: "Put it on the clipboard instead (cleared after 30 seconds if it is still there).")
+    @Flag(help: "Put it on the clipboard instead, marked secret; cleared after 30 seconds if it is still Keyport's.")
     var copy = false
 
     func validate() throws {
@@ -268,15 +268,18 @@ struct FillCommand: AsyncParsableCommand {
     }
 }
 
-/// A menu to pick a row from: fuzzel or rofi (dmenu mode) when installed, else zenity's list. The
-/// rows go on the menu's standard input, never its command line.
+/// A menu to pick a row from: on Wayland fuzzel (where the compositor has layer shell: not GNOME),
+/// then zenity, then rofi (through XWayland); on X11 rofi, then zenity. The rows go on the menu's
+/// standard input, never its command line.
 enum Picker {
     /// The index of the row the person picked; `nil` when they picked none.
     static func choose(_ rows: [String], prompt: String, environment: [String: String]) async throws(Failure) -> Int? {
         let path = environment["PATH"]
         let wayland = !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
         var menus: [(String, [String])] = []
-        if wayland, let fuzzel = Executable.find("fuzzel", path: path) {
+        // fuzzel draws with the layer-shell protocol, which GNOME's compositor does not have.
+        let gnome = (environment["XDG_CURRENT_DESKTOP"] ?? "").lowercased().contains("gnome")
+        if wayland, !gnome, let fuzzel = Executable.find("fuzzel", path: path) {
             menus.append((fuzzel, ["--dmenu", "--index", "--prompt=\(prompt): "]))
         }
         // rofi 1.7 (Debian 12's) draws on X11 only: on Wayland it needs XWayland, so it comes after zenity there.

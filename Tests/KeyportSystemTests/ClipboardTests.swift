@@ -107,14 +107,17 @@ struct ClipboardTests {
 /// xdg-desktop-portal).
 @Suite("The RemoteDesktop portal's keys and D-Bus's values")
 struct PortalWireTests {
-    @Test("keysyms: Latin-1 as itself, other characters at 0x01000000 plus their code, control characters none")
+    @Test(
+        "keysyms: Latin-1 as itself, other characters at 0x01000000 plus their code, Tab as XK_Tab, other control characters none"
+    )
     func keysyms() {
         #expect(RemoteDesktopPortal.keysym(for: "a") == 0x61)
         #expect(RemoteDesktopPortal.keysym(for: "Z") == 0x5A)
         #expect(RemoteDesktopPortal.keysym(for: "é") == 0xE9)
         #expect(RemoteDesktopPortal.keysym(for: "€") == 0x0100_20AC)
         #expect(RemoteDesktopPortal.keysym(for: "😀") == 0x0101_F600)
-        for control: Unicode.Scalar in ["\n", "\t", "\u{7F}", "\u{85}"] {
+        #expect(RemoteDesktopPortal.keysym(for: "\t") == 0xFF09)
+        for control: Unicode.Scalar in ["\n", "\r", "\u{7F}", "\u{85}"] {
             #expect(RemoteDesktopPortal.keysym(for: control) == nil)
         }
     }

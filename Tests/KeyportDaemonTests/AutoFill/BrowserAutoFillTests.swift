@@ -46,6 +46,11 @@ struct BrowserAutoFillTests {
         }
         // A box of the page's own, however high its z-index, is drawn under the menu (the top layer).
         #expect(values("attack-cover-div", "attacked") == signedIn, "\(context)")
+        // A menu summoned under a still pointer: a press without a move in it fills nothing; after
+        // a move, the same press fills.
+        #expect((results["still-pointer"] as? [String: Any])?["summoned"] as? Bool == true, "\(context)")
+        #expect(values("still-pointer", "pressed") == empty, "\(context)")
+        #expect(values("still-pointer", "moved") == signedIn, "\(context)")
         // Hidden and transparent fields stay empty.
         #expect(
             values("decoys") == ["user": "alice", "pass": "hunter2", "decoy-offscreen": "", "decoy-transparent": ""],

@@ -277,7 +277,7 @@ struct DesktopTypingTests {
             copy: "wl-copy"
         )
 
-        // No session at all: said plainly, with --copy offered.
+        // No session at all: said plainly, with the terminal's commands offered.
         var none = environment
         none.removeValue(forKey: "WAYLAND_DISPLAY")
         let nowhere = try await Program.run(
@@ -286,7 +286,11 @@ struct DesktopTypingTests {
             environment: none,
             timeout: .seconds(60)
         )
-        #expect(nowhere.status == 2 && nowhere.standardError.contains("use --copy"), "\(nowhere.standardError)")
+        #expect(
+            nowhere.status == 2 && nowhere.standardError.contains("no graphical session to type into")
+                && nowhere.standardError.contains("keyport otp"),
+            "\(nowhere.standardError)"
+        )
     }
 
     @Test(

@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 import PackageDescription
 
 let package = Package(
@@ -392,3 +392,13 @@ let package = Package(
         ),
     ]
 )
+
+// scripts/test builds Keyport's own targets with every warning an error (KEYPORT_WARNINGS_AS_ERRORS=1),
+// so that the build stays warning-free; a plain build, and an app's that depends on Keyport, is
+// not failed by a warning a newer compiler adds. (SwiftPM's warning control, not unsafeFlags,
+// which would stop apps from depending on a tagged version.)
+if Context.environment["KEYPORT_WARNINGS_AS_ERRORS"] == "1" {
+    for target in package.targets where target.type != .plugin && target.name != "CKeyportSystem" {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.treatAllWarnings(as: .error)]
+    }
+}

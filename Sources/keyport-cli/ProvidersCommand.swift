@@ -41,9 +41,9 @@ struct ProvidersCommand: AsyncParsableCommand {
                 let place = provider.position.map { "\($0 + 1)." } ?? "-"
                 var can: [String] = []
                 if provider.capabilities.SupportsCredentialExchange {
-                    can.append(
-                        "exchange \(provider.capabilities.SupportedCredentialExchangeVersions.joined(separator: ","))"
-                    )
+                    let versions = provider.capabilities.SupportedCredentialExchangeVersions.joined(separator: ",")
+                    let exportOnly = provider.capabilities.ImportsCredentials == false
+                    can.append("exchange \(versions)\(exportOnly ? " (exports only)" : "")")
                 }
                 if provider.capabilities.ProvidesPasswords { can.append("passwords") }
                 if provider.capabilities.ProvidesOneTimeCodes { can.append("one-time codes") }

@@ -40,7 +40,8 @@ package struct ProviderManifest: Hashable, Sendable {
             SupportedCredentialExchangeVersions: [],
             ProvidesPasswords: false,
             ProvidesOneTimeCodes: false,
-            SavesPasswords: false
+            SavesPasswords: false,
+            ImportsCredentials: nil
         )
         var versionsGiven = false
         var cursor = JSONCursor(Array(data))
@@ -86,6 +87,7 @@ package struct ProviderManifest: Hashable, Sendable {
                         case "ProvidesPasswords": capabilities.ProvidesPasswords = try flag()
                         case "ProvidesOneTimeCodes": capabilities.ProvidesOneTimeCodes = try flag()
                         case "SavesPasswords": capabilities.SavesPasswords = try flag()
+                        case "ImportsCredentials": capabilities.ImportsCredentials = try flag()
                         case "SupportedCredentialExchangeVersions":
                             let problem = ManifestError(
                                 "\"capabilities.SupportedCredentialExchangeVersions\" must be versions such as [\"1.0\"]"
@@ -123,6 +125,9 @@ package struct ProviderManifest: Hashable, Sendable {
             // An app that supports exchange without naming versions takes the first one.
             capabilities.SupportedCredentialExchangeVersions = ["1.0"]
         }
+        // An app that supports exchange imports too, unless it says it only exports.
+        capabilities.ImportsCredentials =
+            capabilities.SupportsCredentialExchange && capabilities.ImportsCredentials != false
         self.id = id
         self.name = name
         self.exec = exec

@@ -104,6 +104,7 @@ package final class ExchangeService: Sendable {
         let offered = input.formatVersions ?? declared
         let eligible = manifests.filter { manifest in
             manifest.id != exporterID && manifest.capabilities.SupportsCredentialExchange
+                && manifest.capabilities.ImportsCredentials == true
                 && Self.newestCommon(offered, manifest.capabilities.SupportedCredentialExchangeVersions) != nil
         }
         guard !eligible.isEmpty else {

@@ -20,7 +20,9 @@ private func manifest(_ id: String, _ name: String, exchange: Bool = false, extr
 
 @Suite("provider manifests")
 struct ManifestTests {
-    @Test("a manifest is read with its capabilities; unknown members are ignored; exchange defaults to 1.0")
+    @Test(
+        "a manifest is read with its capabilities; unknown members are ignored; exchange defaults to 1.0 and to importing"
+    )
     func reads() throws {
         let read = try ProviderManifest(
             data: Data(manifest("org.example.app", "Example", exchange: true, extra: #", "future": [1]"#).utf8),
@@ -33,6 +35,18 @@ struct ManifestTests {
                 && !read.capabilities.ProvidesPasswords
         )
         #expect(read.capabilities.SupportedCredentialExchangeVersions == ["1.0"])
+        // An app that supports exchange imports, unless it says it only exports; one that does
+        // not support exchange imports nothing, whatever it says.
+        #expect(read.capabilities.ImportsCredentials == true)
+        let exportOnly =
+            #"{"id":"org.a","name":"A","exec":["/bin/a"],"capabilities":{"SupportsCredentialExchange":true,"ImportsCredentials":false}}"#
+        #expect(
+            try ProviderManifest(data: Data(exportOnly.utf8), file: "e.json").capabilities.ImportsCredentials == false
+        )
+        let noExchange = #"{"id":"org.a","name":"A","exec":["/bin/a"],"capabilities":{"ImportsCredentials":true}}"#
+        #expect(
+            try ProviderManifest(data: Data(noExchange.utf8), file: "n.json").capabilities.ImportsCredentials == false
+        )
     }
 
     @Test(

@@ -48,7 +48,7 @@ struct ExchangeSandbox {
         let program = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let manifest: [String: Any] = [
             "id": "org.keyport.test.exporter", "name": "Test Exporter", "exec": [program],
-            "capabilities": ["SupportsCredentialExchange": true],
+            "capabilities": ["SupportsCredentialExchange": true, "ImportsCredentials": false],
         ]
         try JSONSerialization.data(withJSONObject: manifest).write(
             to: directory.url.appendingPathComponent("data/keyport/providers/exporter.json")
@@ -204,7 +204,7 @@ struct ExchangeTests {
 
     @Test(
         "every failure reaches the exporter with what happened",
-        arguments: ["declined", "no agent", "no importer", "importer ends", "not CXF", "version 2"]
+        arguments: ["declined", "no agent", "no importer", "export-only app", "importer ends", "not CXF", "version 2"]
     )
     func failures(kind: String) async throws {
         let importer: [String]? =
@@ -214,10 +214,17 @@ struct ExchangeTests {
             }
         let sandbox = try await ExchangeSandbox(importer: importer)
         defer { sandbox.directory.remove() }
-        if kind == "no importer" {
-            try FileManager.default.removeItem(
-                at: sandbox.directory.url.appendingPathComponent("data/keyport/providers/importer.json")
+        let importerManifest = sandbox.directory.url.appendingPathComponent("data/keyport/providers/importer.json")
+        if kind == "no importer" { try FileManager.default.removeItem(at: importerManifest) }
+        if kind == "export-only app" {
+            // The only other app that supports exchange says it only exports: it is offered nothing.
+            var manifest = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: importerManifest)) as? [String: Any]
             )
+            var capabilities = manifest["capabilities"] as? [String: Any] ?? [:]
+            capabilities["ImportsCredentials"] = false
+            manifest["capabilities"] = capabilities
+            try JSONSerialization.data(withJSONObject: manifest).write(to: importerManifest)
         }
         let daemon = try await sandbox.start(keyportd, [scriptedAgent], readyWhen: "listening")
         defer { daemon.stop() }
@@ -251,7 +258,7 @@ struct ExchangeTests {
             switch kind {
             case "declined": (1, "the export was declined")
             case "no agent": (1, "no agent is running")
-            case "no importer": (1, "no other registered app can import")
+            case "no importer", "export-only app": (1, "no other registered app can import")
             case "importer ends": (1, "Example Importer ended (exited with status 0) without importing")
             case "version 2": (1, "no importer can read CXF 2.x")
             default: (1, "a single account without the document's header")
@@ -299,7 +306,7 @@ struct ExampleAppsTests {
         let providers = sandbox.directory.url.appendingPathComponent("data/keyport/providers")
         let manifest: [String: Any] = [
             "id": "org.keyport.example.exporter", "name": "Example Exporter", "exec": [exporter],
-            "capabilities": ["SupportsCredentialExchange": true],
+            "capabilities": ["SupportsCredentialExchange": true, "ImportsCredentials": false],
         ]
         try JSONSerialization.data(withJSONObject: manifest).write(
             to: providers.appendingPathComponent("exporter.json")

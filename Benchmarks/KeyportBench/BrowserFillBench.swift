@@ -65,9 +65,8 @@ func browserFillBenchmark(runs: Int, browser: String) async throws {
             throw BenchFailure(description: "keyport \(arguments.joined(separator: " ")) failed")
         }
     }
-    try run(["vault", "register"])
-    try run(["providers", "enable", "org.keyport.vault"])
     try run(["vault", "init", "--passphrase-stdin"], "open sesame\n")
+    try run(["providers", "enable", "org.keyport.vault"])
     try run(["vault", "unlock", "--passphrase-stdin"], "open sesame\n")
     try run([
         "browser", "install", "--browser", browser, "--extension", repository.appendingPathComponent("browser").path,

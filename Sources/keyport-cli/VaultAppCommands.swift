@@ -29,6 +29,20 @@ extension VaultCommand {
                     !$0.isEmpty && $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
                 })
             else { throw Failure.invalid("--id takes a reverse-DNS name such as org.keyport.vault, not '\(id)'") }
+            let path = try options.path()
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw Failure.invalid(
+                    "there is no vault at \(path): `keyport vault init` creates it (and registers the default vault itself)"
+                )
+            }
+            let file = try Self.writeManifest(options: options, id: id, name: name)
+            FileHandle.write(
+                "registered \(try options.path()) as \(id) (\(file)); `keyport providers enable \(id)` lets AutoFill ask it\n"
+            )
+        }
+
+        /// Writes the manifest of the vault `options` name as the app `id`: its file.
+        static func writeManifest(options: VaultOptions, id: String, name: String) throws(Failure) -> String {
             let manifest = Manifest(
                 id: id,
                 name: name,
@@ -53,9 +67,7 @@ extension VaultCommand {
             } catch {
                 throw Failure.io("cannot write \(file): \(error)", code: .unwritableOutput)
             }
-            FileHandle.write(
-                "registered \(try options.path()) as \(id) (\(file)); `keyport providers enable \(id)` lets AutoFill ask it\n"
-            )
+            return file
         }
 
         /// A manifest as keyportd reads it (`keyport/providers/*.json`; docs/protocol.md,

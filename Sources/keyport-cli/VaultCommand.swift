@@ -141,7 +141,14 @@ func vaultKeeper<Result>(_ body: () async throws -> Result) async throws -> Resu
 
 extension VaultCommand {
     struct Init: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Create a vault, protected by a new passphrase.")
+        static let configuration = CommandConfiguration(
+            abstract: "Create a vault, protected by a new passphrase.",
+            discussion: """
+                The default vault is registered with keyportd as it is created (org.keyport.vault, as \
+                `keyport vault register` does), so that a manifest never names a vault that does not exist; \
+                another vault is registered with `keyport vault register --vault PATH --id ID`.
+                """
+        )
 
         @OptionGroup var options: VaultOptions
 
@@ -169,6 +176,12 @@ extension VaultCommand {
             }
             FileHandle.write(
                 "created \(path) (scrypt N=2^\(kdf.logN), r=\(kdf.r), p=\(kdf.p)); open it with `keyport vault unlock`\n"
+            )
+            guard options.vault == nil else { return }
+            let id = "org.keyport.vault"
+            let file = try Register.writeManifest(options: options, id: id, name: "Keyport Vault")
+            FileHandle.write(
+                "registered it as \(id) (\(file)); `keyport providers enable \(id)` lets AutoFill ask it\n"
             )
         }
     }

@@ -726,10 +726,8 @@ struct GitCredentialTests {
         func shown() async throws -> String {
             try await run(["vault", "show", "--reveal", "http://127.0.0.1:\(peer.port)"]).standardOutput
         }
-        let registered = try await run(["vault", "register"])
-        #expect(registered.status == 0, "\(registered.standardError)")
-        #expect(try await run(["providers", "order", "org.keyport.vault"]).status == 0)
         #expect(try await run(["vault", "init", "--passphrase-stdin"], "pass phrase\n").status == 0)
+        #expect(try await run(["providers", "order", "org.keyport.vault"]).status == 0)
         #expect(try await run(["vault", "unlock", "--passphrase-stdin"], "pass phrase\n").status == 0)
 
         // Unlocked: a new login is saved without the person; git clones with it.

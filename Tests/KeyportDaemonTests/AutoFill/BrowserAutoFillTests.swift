@@ -128,9 +128,8 @@ struct BrowserAutoFillTests {
         }
         let daemon = try await startKeyportd(environment)
         defer { daemon.stop() }
-        #expect(try await keyport(["vault", "register"]).status == 0)
-        #expect(try await keyport(["providers", "enable", "org.keyport.vault"]).status == 0)
         #expect(try await keyport(["vault", "init", "--passphrase-stdin"], "open sesame\n").status == 0)
+        #expect(try await keyport(["providers", "enable", "org.keyport.vault"]).status == 0)
         #expect(try await keyport(["vault", "unlock", "--passphrase-stdin"], "open sesame\n").status == 0)
 
         let extensionDirectory = Peers.file("browser")

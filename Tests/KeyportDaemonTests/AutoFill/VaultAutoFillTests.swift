@@ -30,15 +30,18 @@ struct VaultAutoFillTests {
         }
         let daemon = try await startKeyportd(environment)
         defer { daemon.stop() }
-        #expect(try await run(["vault", "register"]).status == 0)
-        #expect(try await run(["providers", "enable", "org.keyport.vault"]).status == 0)
         // The keeper, started here (not by `unlock`) so the test can read what it says.
         let vault = try VaultLocations(environment: environment).defaultVault
         let keeper = try Program(builtProgram("keyport-vault"), ["keeper", "--vault", vault], environment: environment)
         defer { keeper.stop() }
         _ = try await keeper.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
 
-        #expect(try await run(["vault", "init", "--passphrase-stdin"], "open sesame\n").status == 0)
+        // A manifest never names a vault that does not exist: registering comes with creating.
+        let early = try await run(["vault", "register"])
+        #expect(early.status == 1 && early.standardError.contains("there is no vault at"), "\(early.standardError)")
+        let created = try await run(["vault", "init", "--passphrase-stdin"], "open sesame\n")
+        #expect(created.status == 0 && created.standardOutput.contains("registered it as org.keyport.vault"))
+        #expect(try await run(["providers", "enable", "org.keyport.vault"]).status == 0)
         #expect(try await run(["vault", "unlock", "--passphrase-stdin"], "open sesame\n").status == 0)
         _ = try await keeper.waitForLine(timeout: .seconds(30), onStandardError: true) {
             $0.contains("identities updated (0)")
@@ -152,12 +155,6 @@ struct VaultAutoFillTests {
         defer { daemon.stop() }
         let second = directory.url.appendingPathComponent("second.keyport").path
         let third = directory.url.appendingPathComponent("third.keyport").path
-        #expect(try await run(["vault", "register"]).status == 0)
-        #expect(
-            try await run(["vault", "register", "--vault", second, "--id", "org.example.second", "--name", "Second"])
-                .status == 0
-        )
-        #expect(try await run(["providers", "order", "org.keyport.vault", "org.example.second"]).status == 0)
         let vaults: [(options: [String], site: String, user: String, password: String)] = [
             ([], "https://a-site.net", "alice", "a-pass"),
             (["--vault", second], "https://b-site.net", "bob", "b-pass"),
@@ -167,6 +164,13 @@ struct VaultAutoFillTests {
             #expect(
                 try await run(["vault", "init", "--passphrase-stdin"] + vault.options, "pass phrase\n").status == 0
             )
+        }
+        #expect(
+            try await run(["vault", "register", "--vault", second, "--id", "org.example.second", "--name", "Second"])
+                .status == 0
+        )
+        #expect(try await run(["providers", "order", "org.keyport.vault", "org.example.second"]).status == 0)
+        for vault in vaults {
             #expect(
                 try await run(["vault", "unlock", "--passphrase-stdin"] + vault.options, "pass phrase\n").status == 0
             )
@@ -298,15 +302,14 @@ struct VaultAutoFillTests {
         let daemon = try await startKeyportd(environment)
         defer { daemon.stop() }
         // Two vaults, two apps of one program, told apart by their manifests' arguments.
-        #expect(try await run(["vault", "register"]).status == 0)
-        let registered = try await run([
-            "vault", "register", "--vault", second, "--id", "org.example.second", "--name", "Second vault",
-        ])
-        #expect(registered.status == 0, "\(registered.standardError)")
         #expect(try await run(["vault", "init", "--passphrase-stdin"], "first passphrase\n").status == 0)
         #expect(
             try await run(["vault", "init", "--vault", second, "--passphrase-stdin"], "second passphrase\n").status == 0
         )
+        let registered = try await run([
+            "vault", "register", "--vault", second, "--id", "org.example.second", "--name", "Second vault",
+        ])
+        #expect(registered.status == 0, "\(registered.standardError)")
         #expect(try await run(["vault", "unlock", "--passphrase-stdin"], "first passphrase\n").status == 0)
         let sample = Peers.file("Examples/sample.cxf.json")
         let imported = try await run(["vault", "import", sample])

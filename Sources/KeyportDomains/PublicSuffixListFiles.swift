@@ -43,6 +43,21 @@ extension PublicSuffixList {
         return PublicSuffixList(text: bundled)
     }
 
+    /// Which list ``current`` is, and of when, as `keyport doctor` says it.
+    package static var currentOrigin: String {
+        let bundledDate = version(of: bundledText) ?? "an unknown date"
+        let system = try? String(contentsOfFile: systemPath, encoding: .utf8)
+        let modified = (try? FileManager.default.attributesOfItem(atPath: systemPath))?[.modificationDate] as? Date
+        let systemDate = system.flatMap { version(of: $0) ?? modified.map(day) }
+        guard let system, let systemDate else {
+            return "Keyport's snapshot of \(bundledDate) (\(systemPath) is absent)"
+        }
+        if PublicSuffixList(text: system).count > 0, systemDate >= bundledDate {
+            return "the system's, \(systemPath), of \(systemDate)"
+        }
+        return "Keyport's snapshot of \(bundledDate) (the system's, of \(systemDate), is older)"
+    }
+
     private static func day(_ date: Date) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!

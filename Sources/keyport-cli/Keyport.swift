@@ -16,7 +16,7 @@ struct Keyport: AsyncParsableCommand {
         subcommands: [
             CXFCommand.self, OTPCommand.self, LoginCommand.self, URLSchemeCommand.self, ProvidersCommand.self,
             ExchangeCommand.self, AgentCommand.self, PasswordCommand.self, GitCredentialCommand.self, VaultCommand.self,
-            BrowserCommand.self, TypeCommand.self, FillCommand.self, ClipboardServeCommand.self,
+            BrowserCommand.self, TypeCommand.self, FillCommand.self, ClipboardServeCommand.self, DoctorCommand.self,
         ]
     )
 

@@ -53,7 +53,10 @@ enum Typist {
         switch self {
         case .xdotool(let path):
             (program, arguments) = (path, ["type", "--clearmodifiers", "--delay", "0", "--file", "-"])
-        case .wtype(let path): (program, arguments) = (path, ["-"])
+        // wtype makes a new virtual keyboard each time; a key pressed at once can reach the window
+        // before the compositor has told it of that keyboard, and is lost (the first character,
+        // now and then): a tenth of a second first.
+        case .wtype(let path): (program, arguments) = (path, ["-s", "100", "-"])
         case .portal(let portal):
             defer { portal.close() }
             do {

@@ -1,0 +1,109 @@
+import Foundation
+import KeyportTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// `keyport doctor` on a system that is set up one step at a time: each missing part is named
+/// with the command that fixes it, and the exit status is 0 only once nothing is missing.
+@Suite("keyport doctor", .serialized)
+struct DoctorTests {
+    @Test("says what is missing with its fix, step by step, and exits 0 only when all is well")
+    func doctor() async throws {
+        let directory = try TemporaryDirectory("kp-doctor")
+        defer { directory.remove() }
+        var environment = sandboxEnvironment(in: directory.url)
+        // No browser on this PATH, until one is put there.
+        let bin = try directory.subdirectory("bin")
+        environment["PATH"] = bin.path
+        func doctor() async throws -> Program.Ran {
+            try await Program.run(
+                KeyportDaemonTests.keyport,
+                ["doctor"],
+                environment: environment,
+                timeout: .seconds(60)
+            )
+        }
+        func keyport(_ arguments: [String], _ input: String? = nil) async throws -> Program.Ran {
+            try await Program.run(
+                KeyportDaemonTests.keyport,
+                arguments,
+                environment: environment,
+                input: input.map { Data($0.utf8) },
+                timeout: .seconds(120)
+            )
+        }
+
+        // Nothing yet: keyportd does not answer, its units are not installed.
+        let bare = try await doctor()
+        #expect(bare.status == 1, "\(bare.standardOutput)")
+        #expect(bare.standardOutput.contains("fix keyportd does not answer"), "\(bare.standardOutput)")
+        #expect(bare.standardOutput.contains("fix keyportd's systemd user units"), "\(bare.standardOutput)")
+        #expect(bare.standardOutput.contains("systemctl --user enable --now keyportd.socket"), "\(bare.standardOutput)")
+        #expect(bare.standardOutput.contains("ok  Public Suffix List: "), "\(bare.standardOutput)")
+
+        // Units that start keyportd, keyportd itself, and a vault (registered as it is made).
+        let units = try directory.subdirectory("config/systemd/user")
+        try "[Socket]\nListenStream=%t/keyport/keyportd.sock\n".write(
+            to: units.appendingPathComponent("keyportd.socket"),
+            atomically: true,
+            encoding: .utf8
+        )
+        try "[Service]\nExecStart=\(keyportd)\n".write(
+            to: units.appendingPathComponent("keyportd.service"),
+            atomically: true,
+            encoding: .utf8
+        )
+        let daemon = try await startKeyportd(environment)
+        defer { daemon.stop() }
+        #expect(try await keyport(["vault", "init", "--passphrase-stdin"], "open sesame\n").status == 0)
+        let disabled = try await doctor()
+        #expect(disabled.status == 1, "\(disabled.standardOutput)")
+        #expect(disabled.standardOutput.contains("ok  keyportd answers at"), "\(disabled.standardOutput)")
+        #expect(
+            disabled.standardOutput.contains("ok  keyportd's units are in \(units.path)"),
+            "\(disabled.standardOutput)"
+        )
+        #expect(
+            disabled.standardOutput.contains("fix no provider is enabled")
+                && disabled.standardOutput.contains("→ keyport providers enable org.keyport.vault"),
+            "\(disabled.standardOutput)"
+        )
+
+        // Enabled: all is well.
+        #expect(try await keyport(["providers", "enable", "org.keyport.vault"]).status == 0)
+        let well = try await doctor()
+        #expect(well.status == 0, "\(well.standardOutput)")
+        #expect(well.standardOutput.contains("ok  AutoFill asks, in order: Keyport Vault (org.keyport.vault)"))
+        #expect(!well.standardOutput.split(separator: "\n").contains { $0.hasPrefix("fix ") }, "\(well.standardOutput)")
+
+        // A browser appears without Keyport's host; installing the host mends it. A manifest that
+        // cannot be used is named.
+        let chromium = bin.appendingPathComponent("chromium").path
+        try "#!/bin/sh\n".write(toFile: chromium, atomically: true, encoding: .utf8)
+        #expect(chmod(chromium, 0o755) == 0)
+        let browserless = try await doctor()
+        #expect(browserless.status == 1)
+        #expect(
+            browserless.standardOutput.contains("fix Chromium: Keyport's native messaging host is not installed")
+                && browserless.standardOutput.contains("→ keyport browser install --browser chromium"),
+            "\(browserless.standardOutput)"
+        )
+        let installed = try await keyport([
+            "browser", "install", "--browser", "chromium", "--extension", Peers.file("browser"),
+        ])
+        #expect(installed.status == 0, "\(installed.standardError)")
+        #expect(try await doctor().status == 0)
+        let broken = directory.url.appendingPathComponent("data/keyport/providers/broken.json")
+        try "{".write(to: broken, atomically: true, encoding: .utf8)
+        let problem = try await doctor()
+        #expect(
+            problem.status == 1 && problem.standardOutput.contains("→ correct or remove \(broken.path)"),
+            "\(problem.standardOutput)"
+        )
+    }
+}

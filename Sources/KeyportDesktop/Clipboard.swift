@@ -32,10 +32,10 @@ package enum ClipboardOwner {
         case replaced
     }
 
-    /// Whether the session has a display server to serve the clipboard: a Wayland compositor
-    /// (`WAYLAND_DISPLAY`) that offers data control, or else an X server (`DISPLAY`: an X11
-    /// session, or XWayland, whose clipboard GNOME's and KDE's compositors share with Wayland
-    /// apps). False when the environment names neither.
+    /// Whether the environment names a display server to serve the clipboard on: a Wayland
+    /// compositor (`WAYLAND_DISPLAY`; ``serve(_:environment:seconds:ready:)`` uses it when it offers
+    /// data control), or an X server (`DISPLAY`: an X11 session, or XWayland, whose clipboard
+    /// GNOME's and KDE's compositors share with Wayland apps).
     package static func hasSession(_ environment: [String: String]) -> Bool {
         !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty || !(environment["DISPLAY"] ?? "").isEmpty
     }

@@ -23,7 +23,7 @@ package struct KeyportDaemon: Service {
     package static let info = VarlinkServiceInfo(
         vendor: "Keyport",
         product: "keyportd",
-        version: "0.1",
+        version: KeyportRelease.version,
         // Keyport has no web site of its own to name here.
         url: ""
     )

@@ -13,6 +13,7 @@ struct Keyport: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keyport",
         abstract: "Credential exchange, one-time codes and sign-in for Linux.",
+        version: KeyportRelease.version,
         subcommands: [
             CXFCommand.self, OTPCommand.self, LoginCommand.self, URLSchemeCommand.self, ProvidersCommand.self,
             ExchangeCommand.self, AgentCommand.self, PasswordCommand.self, GitCredentialCommand.self, VaultCommand.self,

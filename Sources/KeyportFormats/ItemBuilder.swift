@@ -88,7 +88,13 @@ package enum ItemBuilder {
     /// An entry with a new random id, made now.
     private static func newEntry(title: String) -> Entry {
         var entry = Entry(place: "the new item")
-        entry.sourceID = Array(SymmetricKey(size: .bits128).withUnsafeBytes { Array($0) })
+        var id = SymmetricKey(size: .bits128).withUnsafeBytes { Array($0) }
+        // People type ids on command lines (`keyport vault show ID`), where one that begins with
+        // `-` or `_` (one in 32 of random ids, in base64url) would be read as an option or be
+        // awkward: the first byte's top bit cleared makes the first character A–Z or a–f, at the
+        // cost of one bit of 128.
+        id[0] &= 0x7F
+        entry.sourceID = id
         entry.title = title
         let now = Int64(Date().timeIntervalSince1970)
         entry.created = now

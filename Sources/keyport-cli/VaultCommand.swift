@@ -295,7 +295,8 @@ extension VaultCommand {
                 The item is named by its id; else by a site, as AutoFill matches one (the items saved \
                 for the same scheme, host and port, else for another port or host of the site); else \
                 by its title, in any case. When several items fit, they are listed one per line (id, \
-                title, user, site) and the exit status is 1.
+                title, user, site) and the exit status is 1. An id that begins with `-` (an \
+                imported item's can) follows `--`: `keyport vault show -- -Ab3…`.
                 """
         )
         @OptionGroup var options: VaultOptions

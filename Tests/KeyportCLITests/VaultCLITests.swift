@@ -352,7 +352,10 @@ struct VaultCLITests {
             return try #require(listed.stdout.split(separator: "\t").first.map(String.init))
         }
         let shownNote = try await keyport(["show", try await id("Wi-Fi")])
-        #expect(shownNote.stdout.contains("note: the code is 42\n  second line\n"), "\(shownNote.stdout)")
+        #expect(
+            shownNote.stdout.contains("note: the code is 42\n  second line\n"),
+            "\(shownNote.status) \(shownNote.stdout)\(shownNote.stderr)"
+        )
         let cardID = try await id("Visa")
         let hidden = try await keyport(["show", cardID])
         #expect(

@@ -1,11 +1,20 @@
 import CredentialExchangeFormat
 import Foundation
+import KeyportEncoding
 import Testing
 
 @testable import KeyportFormats
 
 @Suite("Items made and changed by hand")
 struct ItemBuilderTests {
+    @Test("a new item's id never begins with - or _, which a command line would take for an option")
+    func idsTypeable() throws {
+        for _ in 0..<2000 {
+            let id = Base64URL.encode(try ItemBuilder.note(title: "x", text: "y").id)
+            #expect(id.first.map { $0 != "-" && $0 != "_" } == true, "\(id)")
+        }
+    }
+
     @Test("a note and a card: CXF's note and credit-card, the card's number and code concealed; bad input says what")
     func noteAndCard() throws {
         let note = try ItemBuilder.note(title: "Wi-Fi", text: "the code is 42\nand the name is home")

@@ -474,12 +474,14 @@ struct AutoFillTests {
             $0.contains("provider started")
         }
         let pid = try #require(first.split(separator: "pid=").last.flatMap { pid_t($0.prefix { $0.isNumber }) })
-        let process = try PinnedProcess(pid: pid)
+        // Under load the test may read the line after the idle second is over and the provider
+        // gone: then there is nothing left to pin, which is what the test waits for anyway.
+        let process = try? PinnedProcess(pid: pid)
         // Stopped once idle: its connection closed, it exits by itself.
         _ = try await daemon.waitForLine(timeout: .seconds(20), onStandardError: true) {
             $0.contains("provider stopped")
         }
-        #expect(!process.isAlive)
+        if let process { #expect(!process.isAlive) }
         #expect(try await sandbox.request(.password, ["example.com"]).get().credential.user == "alice")
         #expect(daemon.standardError.components(separatedBy: "provider started").count - 1 == 2)
     }

@@ -140,19 +140,29 @@ struct BrowserAutoFillTests {
         #expect(installed.standardOutput.contains("org.keyport.browser.json"), "\(installed.standardOutput)")
 
         let work = try directory.subdirectory("work")
-        let ran = try await Program.run(
-            python,
-            [
-                Peers.file("Tests/KeyportDaemonTests/Peers/browser_autofill.py"), "--browser", browser, "--keyport",
-                KeyportDaemonTests.keyport, "--extension", extensionDirectory, "--work", work.path,
-            ],
-            environment: environment,
-            timeout: .seconds(540)
-        )
-        try #require(ran.status == 0, "\(ran.standardError)")
+        let ran: Result<Program.Ran, any Error>
+        do {
+            ran = .success(
+                try await Program.run(
+                    python,
+                    [
+                        Peers.file("Tests/KeyportDaemonTests/Peers/browser_autofill.py"), "--browser", browser,
+                        "--keyport", KeyportDaemonTests.keyport, "--extension", extensionDirectory, "--work", work.path,
+                    ],
+                    environment: environment,
+                    timeout: .seconds(540)
+                )
+            )
+        } catch {
+            ran = .failure(error)
+        }
+        // The vault's keeper ends with the lock, not with the test's directory.
+        #expect(try await keyport(["vault", "lock"]).status == 0)
+        let person = try ran.get()
+        try #require(person.status == 0, "\(person.standardError)")
         return try #require(
-            try JSONSerialization.jsonObject(with: Data(ran.standardOutput.utf8)) as? [String: Any],
-            "\(ran.standardOutput)"
+            try JSONSerialization.jsonObject(with: Data(person.standardOutput.utf8)) as? [String: Any],
+            "\(person.standardOutput)"
         )
     }
 }

@@ -6,17 +6,9 @@ import Glibc
 import Musl
 #endif
 
-/// The connection ended, or could not be made, before the reply came.
-package struct VarlinkConnectionError: Error, Hashable, Sendable, CustomStringConvertible {
-    package var description: String
-    /// The connection was refused: nothing listens on the socket (a stale socket file).
-    package var isRefused: Bool
-
-    package init(_ description: String, isRefused: Bool = false) {
-        self.description = description
-        self.isRefused = isRefused
-    }
-}
+/// The connection ended, or could not be made, before the reply came: the Unix socket's error
+/// (`isRefused` when nothing listens on the socket, a stale socket file).
+package typealias VarlinkConnectionError = UnixSocketError
 
 /// A connection for a program that makes a call or two and exits (`keyport otp`): plain blocking
 /// socket calls on the caller's thread.
@@ -39,11 +31,7 @@ package final class VarlinkBlockingConnection {
     ///
     /// - Throws: ``VarlinkConnectionError``, with `isRefused` when nothing listens there.
     package init(path: String, maximumMessageSize: Int) throws(VarlinkConnectionError) {
-        do {
-            descriptor = try UnixSocketAddress.connect(path)
-        } catch {
-            throw VarlinkConnectionError(error.description, isRefused: error.isRefused)
-        }
+        descriptor = try UnixSocketAddress.connect(path)
         framing = DescriptorFraming(maximumMessageSize: maximumMessageSize, maximumDescriptors: Self.maximumDescriptors)
     }
 

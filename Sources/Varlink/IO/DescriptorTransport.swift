@@ -169,12 +169,7 @@ final class DescriptorSocket: Sendable {
             throw VarlinkConnectionError("cannot make a socket: \(String(cString: strerror(errno)))")
         }
         self.init(descriptor: descriptor)
-        let bound: Int32
-        do {
-            bound = try UnixSocketAddress.with(path) { address, length in bind(descriptor, address, length) }
-        } catch {
-            throw VarlinkConnectionError(error.description)
-        }
+        let bound = try UnixSocketAddress.with(path) { address, length in bind(descriptor, address, length) }
         guard bound == 0, listen(descriptor, SOMAXCONN) == 0 else {
             throw VarlinkConnectionError("cannot listen at \(path): \(String(cString: strerror(errno)))")
         }

@@ -94,7 +94,10 @@ package struct KeyportDaemon: Service {
             policy: AgentHub.Policy(
                 program: Self.keyportCLI,
                 allowsScripted: allowsScriptedAgent,
-                confirmationTime: personTimeout
+                confirmationTime: personTimeout,
+                dialog: Self.keyportCLI.map {
+                    DialogAgentLauncher(program: $0, environment: environment, socket: self.locations.socket)
+                }
             ),
             registry: registry
         )

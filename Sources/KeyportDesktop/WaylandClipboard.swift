@@ -158,6 +158,16 @@ struct WaylandClipboard {
         }
     }
 
+    /// Returns once the compositor has answered a `wl_display.sync`: it serves this client.
+    func roundTrip(until deadline: ContinuousClock.Instant) throws(DesktopError) {
+        try socket.write(message(Self.display, 0, new(Self.firstSync)))
+        while true {
+            guard let event = try next(until: deadline) else { throw late() }
+            if event.object == Self.firstSync { return }
+            if event.object == Self.display, event.opcode == 0 { throw refusal(event.body) }
+        }
+    }
+
     /// A request: the object, the size and opcode, the arguments.
     private func message(_ object: UInt32, _ opcode: Int, _ arguments: [UInt8]) -> [UInt8] {
         var bytes: [UInt8] = []

@@ -26,7 +26,7 @@ struct X11Clipboard {
 
     /// Connects to the X server `display` names (`:0`, `unix:0.0`), authenticating with the
     /// `MIT-MAGIC-COOKIE-1` the Xauthority file holds for it, if any.
-    init(display: String, environment: [String: String]) throws(DesktopError) {
+    init(display: String, environment: [String: String], within time: Duration = .seconds(10)) throws(DesktopError) {
         let parsed = try Self.parse(display)
         let path = "/tmp/.X11-unix/X\(parsed.number)"
         let descriptor: Int32
@@ -56,7 +56,7 @@ struct X11Clipboard {
             setup.pad4()
         }
         try socket.write(setup)
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + time
         guard try socket.fill(8, until: deadline) else {
             throw DesktopError("the X server \(display) did not answer")
         }

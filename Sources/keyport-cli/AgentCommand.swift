@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KeyportDesktop
 import KeyportEncoding
 import KeyportInterfaces
 import KeyportSystem
@@ -30,7 +31,10 @@ struct AgentCommand: AsyncParsableCommand {
             keyportd was started with --allow-scripted-agent (demos, tests): accept:ID chooses ID \
             when it is offered (and declines otherwise), accept-first chooses the first offered, \
             decline declines everything; confirmations are answered yes unless declining, and \
-            secrets with the first line of --secret-file (declined without one). Stop it with Ctrl-C.
+            secrets with the first line of --secret-file (declined without one). Stop it with Ctrl-C. \
+            keyportd itself starts `keyport agent --dialog --once` on your display when a question \
+            finds no agent: --dialog asks only in dialogs, and --once ends when keyportd has no \
+            more questions for it.
             """
     )
 
@@ -43,11 +47,49 @@ struct AgentCommand: AsyncParsableCommand {
     @Flag(help: "Take over from the agent that answers keyportd's questions now, once you confirm it there.")
     var replace = false
 
+    @Flag(help: "Ask only in dialogs (zenity on your display); fail without one.")
+    var dialog = false
+
+    @Flag(help: "End when keyportd has no more questions for this agent, or refuses it, rather than wait for more.")
+    var once = false
+
     func validate() throws {
         if let auto, Self.policy(auto) == nil {
             throw ValidationError("--auto takes accept:ID, accept-first or decline, not '\(auto)'")
         }
         if secretFile != nil && auto == nil { throw ValidationError("--secret-file goes with --auto") }
+        if dialog && auto != nil { throw ValidationError("--dialog asks you; --auto answers for you: one of them") }
+    }
+
+    /// Where the person is asked: in dialogs when zenity is installed and the display answers
+    /// (a display that does not — the session ended, a wrong variable — would fail each dialog,
+    /// and zenity's failure reads as the person's "no"), else in this terminal.
+    static func asker(dialogOnly: Bool, environment: [String: String]) throws(Failure) -> AgentAsker {
+        var unreachable: DesktopError?
+        if let zenity = AgentAsker.dialogProgram(environment) {
+            do throws(DesktopError) {
+                try DisplayServer.check(environment)
+                return .dialog(zenity: zenity, environment: environment)
+            } catch {
+                unreachable = error
+            }
+        }
+        if dialogOnly {
+            let display = !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
+            let missing =
+                unreachable.map { "the display does not answer: \($0)" }
+                ?? (display ? "no zenity on PATH" : "no display")
+            throw Failure.invalid(
+                "--dialog needs a display (DISPLAY or WAYLAND_DISPLAY) that answers and zenity on PATH; here there is \(missing)"
+            )
+        }
+        guard Terminal.isTerminal(STDIN_FILENO) else {
+            let why = unreachable.map { " (the display does not answer: \($0))" } ?? ""
+            throw Failure.invalid(
+                "keyport agent reads your answers only from a terminal, and standard input is not one: run it in a terminal, or where there is a display and zenity\(why)"
+            )
+        }
+        return .terminal
     }
 
     enum Policy: Equatable {
@@ -75,15 +117,8 @@ struct AgentCommand: AsyncParsableCommand {
                     .split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
             }
             asker = .scripted(policy, auto ?? "", secret: secret)
-        } else if let zenity = AgentAsker.dialogProgram(environment) {
-            asker = .dialog(zenity: zenity, environment: environment)
         } else {
-            guard Terminal.isTerminal(STDIN_FILENO) else {
-                throw Failure.invalid(
-                    "keyport agent reads your answers only from a terminal, and standard input is not one: run it in a terminal, or where there is a display and zenity"
-                )
-            }
-            asker = .terminal
+            asker = try Self.asker(dialogOnly: dialog, environment: environment)
         }
         var served = false
         // Whether the person was shown, in a dialog, that keyportd refused this agent back.
@@ -94,11 +129,12 @@ struct AgentCommand: AsyncParsableCommand {
                 try await serve(asking: asker, replacing: replace && !served, environment: environment) {
                     served = true
                 }
+                if once { return }
                 FileHandle.write("keyport agent: keyportd stopped; waiting for it to come back\n", to: .standardError)
             } catch let error as VarlinkError where error.name == Agent.Replaced.name {
                 FileHandle.write("keyport agent: \(error.message ?? "another agent took over")\n", to: .standardError)
                 return
-            } catch let error as VarlinkError where served {
+            } catch let error as VarlinkError where served && !once {
                 // Back after keyportd restarted, and refused (another agent took the role first,
                 // or this program was replaced by an upgrade): the person is told, and this agent
                 // keeps trying rather than leave them without one unawares.
@@ -111,12 +147,12 @@ struct AgentCommand: AsyncParsableCommand {
                 continue
             } catch let error as VarlinkError {
                 throw Failure.invalid(error.sentence)
-            } catch let error as DaemonError where served {
+            } catch let error as DaemonError where served && !once {
                 // keyportd has not come back yet.
                 _ = error
             } catch let error as DaemonError {
                 throw Failure.io(error.description)
-            } catch is VarlinkConnectionError where served {
+            } catch is VarlinkConnectionError where served && !once {
                 FileHandle.write("keyport agent: keyportd stopped; waiting for it to come back\n", to: .standardError)
             } catch let error as VarlinkConnectionError {
                 throw Failure.io("keyportd: \(error)")

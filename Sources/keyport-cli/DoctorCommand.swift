@@ -13,7 +13,8 @@ struct DoctorCommand: AsyncParsableCommand {
         commandName: "doctor",
         abstract: "Say what runs and what is missing, each with the command that fixes it.",
         discussion: """
-            Checks keyportd (running, and how it is started: its systemd user units), the registered and \
+            Checks keyportd (running, and how it is started: its systemd user units), who answers its \
+            questions (an agent, or dialogs on a display), the registered and \
             enabled providers and the manifests that cannot be used, the default Keyport Vault (created, \
             registered, its keeper), the browsers' native messaging hosts (and snap or Flatpak browsers, \
             where AutoFill cannot work), and which Public Suffix List sites are matched with. Exit status: \
@@ -35,6 +36,7 @@ struct DoctorCommand: AsyncParsableCommand {
         let units = Self.units(environment)
         let providers = await Self.keyportd(environment, units: units, into: &findings)
         findings += units.findings
+        if providers != nil { findings.append(await Self.agent(environment)) }
         if let providers { findings += Self.providers(providers) }
         findings += await Self.vault(environment, providers: providers)
         findings += Self.browsers(environment)
@@ -67,10 +69,39 @@ struct DoctorCommand: AsyncParsableCommand {
                     what: "keyportd does not answer at \(socket): \(error)",
                     fix: units.installed
                         ? "systemctl --user enable --now keyportd.socket"
-                        : "keyportd & — or install its units (below) and let systemd start it"
+                        : "scripts/install (from Keyport's sources) installs its units and starts it; or keyportd &"
                 )
             )
             return nil
+        }
+    }
+
+    /// Where keyportd's questions go: the agent that holds the role, or dialogs it would start.
+    private static func agent(_ environment: [String: String]) async -> Finding {
+        do {
+            let status = try await DaemonClient.withConnection(environment: environment) { connection in
+                try await connection.call(Agent.Status.self, .init())
+            }
+            if let holder = status.holder {
+                return Finding(well: true, what: "keyportd's questions go to the agent \(holder)")
+            }
+            if let display = status.display {
+                let from = status.source == "systemd" ? "systemd's user environment" : "keyportd's environment"
+                return Finding(
+                    well: true,
+                    what:
+                        "keyportd's questions go to dialogs it starts (keyport agent --dialog) on \(display), from \(from)"
+                )
+            }
+            return Finding(
+                well: false,
+                what:
+                    "no agent runs and keyportd knows no display with zenity to ask you on: an exchange, or a provider's question, fails at once",
+                fix:
+                    "keyport agent (in a terminal), or tell systemd your desktop's display (systemctl --user import-environment DISPLAY WAYLAND_DISPLAY XAUTHORITY) and install zenity"
+            )
+        } catch {
+            return Finding(well: false, what: "keyportd did not say who answers its questions: \(error)")
         }
     }
 
@@ -99,7 +130,7 @@ struct DoctorCommand: AsyncParsableCommand {
                         well: false,
                         what: "keyportd's systemd user units (keyportd.socket, keyportd.service) are not installed",
                         fix:
-                            "copy contrib/systemd/keyportd.socket and keyportd.service to \(directories.configHome)/systemd/user/ (ExecStart= where keyportd is), then systemctl --user daemon-reload && systemctl --user enable --now keyportd.socket"
+                            "scripts/install (from Keyport's sources) writes them with its paths and enables them; by hand: contrib/systemd/keyportd.socket and keyportd.service into \(directories.configHome)/systemd/user/ (ExecStart= where keyportd is), then systemctl --user daemon-reload && systemctl --user enable --now keyportd.socket"
                     )
                 ]
             )

@@ -248,7 +248,7 @@ struct InterfaceDefinitionTests {
                 "UnknownExport",
             ]
         )
-        #expect(Set(Agent.interface.methods.keys) == ["Serve", "Answer"])
+        #expect(Set(Agent.interface.methods.keys) == ["Serve", "Answer", "Status"])
         #expect(
             Agent.interface.errors.keys.sorted() == [
                 "AgentBusy", "InvalidChoice", "NotAnAgent", "NotTheAgent", "Replaced", "ScriptedNotAllowed",

@@ -20,6 +20,11 @@ struct DoctorTests {
         // No browser on this PATH, until one is put there.
         let bin = try directory.subdirectory("bin")
         environment["PATH"] = bin.path
+        // A display (a real X server: an agent asks in dialogs only on one that answers), but no
+        // zenity to ask in, until one is put there.
+        let server = try await XServer(cookieIn: directory.url)
+        defer { server.stop() }
+        environment = server.environment(environment)
         func doctor() async throws -> Program.Ran {
             try await Program.run(
                 KeyportDaemonTests.keyport,
@@ -69,15 +74,36 @@ struct DoctorTests {
             "\(disabled.standardOutput)"
         )
         #expect(
+            disabled.standardOutput.contains("fix no agent runs and keyportd knows no display with zenity")
+                && disabled.standardOutput.contains("→ keyport agent (in a terminal), or tell systemd"),
+            "\(disabled.standardOutput)"
+        )
+        #expect(
             disabled.standardOutput.contains("fix no provider is enabled")
                 && disabled.standardOutput.contains("→ keyport providers enable org.keyport.vault"),
             "\(disabled.standardOutput)"
         )
 
-        // Enabled: all is well.
+        // zenity (one that says no) comes: keyportd would ask in dialogs it starts. Enabled: all is well.
+        let zenity = bin.appendingPathComponent("zenity").path
+        try "#!/bin/sh\nexit 1\n".write(toFile: zenity, atomically: true, encoding: .utf8)
+        #expect(chmod(zenity, 0o755) == 0)
         #expect(try await keyport(["providers", "enable", "org.keyport.vault"]).status == 0)
         let well = try await doctor()
         #expect(well.status == 0, "\(well.standardOutput)")
+        #expect(
+            well.standardOutput.contains(
+                "ok  keyportd's questions go to dialogs it starts (keyport agent --dialog) on DISPLAY=\(server.display), from keyportd's environment"
+            ),
+            "\(well.standardOutput)"
+        )
+        // An agent runs: it is the one asked.
+        let agent = try Program(KeyportDaemonTests.keyport, ["agent"], environment: environment)
+        defer { agent.stop() }
+        _ = try await agent.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("waiting") }
+        let held = try await doctor()
+        #expect(held.standardOutput.contains("ok  keyportd's questions go to the agent process \(agent.pid)"))
+        agent.stop()
         #expect(well.standardOutput.contains("ok  AutoFill asks, in order: Keyport Vault (org.keyport.vault)"))
         #expect(!well.standardOutput.split(separator: "\n").contains { $0.hasPrefix("fix ") }, "\(well.standardOutput)")
 

@@ -21,6 +21,9 @@ func sandboxEnvironment(in directory: URL) -> [String: String] {
     environment["XDG_DATA_DIRS"] = directory.appendingPathComponent("none").path
     environment["XDG_CONFIG_HOME"] = directory.appendingPathComponent("config").path
     environment["XDG_STATE_HOME"] = directory.appendingPathComponent("state").path
+    // No display unless a test gives one: keyportd would start dialog agents on it.
+    environment["DISPLAY"] = nil
+    environment["WAYLAND_DISPLAY"] = nil
     return environment
 }
 

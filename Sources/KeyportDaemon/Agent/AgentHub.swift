@@ -23,8 +23,10 @@ private enum Outcome: Sendable {
 /// - an `Answer` counts only from the process that holds the role;
 /// - scripted answers (`keyport agent --auto`) only where keyportd was started to allow them.
 ///
-/// A question asked while no agent holds the role fails at once: nobody would see it. A question
-/// whose asker leaves is withdrawn, and the agent is told to take it off the screen.
+/// A question asked while no agent holds the role starts a dialog agent in the person's graphical
+/// session (``DialogAgentLauncher``), which holds the role only until no question it was given is
+/// open; without a display it fails at once: nobody would see it. A question whose asker leaves
+/// is withdrawn, and the agent is told to take it off the screen.
 package final class AgentHub: Sendable {
     /// Who may be the agent.
     package struct Policy: Sendable {
@@ -36,11 +38,24 @@ package final class AgentHub: Sendable {
         /// How long the holder has to answer a takeover's question (a holder stopped with Ctrl-Z
         /// does not keep the role from a newcomer the person started).
         package var confirmationTime: Duration
+        /// What starts a dialog agent when a question finds none; `nil`: none is started.
+        package var dialog: DialogAgentLauncher?
+        /// How long a dialog agent keyportd started has to take the role before it is stopped
+        /// and its questions fail as unanswerable.
+        package var dialogStartTime: Duration
 
-        package init(program: String?, allowsScripted: Bool, confirmationTime: Duration = .seconds(120)) {
+        package init(
+            program: String?,
+            allowsScripted: Bool,
+            confirmationTime: Duration = .seconds(120),
+            dialog: DialogAgentLauncher? = nil,
+            dialogStartTime: Duration = .seconds(20)
+        ) {
             self.program = program
             self.allowsScripted = allowsScripted
             self.confirmationTime = confirmationTime
+            self.dialog = dialog
+            self.dialogStartTime = dialogStartTime
         }
     }
 
@@ -59,6 +74,8 @@ package final class AgentHub: Sendable {
         var process: PinnedProcess
         var description: String
         var events: AsyncStream<Event>.Continuation
+        /// A dialog agent keyportd started: it holds the role until no question is open.
+        var once: Bool
     }
 
     private struct Waiting {
@@ -78,6 +95,17 @@ package final class AgentHub: Sendable {
         var unreported = 0
         /// A takeover waiting for the holder's answer: one at a time.
         var replacing = false
+        /// The dialog agent keyportd started for the questions waiting, until it is done with them;
+        /// while it starts, the role is kept for it.
+        var dialog: DialogAgentLauncher.Started?
+    }
+
+    /// Why `Serve` cannot take the role now.
+    private enum Busy {
+        /// Another agent holds it.
+        case held(Holder)
+        /// A dialog agent keyportd started (this process id) is on its way to take it.
+        case starting(pid_t)
     }
 
     private static let alertInterval = Duration.seconds(10)
@@ -131,9 +159,24 @@ package final class AgentHub: Sendable {
         return try first.get()
     }
 
-    /// Whether an agent holds the role now (a question asked now would reach the person).
+    /// Whether an agent holds the role now.
     package var isHeld: Bool {
         state.withLock { $0.holder?.process.isAlive == true }
+    }
+
+    /// Whether a question asked now would reach the person: an agent holds the role, or a dialog
+    /// agent can be started on their display.
+    package var canAsk: Bool {
+        get async {
+            if isHeld { return true }
+            return await policy.dialog?.session() != nil
+        }
+    }
+
+    /// What the caller is told when nobody can be asked `what` (a question's subject, or none).
+    package static func nobodyToAsk(_ what: String = "") -> String {
+        "no agent is running to ask you\(what.isEmpty ? "" : " " + what), and keyportd could not ask you in a dialog "
+            + "(no display named, a display that does not answer, or no zenity); start one with `keyport agent`"
     }
 
     /// Asks the person `request`; returns their answer (a choice, a secret, or neither when they
@@ -141,14 +184,24 @@ package final class AgentHub: Sendable {
     /// agent is told to take it off the screen.
     package func ask(_ request: Agent.Request) async throws(Unanswered) -> Agent.Answer.Parameters {
         let id = request.id
+        // Found before the lock is taken: it may ask systemd.
+        let session = isHeld ? nil : await policy.dialog?.session()
         let outcome: Outcome = await withTaskCancellationHandler {
             await withCheckedContinuation { (outcome: CheckedContinuation<Outcome, Never>) in
                 let sent = state.withLock { state -> Outcome? in
-                    guard let holder = state.holder else { return .unanswered(.noAgent) }
+                    if state.holder == nil {
+                        guard let session, let dialog = policy.dialog else { return .unanswered(.noAgent) }
+                        if Task.isCancelled { return .unanswered(.withdrawn) }
+                        if state.dialog == nil {
+                            guard let started = try? dialog.launch(session) else { return .unanswered(.noAgent) }
+                            state.dialog = started
+                            watch(started.child)
+                        }
+                    }
                     if Task.isCancelled { return .unanswered(.withdrawn) }
                     state.nextID += 1
                     state.waiting[id] = Waiting(order: state.nextID, request: request, outcome: outcome)
-                    holder.events.yield(.request(request))
+                    state.holder?.events.yield(.request(request))
                     return nil
                 }
                 if let sent { outcome.resume(returning: sent) }
@@ -167,9 +220,48 @@ package final class AgentHub: Sendable {
         let waiting = state.withLock { state -> Waiting? in
             guard let waiting = state.waiting.removeValue(forKey: id) else { return nil }
             state.holder?.events.yield(.withdrawn(id))
+            Self.releaseIfDone(&state)
             return waiting
         }
         waiting?.outcome.resume(returning: .unanswered(.withdrawn))
+    }
+
+    // MARK: - The dialog agent
+
+    /// A dialog agent keyportd started gives the role back once no question is open: its `Serve`
+    /// ends (after what it was sent), and it exits. The next question starts another.
+    private static func releaseIfDone(_ state: inout State) {
+        guard let holder = state.holder, holder.once, state.waiting.isEmpty else { return }
+        holder.events.finish()
+        state.holder = nil
+        state.dialog = nil
+    }
+
+    /// Follows a dialog agent keyportd started: stopped when it has not taken the role in
+    /// ``Policy/dialogStartTime``; when it ends without having taken it (no display after all, a
+    /// refusal), the questions it was started for fail as unanswerable, unless another agent
+    /// holds the role.
+    private func watch(_ child: ChildProcess) {
+        let startTime = policy.dialogStartTime
+        Task { [self] in
+            let timer = Task {
+                try await Task.sleep(for: startTime)
+                let coming = state.withLock { state in
+                    state.dialog?.child === child && state.holder?.process.pid != child.pid
+                }
+                if coming { child.signal(SIGTERM) }
+            }
+            await child.waitForExit()
+            timer.cancel()
+            let orphaned = state.withLock { state -> [Waiting] in
+                guard state.dialog?.child === child else { return [] }
+                state.dialog = nil
+                guard state.holder == nil else { return [] }
+                defer { state.waiting = [:] }
+                return Array(state.waiting.values)
+            }
+            for question in orphaned { question.outcome.resume(returning: .unanswered(.noAgent)) }
+        }
     }
 
     // MARK: - Serve
@@ -202,19 +294,44 @@ package final class AgentHub: Sendable {
         var confirmedInTime = true
         var taken: (id: Int, previous: Holder?)?
         while taken == nil {
-            let busy = state.withLock { state -> Holder? in
-                if let holder = state.holder, holder.process.isAlive, holder.id != confirmed { return holder }
+            let found = state.withLock { state -> Busy? in
+                if let holder = state.holder, holder.process.isAlive, holder.id != confirmed { return .held(holder) }
+                // The dialog agent keyportd started, known by the pidfd taken as it was spawned.
+                // While it starts, the role is kept for it: the questions it was started for are
+                // the person's, and the first program to call in that moment must not get them.
+                let once = state.dialog.map { $0.process.isSameProcess(as: process) } ?? false
+                if !once, let dialog = state.dialog, dialog.process.isAlive { return .starting(dialog.child.pid) }
                 state.nextID += 1
                 let previous = state.holder
-                state.holder = Holder(id: state.nextID, process: process, description: caller, events: continuation)
+                state.holder = Holder(
+                    id: state.nextID,
+                    process: process,
+                    description: caller,
+                    events: continuation,
+                    once: once
+                )
                 // Questions already waiting are this agent's now, in the order they were asked.
                 for waiting in state.waiting.values.sorted(by: { $0.order < $1.order }) {
                     continuation.yield(.request(waiting.request))
                 }
                 taken = (state.nextID, previous)
+                // A dialog agent whose questions were withdrawn while it started has none to keep it.
+                Self.releaseIfDone(&state)
                 return nil
             }
-            guard let busy else { break }
+            guard let found else { break }
+            let busy: Holder
+            switch found {
+            case .held(let holder): busy = holder
+            case .starting(let pid):
+                throw VarlinkError(
+                    Agent.AgentBusy(
+                        holder: "keyport agent --dialog (process \(pid))",
+                        message:
+                            "keyportd has just started a dialog agent (process \(pid)) for a question that is waiting: answer it in its dialog, then try again"
+                    )
+                )
+            }
             guard input.replace == true else {
                 alertHolder("\(caller) tried to become your agent; keyportd refused it")
                 throw VarlinkError(
@@ -394,6 +511,7 @@ package final class AgentHub: Sendable {
             }
             state.waiting.removeValue(forKey: answer.request)
             waiting.outcome.resume(returning: .answered(answer))
+            Self.releaseIfDone(&state)
             return nil
         }
         if let problem { throw problem }
@@ -419,6 +537,21 @@ package final class AgentHub: Sendable {
             Agent.interface,
             methods: [
                 Agent.Serve.name: { [self] request throws(VarlinkError) in try await self.serve(request) },
+                Agent.Status.name: { [self] request throws(VarlinkError) in
+                    // The holder's command line and the display are the person's own business.
+                    if let app = try? request.peer.process.flatpakAppID {
+                        throw VarlinkError(
+                            Agent.NotAnAgent(message: "an app in the Flatpak sandbox of \(app) is not told who answers")
+                        )
+                    }
+                    let holder = state.withLock { state in
+                        state.holder.flatMap { $0.process.isAlive ? $0.description : nil }
+                    }
+                    let session = await policy.dialog?.session()
+                    return RawJSON(
+                        encoding: Agent.Status.Reply(holder: holder, display: session?.display, source: session?.source)
+                    )
+                },
                 Agent.Answer.name: { [self] request throws(VarlinkError) in
                     let answer = try request.parameters(as: Agent.Answer.Parameters.self)
                     try self.answer(answer, from: request.peer.process)

@@ -384,10 +384,8 @@ package final class AutoFillService: Sendable {
         guard interactive else {
             throw VarlinkError(AutoFill.NoCredential(message: onlyOffered + ", and the request was not to involve you"))
         }
-        guard agents.isHeld else {
-            throw VarlinkError(
-                AutoFill.NoCredential(message: onlyOffered + "; no agent is running (start one with `keyport agent`)")
-            )
+        guard await agents.canAsk else {
+            throw VarlinkError(AutoFill.NoCredential(message: onlyOffered + "; " + AgentHub.nobodyToAsk()))
         }
         if request.call.more {
             try? await request.send(
@@ -447,7 +445,8 @@ package final class AutoFillService: Sendable {
         } catch {
             let why =
                 switch error {
-                case .noAgent: "no agent is running to ask you \(what); start one with `keyport agent`"
+                case .noAgent:
+                    AgentHub.nobodyToAsk(what)
                 case .withdrawn: "the question was withdrawn"
                 case .stopping: "keyportd is stopping"
                 case .timedOut:

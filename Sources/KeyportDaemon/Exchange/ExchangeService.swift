@@ -135,7 +135,7 @@ package final class ExchangeService: Sendable {
             case .noAgent:
                 throw VarlinkError(
                     Exchange.NoAgent(
-                        message: "no agent is running to ask you; start one with `keyport agent` and try again"
+                        message: AgentHub.nobodyToAsk() + ", and try again"
                     )
                 )
             // (An export's question waits for the person as long as the exporter does.)

@@ -222,23 +222,11 @@ struct AgentAuthorityTests {
         // An importer whose name tries to be zenity's options, and to add a row of its own.
         let sandbox = try await ExchangeSandbox(name: "--title=Keyport Vault\n--text=Choose me\n2")
         defer { sandbox.directory.remove() }
-        let bin = try sandbox.directory.subdirectory("bin")
-        let records = try sandbox.directory.subdirectory("zenity")
-        // A zenity that records its arguments (each ended by a NUL) and input, then prints the answer
-        // file's content, or stays open until it is closed.
-        let standIn = bin.appendingPathComponent("zenity")
-        try """
-        #!/bin/sh
-        n=$(ls "\(records.path)" | grep -c '^argv')
-        printf '%s\\0' "$@" > "\(records.path)/argv-$n"
-        cat > "\(records.path)/stdin-$n"
-        echo $$ > "\(records.path)/pid-$n"
-        if [ -f "\(records.path)/answer" ]; then cat "\(records.path)/answer"; exit 0; fi
-        exec sleep 120
-        """.write(to: standIn, atomically: true, encoding: .utf8)
-        chmod(standIn.path, 0o755)
-        var environment = sandbox.environment
-        environment["DISPLAY"] = ":97"
+        let (bin, records) = try zenityStandIn(in: sandbox.directory)
+        // A real X server: the agent asks in dialogs only on a display that answers.
+        let server = try await XServer(cookieIn: sandbox.directory.url)
+        defer { server.stop() }
+        var environment = server.environment(sandbox.environment)
         environment["PATH"] = bin.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
         let daemon = try await sandbox.start(keyportd, readyWhen: "listening")
         defer { daemon.stop() }
@@ -284,6 +272,208 @@ struct AgentAuthorityTests {
         let deadline = ContinuousClock.now + .seconds(10)
         while kill(dialog, 0) == 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
         #expect(kill(dialog, 0) != 0, "the dialog of a withdrawn question is still open")
+    }
+}
+
+/// A zenity standing in for the person at the dialog, in `directory`'s `bin`: it records its
+/// arguments (each ended by a NUL), its input and its pid in `directory`'s `zenity` (`argv-N`,
+/// `stdin-N`, `pid-N`), then prints the answer file's line, cancels (exit 1) when that line is
+/// "cancel", or stays open until it is closed when there is no answer file.
+private func zenityStandIn(in directory: TemporaryDirectory) throws -> (bin: URL, records: URL) {
+    let bin = try directory.subdirectory("bin")
+    let records = try directory.subdirectory("zenity")
+    let standIn = bin.appendingPathComponent("zenity")
+    try """
+    #!/bin/sh
+    n=$(ls "\(records.path)" | grep -c '^argv')
+    printf '%s\\0' "$@" > "\(records.path)/argv-$n"
+    cat > "\(records.path)/stdin-$n"
+    echo $$ > "\(records.path)/pid-$n"
+    [ -f "\(records.path)/answer" ] || exec sleep 120
+    answer=$(cat "\(records.path)/answer")
+    [ "$answer" = cancel ] && exit 1
+    echo "$answer"
+    """.write(to: standIn, atomically: true, encoding: .utf8)
+    chmod(standIn.path, 0o755)
+    return (bin, records)
+}
+
+/// The processes whose parent is `parent` and whose command line contains `word`.
+private func children(of parent: pid_t, running word: String) -> [pid_t] {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return entries.compactMap(pid_t.init).filter { pid in
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")"),
+            let parentField = stat[stat.index(after: close)...].split(separator: " ").dropFirst().first,
+            pid_t(parentField) == parent,
+            let command = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline")
+        else { return false }
+        return String(decoding: command, as: UTF8.self).split(separator: "\0").contains { $0 == word }
+    }
+}
+
+@Suite("the dialog agent keyportd starts when no agent runs", .serialized)
+struct StartedDialogAgentTests {
+    @Test(
+        "a question with no agent running starts `keyport agent --dialog --once` on the person's display; it holds the role for that question only and exits; a cancelled dialog declines; without a display the caller is told at once"
+    )
+    func startedForTheQuestion() async throws {
+        let sandbox = try await ExchangeSandbox()
+        defer { sandbox.directory.remove() }
+        let (bin, records) = try zenityStandIn(in: sandbox.directory)
+        // keyportd's own environment names the display (a real X server, which the dialog agent
+        // checks answers): there is no systemd user manager here.
+        let server = try await XServer(cookieIn: sandbox.directory.url)
+        defer { server.stop() }
+        var environment = server.environment(sandbox.environment)
+        environment["PATH"] = bin.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        let daemon = try Program(keyportd, [], environment: environment)
+        defer { daemon.stop() }
+        _ = try await daemon.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
+
+        try "1\n".write(to: records.appendingPathComponent("answer"), atomically: true, encoding: .utf8)
+        let exported = try await sandbox.export(sample)
+        #expect(exported.status == 0, "\(exported.standardError)")
+        #expect(try await sandbox.imported()["data"] != nil)
+        let arguments = try String(contentsOf: records.appendingPathComponent("argv-0"), encoding: .utf8)
+        #expect(arguments.contains("--title=Keyport: export credentials"), "\(arguments)")
+        // Its question answered, the agent keyportd started gives the role back and exits.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !children(of: daemon.pid, running: "--once").isEmpty && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(children(of: daemon.pid, running: "--once").isEmpty, "the dialog agent is still running")
+
+        // The next question starts another; the person cancels its dialog: declined.
+        try "cancel\n".write(to: records.appendingPathComponent("answer"), atomically: true, encoding: .utf8)
+        let declined = try await sandbox.export(sample)
+        #expect(declined.status == 1 && declined.standardError.contains("declined"), "\(declined.standardError)")
+        #expect(FileManager.default.fileExists(atPath: records.appendingPathComponent("argv-1").path))
+        daemon.stop()
+
+        // No display: nobody can be asked, and the exporter hears it at once.
+        var displayless = environment
+        displayless["DISPLAY"] = nil
+        let blind = try Program(keyportd, [], environment: displayless)
+        defer { blind.stop() }
+        _ = try await blind.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
+        let unasked = try await sandbox.export(sample)
+        #expect(
+            unasked.status == 1 && unasked.standardError.contains("could not ask you in a dialog"),
+            "\(unasked.standardError)"
+        )
+        #expect(!FileManager.default.fileExists(atPath: records.appendingPathComponent("argv-2").path))
+        blind.stop()
+
+        // A display that takes connections and never answers (a session gone, a variable left
+        // behind): the dialog agent checks it before it takes the role, and leaves without
+        // answering, so the exporter hears that nobody could be asked, not that the person said
+        // no. While it tries, the role is kept for it: an agent that comes meanwhile is refused.
+        let silent = try SilentXDisplay()
+        defer { silent.stop() }
+        var unanswering = environment
+        unanswering["DISPLAY"] = silent.display
+        unanswering["XAUTHORITY"] = nil
+        let waiting = try Program(keyportd, ["--allow-scripted-agent"], environment: unanswering)
+        defer { waiting.stop() }
+        _ = try await waiting.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
+        let exporter = try Program(keyport, ["exchange", "export", sample], environment: sandbox.environment)
+        let seen = ContinuousClock.now + .seconds(30)
+        while children(of: waiting.pid, running: "--once").isEmpty && ContinuousClock.now < seen {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(!children(of: waiting.pid, running: "--once").isEmpty, "no dialog agent was started")
+        let intruder = try await Program.run(
+            keyport,
+            ["agent", "--auto", "accept-first"],
+            environment: sandbox.environment,
+            timeout: .seconds(30)
+        )
+        #expect(
+            intruder.status == 1 && intruder.standardError.contains("just started a dialog agent"),
+            "\(intruder.standardError)"
+        )
+        let unanswered = try await exporter.finish(timeout: .seconds(60))
+        #expect(
+            unanswered.status == 1 && unanswered.standardError.contains("could not ask you in a dialog")
+                && !unanswered.standardError.contains("declined"),
+            "\(unanswered.standardError)"
+        )
+        #expect(!FileManager.default.fileExists(atPath: records.appendingPathComponent("argv-2").path))
+    }
+}
+
+/// An X display whose socket takes connections and never answers, as a server that hangs or a
+/// session's socket left behind would: `/tmp/.X11-unix/XN`, bound and listening, never accepted.
+private struct SilentXDisplay {
+    let display: String
+    private let path: String
+    private let descriptor: Int32
+
+    init() throws {
+        let directory = "/tmp/.X11-unix"
+        if !FileManager.default.fileExists(atPath: directory) {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+            chmod(directory, 0o1777)
+        }
+        let number = (600..<900).shuffled().first { !FileManager.default.fileExists(atPath: "\(directory)/X\($0)") }
+        let chosen = try #require(number, "no free display number in 600..<900")
+        path = "\(directory)/X\(chosen)"
+        display = ":\(chosen)"
+        descriptor = try RawUnixSocket.bound(to: path, listening: true)
+    }
+
+    func stop() {
+        close(descriptor)
+        unlink(path)
+    }
+}
+
+@Suite("where the dialog agent keyportd starts shows its dialogs")
+struct DialogSessionTests {
+    @Test(
+        "systemd's user environment names the display when it has one, else keyportd's own; none, or no zenity: nowhere"
+    )
+    func session() throws {
+        let directory = try TemporaryDirectory("kp-session")
+        defer { directory.remove() }
+        let zenity = directory.url.appendingPathComponent("zenity").path
+        try "#!/bin/sh\n".write(toFile: zenity, atomically: true, encoding: .utf8)
+        #expect(chmod(zenity, 0o755) == 0)
+        let systemd = DialogAgentLauncher.parse(
+            "HOME=/home/a\nWAYLAND_DISPLAY=wayland-1\nXDG_CURRENT_DESKTOP=GNOME\nODD=$'a\\nb'\nno equals sign\n"
+        )
+        #expect(systemd == ["HOME": "/home/a", "WAYLAND_DISPLAY": "wayland-1", "XDG_CURRENT_DESKTOP": "GNOME"])
+        let own = ["PATH": directory.url.path, "DISPLAY": ":5", "XDG_CURRENT_DESKTOP": "old", "KEYPORT_SOCKET": "/s"]
+        let fromSystemd = try #require(DialogAgentLauncher.session(base: own, systemd: systemd))
+        #expect(fromSystemd.display == "WAYLAND_DISPLAY=wayland-1" && fromSystemd.source == "systemd")
+        // The session's variables are systemd's, all of them: none of keyportd's is mixed in.
+        #expect(fromSystemd.environment["DISPLAY"] == nil && fromSystemd.environment["XDG_CURRENT_DESKTOP"] == "GNOME")
+        #expect(fromSystemd.environment["KEYPORT_SOCKET"] == "/s" && fromSystemd.environment["HOME"] == nil)
+        let fromOwn = try #require(DialogAgentLauncher.session(base: own, systemd: ["HOME": "/home/a"]))
+        #expect(fromOwn.display == "DISPLAY=:5" && fromOwn.source == "keyportd")
+        #expect(DialogAgentLauncher.session(base: own, systemd: nil)?.display == "DISPLAY=:5")
+        // What any process of the person can put into systemd's environment is held to this
+        // machine: no X server over the network, no bus address that runs a program, no
+        // compositor socket outside the runtime directory.
+        let remote = DialogAgentLauncher.session(
+            base: own,
+            systemd: ["DISPLAY": "elsewhere.example:0", "DBUS_SESSION_BUS_ADDRESS": "unixexec:path=/bin/sh"]
+        )
+        #expect(remote?.source == "keyportd" && remote?.display == "DISPLAY=:5")
+        let mixed = try #require(
+            DialogAgentLauncher.session(
+                base: own,
+                systemd: [
+                    "DISPLAY": ":1.0", "DBUS_SESSION_BUS_ADDRESS": "unixexec:path=/bin/sh",
+                    "WAYLAND_DISPLAY": "/elsewhere/wayland-0",
+                ]
+            )
+        )
+        #expect(mixed.display == "DISPLAY=:1.0" && mixed.source == "systemd")
+        #expect(mixed.environment["DBUS_SESSION_BUS_ADDRESS"] == nil && mixed.environment["WAYLAND_DISPLAY"] == nil)
+        #expect(DialogAgentLauncher.session(base: ["PATH": directory.url.path], systemd: [:]) == nil)
+        #expect(DialogAgentLauncher.session(base: ["PATH": "/nonexistent", "DISPLAY": ":5"], systemd: nil) == nil)
     }
 }
 

@@ -59,7 +59,6 @@ struct DesktopTypingTests {
         "X11: keyport type puts oathtool's code into a Tk field; keyport fill picks in rofi; --copy clears only its own"
     )
     func x11() async throws {
-        let xvfb = try Peers.require("/usr/bin/Xvfb", "xvfb")
         _ = try Peers.require("/usr/bin/xdotool", "xdotool")
         let sandbox = try AutoFillSandbox()
         defer { sandbox.directory.remove() }
@@ -68,23 +67,10 @@ struct DesktopTypingTests {
         try await sandbox.setUp(order: ["quiet"], services: ["quiet": "example.com"])
 
         // An X server of its own that takes only clients with its cookie (every client below reads
-        // it from XAUTHORITY: a wildcard entry, as libXau matches any display with it); it prints
-        // the display it chose.
-        let cookie = sandbox.directory.url.appendingPathComponent("Xauthority")
-        let secret = (0..<16).map { _ in UInt8.random(in: 0...255) }
-        let name = Array("MIT-MAGIC-COOKIE-1".utf8)
-        let entry: [UInt8] = [0xFF, 0xFF, 0, 0, 0, 0, 0, UInt8(name.count)] + name + [0, UInt8(secret.count)] + secret
-        try Data(entry).write(to: cookie)
-        let server = try Program(
-            xvfb,
-            ["-displayfd", "1", "-screen", "0", "1024x768x24", "-nolisten", "tcp", "-auth", cookie.path]
-        )
+        // it from XAUTHORITY).
+        let server = try await XServer(cookieIn: sandbox.directory.url)
         defer { server.stop() }
-        let display = ":" + (try await server.waitForLine(timeout: .seconds(30)) { Int($0) != nil })
-        var environment = sandbox.environment
-        environment["DISPLAY"] = display
-        environment["XAUTHORITY"] = cookie.path
-        environment.removeValue(forKey: "WAYLAND_DISPLAY")
+        let environment = server.environment(sandbox.environment)
         let file = sandbox.directory.url.appendingPathComponent("field")
         let field = try Program("/usr/bin/python3", ["-c", Self.tkField, file.path], environment: environment)
         defer { field.stop() }

@@ -560,8 +560,10 @@ struct DesktopAgentTests {
         let bin = try dialog(in: sandbox.directory.url, choose: choose)
         let daemon = try await sandbox.start(keyportd, [scriptedAgent], readyWhen: "listening")
         defer { daemon.stop() }
-        var environment = sandbox.environment
-        environment["DISPLAY"] = ":99"
+        // A real X server: the agent asks in dialogs only on a display that answers.
+        let server = try await XServer(cookieIn: sandbox.directory.url)
+        defer { server.stop() }
+        var environment = server.environment(sandbox.environment)
         environment["PATH"] = bin.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
         let agent = try Program(keyport, ["agent"], environment: environment)
         _ = try await agent.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("waiting") }

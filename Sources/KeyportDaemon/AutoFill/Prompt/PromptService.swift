@@ -42,7 +42,7 @@ package final class PromptService: Sendable {
         // A provider keyportd started is answering a call: its clock stops while the person is
         // asked, and its caller is told that they are.
         // (Said only when an agent will show the question: without one it fails at once.)
-        if let started, agents.isHeld {
+        if let started, await agents.canAsk {
             let agents = agents
             let id = question.id
             await pool?.promptBegan(started, name: provider.name) { agents.withdraw(id) }
@@ -55,7 +55,7 @@ package final class PromptService: Sendable {
             switch error {
             case .noAgent:
                 throw VarlinkError(
-                    Prompt.NoAgent(message: "no agent is running to ask you; start one with `keyport agent`")
+                    Prompt.NoAgent(message: AgentHub.nobodyToAsk())
                 )
             case .withdrawn:
                 // The provider that asked has gone; nobody reads this.

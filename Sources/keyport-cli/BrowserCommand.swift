@@ -13,9 +13,10 @@ struct BrowserCommand: ParsableCommand {
             install writes the native messaging host manifest (org.keyport.browser.json) where each \
             browser looks for it, allowing only Keyport's extension to start keyport-browser, and says how \
             to load the extension; uninstall removes them. Browsers from snap or Flatpak run sandboxed and \
-            cannot start keyport-browser: install says so when it finds one.
+            cannot start keyport-browser: install says so when it finds one. manifest prints one host \
+            manifest, for a package that installs Keyport for every user.
             """,
-        subcommands: [Install.self, Uninstall.self]
+        subcommands: [Install.self, Uninstall.self, Manifest.self]
     )
 
     /// The browsers whose manifests Keyport writes.
@@ -280,6 +281,36 @@ struct BrowserCommand: ParsableCommand {
             for warning in sandboxed(Browser.allCases, directories: directories) {
                 FileHandle.write("note: \(warning)\n")
             }
+        }
+    }
+
+    struct Manifest: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a browser's host manifest for a keyport-browser installed elsewhere (for packages).",
+            discussion: """
+                A system-wide package puts it where the browser reads every user's: \
+                /etc/chromium/native-messaging-hosts, /etc/opt/chrome/native-messaging-hosts, \
+                /usr/lib/mozilla/native-messaging-hosts (scripts/package does). Exit status: 0, 2 when \
+                the extension is not found or not Keyport's.
+                """
+        )
+
+        @Option(name: .long, help: "The browser: chromium, chrome or firefox.")
+        var browser: Browser
+
+        @Option(name: .long, help: "keyport-browser's absolute path where it will be installed.")
+        var host: String
+
+        @Option(name: .customLong("extension"), help: "The extension's folder (holding its manifest.json).")
+        var extensionDirectory: String
+
+        func validate() throws {
+            guard host.hasPrefix("/") else { throw ValidationError("--host must be an absolute path: \(host)") }
+        }
+
+        func run() throws {
+            let found = try Extension(directory: URL(fileURLWithPath: extensionDirectory).standardizedFileURL.path)
+            FileHandle.write(hostManifest(for: browser, host: host, webExtension: found))
         }
     }
 

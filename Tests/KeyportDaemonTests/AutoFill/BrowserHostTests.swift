@@ -197,7 +197,21 @@ struct BrowserHostTests {
                 "browser", "install", "--browser", browser, "--extension", extensionDirectory,
             ])
             #expect(again.standardOutput.contains("is up to date"), "\(again.standardOutput)")
+            // A package's manifest: the same, but for the host where the package puts it.
+            let packaged = try await keyport([
+                "browser", "manifest", "--browser", browser, "--host", "/usr/bin/keyport-browser",
+                "--extension", extensionDirectory,
+            ])
+            var expected = manifest
+            expected["path"] = "/usr/bin/keyport-browser"
+            let printed = try JSONSerialization.jsonObject(with: Data(packaged.standardOutput.utf8))
+            #expect(packaged.status == 0 && (printed as? NSDictionary) == (expected as NSDictionary))
         }
+        let relative = try await keyport([
+            "browser", "manifest", "--browser", "firefox", "--host", "bin/keyport-browser",
+            "--extension", extensionDirectory,
+        ])
+        #expect(relative.status == 2 && relative.standardError.contains("absolute path"), "\(relative.standardError)")
         let missing = try await keyport(["browser", "install", "--extension", "/nonexistent"])
         #expect(
             missing.status == 2 && missing.standardError.contains("/nonexistent/manifest.json"),

@@ -222,12 +222,9 @@ struct AgentAuthorityTests {
         // An importer whose name tries to be zenity's options, and to add a row of its own.
         let sandbox = try await ExchangeSandbox(name: "--title=Keyport Vault\n--text=Choose me\n2")
         defer { sandbox.directory.remove() }
-        let (bin, records) = try zenityStandIn(in: sandbox.directory)
-        // A real X server: the agent asks in dialogs only on a display that answers.
-        let server = try await XServer(cookieIn: sandbox.directory.url)
-        defer { server.stop() }
-        var environment = server.environment(sandbox.environment)
-        environment["PATH"] = bin.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        let desktop = try await DialogDesktop(in: sandbox)
+        defer { desktop.stop() }
+        let (environment, records) = (desktop.environment, desktop.records)
         let daemon = try await sandbox.start(keyportd, readyWhen: "listening")
         defer { daemon.stop() }
         let agent = try Program(keyport, ["agent"], environment: environment)
@@ -275,27 +272,40 @@ struct AgentAuthorityTests {
     }
 }
 
-/// A zenity standing in for the person at the dialog, in `directory`'s `bin`: it records its
-/// arguments (each ended by a NUL), its input and its pid in `directory`'s `zenity` (`argv-N`,
-/// `stdin-N`, `pid-N`), then prints the answer file's line, cancels (exit 1) when that line is
-/// "cancel", or stays open until it is closed when there is no answer file.
-private func zenityStandIn(in directory: TemporaryDirectory) throws -> (bin: URL, records: URL) {
-    let bin = try directory.subdirectory("bin")
-    let records = try directory.subdirectory("zenity")
-    let standIn = bin.appendingPathComponent("zenity")
-    try """
-    #!/bin/sh
-    n=$(ls "\(records.path)" | grep -c '^argv')
-    printf '%s\\0' "$@" > "\(records.path)/argv-$n"
-    cat > "\(records.path)/stdin-$n"
-    echo $$ > "\(records.path)/pid-$n"
-    [ -f "\(records.path)/answer" ] || exec sleep 120
-    answer=$(cat "\(records.path)/answer")
-    [ "$answer" = cancel ] && exit 1
-    echo "$answer"
-    """.write(to: standIn, atomically: true, encoding: .utf8)
-    chmod(standIn.path, 0o755)
-    return (bin, records)
+/// A desktop where the person answers dialogs: a real X server (the agent asks in dialogs only on
+/// a display that answers) and a zenity standing in for the person, first on `PATH` in
+/// `environment`. The stand-in records its arguments (each ended by a NUL), its input and its pid
+/// in `records` (`argv-N`, `stdin-N`, `pid-N`), then prints the line of `records`' `answer` file,
+/// cancels (exit 1) when that line is "cancel", or stays open until it is closed when there is no
+/// answer file.
+private struct DialogDesktop {
+    let records: URL
+    let environment: [String: String]
+    private let server: XServer
+
+    init(in sandbox: ExchangeSandbox) async throws {
+        let bin = try sandbox.directory.subdirectory("bin")
+        records = try sandbox.directory.subdirectory("zenity")
+        let standIn = bin.appendingPathComponent("zenity")
+        try """
+        #!/bin/sh
+        n=$(ls "\(records.path)" | grep -c '^argv')
+        printf '%s\\0' "$@" > "\(records.path)/argv-$n"
+        cat > "\(records.path)/stdin-$n"
+        echo $$ > "\(records.path)/pid-$n"
+        [ -f "\(records.path)/answer" ] || exec sleep 120
+        answer=$(cat "\(records.path)/answer")
+        [ "$answer" = cancel ] && exit 1
+        echo "$answer"
+        """.write(to: standIn, atomically: true, encoding: .utf8)
+        chmod(standIn.path, 0o755)
+        server = try await XServer(cookieIn: sandbox.directory.url)
+        var environment = server.environment(sandbox.environment)
+        environment["PATH"] = bin.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        self.environment = environment
+    }
+
+    func stop() { server.stop() }
 }
 
 /// The processes whose parent is `parent` and whose command line contains `word`.
@@ -320,13 +330,10 @@ struct StartedDialogAgentTests {
     func startedForTheQuestion() async throws {
         let sandbox = try await ExchangeSandbox()
         defer { sandbox.directory.remove() }
-        let (bin, records) = try zenityStandIn(in: sandbox.directory)
-        // keyportd's own environment names the display (a real X server, which the dialog agent
-        // checks answers): there is no systemd user manager here.
-        let server = try await XServer(cookieIn: sandbox.directory.url)
-        defer { server.stop() }
-        var environment = server.environment(sandbox.environment)
-        environment["PATH"] = bin.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        // keyportd's own environment names the display: there is no systemd user manager here.
+        let desktop = try await DialogDesktop(in: sandbox)
+        defer { desktop.stop() }
+        let (environment, records) = (desktop.environment, desktop.records)
         let daemon = try Program(keyportd, [], environment: environment)
         defer { daemon.stop() }
         _ = try await daemon.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }

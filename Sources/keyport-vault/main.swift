@@ -36,12 +36,17 @@ func fail(_ message: String, status: Int32 = 2) -> Never {
 
 let usage = """
     usage: keyport-vault keeper --vault PATH [--timeout SECONDS] | keyport-vault provider --vault PATH [export [ID...]]
+           keyport-vault --version
     Holds the Keyport vault PATH, and no other, unlocked (org.keyport.Vault on
     $XDG_RUNTIME_DIR/keyport/vault.sock, or $KEYPORT_VAULT_SOCKET) until SIGTERM or SIGINT;
     `keyport vault unlock` starts it when it is not running. The vault locks itself SECONDS
     (default 900) after its last request.
     """
 var arguments = Array(CommandLine.arguments.dropFirst())
+if arguments == ["--version"] {
+    print(KeyportRelease.version)
+    exit(0)
+}
 if arguments.first == "provider" {
     var rest = arguments.dropFirst()
     // The vault's path is always given: keyportd tells which vault's app a process is by these

@@ -14,12 +14,13 @@ import Musl
 // keyportd takes one option: where it listens and keeps its files comes from the environment
 // (KEYPORT_SOCKET, the XDG variables), as for its clients; KEYPORT_LOG sets the log level.
 let usage = """
-    usage: keyportd [--allow-scripted-agent]
+    usage: keyportd [--allow-scripted-agent] | keyportd --version
     Runs Keyport's per-user service in the foreground until SIGTERM or SIGINT.
       --allow-scripted-agent  let `keyport agent --auto` answer the person's questions by itself
                               (for demos and tests: whatever it is told to choose, it chooses)
-    Environment: KEYPORT_SOCKET (the socket's path; default $XDG_RUNTIME_DIR/keyport/keyportd.sock),
-    KEYPORT_LOG (trace, debug, info, notice, warning, error, critical; default info).
+    Environment: KEYPORT_SOCKET (the socket's path; default $XDG_RUNTIME_DIR/keyport/keyportd.sock,
+    or $XDG_CACHE_HOME/keyport/run/keyportd.sock without it), KEYPORT_LOG (trace, debug,
+    info, notice, warning, error, critical; default info). `man keyportd` has the rest.
     Started by systemd with socket activation, it serves the socket systemd passes.
 
     """
@@ -29,6 +30,9 @@ for argument in CommandLine.arguments.dropFirst() {
     case "--allow-scripted-agent": allowsScriptedAgent = true
     case "--help", "-h":
         FileHandle.standardError.write(Data(usage.utf8))
+        exit(0)
+    case "--version":
+        print(KeyportRelease.version)
         exit(0)
     default:
         FileHandle.standardError.write(Data("keyportd: unexpected argument '\(argument)'\n\(usage)".utf8))

@@ -125,6 +125,10 @@ class InstallTests(unittest.TestCase):
         self.addCleanup(shutil.rmtree, work, ignore_errors=True)
         prefix, home = work / "prefix", work / "home"
         env = person(home)
+        # Folders that were there before: the uninstall leaves them, empty as they are.
+        theirs = [prefix / "share/man", home / ".config/systemd"]
+        for folder in theirs:
+            folder.mkdir(parents=True)
         installed = run(["scripts/install", "--prefix", prefix], env, input="")
         self.assertIn("no systemd user manager", installed.stdout)
         self.assertIn("keyport vault init", installed.stdout)
@@ -149,6 +153,8 @@ class InstallTests(unittest.TestCase):
         self.assertIn(str(prefix / "bin/keyportd"), record)
         version = run([prefix / "bin/keyport", "--version"], env).stdout.strip()
         self.assertRegex(version, r"^\d+\.\d+\.\d+$")
+        for program in ["keyportd", "keyport-vault"]:
+            self.assertEqual(run([prefix / "bin" / program, "--version"], env).stdout.strip(), version, program)
 
         self.assertEqual(exec_start(units / "keyportd.service"), str(prefix / "bin/keyportd"))
         with BuildTreeAway():
@@ -184,10 +190,16 @@ class InstallTests(unittest.TestCase):
         for program, size in sizes.items():
             self.assertEqual((prefix / "bin" / program).stat().st_size, size, f"{program} was not replaced")
 
-        # Uninstall: every file it wrote goes; the person's vault and its registration stay.
+        # Uninstall: every file it wrote and every folder it made go; the person's vault and its
+        # registration stay, and so do the folders that were there before.
+        # The person had enabled the units by hand, as doctor says where a user manager runs: with
+        # no manager, systemctl still makes the link, and the uninstall takes it away.
+        run(["systemctl", "--user", "enable", "keyportd.socket"], env)
+        self.assertTrue((units / "sockets.target.wants/keyportd.socket").is_symlink())
         run(["scripts/install", "--prefix", prefix, "--uninstall"], env)
-        self.assertEqual(list(prefix.rglob("*")), [], "left in the prefix")
-        self.assertFalse((units / "keyportd.service").exists())
+        self.assertEqual(sorted(prefix.rglob("*")), [prefix / "share", prefix / "share/man"], "left in the prefix")
+        self.assertFalse(units.exists(), "the unit folder the install made is left")
+        self.assertTrue(all(folder.is_dir() for folder in theirs), "a folder that was there before was removed")
         self.assertFalse((home / ".config/chromium/NativeMessagingHosts/org.keyport.browser.json").exists())
         self.assertTrue((home / ".local/share/keyport/vault.keyport").is_file())
 
@@ -207,7 +219,8 @@ class PackageTests(unittest.TestCase):
             "./usr/lib/systemd/user/keyportd.service", "./usr/share/keyport/browser/manifest.json",
             "./etc/chromium/native-messaging-hosts/org.keyport.browser.json",
             "./usr/lib/mozilla/native-messaging-hosts/org.keyport.browser.json",
-            "./usr/share/man/man1/keyport.1.gz", "./usr/share/doc/keyport/copyright",
+            "./usr/share/man/man1/keyport.1.gz", "./usr/share/man/man1/keyportd.1.gz",
+            "./usr/share/doc/keyport/copyright",
             "./usr/share/bash-completion/completions/keyport", "./usr/share/zsh/vendor-completions/_keyport",
         ]:
             self.assertIn(path, listed)

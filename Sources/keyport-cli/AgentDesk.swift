@@ -213,7 +213,7 @@ final class AgentDesk: Sendable {
                     + DisplayText.escaping(request.message)
             } else {
                 answer.secret != nil
-                    ? "gave a secret" : answer.choice.map { chosen(request, $0) } ?? "declined"
+                    ? "gave the secret it asked for" : answer.choice.map { chosen(request, $0) } ?? "declined"
             }
         do {
             try await DaemonClient.withConnection(environment: environment) { answering in

@@ -8,6 +8,7 @@ import select
 import shlex
 import tempfile
 import shutil
+import subprocess
 import time
 import unittest
 from pathlib import Path
@@ -86,11 +87,48 @@ class DemoTests(unittest.TestCase):
     def test_piped_it_runs_through_and_cleans_up(self):
         ran = run(["scripts/demo"], self.env, input="")
         self.assertRegex(ran.stdout, r"one-time code for example.com, from Keyport Vault:\n\d{6}\n")
-        self.assertIn("Try next", ran.stdout)
+        # What the scripted agent answered, once each.
+        self.assertEqual(ran.stdout.count("chose org.keyport.vault"), 1, ran.stdout)
+        self.assertIn("To try it yourself", ran.stdout)
         self.assertNotIn("Press Enter", ran.stdout)
+        self.assertNotIn("Fetching", ran.stdout + ran.stderr)
         # (SwiftPM's build leaves folders of its own in TMPDIR; the demo's is keyport-demo-*.)
         left = [p for p in (self.home / "tmp").iterdir() if p.name.startswith("keyport-demo-")]
         self.assertEqual(left, [], "the demo left its directory")
+
+    def test_kept_it_answers_the_person_and_stops_as_it_says(self):
+        # Its output in a file: what it leaves running would hold a pipe open.
+        with open(self.home / "demo.out", "w+") as out:
+            subprocess.run(["scripts/demo"], cwd=REPOSITORY, env=dict(self.env, KEEP="1"), stdin=subprocess.DEVNULL,
+                           stdout=out, stderr=subprocess.STDOUT, check=True, timeout=900)
+            out.seek(0)
+            text = out.read()
+        exported = re.search(r"^  export (.*)$", text, re.MULTILINE)
+        self.assertIsNotNone(exported, text)
+        variables = dict(word.split("=", 1) for word in shlex.split(exported.group(1)))
+        socket = f"KEYPORT_SOCKET={variables['KEYPORT_SOCKET']}"
+        demo = Path(variables["KEYPORT_SOCKET"]).parents[1]
+        self.addCleanup(shutil.rmtree, demo, ignore_errors=True)
+        stop = re.search(r"To stop it:\n  (.*)$", text, re.MULTILINE)
+        self.assertIsNotNone(stop, text)
+        stop = Path(stop.group(1))
+        self.addCleanup(lambda: stop.exists() and subprocess.run([stop], check=False))
+
+        # As on a terminal: no scripted agent, and keyportd takes none; the vault's keeper runs.
+        running = [c for _, c in processes_with(socket)]
+        self.assertFalse([c for c in running if "--auto" in c], running)
+        daemons = [c for c in running if c and c[0].endswith("/keyportd")]
+        self.assertEqual(len(daemons), 1, running)
+        self.assertNotIn("--allow-scripted-agent", daemons[0])
+        vault = f"KEYPORT_VAULT_SOCKET={variables['KEYPORT_VAULT_SOCKET']}"
+        self.assertTrue([c for _, c in processes_with(vault) if "keeper" in c], processes_with(vault))
+
+        # Its stop command, run where the person uses the system (the variables exported), stops
+        # everything, the keeper too, and removes the directory.
+        used = dict(self.env, **{k: v for k, v in variables.items() if k != "PATH"})
+        subprocess.run([stop], env=used, check=True, timeout=60)
+        wait_for(lambda: not processes_with(socket) and not processes_with(vault), "the kept demo's processes to stop")
+        self.assertFalse(demo.exists(), f"{demo} was not removed")
 
 
 if __name__ == "__main__":

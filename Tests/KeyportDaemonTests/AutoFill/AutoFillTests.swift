@@ -386,7 +386,7 @@ struct AutoFillTests {
         let answered = try await sandbox.request(.password, ["example.com"]).get()
         #expect(answered.credential.user == "alice" && answered.provider == "org.example.interactive")
         _ = try await agent.waitForLine(timeout: .seconds(10), onStandardError: true) {
-            $0.contains("Example interactive: gave a secret")
+            $0.contains("Example interactive: gave the secret it asked for")
         }
         _ = try await daemon.waitForLine(timeout: .seconds(10), onStandardError: true) {
             $0.contains("provider needs the person")

@@ -81,7 +81,7 @@ struct BrowserAutoFillTests {
         // Locked: the vault asks for its passphrase through the agent.
         #expect(values("locked") == signedIn, "\(context)")
         let unlocking = (results["locked"] as? [String: Any])?["agent"] as? String
-        #expect(unlocking?.contains("Keyport Vault: gave a secret") == true, "\(unlocking ?? "")")
+        #expect(unlocking?.contains("Keyport Vault: gave the secret it asked for") == true, "\(unlocking ?? "")")
         // Saved on submit once the person said so: the vault gives it for that site and user.
         #expect(menu("save"), "\(context)")
         #expect((results["save"] as? [String: Any])?["saved"] as? String == "n3w-pass!", "\(context)")

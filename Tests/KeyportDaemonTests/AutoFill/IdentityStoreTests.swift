@@ -248,7 +248,7 @@ struct PromptTests {
         #expect(parameter(steps[2], "choice") == nil || parameter(steps[2], "choice") is NSNull)
         #expect(parameter(steps[3], "secret") as? String == "s3cret")
         _ = try await agent.waitForLine(timeout: .seconds(10), onStandardError: true) {
-            $0.contains("Example Provider: gave a secret")
+            $0.contains("Example Provider: gave the secret it asked for")
         }
         // A process that is no registered provider cannot ask in anyone's name.
         let socket = try #require(sandbox.environment["KEYPORT_SOCKET"])

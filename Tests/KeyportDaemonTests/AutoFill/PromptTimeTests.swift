@@ -32,7 +32,8 @@ struct PromptTimeTests {
             [
                 ["expect", "waiting for keyportd's questions"], ["say", "ready"],
                 ["expect", "Type it (hidden; empty to decline): "],
-                ["say", "asked"], ["wait-file", go], ["type", "open sesame\n"], ["expect", "gave a secret"],
+                ["say", "asked"], ["wait-file", go], ["type", "open sesame\n"],
+                ["expect", "gave the secret it asked for"],
             ],
             environment: sandbox.environment
         )

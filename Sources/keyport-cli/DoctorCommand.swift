@@ -67,9 +67,11 @@ struct DoctorCommand: AsyncParsableCommand {
                 Finding(
                     well: false,
                     what: "keyportd does not answer at \(socket): \(error)",
-                    fix: units.installed
-                        ? "systemctl --user enable --now keyportd.socket"
-                        : "scripts/install (from Keyport's sources) installs its units and starts it; or keyportd &"
+                    fix: !units.manager
+                        ? "keyportd & (no systemd user manager runs in this session to start it)"
+                        : units.installed
+                            ? "systemctl --user enable --now keyportd.socket"
+                            : "scripts/install (from Keyport's sources) installs its units and starts it; or keyportd &"
                 )
             )
             return nil
@@ -107,12 +109,24 @@ struct DoctorCommand: AsyncParsableCommand {
 
     /// keyportd's systemd user units, where systemd looks for them.
     struct Units {
+        /// Whether the person's systemd user manager runs in this session, to start keyportd.
+        var manager: Bool
         var installed = false
         var findings: [Finding] = []
     }
 
+    /// Whether a systemd user manager runs in this session: it listens on
+    /// `$XDG_RUNTIME_DIR/systemd/private`, where `systemctl --user` reaches it. A container, or a
+    /// login that did not start one, has none.
+    private static func managerRuns(_ environment: [String: String]) -> Bool {
+        guard let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") else { return false }
+        var status = stat()
+        return stat(runtime + "/systemd/private", &status) == 0 && status.st_mode & S_IFMT == S_IFSOCK
+    }
+
     private static func units(_ environment: [String: String]) -> Units {
         let directories = BaseDirectories(environment: environment)
+        let manager = managerRuns(environment)
         let places = [
             directories.configHome + "/systemd/user", "/etc/systemd/user", directories.dataHome + "/systemd/user",
             "/usr/local/lib/systemd/user", "/usr/lib/systemd/user",
@@ -123,7 +137,13 @@ struct DoctorCommand: AsyncParsableCommand {
                     && FileManager.default.fileExists(atPath: $0 + "/keyportd.service")
             })
         else {
+            guard manager else {
+                let what =
+                    "no systemd user manager runs in this session (a container, or a login without one): keyportd is started by hand, not by its units"
+                return Units(manager: false, findings: [Finding(well: true, what: what)])
+            }
             return Units(
+                manager: true,
                 installed: false,
                 findings: [
                     Finding(
@@ -152,7 +172,7 @@ struct DoctorCommand: AsyncParsableCommand {
                 )
             )
         }
-        return Units(installed: true, findings: findings)
+        return Units(manager: manager, installed: true, findings: findings)
     }
 
     /// The registered apps: manifests that cannot be used, and whether AutoFill has a provider.

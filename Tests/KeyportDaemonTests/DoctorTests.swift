@@ -17,6 +17,9 @@ struct DoctorTests {
         let directory = try TemporaryDirectory("kp-doctor")
         defer { directory.remove() }
         var environment = sandboxEnvironment(in: directory.url)
+        // A runtime directory of its own: no systemd user manager listens there, until one is put.
+        let runtime = try directory.subdirectory("run")
+        environment["XDG_RUNTIME_DIR"] = runtime.path
         // No browser on this PATH, until one is put there.
         let bin = try directory.subdirectory("bin")
         environment["PATH"] = bin.path
@@ -43,13 +46,29 @@ struct DoctorTests {
             )
         }
 
-        // Nothing yet: keyportd does not answer, its units are not installed.
+        // Nothing yet, and no systemd user manager (a container): keyportd is to be started by hand.
         let bare = try await doctor()
         #expect(bare.status == 1, "\(bare.standardOutput)")
-        #expect(bare.standardOutput.contains("fix keyportd does not answer"), "\(bare.standardOutput)")
-        #expect(bare.standardOutput.contains("fix keyportd's systemd user units"), "\(bare.standardOutput)")
-        #expect(bare.standardOutput.contains("systemctl --user enable --now keyportd.socket"), "\(bare.standardOutput)")
+        #expect(
+            bare.standardOutput.contains("fix keyportd does not answer")
+                && bare.standardOutput.contains("→ keyportd & (no systemd user manager runs in this session"),
+            "\(bare.standardOutput)"
+        )
+        #expect(bare.standardOutput.contains("ok  no systemd user manager runs"), "\(bare.standardOutput)")
+        #expect(!bare.standardOutput.contains("→ systemctl"), "\(bare.standardOutput)")
         #expect(bare.standardOutput.contains("ok  Public Suffix List: "), "\(bare.standardOutput)")
+
+        // A user manager (its socket), and no units for it: install them.
+        let manager = try directory.subdirectory("run/systemd").appendingPathComponent("private").path
+        let listening = try RawUnixSocket.bound(to: manager, listening: true)
+        let unitless = try await doctor()
+        close(listening)
+        unlink(manager)
+        #expect(unitless.standardOutput.contains("fix keyportd's systemd user units"), "\(unitless.standardOutput)")
+        #expect(
+            unitless.standardOutput.contains("systemctl --user enable --now keyportd.socket"),
+            "\(unitless.standardOutput)"
+        )
 
         // Units that start keyportd, keyportd itself, and a vault (registered as it is made).
         let units = try directory.subdirectory("config/systemd/user")

@@ -180,6 +180,14 @@ struct BrowserCommand: ParsableCommand {
     }
 
     /// The host manifest for `browser`: only Keyport's extension may start the host.
+    /// The program the host manifest at `path` names (`path` in it); nil when there is none.
+    static func hostNamed(at path: String) -> String? {
+        guard let data = FileManager.default.contents(atPath: path),
+            let manifest = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
+        return manifest["path"] as? String
+    }
+
     static func hostManifest(for browser: Browser, host: String, webExtension: Extension) -> Data {
         var manifest: [String: Any] = [
             "name": hostName,
@@ -265,8 +273,11 @@ struct BrowserCommand: ParsableCommand {
                     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                     let manifest = hostManifest(for: browser, host: host, webExtension: found)
                     if FileManager.default.contents(atPath: path) != manifest {
+                        // Another Keyport's host (another prefix, a build tree) gives way: said, so
+                        // that nobody wonders where theirs went.
+                        let replaced = hostNamed(at: path).flatMap { $0 == host ? nil : $0 }
                         try manifest.write(to: URL(fileURLWithPath: path), options: .atomic)
-                        FileHandle.write("wrote \(path)\n")
+                        FileHandle.write("wrote \(path)\(replaced.map { " (it named \($0), now this one)" } ?? "")\n")
                     } else {
                         FileHandle.write("\(path) is up to date\n")
                     }
@@ -317,7 +328,11 @@ struct BrowserCommand: ParsableCommand {
     struct Uninstall: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Remove the host manifests install wrote; the extension stays until you remove it.",
-            discussion: "Exit status: 0 (also when there was nothing to remove), 2 when a file cannot be removed."
+            discussion: """
+                A manifest naming another Keyport's keyport-browser (another prefix, a build tree) that \
+                is there stays: it is that Keyport's. Exit status: 0 (also when there was nothing to \
+                remove), 2 when a file cannot be removed.
+                """
         )
 
         @Option(name: .long, help: "Only this browser: chromium, chrome or firefox.")
@@ -325,10 +340,17 @@ struct BrowserCommand: ParsableCommand {
 
         func run() throws {
             let directories = BaseDirectories(environment: ProcessInfo.processInfo.environment)
+            let ownHost = try? programs().host
             var removed = 0
             for browser in browser.map({ [$0] }) ?? Browser.allCases {
                 let path = browser.hostDirectory(directories) + "/\(hostName).json"
                 guard FileManager.default.fileExists(atPath: path) else { continue }
+                if let named = hostNamed(at: path), named != ownHost,
+                    FileManager.default.isExecutableFile(atPath: named)
+                {
+                    FileHandle.write("left \(path): it names another Keyport's \(named)\n")
+                    continue
+                }
                 do {
                     try FileManager.default.removeItem(atPath: path)
                 } catch {

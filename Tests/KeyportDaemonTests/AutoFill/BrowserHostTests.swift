@@ -217,8 +217,24 @@ struct BrowserHostTests {
             missing.status == 2 && missing.standardError.contains("/nonexistent/manifest.json"),
             "\(missing.standardError)"
         )
+        // Another Keyport's host (installed elsewhere, there) in Firefox's manifest: install says it
+        // replaces it; uninstall leaves a manifest that names another Keyport's host that is there.
+        let other = try sandbox.directory.subdirectory("other-prefix/bin").appendingPathComponent("keyport-browser")
+            .path
+        try "#!/bin/sh\n".write(toFile: other, atomically: true, encoding: .utf8)
+        #expect(chmod(other, 0o755) == 0)
+        let othersManifest = Data(#"{"name": "org.keyport.browser", "path": "\#(other)", "type": "stdio"}"#.utf8)
+        try othersManifest.write(to: URL(fileURLWithPath: paths["firefox"]!))
+        let replacing = try await keyport([
+            "browser", "install", "--browser", "firefox", "--extension", extensionDirectory,
+        ])
+        #expect(replacing.standardOutput.contains("(it named \(other), now this one)"), "\(replacing.standardOutput)")
+        try othersManifest.write(to: URL(fileURLWithPath: paths["chromium"]!))
         let removed = try await keyport(["browser", "uninstall"])
         #expect(removed.status == 0)
+        #expect(removed.standardOutput.contains("left \(paths["chromium"]!): it names another Keyport's \(other)"))
+        #expect(FileManager.default.contents(atPath: paths["chromium"]!) == othersManifest)
+        try FileManager.default.removeItem(atPath: paths["chromium"]!)
         for path in paths.values { #expect(!FileManager.default.fileExists(atPath: path), "\(path)") }
         #expect(try await keyport(["browser", "uninstall"]).standardOutput.contains("no host manifest"))
     }

@@ -13,6 +13,14 @@ struct Keyport: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keyport",
         abstract: "Credential exchange, one-time codes and sign-in for Linux.",
+        discussion: """
+            keyport talks to keyportd, Keyport's per-user service: it moves credentials between \
+            password managers (exchange), answers you in its agent, prints the one-time codes and \
+            passwords the providers enabled in Settings hold for a site (otp, password, git-credential, \
+            type, fill), runs Keyport Vault (vault), and signs in through a web service (login). Start \
+            with `keyport doctor`, which says what runs and what is missing. Exit status: 0 success; 1 the \
+            input was invalid or the operation failed on it; 2 a usage or I/O error.
+            """,
         version: KeyportRelease.version,
         subcommands: [
             CXFCommand.self, OTPCommand.self, LoginCommand.self, URLSchemeCommand.self, ProvidersCommand.self,

@@ -106,7 +106,13 @@ struct VaultOptions: ParsableArguments {
 /// A passphrase: typed without echo after `prompt`, or the next line of standard input.
 func readPassphrase(_ prompt: String, fromStandardInput: Bool) throws(Failure) -> SecretBytes {
     let line = fromStandardInput ? readLine(strippingNewline: true) : Terminal.readSecret(prompt: prompt)
-    guard let line, !line.isEmpty else { throw .invalid("no passphrase was given") }
+    guard let line, !line.isEmpty else {
+        throw .invalid(
+            fromStandardInput
+                ? "no passphrase was given: standard input's first line is empty, or there is none"
+                : "no passphrase was typed (where there is no terminal to type it in, give it on standard input with --passphrase-stdin)"
+        )
+    }
     return SecretBytes(line)
 }
 
@@ -175,7 +181,7 @@ extension VaultCommand {
                 throw Failure.invalid("\(error.message) [\(error.code)]")
             }
             FileHandle.write(
-                "created \(path) (scrypt N=2^\(kdf.logN), r=\(kdf.r), p=\(kdf.p)); open it with `keyport vault unlock`\n"
+                "created \(path) (scrypt N=2^\(kdf.logN), r=\(kdf.r), p=\(kdf.p)); open it with `keyport vault unlock\(options.vault == nil ? "" : " --vault \(path)")`\n"
             )
             guard options.vault == nil else { return }
             let id = "org.keyport.vault"

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Crypto
 import Foundation
+import KeyportEncoding
 import KeyportSystem
 
 /// `keyport browser`: connects Keyport's browser extension (browser/ in the repository) to
@@ -277,7 +278,12 @@ struct BrowserCommand: ParsableCommand {
                         // that nobody wonders where theirs went.
                         let replaced = hostNamed(at: path).flatMap { $0 == host ? nil : $0 }
                         try manifest.write(to: URL(fileURLWithPath: path), options: .atomic)
-                        FileHandle.write("wrote \(path)\(replaced.map { " (it named \($0), now this one)" } ?? "")\n")
+                        FileHandle.write(
+                            DisplayText.escaping(
+                                "wrote \(path)\(replaced.map { " (it named \($0), now this one)" } ?? "")"
+                            )
+                                + "\n"
+                        )
                     } else {
                         FileHandle.write("\(path) is up to date\n")
                     }
@@ -342,13 +348,15 @@ struct BrowserCommand: ParsableCommand {
             let directories = BaseDirectories(environment: ProcessInfo.processInfo.environment)
             let ownHost = try? programs().host
             var removed = 0
+            var left = 0
             for browser in browser.map({ [$0] }) ?? Browser.allCases {
                 let path = browser.hostDirectory(directories) + "/\(hostName).json"
                 guard FileManager.default.fileExists(atPath: path) else { continue }
-                if let named = hostNamed(at: path), named != ownHost,
+                if let named = hostNamed(at: path), named != ownHost, named.hasSuffix("/keyport-browser"),
                     FileManager.default.isExecutableFile(atPath: named)
                 {
-                    FileHandle.write("left \(path): it names another Keyport's \(named)\n")
+                    FileHandle.write(DisplayText.escaping("left \(path): it names another Keyport's \(named)") + "\n")
+                    left += 1
                     continue
                 }
                 do {
@@ -359,7 +367,7 @@ struct BrowserCommand: ParsableCommand {
                 FileHandle.write("removed \(path)\n")
                 removed += 1
             }
-            if removed == 0 { FileHandle.write("no host manifest of Keyport's was installed\n") }
+            if removed == 0 && left == 0 { FileHandle.write("no host manifest of Keyport's was installed\n") }
         }
     }
 }

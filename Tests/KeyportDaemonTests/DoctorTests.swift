@@ -51,7 +51,7 @@ struct DoctorTests {
         #expect(bare.status == 1, "\(bare.standardOutput)")
         #expect(
             bare.standardOutput.contains("fix keyportd does not answer")
-                && bare.standardOutput.contains("→ keyportd & (no systemd user manager runs in this session"),
+                && bare.standardOutput.contains("→ \(keyportd) & (no systemd user manager runs in this session"),
             "\(bare.standardOutput)"
         )
         #expect(bare.standardOutput.contains("ok  no systemd user manager runs"), "\(bare.standardOutput)")

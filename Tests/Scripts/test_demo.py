@@ -124,11 +124,16 @@ class DemoTests(unittest.TestCase):
         self.assertTrue([c for _, c in processes_with(vault) if "keeper" in c], processes_with(vault))
 
         # Its stop command, run where the person uses the system (the variables exported), stops
-        # everything, the keeper too, and removes the directory.
+        # the demo's processes, the keeper too, and removes the directory; what else the person
+        # started there goes on.
         used = dict(self.env, **{k: v for k, v in variables.items() if k != "PATH"})
+        theirs = subprocess.Popen(["sleep", "120"], env=used)
+        self.addCleanup(theirs.kill)
         subprocess.run([stop], env=used, check=True, timeout=60)
-        wait_for(lambda: not processes_with(socket) and not processes_with(vault), "the kept demo's processes to stop")
+        left = lambda: [p for p, _ in processes_with(socket) + processes_with(vault) if p != theirs.pid]
+        wait_for(lambda: not left(), "the kept demo's processes to stop")
         self.assertFalse(demo.exists(), f"{demo} was not removed")
+        self.assertIsNone(theirs.poll(), "the stop script stopped a process of the person's")
 
 
 if __name__ == "__main__":

@@ -234,6 +234,11 @@ struct BrowserHostTests {
         #expect(removed.status == 0)
         #expect(removed.standardOutput.contains("left \(paths["chromium"]!): it names another Keyport's \(other)"))
         #expect(FileManager.default.contents(atPath: paths["chromium"]!) == othersManifest)
+        let onlyTheirs = try await keyport(["browser", "uninstall"])
+        #expect(
+            onlyTheirs.standardOutput.contains("left ") && !onlyTheirs.standardOutput.contains("no host manifest"),
+            "\(onlyTheirs.standardOutput)"
+        )
         try FileManager.default.removeItem(atPath: paths["chromium"]!)
         for path in paths.values { #expect(!FileManager.default.fileExists(atPath: path), "\(path)") }
         #expect(try await keyport(["browser", "uninstall"]).standardOutput.contains("no host manifest"))

@@ -133,6 +133,21 @@ Task {
         if service.autoFill?.current == false { queue.yield(.everything) }
     }
 }
+// A keeper whose vault file is gone (removed, moved away, its folder deleted) ends as if stopped:
+// it would otherwise go on serving the unlinked file's items to whoever reaches its socket until
+// its idle time, and stay behind after. Only "no such file" counts: a disk that answers with
+// another error may come back.
+Task {
+    while !Task.isCancelled {
+        try? await Task.sleep(for: .seconds(5))
+        var status = stat()
+        if stat(served, &status) != 0 && errno == ENOENT {
+            FileHandle.standardError.write(Data("keyport-vault: \(served) is gone: the keeper ends\n".utf8))
+            kill(getpid(), SIGTERM)
+            return
+        }
+    }
+}
 let server = VarlinkServer(
     info: VarlinkServiceInfo(
         vendor: "Keyport",

@@ -311,6 +311,22 @@ struct VaultKeeperTests {
         #expect(try await sandbox.call(VaultKeeper.Status.name).decode(VaultKeeper.Status.Reply.self).unlocked)
     }
 
+    @Test("a keeper whose vault file is gone locks and ends within seconds, unlocked or not")
+    func endsWithItsVault() async throws {
+        let sandbox = try await AgentSandbox()
+        defer {
+            sandbox.keeper.stop()
+            sandbox.directory.remove()
+        }
+        _ = try await sandbox.unlock()
+        #expect(try await sandbox.call(VaultKeeper.Status.name).decode(VaultKeeper.Status.Reply.self).unlocked)
+        try FileManager.default.removeItem(atPath: sandbox.vault)
+        let ended = await sandbox.keeper.waitForExit(timeout: .seconds(30))
+        #expect(ended != nil, "the keeper of a removed vault still runs")
+        #expect(sandbox.keeper.standardError.contains("\(sandbox.vault) is gone"), "\(sandbox.keeper.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.socket), "its socket is left behind")
+    }
+
     @Test("one keeper per socket; an unlock timeout past a week is refused")
     func limits() async throws {
         let sandbox = try await AgentSandbox()

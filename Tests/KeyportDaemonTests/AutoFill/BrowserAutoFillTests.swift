@@ -156,7 +156,8 @@ struct BrowserAutoFillTests {
         } catch {
             ran = .failure(error)
         }
-        // The vault's keeper ends with the lock, not with the test's directory.
+        // Locked as a person leaves it; the keeper itself ends once the test's directory, and its
+        // vault with it, is gone.
         #expect(try await keyport(["vault", "lock"]).status == 0)
         let person = try ran.get()
         try #require(person.status == 0, "\(person.standardError)")

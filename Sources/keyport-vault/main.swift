@@ -135,17 +135,21 @@ Task {
 }
 // A keeper whose vault file is gone (removed, moved away, its folder deleted) ends as if stopped:
 // it would otherwise go on serving the unlinked file's items to whoever reaches its socket until
-// its idle time, and stay behind after. Only "no such file" counts: a disk that answers with
+// its idle time, and stay behind after. Gone once it was there: a keeper may start before
+// `keyport vault init` makes its vault. Only "no such file" counts: a disk that answers with
 // another error may come back.
 Task {
+    var seen = false
     while !Task.isCancelled {
-        try? await Task.sleep(for: .seconds(5))
         var status = stat()
-        if stat(served, &status) != 0 && errno == ENOENT {
+        if stat(served, &status) == 0 {
+            seen = true
+        } else if seen && errno == ENOENT {
             FileHandle.standardError.write(Data("keyport-vault: \(served) is gone: the keeper ends\n".utf8))
             kill(getpid(), SIGTERM)
             return
         }
+        try? await Task.sleep(for: .seconds(5))
     }
 }
 let server = VarlinkServer(

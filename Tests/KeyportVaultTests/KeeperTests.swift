@@ -311,7 +311,9 @@ struct VaultKeeperTests {
         #expect(try await sandbox.call(VaultKeeper.Status.name).decode(VaultKeeper.Status.Reply.self).unlocked)
     }
 
-    @Test("a keeper whose vault file is gone locks and ends within seconds, unlocked or not")
+    @Test(
+        "a keeper whose vault file is gone ends within seconds, unlocked or not; one started before its vault waits for it"
+    )
     func endsWithItsVault() async throws {
         let sandbox = try await AgentSandbox()
         defer {
@@ -325,6 +327,17 @@ struct VaultKeeperTests {
         #expect(ended != nil, "the keeper of a removed vault still runs")
         #expect(sandbox.keeper.standardError.contains("\(sandbox.vault) is gone"), "\(sandbox.keeper.standardError)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.socket), "its socket is left behind")
+
+        // Started before `keyport vault init` makes its vault: it stays, and serves it once there.
+        var environment = ProcessInfo.processInfo.environment
+        environment["KEYPORT_VAULT_SOCKET"] = sandbox.socket
+        let early = try Program(keeperProgram, ["keeper", "--vault", sandbox.vault], environment: environment)
+        defer { early.stop() }
+        _ = try await early.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
+        #expect(await early.waitForExit(timeout: .seconds(7)) == nil, "a keeper waiting for its vault ended")
+        _ = try Vault.create(at: sandbox.vault, passphrase: SecretBytes("open sesame"), kdf: ScryptParameters(logN: 10))
+        _ = try await sandbox.unlock()
+        #expect(try await sandbox.call(VaultKeeper.Status.name).decode(VaultKeeper.Status.Reply.self).unlocked)
     }
 
     @Test("one keeper per socket; an unlock timeout past a week is refused")

@@ -180,7 +180,6 @@ struct BrowserCommand: ParsableCommand {
         }
     }
 
-    /// The host manifest for `browser`: only Keyport's extension may start the host.
     /// The program the host manifest at `path` names (`path` in it); nil when there is none.
     static func hostNamed(at path: String) -> String? {
         guard let data = FileManager.default.contents(atPath: path),
@@ -189,6 +188,7 @@ struct BrowserCommand: ParsableCommand {
         return manifest["path"] as? String
     }
 
+    /// The host manifest for `browser`: only Keyport's extension may start the host.
     static func hostManifest(for browser: Browser, host: String, webExtension: Extension) -> Data {
         var manifest: [String: Any] = [
             "name": hostName,

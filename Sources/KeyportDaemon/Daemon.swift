@@ -31,11 +31,7 @@ package struct KeyportDaemon: Service {
     /// The keyport command line installed beside this keyportd (`keyport-cli`, links resolved):
     /// the only program that may be the person's agent, and keyport's own file exporter; `nil`
     /// when there is none.
-    package static let keyportCLI: String? = {
-        let own = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        let cli = own.deletingLastPathComponent().appendingPathComponent("keyport-cli").resolvingSymlinksInPath().path
-        return FileManager.default.isExecutableFile(atPath: cli) ? cli : nil
-    }()
+    package static let keyportCLI = Executable.beside("keyport-cli")
 
     package let locations: DaemonLocations
     package let listener: Listener

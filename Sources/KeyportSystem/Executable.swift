@@ -12,4 +12,12 @@ package enum Executable {
         }
         return nil
     }
+
+    /// The program `name` installed beside this one (in the folder of `/proc/self/exe`), links
+    /// resolved as `/proc/PID/exe` shows a running program; `nil` when there is none.
+    package static func beside(_ name: String) -> String? {
+        let own = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        let program = own.appendingPathComponent(name).resolvingSymlinksInPath().path
+        return FileManager.default.isExecutableFile(atPath: program) ? program : nil
+    }
 }

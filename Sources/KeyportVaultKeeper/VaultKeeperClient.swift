@@ -28,11 +28,7 @@ package enum VaultKeeperClient {
 
     /// Keyport Vault's keeper's program: `keyport-vault` installed beside the calling program
     /// (`keyport-cli`, `keyport-vault` itself), links resolved, as `/proc/PID/exe` shows it.
-    static let keeperProgram: String? = {
-        let own = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        let program = own.appendingPathComponent("keyport-vault").resolvingSymlinksInPath().path
-        return FileManager.default.isExecutableFile(atPath: program) ? program : nil
-    }()
+    static let keeperProgram = Executable.beside("keyport-vault")
 
     /// Calls `method` with `parameters` and returns its reply, as ``call(_:_:_:more:each:)``
     /// does.

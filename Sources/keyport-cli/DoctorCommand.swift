@@ -68,7 +68,7 @@ struct DoctorCommand: AsyncParsableCommand {
                     well: false,
                     what: "keyportd does not answer at \(socket): \(error)",
                     fix: !units.manager
-                        ? "\(Self.keyportdBeside() ?? "keyportd") & (no systemd user manager runs in this session to start it)"
+                        ? "\(Executable.beside("keyportd") ?? "keyportd") & (no systemd user manager runs in this session to start it)"
                         : units.installed
                             ? "systemctl --user enable --now keyportd.socket"
                             : "scripts/install (from Keyport's sources) installs its units and starts it; or keyportd &"
@@ -113,13 +113,6 @@ struct DoctorCommand: AsyncParsableCommand {
         var manager: Bool
         var installed = false
         var findings: [Finding] = []
-    }
-
-    /// The keyportd installed or built beside this program, when there is one.
-    private static func keyportdBeside() -> String? {
-        guard let own = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
-        let keyportd = URL(fileURLWithPath: own).deletingLastPathComponent().appendingPathComponent("keyportd").path
-        return FileManager.default.isExecutableFile(atPath: keyportd) ? keyportd : nil
     }
 
     /// Whether a systemd user manager runs in this session: it listens on

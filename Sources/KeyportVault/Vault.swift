@@ -6,6 +6,7 @@ import KeyportCrypto
 import KeyportDomains
 import KeyportEncoding
 import KeyportSystem
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -24,14 +25,38 @@ package final class Vault: Sendable {
     /// The file.
     package let path: String
     private let database: DatabaseQueue
-    private let keys: VaultKeys
+    let keys: VaultKeys
     private let list: PublicSuffixList
+    /// `PRAGMA data_version` when the file was last checked: a change made by another connection
+    /// (anyone who opened the file behind this one) makes the next read or write check it again.
+    private let checkedVersion = Mutex<Int64?>(nil)
 
     /// SQLite's `application_id` for a Keyport vault: "KPVT".
     static let applicationID: Int32 = 0x4B50_5654
-    /// The file format this Keyport writes and reads. Format 1 filed items by site only; a
-    /// vault of format 1 is filed by origin too when it is first unlocked, and is format 2 then.
-    static let format = 2
+    /// The file format this Keyport writes and reads. Format 1 filed items by site only; format 2
+    /// kept the XOR of the items' index shares, in which a row written twice cancels out. A vault
+    /// of an older format is checked as that format says when it is first unlocked, then filed by
+    /// origin (format 1) and given format 3's sealed state, in one transaction.
+    static let format = 3
+
+    /// The tables, as every format has had them. ``checkSchema(_:path:)`` compares the file's
+    /// with these, so that a table rebuilt without its primary key (where an old row could be
+    /// put beside the current one), a trigger or a view is refused rather than read.
+    static let schema = """
+        CREATE TABLE vault (
+          id INTEGER PRIMARY KEY CHECK (id = 1),
+          kdf TEXT NOT NULL,
+          wrapped BLOB NOT NULL,
+          state BLOB NOT NULL
+        );
+        CREATE TABLE items (id BLOB PRIMARY KEY NOT NULL, revision INTEGER NOT NULL, sealed BLOB NOT NULL);
+        CREATE TABLE sites (
+          tag BLOB NOT NULL,
+          item BLOB NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+          PRIMARY KEY (tag, item)
+        ) WITHOUT ROWID;
+        CREATE INDEX sites_by_item ON sites(item);
+        """
 
     private init(path: String, database: DatabaseQueue, keys: VaultKeys, list: PublicSuffixList) {
         self.path = path
@@ -62,42 +87,28 @@ package final class Vault: Sendable {
             let keys = VaultKeys.random()
             let wrapped = try wrap(keys.vault, passphrase: passphrase, kdf: kdf)
             let database = try openDatabase(path)
+            let vault = Vault(path: path, database: database, keys: keys, list: list)
             try mapping(path) {
                 try database.write { db in
                     try db.execute(
-                        sql: """
-                            CREATE TABLE vault (
-                              id INTEGER PRIMARY KEY CHECK (id = 1),
-                              kdf TEXT NOT NULL,
-                              wrapped BLOB NOT NULL,
-                              state BLOB NOT NULL
-                            );
-                            CREATE TABLE items (id BLOB PRIMARY KEY NOT NULL, revision INTEGER NOT NULL, sealed BLOB NOT NULL);
-                            CREATE TABLE sites (
-                              tag BLOB NOT NULL,
-                              item BLOB NOT NULL REFERENCES items(id) ON DELETE CASCADE,
-                              PRIMARY KEY (tag, item)
-                            ) WITHOUT ROWID;
-                            CREATE INDEX sites_by_item ON sites(item);
-                            PRAGMA application_id = \(applicationID);
-                            PRAGMA user_version = \(format);
-                            """
+                        sql: schema + "PRAGMA application_id = \(applicationID); PRAGMA user_version = \(format);"
                     )
                     try db.execute(
                         sql: "INSERT INTO vault (id, kdf, wrapped, state) VALUES (1, ?, ?, ?)",
                         arguments: [kdf.text, Data(wrapped), Data(seal(.empty, keys))]
                     )
+                    try vault.markChecked(db)
                 }
             }
-            return Vault(path: path, database: database, keys: keys, list: list)
+            return vault
         } catch {
             for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
             throw error
         }
     }
 
-    /// Opens the vault at `path` with `passphrase`, and checks that no item row was removed,
-    /// added back or replayed since its last change.
+    /// Opens the vault at `path` with `passphrase`, and checks that its tables are the format's
+    /// and that no item row was removed, added back, duplicated or replayed since its last change.
     package static func unlock(
         at path: String,
         passphrase: SecretBytes,
@@ -130,8 +141,11 @@ package final class Vault: Sendable {
             list: list
         )
         Wipe.bytes(&keyBytes)
-        try vault.checkIndex()
-        if header.format == 1 { try vault.fileByOrigins() }
+        if header.format == Self.format {
+            try vault.reading { _ in }
+        } else {
+            try vault.upgrade(from: header.format)
+        }
         return vault
     }
 
@@ -184,10 +198,10 @@ package final class Vault: Sendable {
                     throw VaultError(.notAVault, "\(path) is an SQLite database, but not a Keyport vault")
                 }
                 let format = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
-                guard format == Self.format || format == 1 else {
+                guard (1...Self.format).contains(format) else {
                     throw VaultError(
                         .unsupportedFormat,
-                        "\(path) is a Keyport vault of format \(format); this Keyport reads formats 1 and \(Self.format)"
+                        "\(path) is a Keyport vault of format \(format); this Keyport reads formats 1 to \(Self.format)"
                     )
                 }
                 guard let row = try Row.fetchOne(db, sql: "SELECT kdf, wrapped FROM vault WHERE id = 1"),
@@ -200,24 +214,59 @@ package final class Vault: Sendable {
         }
     }
 
-    /// Files every item of a format-1 vault again, under its sites as this Keyport reads them and
-    /// under its origins (one transaction), and marks the file format 2; the items and the
-    /// sealed state are not touched.
-    private func fileByOrigins() throws(VaultError) {
+    /// Brings a vault of format 1 or 2 to format 3 in one transaction: checks its tables and its
+    /// XOR index digest as that format wrote it (with the schema's primary key, no row can be
+    /// there twice to cancel out), files a format-1 vault's items under their origins too, seals
+    /// format 3's state (the sum of the shares and their count) and marks the file format 3.
+    private func upgrade(from format: Int) throws(VaultError) {
         let keys = keys
+        let path = path
         try Self.mapping(path) {
             try database.write { db in
-                let rows = try Row.fetchAll(db, sql: "SELECT id, revision, sealed FROM items")
-                let remove = try db.cachedStatement(sql: "DELETE FROM sites WHERE item = ?")
-                let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO sites (tag, item) VALUES (?, ?)")
-                for row in rows {
-                    let item = try decrypt(row)
-                    try remove.execute(arguments: [item.id])
-                    for tag in sites(of: item) + Self.origins(of: item).map(Self.originTag) {
-                        try insert.execute(arguments: [Data(keys.tag(site: tag)), item.id])
-                    }
+                try Self.checkSchema(db, path: path)
+                guard let sealed = try Data.fetchOne(db, sql: "SELECT state FROM vault WHERE id = 1") else {
+                    throw VaultError(.corrupt, "\(path) has no state record: the vault is damaged")
                 }
+                guard let bytes = VaultKeys.open(Array(sealed), with: keys.state, record: VaultKeys.stateRecord),
+                    let old = VaultState.Format2(bytes: bytes)
+                else {
+                    throw VaultError(
+                        .tampered,
+                        "the state record of \(path) does not open: it was changed behind the vault's back"
+                    )
+                }
+                var state = VaultState(generation: old.generation + 1, count: 0, digest: VaultState.empty.digest)
+                var shares: [[UInt8]] = []
+                try Self.forEachIndexRow(in: db, path: path) { id, revision in
+                    let share = keys.indexShare(id: id, revision: revision)
+                    shares.append(share)
+                    state.add(share)
+                }
+                guard ConstantTime.equal(VaultState.Format2.digest(of: shares), old.digest) else {
+                    throw Self.tamperedIndex(path)
+                }
+                if format == 1 { try fileByOrigins(db) }
+                try db.execute(
+                    sql: "UPDATE vault SET state = ? WHERE id = 1",
+                    arguments: [Data(Self.seal(state, keys))]
+                )
                 try db.execute(sql: "PRAGMA user_version = \(Self.format)")
+                try markChecked(db)
+            }
+        }
+    }
+
+    /// Files every item of a format-1 vault again, under its sites as this Keyport reads them and
+    /// under its origins; the items are not touched.
+    private func fileByOrigins(_ db: Database) throws {
+        let rows = try Row.fetchAll(db, sql: "SELECT id, revision, sealed FROM items")
+        let remove = try db.cachedStatement(sql: "DELETE FROM sites WHERE item = ?")
+        let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO sites (tag, item) VALUES (?, ?)")
+        for row in rows {
+            let item = try decrypt(row)
+            try remove.execute(arguments: [item.id])
+            for tag in sites(of: item) + Self.origins(of: item).map(Self.originTag) {
+                try insert.execute(arguments: [Data(keys.tag(site: tag)), item.id])
             }
         }
     }
@@ -255,7 +304,7 @@ package final class Vault: Sendable {
             guard let old = try Int64.fetchOne(db, sql: "SELECT revision FROM items WHERE id = ?", arguments: [id])
             else { throw VaultError(.notFound, "the vault has no item with id \(Self.show(id))") }
             try db.execute(sql: "DELETE FROM items WHERE id = ?", arguments: [id])
-            state.toggle(keys.indexShare(id: Array(id), revision: old))
+            state.remove(keys.indexShare(id: Array(id), revision: old))
         }
     }
 
@@ -304,21 +353,23 @@ package final class Vault: Sendable {
             try db.cachedStatement(sql: "UPDATE items SET revision = ?, sealed = ? WHERE id = ?")
                 .execute(arguments: [item.revision, item.sealed, item.id])
             try db.cachedStatement(sql: "DELETE FROM sites WHERE item = ?").execute(arguments: [item.id])
-            state.toggle(keys.indexShare(id: Array(item.id), revision: old))
+            state.remove(keys.indexShare(id: Array(item.id), revision: old))
         } else {
             try db.cachedStatement(sql: "INSERT INTO items (id, revision, sealed) VALUES (?, ?, ?)")
                 .execute(arguments: [item.id, item.revision, item.sealed])
         }
-        state.toggle(item.share)
+        state.add(item.share)
         let insertSite = try db.cachedStatement(sql: "INSERT INTO sites (tag, item) VALUES (?, ?)")
         for tag in item.tags { try insertSite.execute(arguments: [tag, item.id]) }
     }
 
     /// Runs `body` in one transaction with the vault's state, then seals the state counted one up.
+    /// A file changed behind the vault since it was last checked is checked first.
     func write<T>(_ body: (Database, inout VaultState) throws -> T) throws(VaultError) -> T {
         let keys = keys
         return try Self.mapping(path) {
             try database.write { db in
+                try checkIfChanged(db)
                 var state = try Self.state(in: db, keys: keys, path: path)
                 let result = try body(db, &state)
                 state.generation += 1
@@ -336,15 +387,13 @@ package final class Vault: Sendable {
     /// How many items.
     package var count: Int {
         get throws(VaultError) {
-            try Self.mapping(path) {
-                try database.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM items") ?? 0 }
-            }
+            try reading { try Int.fetchOne($0, sql: "SELECT count(*) FROM items") ?? 0 }
         }
     }
 
     /// The item with `id`, or `nil`.
     package func item(id: Data) throws(VaultError) -> CXF.Item? {
-        let row = try Self.mapping(path) { try database.read { db in try self.row(id: id, in: db) } }
+        let row = try reading { db in try self.row(id: id, in: db) }
         return try row.map { row throws(VaultError) in try decrypt(row) }
     }
 
@@ -355,7 +404,7 @@ package final class Vault: Sendable {
     package func items(forService service: String, exact: Bool = false) throws(VaultError) -> [CXF.Item] {
         guard let origin = ServiceOrigin(service) else { return [] }
         let tag = exact ? Self.originTag(origin) : origin.site(in: list)
-        let rows = try Self.mapping(path) { try database.read { db in try self.rows(taggedWith: tag, in: db) } }
+        let rows = try reading { db in try self.rows(taggedWith: tag, in: db) }
         var items: [CXF.Item] = []
         // The tags are not sealed: an item counts only if its own (sealed) URLs are on the site
         // (or the origin), so a tag row added to the file cannot file an item under another.
@@ -369,10 +418,19 @@ package final class Vault: Sendable {
 
     /// Calls `body` with every item, one at a time, in the order they were added.
     package func forEachItem(_ body: (CXF.Item) throws -> Void) throws {
+        try reading { db in
+            let rows = try Row.fetchCursor(db, sql: "SELECT id, revision, sealed FROM items ORDER BY rowid")
+            while let row = try rows.next() { try body(try decrypt(row)) }
+        }
+    }
+
+    /// Runs `body` in a read transaction, after checking the file again when it was changed behind
+    /// the vault since it was last checked.
+    func reading<T>(_ body: (Database) throws -> T) throws(VaultError) -> T {
         try Self.mapping(path) {
             try database.read { db in
-                let rows = try Row.fetchCursor(db, sql: "SELECT id, revision, sealed FROM items ORDER BY rowid")
-                while let row = try rows.next() { try body(try decrypt(row)) }
+                try checkIfChanged(db)
+                return try body(db)
             }
         }
     }
@@ -444,30 +502,79 @@ package final class Vault: Sendable {
 
     // MARK: - Checks
 
-    /// Recomputes the index digest from the items' ids and revisions and compares it with the
-    /// sealed state's: a row removed, added back, or replayed at an older revision does not fit.
-    package func checkIndex() throws(VaultError) {
-        let keys = keys
-        let path = path
-        try Self.mapping(path) {
-            try database.read { db in
-                let state = try Self.state(in: db, keys: keys, path: path)
-                var digest = VaultState.empty
-                let rows = try Row.fetchCursor(db, sql: "SELECT id, revision FROM items")
-                while let row = try rows.next() {
-                    guard let id = try? row.decode(Data.self, forColumn: "id"),
-                        let revision = try? row.decode(Int64.self, forColumn: "revision")
-                    else { throw VaultError(.corrupt, "an item row of \(path) is not what the format says") }
-                    digest.toggle(keys.indexShare(id: Array(id), revision: revision))
-                }
-                guard ConstantTime.equal(digest.digest, state.digest) else {
-                    throw VaultError(
-                        .tampered,
-                        "the items of \(path) are not those of its last change: rows were removed, added back or replayed behind the vault's back"
-                    )
-                }
-            }
+    /// Checks the file when another connection has changed it since this vault last did (SQLite's
+    /// `data_version` tells; this connection's own writes do not change it): the keeper holds a
+    /// vault open for hours, and a row put back behind it must not be served either.
+    private func checkIfChanged(_ db: Database) throws {
+        let version = try Int64.fetchOne(db, sql: "PRAGMA data_version")
+        guard version == nil || checkedVersion.withLock({ $0 }) != version else { return }
+        try Self.checkSchema(db, path: path)
+        try Self.checkIndex(db, keys: keys, path: path)
+        checkedVersion.withLock { $0 = version }
+    }
+
+    /// Notes the file as checked as it is now (after this connection's own changes).
+    private func markChecked(_ db: Database) throws {
+        let version = try Int64.fetchOne(db, sql: "PRAGMA data_version")
+        checkedVersion.withLock { $0 = version }
+    }
+
+    /// Compares the file's tables, indexes, triggers and views with ``schema``: anything else —
+    /// `items` without its primary key, a trigger that rewrites rows, a view in a table's place —
+    /// is refused before any row is believed.
+    static func checkSchema(_ db: Database, path: String) throws {
+        let query = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name"
+        let expected = try DatabaseQueue().write { fresh in
+            try fresh.execute(sql: schema)
+            return try Row.fetchAll(fresh, sql: query)
         }
+        let found = try Row.fetchAll(db, sql: query)
+        guard found == expected else {
+            let names = Set(expected.map { $0["name"] as String? })
+            let odd = found.first { !expected.contains($0) }.map { row -> String in
+                let name = (row["name"] as String?) ?? "?"
+                return names.contains(name) ? "\(name) was changed" : "\(name) was added"
+            }
+            throw VaultError(
+                .tampered,
+                "the tables of \(path) are not a Keyport vault's (\(odd ?? "one is missing")): it was changed behind the vault's back; nothing was read"
+            )
+        }
+    }
+
+    /// Recomputes the index digest and the count from the items' ids and revisions and compares
+    /// them with the sealed state's: a row removed, added back, duplicated or replayed at an older
+    /// revision does not fit.
+    static func checkIndex(_ db: Database, keys: VaultKeys, path: String) throws {
+        let state = try state(in: db, keys: keys, path: path)
+        var digest = VaultState.empty
+        try forEachIndexRow(in: db, path: path) { id, revision in
+            digest.add(keys.indexShare(id: id, revision: revision))
+        }
+        guard digest.count == state.count, ConstantTime.equal(digest.digest, state.digest) else {
+            throw tamperedIndex(path)
+        }
+    }
+
+    private static func forEachIndexRow(
+        in db: Database,
+        path: String,
+        _ body: ([UInt8], Int64) throws -> Void
+    ) throws {
+        let rows = try Row.fetchCursor(db, sql: "SELECT id, revision FROM items")
+        while let row = try rows.next() {
+            guard let id = try? row.decode(Data.self, forColumn: "id"),
+                let revision = try? row.decode(Int64.self, forColumn: "revision")
+            else { throw VaultError(.corrupt, "an item row of \(path) is not what the format says") }
+            try body(Array(id), revision)
+        }
+    }
+
+    private static func tamperedIndex(_ path: String) -> VaultError {
+        VaultError(
+            .tampered,
+            "the items of \(path) are not those of its last change: rows were removed, added back, duplicated or replayed behind the vault's back"
+        )
     }
 
     private static func state(in db: Database, keys: VaultKeys, path: String) throws -> VaultState {

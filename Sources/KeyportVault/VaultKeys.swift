@@ -82,28 +82,84 @@ struct VaultKeys: Sendable {
     }
 }
 
-/// What the vault's sealed state holds: a generation counted up by every change, and the XOR of
-/// every item's index share. Kept sealed, so that its values cannot be watched and replayed.
+/// What the vault's sealed state holds: a generation counted up by every change, how many items
+/// there are, and the index digest — the sum, modulo 2²⁵⁶, of every item's index share (an
+/// incremental multiset hash, "MSet-Add-Hash"). Kept sealed, so that its values cannot be watched
+/// and replayed.
+///
+/// A sum cannot cancel: a row added twice counts twice. Format 2's digest was the XOR of the shares,
+/// in which a row written twice cancels out (an old row inserted twice into a table rebuilt
+/// without its primary key left the digest unchanged); it is still read, once, to check a vault of
+/// that format before it is brought to format 3 (``Vault/unlock(at:passphrase:list:)``).
 struct VaultState: Equatable {
     var generation: UInt64
+    var count: UInt64
     var digest: [UInt8]
 
-    static let empty = VaultState(generation: 0, digest: [UInt8](repeating: 0, count: 32))
+    static let empty = VaultState(generation: 0, count: 0, digest: [UInt8](repeating: 0, count: 32))
 
-    mutating func toggle(_ share: [UInt8]) {
-        for index in digest.indices { digest[index] ^= share[index] }
+    /// Counts an item's share in.
+    mutating func add(_ share: [UInt8]) {
+        count &+= 1
+        Self.add(share, to: &digest)
     }
 
-    var bytes: [UInt8] { withUnsafeBytes(of: generation.bigEndian, Array.init) + digest }
+    /// Counts an item's share out.
+    mutating func remove(_ share: [UInt8]) {
+        count &-= 1
+        // Subtracting x is adding its two's complement: (~x) + 1 modulo 2²⁵⁶.
+        var negated = share.map { ~$0 }
+        Self.add([UInt8](repeating: 0, count: 31) + [1], to: &negated)
+        Self.add(negated, to: &digest)
+    }
 
-    init(generation: UInt64, digest: [UInt8]) {
+    /// `sum += share` modulo 2²⁵⁶, both big-endian.
+    static func add(_ share: [UInt8], to sum: inout [UInt8]) {
+        var carry: UInt16 = 0
+        for index in sum.indices.reversed() {
+            let total = UInt16(sum[index]) + UInt16(share[index]) + carry
+            sum[index] = UInt8(truncatingIfNeeded: total)
+            carry = total >> 8
+        }
+    }
+
+    var bytes: [UInt8] {
+        withUnsafeBytes(of: generation.bigEndian, Array.init) + withUnsafeBytes(of: count.bigEndian, Array.init)
+            + digest
+    }
+
+    init(generation: UInt64, count: UInt64, digest: [UInt8]) {
         self.generation = generation
+        self.count = count
         self.digest = digest
     }
 
+    /// The state as format 3 seals it (48 bytes).
     init?(bytes: [UInt8]) {
-        guard bytes.count == 40 else { return nil }
-        generation = bytes[0..<8].reduce(0) { $0 << 8 | UInt64($1) }
-        digest = Array(bytes[8...])
+        guard bytes.count == 48 else { return nil }
+        generation = Self.number(bytes[0..<8])
+        count = Self.number(bytes[8..<16])
+        digest = Array(bytes[16...])
+    }
+
+    private static func number(_ bytes: ArraySlice<UInt8>) -> UInt64 { bytes.reduce(0) { $0 << 8 | UInt64($1) } }
+
+    /// Format 2's state (40 bytes: the generation and the XOR of the shares), read only to check
+    /// a vault of that format once before it is brought to format 3.
+    struct Format2: Equatable {
+        var generation: UInt64
+        var digest: [UInt8]
+
+        init?(bytes: [UInt8]) {
+            guard bytes.count == 40 else { return nil }
+            generation = VaultState.number(bytes[0..<8])
+            digest = Array(bytes[8...])
+        }
+
+        static func digest(of shares: some Sequence<[UInt8]>) -> [UInt8] {
+            var digest = [UInt8](repeating: 0, count: 32)
+            for share in shares { for index in digest.indices { digest[index] ^= share[index] } }
+            return digest
+        }
     }
 }

@@ -33,6 +33,25 @@ private struct Scratch {
         try queue.write { try $0.execute(sql: sql, arguments: arguments) }
         try queue.close()
     }
+
+    /// Rewrites the file as Keyport 0.1.0 wrote it (format 2, or 1): the sealed state of those
+    /// formats — the generation and the XOR of the items' index shares, 40 bytes.
+    func downgrade(_ vault: Vault, to format: Int) throws {
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in
+            var shares: [[UInt8]] = []
+            for row in try Row.fetchAll(db, sql: "SELECT id, revision FROM items") {
+                shares.append(vault.keys.indexShare(id: Array(row["id"] as Data), revision: row["revision"]))
+            }
+            let state = withUnsafeBytes(of: UInt64(7).bigEndian, Array.init) + VaultState.Format2.digest(of: shares)
+            try db.execute(
+                sql: "UPDATE vault SET state = ?",
+                arguments: [Data(VaultKeys.seal(state, with: vault.keys.state, record: VaultKeys.stateRecord))]
+            )
+            try db.execute(sql: "PRAGMA user_version = \(format)")
+        }
+        try queue.close()
+    }
 }
 
 private func item(_ id: String, title: String, urls: [String] = [], password: String = "pw") -> CXF.Item {
@@ -160,14 +179,14 @@ struct VaultStoreTests {
         #expect(try vault.items(forService: "https://login.example.com", exact: true).map(\.title) == ["Login"])
 
         // A vault written before origins were filed (format 1; here its items' rows of tags are
-        // gone): unlocking files them, once.
+        // gone): unlocking files them, once, and gives it format 3's state.
         try scratch.tamper("DELETE FROM sites WHERE item = X'31' OR item = X'32'")
-        try scratch.tamper("PRAGMA user_version = 1")
+        try scratch.downgrade(vault, to: 1)
         let reopened = try Vault.unlock(at: scratch.path, passphrase: passphrase)
         #expect(try reopened.items(forService: "https://shop.example.com", exact: true).map(\.title) == ["Shop"])
-        #expect(try DatabaseQueue(path: scratch.path).read { try Int.fetchOne($0, sql: "PRAGMA user_version") } == 2)
+        #expect(try DatabaseQueue(path: scratch.path).read { try Int.fetchOne($0, sql: "PRAGMA user_version") } == 3)
         // A format this Keyport does not know is refused, not read.
-        try scratch.tamper("PRAGMA user_version = 3")
+        try scratch.tamper("PRAGMA user_version = 4")
         expectError(.unsupportedFormat) { _ = try Vault.unlock(at: scratch.path, passphrase: passphrase) }
     }
 
@@ -211,6 +230,154 @@ struct VaultStoreTests {
 
 @Suite("Keyport Vault: what an attacker with the file can do is noticed")
 struct VaultTamperTests {
+    @Test(
+        "old rows put twice into an items table rebuilt without its primary key: refused, the old password and the removed item never served"
+    )
+    func duplicatedRows() throws {
+        let scratch = try Scratch()
+        defer { scratch.directory.remove() }
+        let vault = try scratch.create()
+        try vault.add(item("a", title: "A", urls: ["https://a.example/"], password: "old password"))
+        try vault.add(item("b", title: "B", urls: ["https://b.example/"]))
+        let snapshot = try DatabaseQueue(path: scratch.path).read {
+            try Row.fetchAll($0, sql: "SELECT id, revision, sealed FROM items")
+        }
+        try vault.update(item("a", title: "A", urls: ["https://a.example/"], password: "new password"))
+        try vault.remove(id: Data("b".utf8))
+        // Each old row twice: in format 2's XOR digest the pair cancelled out, and unlocking
+        // succeeded with the old password and the removed item served.
+        var sql = """
+            CREATE TABLE rebuilt (id BLOB NOT NULL, revision INTEGER NOT NULL, sealed BLOB NOT NULL);
+            INSERT INTO rebuilt SELECT id, revision, sealed FROM items;
+            """
+        var arguments: [(any DatabaseValueConvertible)?] = []
+        for row in snapshot {
+            sql += "INSERT INTO rebuilt VALUES (?, ?, ?); INSERT INTO rebuilt VALUES (?, ?, ?);"
+            for _ in 0..<2 {
+                arguments += [row["id"] as Data, row["revision"] as Int64, row["sealed"] as Data]
+            }
+        }
+        sql += "DROP TABLE items; ALTER TABLE rebuilt RENAME TO items;"
+        try scratch.tamper(sql, StatementArguments(arguments))
+        expectError(.tampered) { _ = try Vault.unlock(at: scratch.path, passphrase: passphrase) }
+        // The vault that stayed open behind the edit notices it too, at its next read.
+        expectError(.tampered) { _ = try vault.item(id: Data("a".utf8)) }
+        expectError(.tampered) { _ = try vault.items(forService: "https://b.example/") }
+    }
+
+    @Test("the digest is a sum that cannot cancel: a share counted twice is not a share left out")
+    func digestCannotCancel() {
+        let one = Array(repeating: UInt8(0xA5), count: 32)
+        let other = (0..<32).map { UInt8($0) }
+        var twice = VaultState.empty
+        twice.add(one)
+        twice.add(one)
+        #expect(twice != VaultState.empty && twice.digest != VaultState.empty.digest)
+        var state = VaultState.empty
+        state.add(other)
+        state.add(one)
+        state.remove(one)
+        var alone = VaultState.empty
+        alone.add(other)
+        #expect(state == alone, "adding then removing a share leaves the rest as it was")
+        // A carry across every byte: 0xFF…FF + 1 is 0 modulo 2²⁵⁶.
+        var sum = Array(repeating: UInt8(0xFF), count: 32)
+        VaultState.add(Array(repeating: 0, count: 31) + [1], to: &sum)
+        #expect(sum == Array(repeating: 0, count: 32))
+        #expect(VaultState(bytes: twice.bytes) == twice)
+    }
+
+    @Test(
+        "every row-level edit behind the vault's back is refused at unlock and by the open vault, or changes nothing it serves"
+    )
+    func rowLevelEdits() throws {
+        // Each edit on a vault of three items, one updated and one removed before (their old rows
+        // kept, as a copy of an earlier file would): what the vault serves afterwards is either
+        // a refusal or exactly what it served before.
+        let edits: [(String, String)] = [
+            ("a row removed", "DELETE FROM items WHERE id = X'61'"),
+            ("a revision counted up", "UPDATE items SET revision = revision + 1 WHERE id = X'61'"),
+            (
+                "an old row put back",
+                "UPDATE items SET revision = (SELECT revision FROM old WHERE id = X'61'), sealed = (SELECT sealed FROM old WHERE id = X'61') WHERE id = X'61'"
+            ),
+            ("a removed row put back", "INSERT INTO items SELECT * FROM old WHERE id = X'63'"),
+            (
+                "a row copied under another id",
+                "INSERT INTO items SELECT X'7A', revision, sealed FROM items WHERE id = X'62'"
+            ),
+            (
+                "two rows' contents swapped",
+                "UPDATE items SET sealed = CASE id WHEN X'61' THEN (SELECT sealed FROM items WHERE id = X'62') ELSE (SELECT sealed FROM items WHERE id = X'61') END WHERE id IN (X'61', X'62')"
+            ),
+            ("a trigger", "CREATE TRIGGER t AFTER UPDATE ON items BEGIN DELETE FROM sites; END"),
+            (
+                "a view in the table's place",
+                "CREATE TABLE copied AS SELECT * FROM old; ALTER TABLE items RENAME TO real; CREATE VIEW items AS SELECT * FROM real UNION ALL SELECT * FROM copied"
+            ),
+            (
+                "the primary key dropped",
+                "CREATE TABLE r (id BLOB NOT NULL, revision INTEGER NOT NULL, sealed BLOB NOT NULL); INSERT INTO r SELECT * FROM items; DROP TABLE items; ALTER TABLE r RENAME TO items"
+            ),
+            ("an old state record", "UPDATE vault SET state = (SELECT state FROM oldvault)"),
+            ("tag rows removed", "DELETE FROM sites"),
+        ]
+        for (what, sql) in edits {
+            let scratch = try Scratch()
+            defer { scratch.directory.remove() }
+            let vault = try scratch.create()
+            for id in ["a", "b", "c"] {
+                try vault.add(item(id, title: id.uppercased(), urls: ["https://\(id).example/"], password: "old \(id)"))
+            }
+            // Copies of the earlier rows, kept in another file as an attacker keeps them.
+            let copies = scratch.directory.url.appendingPathComponent("old.sqlite").path
+            let copying = try DatabaseQueue(path: scratch.path)
+            try copying.inDatabase { db in
+                try db.execute(sql: "ATTACH ? AS o", arguments: [copies])
+                try db.execute(
+                    sql: "CREATE TABLE o.old AS SELECT * FROM items; CREATE TABLE o.oldvault AS SELECT * FROM vault"
+                )
+            }
+            try copying.close()
+            try vault.update(item("a", title: "A", urls: ["https://a.example/"], password: "new a"))
+            try vault.remove(id: Data("c".utf8))
+            func served(_ vault: Vault) throws -> [String] {
+                try ["a", "b", "c"].flatMap { id in
+                    try vault.items(forService: "https://\(id).example/").map { "\($0.title) \($0.credentials)" }
+                } + ["a", "b", "c"].map { try vault.item(id: Data($0.utf8)).map { "\($0.credentials)" } ?? "none" }
+            }
+            let before = try served(vault)
+            let queue = try DatabaseQueue(path: scratch.path)
+            try queue.inDatabase { db in
+                try db.execute(sql: "ATTACH ? AS o", arguments: [copies])
+                try db.execute(
+                    sql:
+                        "CREATE TEMP VIEW old AS SELECT * FROM o.old; CREATE TEMP VIEW oldvault AS SELECT * FROM o.oldvault"
+                )
+                try db.execute(sql: sql)
+            }
+            try queue.close()
+            for (who, open) in [
+                ("the open vault", { vault }),
+                ("a new unlock", { try Vault.unlock(at: scratch.path, passphrase: passphrase) }),
+            ] as [(String, () throws -> Vault)] {
+                do {
+                    let after = try served(try open())
+                    if what == "tag rows removed" {
+                        // Tags only find candidates: removed, they hide items from site look-ups, never change one.
+                        #expect(after.allSatisfy { before.contains($0) }, "\(what), \(who): \(after)")
+                    } else {
+                        Issue.record(
+                            "\(what): \(who) served \(after == before ? "the same" : "\(after)") instead of refusing"
+                        )
+                    }
+                } catch let error as VaultError {
+                    #expect(error.code == .tampered || error.code == .corrupt, "\(what), \(who): \(error)")
+                }
+            }
+        }
+    }
+
     @Test("a flipped byte in an item, two items' rows swapped: the item does not open, named")
     func editedAndSwapped() throws {
         let scratch = try Scratch()
@@ -253,13 +420,32 @@ struct VaultTamperTests {
             }
         )
         try vault.update(item("a", title: "new password"))
+        let new = try #require(
+            try DatabaseQueue(path: scratch.path).read {
+                try Row.fetchOne(
+                    $0,
+                    sql: "SELECT revision, sealed FROM items WHERE id = ?",
+                    arguments: [Data("a".utf8)]
+                )
+            }
+        )
         // The old row opens on its own (its revision is in it), so only the index can tell.
         try scratch.tamper(
             "UPDATE items SET revision = ?, sealed = ? WHERE id = ?",
             [old["revision"] as Int64, old["sealed"] as Data, Data("a".utf8)]
         )
         expectError(.tampered) { _ = try Vault.unlock(at: scratch.path, passphrase: passphrase) }
-        try vault.update(item("a", title: "newest"))  // back to a consistent state, through the vault
+        // Nor does the vault that stayed open read it, or write over it.
+        expectError(.tampered) { _ = try vault.item(id: Data("a".utf8)) }
+        expectError(.tampered) { try vault.update(item("a", title: "newest")) }
+        // Back to a consistent state: the current row put back.
+        try scratch.tamper(
+            "UPDATE items SET revision = ?, sealed = ? WHERE id = ?",
+            [new["revision"] as Int64, new["sealed"] as Data, Data("a".utf8)]
+        )
+        #expect(
+            try Vault.unlock(at: scratch.path, passphrase: passphrase).item(id: Data("a".utf8))?.title == "new password"
+        )
 
         try scratch.tamper("DELETE FROM items WHERE id = ?", [Data("b".utf8)])
         expectError(.tampered) { _ = try Vault.unlock(at: scratch.path, passphrase: passphrase) }
@@ -280,8 +466,9 @@ struct VaultTamperTests {
         )
         #expect(try vault.items(forService: "b.example").map(\.title) == ["B"])
         try scratch.tamper("UPDATE items SET revision = 'two' WHERE id = ?", [Data("a".utf8)])
-        expectError(.corrupt) { _ = try vault.item(id: Data("a".utf8)) }
-        // At unlock SQLite reads the text as 0, which the index does not expect.
+        // SQLite reads the text as 0, which the index does not expect: the open vault checks the
+        // file it sees changed before it reads the row, as unlocking does.
+        expectError(.tampered) { _ = try vault.item(id: Data("a".utf8)) }
         expectError(.tampered) { _ = try Vault.unlock(at: scratch.path, passphrase: passphrase) }
     }
 

@@ -337,15 +337,68 @@ package final class PinnedProcess: Sendable {
         return false
     }
 
+    /// The terminal session the process belongs to, as a grant for "this terminal" is tied to:
+    /// its session id, its controlling terminal (`tty_nr`, 0 for none) and when the session's
+    /// leader started (`nil` when the leader has ended), so that a later session given the same
+    /// number is another one.
+    package struct TerminalSession: Hashable, Sendable {
+        package var id: pid_t
+        package var terminal: Int64
+        package var leaderStarted: UInt64?
+
+        /// The terminal as `ps` names it (`pts/3`, `tty2`), or `nil` for none.
+        package var terminalName: String? {
+            guard terminal != 0 else { return nil }
+            let major = (terminal >> 8) & 0xFFF
+            let minor = (terminal & 0xFF) | ((terminal >> 12) & 0xFFF00)
+            switch major {
+            case 136...143: return "pts/\((major - 136) * 256 + minor)"
+            case 4 where minor < 64: return "tty\(minor)"
+            default: return "terminal \(major):\(minor)"
+            }
+        }
+    }
+
+    /// The process's ``TerminalSession``.
+    package var terminalSession: TerminalSession {
+        get throws(ProcessIdentityError) {
+            let path = "/proc/\(pid)/stat"
+            guard let fields = Self.statFields(of: pid), fields.count > 4, let session = pid_t(fields[3]),
+                let terminal = Int64(fields[4])
+            else { throw failure(reading: path) }
+            // The leader's start, read while this process (in its session) is alive: a session
+            // lives while any process is in it, so its number cannot be another's meanwhile.
+            let leader = Self.statFields(of: session).flatMap { $0.count > 19 ? UInt64($0[19]) : nil }
+            try checkAlive(after: "reading \(path)")
+            return TerminalSession(id: session, terminal: terminal, leaderStarted: leader)
+        }
+    }
+
+    /// The process's parent, pinned (its link read again once pinned, so it is the parent).
+    package var parent: PinnedProcess {
+        get throws(ProcessIdentityError) {
+            let path = "/proc/\(pid)/stat"
+            guard let number = Self.parentPID(of: pid) else { throw failure(reading: path) }
+            let pinned = try PinnedProcess(pid: number)
+            guard Self.parentPID(of: pid) == number else { throw failure(reading: path) }
+            try checkAlive(after: "reading \(path)")
+            return pinned
+        }
+    }
+
     /// The parent pid `/proc/PID/stat` gives; `nil` when the process is gone.
     private static func parentPID(of pid: pid_t) -> pid_t? {
+        statFields(of: pid).flatMap { $0.count > 1 ? pid_t($0[1]) : nil }
+    }
+
+    /// The fields of `/proc/PID/stat` after the command's name, from STATE (field 3) on; `nil`
+    /// when the process is gone.
+    private static func statFields(of pid: pid_t) -> [String]? {
         guard let bytes = readFile("/proc/\(pid)/stat", limit: 4096) else { return nil }
         // "PID (COMMAND) STATE PPID …", where COMMAND may hold spaces and parentheses: the fields
         // follow its last ')'.
         guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
-        let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))
-        guard fields.count > 1 else { return nil }
-        return pid_t(String(decoding: fields[1], as: UTF8.self))
+        return bytes[(close + 1)...].split(separator: UInt8(ascii: " ")).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Throws ``ProcessIdentityError/Reason/exited`` unless the process is still alive.

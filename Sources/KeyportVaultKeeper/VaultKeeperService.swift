@@ -52,17 +52,26 @@ package final class VaultKeeperService: Sendable {
     /// The longest a vault may stay unlocked without a request: a week.
     package static let maximumTimeout = 7 * 24 * 3600
     private let changed: @Sendable (Change) -> Void
+    /// Who may read, export and change the unlocked vault without asking the person.
+    private let access: VaultKeeperAccess
 
     /// The vault this keeper serves: `Unlock` opens this file and no other, so no process can
     /// switch the agent to a file of its own and catch what the person adds next.
     package let vaultPath: String
 
     /// A keeper for the vault at `vault` (an absolute path), which locks `defaultTimeout` after
-    /// its last request unless `Unlock` asks for another time; `changed` hears every change, in
+    /// its last request unless `Unlock` asks for another time; `access` decides which callers may
+    /// read, export and change it without asking the person; `changed` hears every change, in
     /// order, as soon as it is written (it must not block: queue the work).
-    package init(vault: String, defaultTimeout: Duration, changed: @escaping @Sendable (Change) -> Void = { _ in }) {
+    package init(
+        vault: String,
+        defaultTimeout: Duration,
+        access: VaultKeeperAccess,
+        changed: @escaping @Sendable (Change) -> Void = { _ in }
+    ) {
         self.vaultPath = FilePaths.standardized(vault)
         self.defaultTimeout = defaultTimeout
+        self.access = access
         self.changed = changed
         state = Mutex(State(vault: nil, timeout: defaultTimeout))
     }
@@ -95,6 +104,7 @@ package final class VaultKeeperService: Sendable {
                 },
                 VaultKeeper.Add.name: { [self] request throws(VarlinkError) in
                     let item = try Self.item(request)
+                    try await authorize(request, to: "add an item to the vault \(vaultPath)")
                     let revision = try change { vault throws(VaultError) in
                         (try vault.add(item), [.saved([item])])
                     }
@@ -102,6 +112,7 @@ package final class VaultKeeperService: Sendable {
                 },
                 VaultKeeper.Update.name: { [self] request throws(VarlinkError) in
                     let item = try Self.item(request)
+                    try await authorize(request, to: "change an item of the vault \(vaultPath)")
                     let revision = try change { vault throws(VaultError) in
                         let old = try vault.item(id: item.id)
                         // The old identities go first: a changed user name or site leaves none behind.
@@ -111,6 +122,7 @@ package final class VaultKeeperService: Sendable {
                 },
                 VaultKeeper.Remove.name: { [self] request throws(VarlinkError) in
                     let id = try Self.id(request)
+                    try await authorize(request, to: "remove an item from the vault \(vaultPath)")
                     try change { vault throws(VaultError) in
                         let item = try vault.item(id: id)
                         try vault.remove(id: id)
@@ -120,21 +132,37 @@ package final class VaultKeeperService: Sendable {
                 },
                 VaultKeeper.Get.name: { [self] request throws(VarlinkError) in
                     let id = try Self.id(request)
+                    try await authorize(request, to: "read an item of the vault \(vaultPath), with its secrets")
                     let item = try using { vault throws(VaultError) in try vault.item(id: id) }
                     return RawJSON(encoding: VaultKeeper.Get.Reply(item: item.map { RawJSON(bytes: $0.json) }))
                 },
                 VaultKeeper.Lookup.name: { [self] request throws(VarlinkError) in
                     let input = try request.parameters(as: VaultKeeper.Lookup.Parameters.self)
+                    // AutoFill's exact fit is given without asking, as keyportd gives it.
+                    if input.exact != true {
+                        try await authorize(
+                            request,
+                            to:
+                                "read the items of the vault \(vaultPath) saved for every site of \(input.service), with their secrets"
+                        )
+                    }
                     let items = try using { vault throws(VaultError) in
                         try vault.items(forService: input.service, exact: input.exact ?? false)
                     }
                     // The items' JSON put together as it is, rather than wrapped one by one.
                     return JSONText.object([("items", Self.array(items))])
                 },
-                VaultKeeper.List.name: { [self] request throws(VarlinkError) in try await list(request) },
-                VaultKeeper.Import.name: { [self] request throws(VarlinkError) in try await importItems(request) },
+                VaultKeeper.List.name: { [self] request throws(VarlinkError) in
+                    try await authorize(request, to: "read every item of the vault \(vaultPath), with its secrets")
+                    return try await list(request)
+                },
+                VaultKeeper.Import.name: { [self] request throws(VarlinkError) in
+                    try await authorize(request, to: "import items into the vault \(vaultPath)")
+                    return try await importItems(request)
+                },
                 VaultKeeper.ImportDocument.name: { [self] request throws(VarlinkError) in
-                    try await importDocument(request)
+                    try await authorize(request, to: "import a credential exchange's items into the vault \(vaultPath)")
+                    return try await importDocument(request)
                 },
             ]
         )
@@ -186,20 +214,25 @@ package final class VaultKeeperService: Sendable {
         // The vault, its timeout and its deadline in one step: a timer of the previous vault that
         // fires meanwhile finds the generation moved on.
         touch { state in
+            // Unlocked again without a timeout (a client proving its session), the open vault
+            // keeps the one it had.
+            state.timeout = input.timeout.map { .seconds($0) } ?? (state.vault != nil ? state.timeout : defaultTimeout)
             state.vault = vault
-            state.timeout = input.timeout.map { .seconds($0) } ?? defaultTimeout
         }
         writing.withLock { _ in changed(.everything) }
+        // It gave the passphrase: its terminal session may use the vault for a while.
+        access.grant(to: request.peer.process)
         return RawJSON(encoding: VaultKeeper.Unlock.Reply(items: (try? vault.count) ?? 0))
     }
 
-    /// Forgets the vault and its key.
+    /// Forgets the vault and its key, and every terminal session's permission.
     package func lock() {
         state.withLock { state in
             state.vault = nil
             state.deadline = nil
             state.generation += 1
         }
+        access.revokeAll()
     }
 
     /// Moves the lock's deadline to `timeout` from now, after `update` (in the same critical
@@ -214,12 +247,21 @@ package final class VaultKeeperService: Sendable {
         }
         Task { [self] in
             try? await Task.sleep(for: timeout)
-            state.withLock { state in
-                guard state.generation == generation else { return }
+            let locked = state.withLock { state in
+                guard state.generation == generation else { return false }
                 state.vault = nil
                 state.deadline = nil
+                return true
             }
+            if locked { access.revokeAll() }
         }
+    }
+
+    /// Lets `request`'s caller do `what` when ``VaultKeeperAccess`` allows it. The vault must be
+    /// unlocked first: nobody is asked about a locked vault.
+    private func authorize(_ request: VarlinkRequest, to what: String) async throws(VarlinkError) {
+        try using { _ throws(VaultError) in }
+        try await access.authorize(request.peer.process, to: what)
     }
 
     /// Runs `body`, a change, with the unlocked vault, and reports what it returns for `changed`

@@ -51,7 +51,9 @@ struct VaultOptions: ParsableArguments {
     /// passphrase, read always, and the vault is unlocked with it when it is not open (its keeper
     /// started if need be), as keepassxc-cli opens its database with the password it is given —
     /// for this command: it locks again a minute after its last request, not after the keeper's
-    /// usual 15 minutes. A vault that was open already stays as it was.
+    /// usual 15 minutes. A vault that was open already is unlocked again with it, keeping its lock
+    /// time: the passphrase proves this terminal session the person's, which the keeper then lets
+    /// read and change the vault (docs/protocol.md, "Keyport Vault's keeper").
     func openLocations() async throws -> VaultLocations {
         let locations = try locations()
         guard passphraseStdin else { return locations }
@@ -59,8 +61,7 @@ struct VaultOptions: ParsableArguments {
         let status = try? await VaultKeeperClient.call(locations, VaultKeeper.Status.name).decode(
             VaultKeeper.Status.Reply.self
         )
-        if status?.unlocked == true { return locations }
-        _ = try await unlock(locations, with: passphrase, timeout: 60)
+        _ = try await unlock(locations, with: passphrase, timeout: status?.unlocked == true ? nil : 60)
         return locations
     }
 
@@ -319,9 +320,13 @@ extension VaultCommand {
         static let configuration = CommandConfiguration(
             commandName: "rm",
             abstract: "Remove an item, named as `show` names one.",
-            discussion: "When several items fit, they are listed and nothing is removed (exit status 1)."
+            discussion: """
+                It asks before removing, on the terminal (--yes: without asking, for scripts). When \
+                several items fit, they are listed and nothing is removed (exit status 1).
+                """
         )
         @OptionGroup var options: VaultOptions
+        @Flag(help: "Remove without asking (scripts).") var yes = false
         @Argument(help: "An item id, a site (a domain or URL), or a title.") var target: String
 
         func run() async throws {
@@ -331,6 +336,7 @@ extension VaultCommand {
                 otherwise: "nothing was removed",
                 changing: true
             )
+            if !yes { try Self.confirm(ItemSummary(item).line) }
             let id = Base64URL.encode(item.id)
             _ = try await callVaultKeeper(
                 locations,
@@ -338,6 +344,21 @@ extension VaultCommand {
                 RawJSON(encoding: VaultKeeper.Remove.Parameters(id: id))
             )
             FileHandle.write("removed \(DisplayText.escaping(item.title)) (\(id))\n")
+        }
+
+        /// Asks on the terminal whether to remove the item `line` describes; anything but yes, or
+        /// no terminal to ask on, removes nothing.
+        static func confirm(_ line: String) throws(Failure) {
+            guard Terminal.isTerminal(STDIN_FILENO) else {
+                throw Failure.invalid(
+                    "keyport vault rm asks before it removes an item, and there is no terminal to ask on: give --yes to remove \(line) without asking; nothing was removed"
+                )
+            }
+            FileHandle.write("Remove \(line)? [y/N] ", to: .standardError)
+            Terminal.discardTypedAhead(STDIN_FILENO)
+            guard case .line(let answer) = Terminal.readAnswer(from: STDIN_FILENO, echo: true, unless: -1),
+                answer.trimmingWhitespace().lowercased().hasPrefix("y")
+            else { throw Failure.invalid("nothing was removed") }
         }
     }
 
@@ -693,7 +714,10 @@ func readRecipientKey(_ path: String, options: VaultOptions) throws(Failure) -> 
 /// the importer did not say it takes (they are in the file all the same; CXF asks an importer to
 /// skip what it does not know).
 func reportSealed(_ items: [CXF.Item], to request: EncryptedCXF.Request, output: String?) {
-    let importer = DisplayText.escaping(request.importer)
+    // A request `keyport vault keygen` made without --importer names Keyport's own placeholder,
+    // which is no one's name: it is then another Keyport Vault's.
+    let importer =
+        request.importer == Exporter.rpID ? "a Keyport Vault" : DisplayText.escaping(request.importer)
     FileHandle.write(
         "sealed \(items.count) item\(items.count == 1 ? "" : "s") to the key of \(importer)'s request\(output.map { " in \($0)" } ?? ""); only that key opens it\n"
             + "the key's fingerprint is \(EncryptedCXF.fingerprint(request.publicKey)): check with the importer that it is theirs\n",

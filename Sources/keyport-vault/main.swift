@@ -115,7 +115,34 @@ do {
 }
 // Changes reach AutoFill's identity store one after another, in the order they were made.
 let (changes, queue) = AsyncStream.makeStream(of: VaultKeeperService.Change.self)
-let service = VaultKeeperService(vault: served, defaultTimeout: .seconds(timeout)) { queue.yield($0) }
+// A process that may not read or change the vault on its own is asked about through keyportd's
+// agent, in the vault's name (its manifest names this keeper among its helpers).
+let access = VaultKeeperAccess(
+    program: Executable.beside("keyport-vault"),
+    daemon: Executable.beside("keyportd")
+) { question, offerSession in
+    var choices = [ASCredentialProviderPrompt.Choice(id: "once", name: "Allow it this once")]
+    if offerSession {
+        choices.append(
+            ASCredentialProviderPrompt.Choice(
+                id: "session",
+                name: "Allow this terminal for 10 minutes after its last use"
+            )
+        )
+    }
+    do {
+        switch try await ASCredentialProviderPrompt.choose(question, from: choices) {
+        case "once": return .once
+        case "session": return .session
+        default: return .refused("you did not allow it")
+        }
+    } catch {
+        return .refused("keyportd could not ask you (\(error))")
+    }
+}
+let service = VaultKeeperService(vault: served, defaultTimeout: .seconds(timeout), access: access) {
+    queue.yield($0)
+}
 Task {
     // A change that did not reach AutoFill leaves it behind: the next one sends everything.
     var behind = false

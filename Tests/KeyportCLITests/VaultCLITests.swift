@@ -235,9 +235,17 @@ struct VaultCLITests {
         #expect(ambiguous.status == 1 && ambiguous.stderr.contains("nothing changed"))
         let edited = try await keyport(["edit", "site1.example.com", "--title", "Site 1"])
         #expect(edited.status == 0 && edited.stdout.contains("changed Site 1"), "\(edited.stderr)")
-        let removed = try await keyport(["rm", "Site 1"])
+        // rm asks first; with no terminal to ask on it removes nothing unless given --yes.
+        let unasked = try await keyport(["rm", "Site 1"])
+        #expect(
+            unasked.status == 1 && unasked.stderr.contains("give --yes")
+                && unasked.stderr.contains("nothing was removed"),
+            "\(unasked.stderr)"
+        )
+        #expect(try await keyport(["show", "Site 1"]).status == 0)
+        let removed = try await keyport(["rm", "--yes", "Site 1"])
         #expect(removed.status == 0 && removed.stdout.contains("removed Site 1"), "\(removed.stderr)")
-        let missing = try await keyport(["rm", "no such thing"])
+        let missing = try await keyport(["rm", "--yes", "no such thing"])
         #expect(missing.status == 1 && missing.stderr.contains("nothing was removed"), "\(missing.stderr)")
 
         // Locked, a command that reads the vault and is given the passphrase opens it with it.
@@ -489,9 +497,14 @@ struct VaultCLITests {
             try await sandbox.keyport(arguments, input)
         }
         /// `keyport vault ARGUMENTS` on a terminal of its own (script(1)'s), its output and errors
-        /// as the terminal showed them.
+        /// as the terminal showed them. The vault is unlocked on that terminal first: the keeper
+        /// lets only the terminal session that unlocked it import and export without asking.
+        let passphrase = directory.url.appendingPathComponent("passphrase").path
+        try "open sesame\n".write(toFile: passphrase, atomically: true, encoding: .utf8)
         func onTerminal(_ arguments: [String]) async throws -> CLI.Result {
-            let command = ([CLI.executable.path, "vault"] + arguments).joined(separator: " ")
+            let command =
+                "\(CLI.executable.path) vault unlock --passphrase-stdin < \(passphrase) >/dev/null && "
+                + ([CLI.executable.path, "vault"] + arguments).joined(separator: " ")
             return try await runProgram(script, ["-qefc", command, "/dev/null"], environment: environment)
         }
         #expect(try await keyport(["init", "--passphrase-stdin"], "open sesame\n").status == 0)

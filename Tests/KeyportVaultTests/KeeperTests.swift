@@ -34,6 +34,8 @@ private struct AgentSandbox {
         _ = try Vault.create(at: vault, passphrase: SecretBytes("open sesame"), kdf: ScryptParameters(logN: 10))
         var environment = ProcessInfo.processInfo.environment
         environment["KEYPORT_VAULT_SOCKET"] = socket
+        // No keyportd: the keeper has nobody to ask the person through.
+        environment["KEYPORT_SOCKET"] = directory.url.appendingPathComponent("run/keyportd.sock").path
         keeper = try Program(
             keeperProgram,
             ["keeper", "--vault", vault, "--timeout", "\(timeout)"],
@@ -118,7 +120,7 @@ struct VaultKeeperTests {
                 "ImportDocument", "ChangePassphrase",
             ]
         )
-        #expect(VaultKeeper.interface.errors.keys.sorted() == ["Failed", "Locked", "WrongVault"])
+        #expect(VaultKeeper.interface.errors.keys.sorted() == ["Denied", "Failed", "Locked", "WrongVault"])
         let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../Sources/KeyportVaultKeeper/VaultKeeper.varlink").standardized
         #expect(VaultKeeper.definition == (try String(contentsOf: file, encoding: .utf8)))
@@ -431,6 +433,72 @@ struct VaultKeeperTests {
         if case .failure = outcome {
             #expect(count == 0, "the import was cut short, so none of it is there")
         }
+    }
+
+    @Test(
+        "an unlocked vault is not an open door: another terminal session gets AutoFill's exact fit, nothing more, unless the person allows it; the session that unlocked it gets everything until the vault locks"
+    )
+    func openDoor() async throws {
+        let sandbox = try await AgentSandbox()
+        defer {
+            sandbox.keeper.stop()
+            sandbox.directory.remove()
+        }
+        // Unlocked from this process's session, which is allowed from now on.
+        _ = try await sandbox.unlock()
+        _ = try await sandbox.call(VaultKeeper.Add.name, #"{"item":\#(loginJSON("a", site: "example.com"))}"#)
+        // A client in a session of its own (setsid: another terminal, a background service), and
+        // one in this session, with the same script: a Varlink call, its reply or error printed.
+        let script = """
+            import json, socket, sys
+            client = socket.socket(socket.AF_UNIX)
+            client.connect(sys.argv[1])
+            call = {"method": "org.keyport.Vault." + sys.argv[2], "parameters": json.loads(sys.argv[3])}
+            if sys.argv[2] == "List":
+                call["more"] = True
+            client.sendall(json.dumps(call).encode() + b"\\0")
+            reply = b""
+            while not reply.endswith(b"\\0"):
+                chunk = client.recv(65536)
+                if not chunk:
+                    break
+                reply += chunk
+            print(reply.rstrip(b"\\0").decode())
+            """
+        func call(_ method: String, _ parameters: String, newSession: Bool) async throws -> String {
+            let command = ["/usr/bin/python3", "-c", script, sandbox.socket, method, parameters]
+            let ran = try await Program.run(
+                newSession ? "/usr/bin/setsid" : command[0],
+                newSession ? ["-w"] + command : Array(command.dropFirst()),
+                timeout: .seconds(60)
+            )
+            #expect(ran.status == 0, "\(ran.standardError)")
+            return ran.standardOutput
+        }
+        let exact = try await call("Lookup", #"{"service":"https://example.com","exact":true}"#, newSession: true)
+        #expect(exact.contains("pw-a"), "AutoFill's exact fit is given: \(exact)")
+        for (method, parameters) in [
+            ("List", "{}"), ("Get", #"{"id":"YQ"}"#), ("Lookup", #"{"service":"example.com"}"#),
+            ("Remove", #"{"id":"YQ"}"#), ("Add", #"{"item":\#(loginJSON("b", site: "example.org"))}"#),
+            ("Import", #"{"items":[\#(loginJSON("c", site: "example.net"))]}"#),
+        ] {
+            let refused = try await call(method, parameters, newSession: true)
+            #expect(
+                refused.contains(#""error":"org.keyport.Vault.Denied""#)
+                    && refused.contains("keyportd could not ask you")
+                    && !refused.contains("pw-a"),
+                "\(method) from another session: \(refused)"
+            )
+        }
+        #expect(try await sandbox.call(VaultKeeper.Status.name).decode(VaultKeeper.Status.Reply.self).items == 1)
+        // The session that unlocked the vault: every item.
+        let listed = try await call("List", "{}", newSession: false)
+        #expect(listed.contains("pw-a") && !listed.contains("error"), "\(listed)")
+        // Locked and unlocked again from another session: this one no longer may, that one may.
+        _ = try await sandbox.call(VaultKeeper.Lock.name)
+        let unlocking = #"{"path":"\#(sandbox.vault)","passphrase":"open sesame"}"#
+        #expect(!(try await call("Unlock", unlocking, newSession: true)).contains("error"))
+        #expect(await sandbox.error(VaultKeeper.List.name)?.name == VaultKeeper.Denied.name)
     }
 
     @Test("PyPI's varlink client introspects the keeper and calls it")

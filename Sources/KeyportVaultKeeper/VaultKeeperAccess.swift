@@ -79,9 +79,12 @@ package final class VaultKeeperAccess: Sendable {
     }
 
     /// The terminal session of `process`, which has just proved it is the person's (it gave the
-    /// passphrase), may use the vault without asking for a while.
+    /// passphrase), may use the vault without asking for a while. Not when it is the vault's app
+    /// as keyportd started it: the passphrase came through keyportd's agent, and the session is
+    /// keyportd's, which may be a terminal's where keyportd was started by hand.
     package func grant(to process: PinnedProcess) {
-        if let session = try? process.terminalSession { grant(session) }
+        guard !startedByKeyportd(process), let session = try? process.terminalSession else { return }
+        grant(session)
     }
 
     /// Forgets every session's permission (the vault was locked).

@@ -66,6 +66,12 @@ class DemoTests(unittest.TestCase):
 
         # The system answers from another terminal; keyportd now takes no scripted answers, and
         # with no agent running and no display, an exchange is refused at once.
+        # Every item at once only for a terminal that unlocked the vault itself (as "Try next"
+        # says); before, with nobody to ask, it is refused.
+        refused = run([f"{bin_dir}/keyport", "vault", "list"], env, check=False)
+        self.assertNotEqual(refused.returncode, 0, refused.stdout)
+        self.assertIn("keyport vault unlock", refused.stderr)
+        run([f"{bin_dir}/keyport", "vault", "unlock", "--passphrase-stdin"], env, input="demo passphrase\n")
         listed = run([f"{bin_dir}/keyport", "vault", "list"], env).stdout
         self.assertIn("example.com", listed)
         daemons = [c for _, c in processes_with(f"KEYPORT_SOCKET={variables['KEYPORT_SOCKET']}")

@@ -77,7 +77,9 @@ class System:
         )
         wait_for(lambda: "waiting" in agent_log.read_text(), "the agent")
         run([self.bin / "keyport", "exchange", "export", REPOSITORY / "Examples/sample.cxf.json"], self.env)
-        listed = run([self.bin / "keyport", "vault", "list"], self.env).stdout
+        # The importer unlocked the vault, not this session: the passphrase lets it read.
+        listed = run([self.bin / "keyport", "vault", "list", "--passphrase-stdin"], self.env,
+                     input=PASSPHRASE + "\n").stdout
         self.test.assertIn("example.com", listed)
         # The vault's keeper hands AutoFill the new identities just after the import.
         code = None

@@ -119,6 +119,28 @@ struct VaultAutoFillTests {
         }
         let picked = try await run(["password", "example.org", "--list"])
         #expect(picked.standardOutput == "hunter2\n", "\(picked.standardError)")
+
+        // The provider unlocked the vault, not this terminal session (whose permission went with
+        // `vault lock`; keyportd, started from it, shares it, and its provider's unlock gives it
+        // nothing): every item at once is asked about through the agent, in the vault's name, and
+        // given once allowed.
+        let all = try await run(["vault", "list"])
+        #expect(all.status == 0 && all.standardOutput.contains("GitHub"), "\(all.standardError)")
+        _ = try await asking.waitForLine(timeout: .seconds(10), onStandardError: true) {
+            $0.contains("Keyport Vault: chose once: Allow it this once")
+        }
+        asking.stop()
+        let declining = try Program(keyport, ["agent", "--auto", "decline"], environment: environment)
+        defer { declining.stop() }
+        _ = try await declining.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("waiting") }
+        let denied = try await run(["vault", "list"])
+        #expect(
+            denied.status != 0 && denied.standardError.contains("you did not allow it")
+                && !denied.standardOutput.contains("GitHub"),
+            "\(denied.standardError)"
+        )
+        // AutoFill's exact fit is still given without asking.
+        #expect(try await run(["password", "https://github.com/login"]).standardOutput == "hunter2\n")
     }
 
     @Test(
@@ -186,13 +208,28 @@ struct VaultAutoFillTests {
         }
         // A URL AutoFill cannot read (an empty label) keeps no other item from it: the item added
         // after it reaches AutoFill (the keeper's changes go in order, so the odd one went first).
-        for (title, url) in [("odd", "https://a..b.example"), ("marker", "https://m-site.net")] {
-            let added = try await run(
-                ["vault", "add", "--passphrase-stdin", "--title", title, "--url", url, "--user", "o"],
-                "\(title)-pass\n"
-            )
-            #expect(added.status == 0, "\(added.standardError)")
-        }
+        // `vault add` refuses such a URL; an import keeps it as the file has it.
+        let oddAdded = try await run(
+            ["vault", "add", "--passphrase-stdin", "--title", "odd", "--url", "https://a..b.example", "--user", "o"],
+            "odd-pass\n"
+        )
+        #expect(
+            oddAdded.status != 0 && oddAdded.standardError.contains("no look-up would ever find it"),
+            "\(oddAdded.standardError)"
+        )
+        let odd = directory.url.appendingPathComponent("odd.csv").path
+        try "name,url,username,password\nodd,https://a..b.example,o,odd-pass\n".write(
+            toFile: odd,
+            atomically: true,
+            encoding: .utf8
+        )
+        let imported = try await run(["vault", "import", odd])
+        #expect(imported.status == 0, "\(imported.standardError)")
+        let added = try await run(
+            ["vault", "add", "--passphrase-stdin", "--title", "marker", "--url", "https://m-site.net", "--user", "o"],
+            "marker-pass\n"
+        )
+        #expect(added.status == 0, "\(added.standardError)")
         let deadline = ContinuousClock.now + .seconds(30)
         var marker = try await run(["password", "https://m-site.net"])
         while marker.status != 0, ContinuousClock.now < deadline {
@@ -366,6 +403,13 @@ struct VaultAutoFillTests {
             return copy
         }
         let first = try await document([])
+        // The second vault was unlocked by its importer, not by this session: its passphrase, given
+        // here, lets this session read it (the vault stays open as it was).
+        let unlocked = try await run(
+            ["vault", "unlock", "--vault", second, "--passphrase-stdin"],
+            "second passphrase\n"
+        )
+        #expect(unlocked.status == 0, "\(unlocked.standardError)")
         #expect(try await document(["--vault", second]) == first)
         #expect(((first["accounts"] as? [NSDictionary])?.first?["items"] as? [Any])?.count == 15)
 

@@ -69,7 +69,7 @@ struct AgentCommand: AsyncParsableCommand {
         if let zenity = AgentAsker.dialogProgram(environment) {
             do throws(DesktopError) {
                 try DisplayServer.check(environment)
-                return .dialog(zenity: zenity, environment: environment)
+                return .dialog(zenity: zenity, environment: AgentAsker.dialogEnvironment(environment))
             } catch {
                 unreachable = error
             }

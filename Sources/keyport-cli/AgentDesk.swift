@@ -36,18 +36,28 @@ enum AgentAsker: Sendable {
     }
 
     /// Shows `text` in a dialog when asking in dialogs (the person may not see this agent's
-    /// output); not waited for.
+    /// output); not waited for. The text goes on zenity's standard input, as every question's does.
     func warn(_ text: String) {
         guard case .dialog(let zenity, let environment) = self else { return }
         _ = try? ChildProcess(
             executable: zenity,
-            // zenity unescapes C escapes even in plain text: backslashes are kept as written.
-            arguments: [
-                "--warning", "--title=Keyport", "--no-markup",
-                "--text=\(text.replacingOccurrences(of: "\\", with: "\\\\"))", "--width=480",
-            ],
-            environment: environment
+            arguments: ["--text-info", "--title=Keyport: attention", "--width=520", "--height=240"],
+            environment: environment,
+            streams: .captured(input: Data("\(text)\n".utf8))
         )
+    }
+
+    /// `environment` for zenity: with a UTF-8 locale when the person's is not one (`LANG=C`, a
+    /// service's bare environment), since zenity cannot show a non-ASCII text in another — and
+    /// every question may hold one.
+    static func dialogEnvironment(_ environment: [String: String]) -> [String: String] {
+        let locale =
+            [environment["LC_ALL"], environment["LC_CTYPE"], environment["LANG"]]
+            .compactMap { $0 }.first { !$0.isEmpty }?.lowercased() ?? ""
+        guard !locale.contains("utf-8") && !locale.contains("utf8") else { return environment }
+        var environment = environment
+        environment["LC_ALL"] = "C.UTF-8"
+        return environment
     }
 
     /// zenity's path when a dialog can be shown: a display, and zenity on `PATH`.
@@ -215,6 +225,9 @@ final class AgentDesk: Sendable {
                 answer.secret != nil
                     ? "gave the secret it asked for" : answer.choice.map { chosen(request, $0) } ?? "declined"
             }
+        if let unshown = answer.unshown {
+            outcome = "could not show you the question (\(unshown)); keyportd was told nobody was asked"
+        }
         do {
             try await DaemonClient.withConnection(environment: environment) { answering in
                 _ = try await answering.call(Agent.Answer.name, RawJSON(encoding: answer))
@@ -257,30 +270,28 @@ final class AgentDesk: Sendable {
 
     // MARK: - Dialogs
 
-    /// zenity unescapes C escapes in its texts (`g_strcompress`), then reads them as Pango
-    /// markup: what apps say is shown as written — controls and bidirectional marks escaped as
-    /// everywhere in Keyport, backslashes kept, nothing styled or hidden.
-    private static func markupEscaped(_ text: String) -> String {
-        DisplayText.escaping(text).replacingOccurrences(of: "\\", with: "\\\\")
-            .replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;")
+    /// How one zenity window ended.
+    private enum Window {
+        /// Its OK button, with what zenity printed.
+        case accepted(Data)
+        /// Cancelled or closed by the person.
+        case cancelled
+        /// Taken away: the question was withdrawn.
+        case withdrawn
+        /// It could not be shown, for this reason.
+        case failed(String)
     }
 
-    /// For zenity's entry, whose text is plain with mnemonics (`_x` underlines x): escapes
-    /// unescaped as for ``markupEscaped(_:)``, underscores doubled.
-    private static func mnemonicEscaped(_ text: String) -> String {
-        DisplayText.escaping(text).replacingOccurrences(of: "\\", with: "\\\\")
-            .replacingOccurrences(of: "_", with: "__")
-    }
-
-    /// Asks in a zenity dialog: a list of the choices (an export, a provider's choice), a
-    /// question, a hidden entry for a secret, or a notice. Cancelling, closing the dialog or
-    /// choosing nothing declines; the dialog is closed when the question is withdrawn.
-    ///
-    /// Nothing a caller sends becomes an option of zenity's: every text of theirs is the value of
-    /// an option Keyport writes (`--text=…`), the list's rows go on standard input, one cell a
-    /// line (names escaped, so none can add a row), and the row's hidden id is its number,
-    /// Keyport's own. The dialog's title and first line name the app as keyportd knows it.
+    /// Asks in zenity dialogs. The question's text — the app's name, the site, the account, a
+    /// vault's path — goes on zenity's standard input, shown in a text window, never on its
+    /// command line, which every user of the machine can read in `/proc/PID/cmdline`: its options
+    /// are Keyport's own words only. Its OK button goes on to what is asked: for a confirmation or
+    /// a notice it is the answer; for a secret a second window takes it, hidden; for an export or
+    /// a choice a second window lists the choices (their names on standard input too, one cell a
+    /// line, escaped so that none can add a row; a row's hidden id is its number, Keyport's own).
+    /// Cancelling or closing a window declines; a window that could not be shown (zenity failed)
+    /// is said as such, never as the person's "no"; the window open is closed when the question is
+    /// withdrawn.
     private static func askInDialog(
         _ request: Agent.Request,
         kind: Agent.Kind,
@@ -288,40 +299,90 @@ final class AgentDesk: Sendable {
         environment: [String: String],
         withdrawal: Withdrawal
     ) async -> Agent.Answer.Parameters? {
-        let app = markupEscaped(request.app)
-        let text = "<b>\(app)</b>\n\n\(markupEscaped(request.message))"
-        let title = "--title=Keyport: \(app)"
-        var arguments: [String]
-        var rows = Data()
-        switch kind {
-        case .confirm:
-            arguments = ["--question", title, "--text=\(text)", "--width=480"]
-        case .secret:
-            let plain = "\(mnemonicEscaped(request.app)):\n\n\(mnemonicEscaped(request.message))"
-            arguments = ["--entry", "--hide-text", title, "--text=\(plain)", "--width=480"]
-        case .notice:
-            arguments = ["--info", title, "--text=\(text)", "--width=480"]
-        case .export, .choose:
-            let export = kind == .export
-            arguments = [
-                "--list", export ? "--title=Keyport: export credentials" : title, "--text=\(text)",
-                "--column=\(export ? "App" : "Choice")", "--column=Number", "--print-column=2", "--hide-column=2",
-                "--ok-label=\(export ? "Export" : "Choose")", "--cancel-label=\(export ? "Do not export" : "Cancel")",
-                "--width=560", "--height=360",
-            ]
-            for (index, choice) in request.choices.enumerated() {
-                rows += Data("\(DisplayText.escaping(choice.name))\n\(index + 1)\n".utf8)
+        var answer = Agent.Answer.Parameters(request: request.id, choice: nil)
+        func show(_ arguments: [String], input: Data = Data()) async -> Window {
+            await window(arguments, input: input, zenity: zenity, environment: environment, withdrawal: withdrawal)
+        }
+        let (accept, decline) =
+            switch kind {
+            case .confirm: ("Yes", "No")
+            case .notice: ("OK", "Close")
+            case .secret: ("Type it…", "Decline")
+            case .export: ("Choose the app…", "Do not export")
+            case .choose: ("Choose…", "Cancel")
+            }
+        let question = "\(DisplayText.escaping(request.app)) asks:\n\n\(DisplayText.escaping(request.message))\n"
+        var shown = await show(
+            [
+                "--text-info", "--title=Keyport", "--width=520", "--height=320", "--ok-label=\(accept)",
+                "--cancel-label=\(decline)",
+            ],
+            input: Data(question.utf8)
+        )
+        if case .accepted = shown {
+            switch kind {
+            case .confirm: answer.choice = Agent.yes
+            case .notice: break
+            case .secret:
+                shown = await show(["--password", "--title=Keyport"])
+                if case .accepted(let printed) = shown {
+                    var secret = String(decoding: printed, as: UTF8.self)
+                    if secret.hasSuffix("\n") { secret.removeLast() }
+                    answer.secret = secret.isEmpty ? nil : secret
+                }
+            case .export, .choose:
+                let export = kind == .export
+                var rows = Data()
+                for (index, choice) in request.choices.enumerated() {
+                    rows += Data("\(DisplayText.escaping(choice.name))\n\(index + 1)\n".utf8)
+                }
+                shown = await show(
+                    [
+                        "--list", "--title=Keyport", "--text=\(export ? "Export to which app?" : "Choose one:")",
+                        "--column=\(export ? "App" : "Choice")", "--column=Number", "--print-column=2",
+                        "--hide-column=2", "--ok-label=\(export ? "Export" : "Choose")", "--cancel-label=\(decline)",
+                        "--width=560", "--height=360",
+                    ],
+                    input: rows
+                )
+                // Only a row that was offered: anything else zenity printed declines.
+                if case .accepted(let printed) = shown,
+                    let number = Int(String(decoding: printed, as: UTF8.self).trimmingWhitespace()),
+                    request.choices.indices.contains(number - 1)
+                {
+                    answer.choice = request.choices[number - 1].id
+                }
             }
         }
-        var answer = Agent.Answer.Parameters(request: request.id, choice: nil)
-        guard
-            let child = try? ChildProcess(
+        switch shown {
+        case .withdrawn: return nil
+        case .failed(let why): answer.unshown = why
+        case .accepted, .cancelled: break
+        }
+        return answer
+    }
+
+    /// Shows one zenity window with `arguments` and `input` on its standard input, until the
+    /// person closes it or the question is withdrawn.
+    private static func window(
+        _ arguments: [String],
+        input: Data,
+        zenity: String,
+        environment: [String: String],
+        withdrawal: Withdrawal
+    ) async -> Window {
+        let child: ChildProcess
+        do {
+            child = try ChildProcess(
                 executable: zenity,
                 arguments: arguments,
                 environment: environment,
-                streams: .captured(input: rows)
-            ), let output = child.output
-        else { return answer }
+                streams: .captured(input: input)
+            )
+        } catch {
+            return .failed("zenity did not start: \(error)")
+        }
+        guard let output = child.output else { return .failed("zenity's output could not be read") }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await child.waitForExit() }
             group.addTask {
@@ -331,23 +392,18 @@ final class AgentDesk: Sendable {
             await group.next()
             group.cancelAll()
         }
-        if withdrawal.latch.isOpen { return nil }
+        if withdrawal.latch.isOpen { return .withdrawn }
         await output.waitForEnd()
-        guard child.termination == .exited(0) else { return answer }
-        var printed = String(decoding: output.standardOutput, as: UTF8.self)
-        switch kind {
-        case .confirm: answer.choice = Agent.yes
-        case .secret:
-            if printed.hasSuffix("\n") { printed.removeLast() }
-            answer.secret = printed.isEmpty ? nil : printed
-        case .notice: break
-        case .export, .choose:
-            // Only a row that was offered: anything else zenity printed declines.
-            if let number = Int(printed.trimmingWhitespace()), request.choices.indices.contains(number - 1) {
-                answer.choice = request.choices[number - 1].id
-            }
+        switch child.termination {
+        case .exited(0): return .accepted(output.standardOutput)
+        // zenity's Cancel, Escape and the window's close button.
+        case .exited(1): return .cancelled
+        case let ending:
+            let said = String(decoding: output.standardError.suffix(400), as: UTF8.self).trimmingWhitespace()
+            return .failed(
+                "zenity \(ending.map { "\($0)" } ?? "ended")\(said.isEmpty ? "" : ": " + DisplayText.escaping(said))"
+            )
         }
-        return answer
     }
 
     // MARK: - Terminal

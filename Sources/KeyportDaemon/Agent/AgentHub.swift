@@ -129,6 +129,14 @@ package final class AgentHub: Sendable {
         case stopping
         /// The person did not answer in the time given: the question was withdrawn.
         case timedOut
+        /// The agent could not show the question (its dialog did not open), for this reason.
+        case unshown(String)
+    }
+
+    /// What the caller is told when the agent could not show `what` (a question's subject, or none).
+    package static func notShown(_ what: String = "", because reason: String) -> String {
+        "your agent could not show you the question\(what.isEmpty ? "" : " " + what) (\(reason)), so nobody was asked; "
+            + "see `keyport doctor`, or start `keyport agent` in a terminal"
     }
 
     /// ``ask(_:)``, withdrawing the question when the person has not answered within `limit`
@@ -429,7 +437,8 @@ package final class AgentHub: Sendable {
             // A holder that does not answer (stopped, hung) cannot keep the role from the agent
             // the person just started.
             case .timedOut: return false
-            case .withdrawn, .stopping:
+            // A holder that could not show the question keeps the role: the person never saw it.
+            case .withdrawn, .stopping, .unshown:
                 throw VarlinkError(
                     Agent.AgentBusy(
                         holder: holder,
@@ -496,6 +505,9 @@ package final class AgentHub: Sendable {
                     )
                 )
             }
+            if answer.unshown != nil && (answer.choice != nil || answer.secret != nil) {
+                return VarlinkError.invalidParameter("unshown", "a question that was not shown has no answer")
+            }
             if let choice = answer.choice {
                 let offered =
                     waiting.request.kind == Agent.Kind.confirm.rawValue
@@ -510,7 +522,7 @@ package final class AgentHub: Sendable {
                 }
             }
             state.waiting.removeValue(forKey: answer.request)
-            waiting.outcome.resume(returning: .answered(answer))
+            waiting.outcome.resume(returning: answer.unshown.map { .unanswered(.unshown($0)) } ?? .answered(answer))
             Self.releaseIfDone(&state)
             return nil
         }

@@ -447,6 +447,7 @@ package final class AutoFillService: Sendable {
                 switch error {
                 case .noAgent:
                     AgentHub.nobodyToAsk(what)
+                case .unshown(let reason): AgentHub.notShown(what, because: reason)
                 case .withdrawn: "the question was withdrawn"
                 case .stopping: "keyportd is stopping"
                 case .timedOut:

@@ -138,6 +138,8 @@ package final class ExchangeService: Sendable {
                         message: AgentHub.nobodyToAsk() + ", and try again"
                     )
                 )
+            case .unshown(let reason):
+                throw VarlinkError(Exchange.NoAgent(message: AgentHub.notShown(because: reason)))
             // (An export's question waits for the person as long as the exporter does.)
             case .withdrawn, .timedOut:
                 throw VarlinkError(Exchange.Declined(message: "the request was withdrawn before it was answered"))

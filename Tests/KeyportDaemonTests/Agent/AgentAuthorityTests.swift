@@ -216,7 +216,7 @@ struct AgentAuthorityTests {
     }
 
     @Test(
-        "the dialog agent: what apps call themselves reaches zenity only inside Keyport's options and as rows on its input; a withdrawn question closes the dialog"
+        "the dialog agent: zenity's command line holds Keyport's own words only (every user can read it); the question and the names apps call themselves reach it on its input; a withdrawn question closes the dialog"
     )
     func dialog() async throws {
         // An importer whose name tries to be zenity's options, and to add a row of its own.
@@ -235,27 +235,37 @@ struct AgentAuthorityTests {
         try "1\n".write(to: records.appendingPathComponent("answer"), atomically: true, encoding: .utf8)
         let exported = try await sandbox.export(sample)
         #expect(exported.status == 0, "\(exported.standardError)")
-        let arguments = try String(contentsOf: records.appendingPathComponent("argv-0"), encoding: .utf8)
-            .split(separator: "\0").map(String.init)
-        // Every argument is an option Keyport wrote, with its value after "=".
-        let options = Set(arguments.map { $0.split(separator: "=", maxSplits: 1).first.map(String.init) ?? $0 })
+        // Two windows: the question, then the list. Every argument of each is an option Keyport
+        // wrote, with a value of its own words after "=".
+        let question = try records.arguments(0)
+        let list = try records.arguments(1)
         #expect(
-            options.isSubset(of: [
-                "--list", "--title", "--text", "--column", "--print-column", "--hide-column", "--ok-label",
-                "--cancel-label", "--width", "--height",
-            ]),
-            "\(arguments)"
+            question == [
+                "--text-info", "--title=Keyport", "--width=520", "--height=320", "--ok-label=Choose the app…",
+                "--cancel-label=Do not export",
+            ]
         )
-        #expect(arguments.filter { $0.hasPrefix("--title=") } == ["--title=Keyport: export credentials"])
-        #expect(arguments.filter { $0.hasPrefix("--text=") }.count == 1)
-        // One row: the name (its line breaks shown, not made) and Keyport's own number.
-        let rows = try String(contentsOf: records.appendingPathComponent("stdin-0"), encoding: .utf8)
+        #expect(
+            list == [
+                "--list", "--title=Keyport", "--text=Export to which app?", "--column=App", "--column=Number",
+                "--print-column=2", "--hide-column=2", "--ok-label=Export", "--cancel-label=Do not export",
+                "--width=560", "--height=360",
+            ]
+        )
+        // The question on the first window's input; one row on the list's: the name (its line
+        // breaks shown, not made) and Keyport's own number.
+        let asked = try String(contentsOf: records.appendingPathComponent("stdin-0"), encoding: .utf8)
+        #expect(
+            asked.hasPrefix("keyport (a CXF file) asks:\n\n") && asked.contains("wants to export your credentials"),
+            "\(asked)"
+        )
+        let rows = try String(contentsOf: records.appendingPathComponent("stdin-1"), encoding: .utf8)
         #expect(rows == "--title=Keyport Vault\\u{A}--text=Choose me\\u{A}2\n1\n", "\(rows)")
 
         // Withdrawn while the dialog is open: the dialog is closed.
         try FileManager.default.removeItem(at: records.appendingPathComponent("answer"))
         let exporter = try Program(keyport, ["exchange", "export", sample], environment: sandbox.environment)
-        let pidFile = records.appendingPathComponent("pid-1").path
+        let pidFile = records.appendingPathComponent("pid-2").path
         try #require(
             try await FileChanges.waitUntil(within: .seconds(30), changesIn: records) {
                 (try? String(contentsOfFile: pidFile, encoding: .utf8))?.hasSuffix("\n") == true
@@ -274,10 +284,12 @@ struct AgentAuthorityTests {
 
 /// A desktop where the person answers dialogs: a real X server (the agent asks in dialogs only on
 /// a display that answers) and a zenity standing in for the person, first on `PATH` in
-/// `environment`. The stand-in records its arguments (each ended by a NUL), its input and its pid
-/// in `records` (`argv-N`, `stdin-N`, `pid-N`), then prints the line of `records`' `answer` file,
-/// cancels (exit 1) when that line is "cancel", or stays open until it is closed when there is no
-/// answer file.
+/// `environment`. The stand-in records its arguments (each ended by a NUL), its input, its pid and
+/// its locale in `records` (`argv-N`, `stdin-N`, `pid-N`, `charmap-N`: what `locale charmap` says
+/// in its environment), then prints the line of `records`' `answer` file, cancels (exit 1) when
+/// that line is "cancel", fails as zenity does when it cannot show a window (exit 255, a message
+/// on standard error) when it is "fail" or when its arguments or input are not ASCII and its
+/// locale is not UTF-8, or stays open until it is closed when there is no answer file.
 private struct DialogDesktop {
     let records: URL
     let environment: [String: String]
@@ -292,10 +304,15 @@ private struct DialogDesktop {
         n=$(ls "\(records.path)" | grep -c '^argv')
         printf '%s\\0' "$@" > "\(records.path)/argv-$n"
         cat > "\(records.path)/stdin-$n"
+        locale charmap > "\(records.path)/charmap-$n" 2>/dev/null
         echo $$ > "\(records.path)/pid-$n"
+        if [ "$(cat "\(records.path)/charmap-$n")" != UTF-8 ] && cat "\(records.path)/argv-$n" "\(records.path)/stdin-$n" | tr '\\0' '\\n' | LC_ALL=C grep -q '[^ -~]'; then
+          echo "zenity: Invalid byte sequence in conversion input" >&2; exit 255
+        fi
         [ -f "\(records.path)/answer" ] || exec sleep 120
         answer=$(cat "\(records.path)/answer")
         [ "$answer" = cancel ] && exit 1
+        [ "$answer" = fail ] && { echo "zenity: cannot open display" >&2; exit 255; }
         echo "$answer"
         """.write(to: standIn, atomically: true, encoding: .utf8)
         chmod(standIn.path, 0o755)
@@ -306,6 +323,14 @@ private struct DialogDesktop {
     }
 
     func stop() { server.stop() }
+}
+
+extension URL {
+    /// The arguments the dialog stand-in recorded for its `index`th window.
+    fileprivate func arguments(_ index: Int) throws -> [String] {
+        try String(contentsOf: appendingPathComponent("argv-\(index)"), encoding: .utf8).split(separator: "\0")
+            .map(String.init)
+    }
 }
 
 /// The processes whose parent is `parent` and whose command line contains `word`.
@@ -342,8 +367,7 @@ struct StartedDialogAgentTests {
         let exported = try await sandbox.export(sample)
         #expect(exported.status == 0, "\(exported.standardError)")
         #expect(try await sandbox.imported()["data"] != nil)
-        let arguments = try String(contentsOf: records.appendingPathComponent("argv-0"), encoding: .utf8)
-        #expect(arguments.contains("--title=Keyport: export credentials"), "\(arguments)")
+        #expect(try records.arguments(0).first == "--text-info" && records.arguments(1).first == "--list")
         // Its question answered, the agent keyportd started gives the role back and exits.
         let deadline = ContinuousClock.now + .seconds(30)
         while !children(of: daemon.pid, running: "--once").isEmpty && ContinuousClock.now < deadline {
@@ -355,8 +379,33 @@ struct StartedDialogAgentTests {
         try "cancel\n".write(to: records.appendingPathComponent("answer"), atomically: true, encoding: .utf8)
         let declined = try await sandbox.export(sample)
         #expect(declined.status == 1 && declined.standardError.contains("declined"), "\(declined.standardError)")
-        #expect(FileManager.default.fileExists(atPath: records.appendingPathComponent("argv-1").path))
+        #expect(FileManager.default.fileExists(atPath: records.appendingPathComponent("argv-2").path))
+        #expect(!FileManager.default.fileExists(atPath: records.appendingPathComponent("argv-3").path))
+
+        // zenity cannot show the window (here: it fails as it does on a display it cannot use):
+        // the exporter hears that nobody could be asked, never that the person said no.
+        try "fail\n".write(to: records.appendingPathComponent("answer"), atomically: true, encoding: .utf8)
+        let failed = try await sandbox.export(sample)
+        #expect(
+            failed.status == 1 && failed.standardError.contains("could not show you the question")
+                && failed.standardError.contains("cannot open display") && !failed.standardError.contains("declined"),
+            "\(failed.standardError)"
+        )
         daemon.stop()
+
+        // A keyportd started without a UTF-8 locale (a bare service environment): the dialog is
+        // given one, and a question with "—" in it is shown, not failed.
+        var plain = environment
+        plain["LANG"] = "C"
+        plain["LC_ALL"] = nil
+        plain["LC_CTYPE"] = nil
+        try "1\n".write(to: records.appendingPathComponent("answer"), atomically: true, encoding: .utf8)
+        let bare = try Program(keyportd, [], environment: plain)
+        _ = try await bare.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
+        let shown = try await sandbox.export(sample)
+        bare.stop()
+        #expect(shown.status == 0, "\(shown.standardError)")
+        #expect(try String(contentsOf: records.appendingPathComponent("charmap-4"), encoding: .utf8) == "UTF-8\n")
 
         // No display: nobody can be asked, and the exporter hears it at once.
         var displayless = environment
@@ -369,7 +418,7 @@ struct StartedDialogAgentTests {
             unasked.status == 1 && unasked.standardError.contains("could not ask you in a dialog"),
             "\(unasked.standardError)"
         )
-        #expect(!FileManager.default.fileExists(atPath: records.appendingPathComponent("argv-2").path))
+        #expect(!FileManager.default.fileExists(atPath: records.appendingPathComponent("argv-6").path))
         blind.stop()
 
         // A display that takes connections and never answers (a session gone, a variable left
@@ -406,7 +455,7 @@ struct StartedDialogAgentTests {
                 && !unanswered.standardError.contains("declined"),
             "\(unanswered.standardError)"
         )
-        #expect(!FileManager.default.fileExists(atPath: records.appendingPathComponent("argv-2").path))
+        #expect(!FileManager.default.fileExists(atPath: records.appendingPathComponent("argv-6").path))
     }
 }
 

@@ -533,18 +533,19 @@ struct ExportOutcomeTests {
 
 @Suite("the desktop agent", .serialized)
 struct DesktopAgentTests {
-    /// A stand-in for the person at zenity's dialog: it records what it was asked (its arguments,
-    /// and the list's rows on its input), then either picks the last row (`choose`: its last
-    /// cell, the row's number) or presses cancel.
+    /// A stand-in for the person at zenity's dialogs: it records what each window was given (its
+    /// arguments, and its input: the question's text, or the list's rows), then either presses OK
+    /// — in the list, on the last row: its last cell is the row's number — or presses cancel.
     private func dialog(in directory: URL, choose: Bool) throws -> URL {
         let bin = directory.appendingPathComponent("bin")
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
         let script = bin.appendingPathComponent("zenity")
         try """
         #!/bin/sh
-        printf '%s\\n' "$@" > '\(directory.path)/zenity-arguments'
-        cat > '\(directory.path)/zenity-rows'
-        \(choose ? "tail -n 1 '\(directory.path)/zenity-rows'" : "exit 1")
+        printf '%s\\n' "$@" >> '\(directory.path)/zenity-arguments'
+        cat > '\(directory.path)/zenity-input'
+        cat '\(directory.path)/zenity-input' >> '\(directory.path)/zenity-inputs'
+        \(choose ? "tail -n 1 '\(directory.path)/zenity-input'" : "exit 1")
         """.write(to: script, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
         return bin
@@ -574,13 +575,17 @@ struct DesktopAgentTests {
             contentsOfFile: sandbox.directory.url.appendingPathComponent("zenity-arguments").path,
             encoding: .utf8
         )
-        #expect(asked.contains("--list"))
-        #expect(asked.contains("wants to export your credentials"))
-        let rows = try String(
-            contentsOfFile: sandbox.directory.url.appendingPathComponent("zenity-rows").path,
+        // The question is on the text window's input, never on a command line.
+        #expect(asked.contains("--text-info"))
+        #expect(!asked.contains("export your credentials") && !asked.contains("Example"), "\(asked)")
+        let inputs = try String(
+            contentsOfFile: sandbox.directory.url.appendingPathComponent("zenity-inputs").path,
             encoding: .utf8
         )
-        #expect(rows == "Example Importer\n1\n")
+        #expect(inputs.contains("wants to export your credentials"))
+        // Cancelled in the question's window, the list is never shown.
+        #expect(asked.contains("--list") == choose)
+        if choose { #expect(inputs.hasSuffix("\nExample Importer\n1\n"), "\(inputs)") }
         if choose {
             #expect(exported.status == 0, "\(exported.standardError)")
             #expect((try await sandbox.imported()["data"] as? NSDictionary) == (try sampleObject()))

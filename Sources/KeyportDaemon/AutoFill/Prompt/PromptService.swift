@@ -57,6 +57,8 @@ package final class PromptService: Sendable {
                 throw VarlinkError(
                     Prompt.NoAgent(message: AgentHub.nobodyToAsk())
                 )
+            case .unshown(let reason):
+                throw VarlinkError(Prompt.NoAgent(message: AgentHub.notShown(because: reason)))
             case .withdrawn:
                 // The provider that asked has gone; nobody reads this.
                 return Agent.Answer.Parameters(request: question.id, choice: nil)

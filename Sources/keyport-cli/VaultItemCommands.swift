@@ -1,6 +1,7 @@
 import ArgumentParser
 import CredentialExchangeFormat
 import Foundation
+import KeyportDomains
 import KeyportEncoding
 import KeyportFormats
 import KeyportInterfaces
@@ -45,6 +46,7 @@ extension VaultCommand {
             if !card && (holder != nil || brand != nil || expiry != nil) {
                 throw ValidationError("--holder, --brand and --expiry are for cards (--card)")
             }
+            try checkSites(url)
         }
 
         func run() async throws {
@@ -112,6 +114,7 @@ extension VaultCommand {
 
         func validate() throws {
             if noURL && !url.isEmpty { throw ValidationError("--url and --no-url: give one") }
+            try checkSites(url)
             if otp && noOTP { throw ValidationError("--otp and --no-otp: give one") }
         }
 
@@ -170,4 +173,14 @@ private func secretLine(_ prompt: String, options: VaultOptions) -> String? {
 extension SecretBytes {
     /// The secret as text, for an item that holds it as text.
     fileprivate var text: String { withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
+}
+
+/// Refuses a `--url` that AutoFill's look-ups could never find, read as they read a site
+/// (`ServiceOrigin`), saying why: a space in a host, `javascript:`, no host at all.
+private func checkSites(_ urls: [String]) throws {
+    for url in urls {
+        if case .failure(let error) = ServiceOrigin.parse(url) {
+            throw ValidationError("--url: \(error.description); no look-up would ever find it, so it is not saved")
+        }
+    }
 }

@@ -7,9 +7,10 @@ import KeyportVaultKeeper
 import Varlink
 
 /// What `keyport vault show`, `edit` and `rm` name, resolved in one order: an item id; else the
-/// items saved for that site, by AutoFill's rule (those of the same scheme, host and port, else
-/// the wider fits: another port, another host of the site); else the items with that title, in
-/// any case. Looking a site up opens only the items filed under it.
+/// items saved for that site, by AutoFill's rule (those of the same scheme, host and port; else,
+/// among the wider fits — another port, another host of the site — those titled exactly so; else
+/// the wider fits); else the items with that title, in any case. Looking a site up opens only the
+/// items filed under it.
 struct VaultTarget {
     var items: [CXF.Item]
     /// How the items were found, for a message: "saved for https://github.com", "titled GitHub".
@@ -43,6 +44,11 @@ struct VaultTarget {
                     .filter { ($0.1 ?? .none) != .none }
                     .sorted { ($0.1 ?? .none) > ($1.1 ?? .none) }
                     .map(\.0)
+                // A title that is the name exactly names the item, before any wider fit: git saves
+                // items titled by their host, which reads as a site too (`127.0.0.1` fits every
+                // port's item of that host).
+                let titled = wider.filter { $0.title == target }
+                if !titled.isEmpty { return VaultTarget(items: titled, how: "titled \(target)") }
                 if !wider.isEmpty {
                     return VaultTarget(items: wider, how: "saved for other sites of \(origin)", wider: true)
                 }

@@ -36,7 +36,7 @@ struct DoctorCommand: AsyncParsableCommand {
         let units = Self.units(environment)
         let providers = await Self.keyportd(environment, units: units, into: &findings)
         findings += units.findings
-        if providers != nil { findings.append(await Self.agent(environment)) }
+        if providers != nil { findings.append(await Self.agent(environment, manager: units.manager)) }
         if let providers { findings += Self.providers(providers) }
         findings += await Self.vault(environment, providers: providers)
         findings += Self.browsers(environment)
@@ -79,7 +79,9 @@ struct DoctorCommand: AsyncParsableCommand {
     }
 
     /// Where keyportd's questions go: the agent that holds the role, or dialogs it would start.
-    private static func agent(_ environment: [String: String]) async -> Finding {
+    /// When neither, the fixes fit this machine: zenity's installation only when it is missing,
+    /// systemd's environment only where a user manager runs.
+    private static func agent(_ environment: [String: String], manager: Bool) async -> Finding {
         do {
             let status = try await DaemonClient.withConnection(environment: environment) { connection in
                 try await connection.call(Agent.Status.self, .init())
@@ -95,12 +97,23 @@ struct DoctorCommand: AsyncParsableCommand {
                         "keyportd's questions go to dialogs it starts (keyport agent --dialog) on \(display), from \(from)"
                 )
             }
+            let zenity = Executable.find("zenity", path: environment["PATH"]) != nil
+            let display = !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
+            var fixes = ["keyport agent (in a terminal)"]
+            if !zenity { fixes.append("install zenity, for keyportd's dialogs") }
+            if display && manager {
+                fixes.append(
+                    "tell systemd your desktop's display: systemctl --user import-environment DISPLAY WAYLAND_DISPLAY XAUTHORITY"
+                )
+            } else if display && zenity {
+                fixes.append("start keyportd again from this desktop session, so that it knows the display")
+            }
             return Finding(
                 well: false,
-                what:
-                    "no agent runs and keyportd knows no display with zenity to ask you on: an exchange, or a provider's question, fails at once",
-                fix:
-                    "keyport agent (in a terminal), or tell systemd your desktop's display (systemctl --user import-environment DISPLAY WAYLAND_DISPLAY XAUTHORITY) and install zenity"
+                what: zenity
+                    ? "no agent runs and keyportd knows no display to ask you on: an exchange, or a provider's question, fails at once"
+                    : "no agent runs and zenity is not installed for keyportd's dialogs: an exchange, or a provider's question, fails at once",
+                fix: fixes.joined(separator: "; or ")
             )
         } catch {
             return Finding(well: false, what: "keyportd did not say who answers its questions: \(error)")

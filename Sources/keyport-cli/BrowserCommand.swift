@@ -4,6 +4,12 @@ import Foundation
 import KeyportEncoding
 import KeyportSystem
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// `keyport browser`: connects Keyport's browser extension (browser/ in the repository) to
 /// keyport-browser, its native messaging host, by writing the host manifests the browsers read.
 struct BrowserCommand: ParsableCommand {
@@ -271,7 +277,7 @@ struct BrowserCommand: ParsableCommand {
                 let directory = browser.hostDirectory(directories)
                 let path = directory + "/\(hostName).json"
                 do {
-                    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                    try MadeFolders(directories).make(directory)
                     let manifest = hostManifest(for: browser, host: host, webExtension: found)
                     if FileManager.default.contents(atPath: path) != manifest {
                         // Another Keyport's host (another prefix, a build tree) gives way: said, so
@@ -335,7 +341,7 @@ struct BrowserCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Remove the host manifests install wrote; the extension stays until you remove it.",
             discussion: """
-                A manifest naming another Keyport's keyport-browser (another prefix, a build tree) that \
+                The folders install made for them go too, once empty. A manifest naming another Keyport's keyport-browser (another prefix, a build tree) that \
                 is there stays: it is that Keyport's. Exit status: 0 (also when there was nothing to \
                 remove), 2 when a file cannot be removed.
                 """
@@ -351,6 +357,8 @@ struct BrowserCommand: ParsableCommand {
             var left = 0
             for browser in browser.map({ [$0] }) ?? Browser.allCases {
                 let path = browser.hostDirectory(directories) + "/\(hostName).json"
+                // The folders install made for it go once empty, also after the manifest went.
+                defer { MadeFolders(directories).remove(holding: browser.hostDirectory(directories)) }
                 guard FileManager.default.fileExists(atPath: path) else { continue }
                 if let named = hostNamed(at: path), named != ownHost, named.hasSuffix("/keyport-browser"),
                     FileManager.default.isExecutableFile(atPath: named)
@@ -369,5 +377,53 @@ struct BrowserCommand: ParsableCommand {
             }
             if removed == 0 && left == 0 { FileHandle.write("no host manifest of Keyport's was installed\n") }
         }
+    }
+}
+
+/// The folders `browser install` made for the host manifests (`~/.mozilla/native-messaging-hosts`
+/// and those above it that were not there), recorded in Keyport's state folder so that `browser
+/// uninstall` removes them once they are empty, as it removes its files, and never a folder that
+/// was there before.
+private struct MadeFolders {
+    let record: String
+
+    init(_ directories: BaseDirectories) { record = directories.stateHome + "/keyport/browser-folders" }
+
+    private func read() -> [String] {
+        ((try? String(contentsOfFile: record, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    private func write(_ folders: [String]) throws {
+        if folders.isEmpty {
+            unlink(record)
+            return
+        }
+        try FileManager.default.createDirectory(atPath: FilePaths.parent(record), withIntermediateDirectories: true)
+        try AtomicFile.write(Data((folders.joined(separator: "\n") + "\n").utf8), to: record)
+    }
+
+    /// Makes `directory`, noting the folders that were not there.
+    func make(_ directory: String) throws {
+        var missing: [String] = []
+        var folder = directory
+        while folder.count > 1, !FileManager.default.fileExists(atPath: folder) {
+            missing.append(folder)
+            folder = FilePaths.parent(folder)
+        }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        if !missing.isEmpty { try write(Set(read()).union(missing).sorted()) }
+    }
+
+    /// Removes the recorded folders that hold `directory` (itself included), deepest first, each
+    /// only when it is empty; the others stay recorded.
+    func remove(holding directory: String) {
+        var kept: [String] = []
+        // Descending order puts a folder after everything inside it.
+        for folder in read().sorted(by: >) {
+            let holds = directory == folder || directory.hasPrefix(folder + "/")
+            if holds && (rmdir(folder) == 0 || errno == ENOENT) { continue }
+            kept.append(folder)
+        }
+        try? write(kept.sorted())
     }
 }

@@ -169,6 +169,8 @@ struct BrowserHostTests {
             )
         }
         let config = environment["XDG_CONFIG_HOME"]!
+        // Google Chrome's folder is there already (the person uses Chrome); the others are not.
+        try FileManager.default.createDirectory(atPath: config + "/google-chrome", withIntermediateDirectories: true)
         let paths = [
             "chromium": config + "/chromium/NativeMessagingHosts/org.keyport.browser.json",
             "chrome": config + "/google-chrome/NativeMessagingHosts/org.keyport.browser.json",
@@ -242,5 +244,12 @@ struct BrowserHostTests {
         try FileManager.default.removeItem(atPath: paths["chromium"]!)
         for path in paths.values { #expect(!FileManager.default.fileExists(atPath: path), "\(path)") }
         #expect(try await keyport(["browser", "uninstall"]).standardOutput.contains("no host manifest"))
+        // The folders install made are gone; the one that was there before stays.
+        for made in [
+            config + "/chromium", config + "/google-chrome/NativeMessagingHosts", environment["HOME"]! + "/.mozilla",
+        ] {
+            #expect(!FileManager.default.fileExists(atPath: made), "\(made) was left behind")
+        }
+        #expect(FileManager.default.fileExists(atPath: config + "/google-chrome"))
     }
 }

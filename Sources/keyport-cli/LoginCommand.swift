@@ -111,6 +111,12 @@ struct LoginCommand: AsyncParsableCommand {
             presentURL: { _, reason in
                 // The address is already on standard error; say why no browser opened.
                 FileHandle.write("(no browser was opened: \(reason); waiting for the sign-in)\n", to: .standardError)
+            },
+            callbackRefused: {
+                FileHandle.write(
+                    "keyport: a sign-in answer came back with a state that is not this sign-in's (forged, or from an earlier attempt): it was refused; still waiting for yours (Ctrl-C stops)\n",
+                    to: .standardError
+                )
             }
         )
         // Ctrl-C, SIGTERM or SIGHUP while waiting cancel the session, which stops the browser

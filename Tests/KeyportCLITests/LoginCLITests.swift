@@ -170,6 +170,40 @@ struct LoginCLITests {
         #expect(result.stderr.contains("timed out"))
     }
 
+    @Test("an answer with a tampered state: refused, said when it comes, and the sign-in still waits for its own")
+    func tamperedState() async throws {
+        let sandbox = try TemporaryDirectory("kp-login-state")
+        defer { sandbox.remove() }
+        // A "browser" that sends the redirect back at once, with the state changed in one character.
+        let browser = sandbox.url.appendingPathComponent("browser")
+        let refused = sandbox.url.appendingPathComponent("refused").path
+        try """
+        #!/bin/sh
+        exec /usr/bin/python3 -c '
+        import sys, urllib.parse, urllib.request, urllib.error
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(sys.argv[1]).query)
+        state = query["state"][0]
+        forged = ("A" if state[0] != "A" else "B") + state[1:]
+        try:
+            urllib.request.urlopen(query["redirect_uri"][0] + "?code=forged&state=" + forged)
+        except urllib.error.HTTPError as error:
+            open(sys.argv[2], "w").write(str(error.code))
+        ' "$1" '\(refused)'
+        """.write(to: browser, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: browser.path)
+        let result = try await login(["--browser", "\(browser.path) %s", "--timeout", "10"])
+        #expect(result.status == 1)
+        #expect(try String(contentsOfFile: refused, encoding: .utf8) == "400")
+        let said = try #require(
+            result.stderr.range(of: "a sign-in answer came back with a state that is not this sign-in's"),
+            "\(result.stderr)"
+        )
+        // Said when it came, not at the end: before the wait ran out.
+        let timedOut = try #require(result.stderr.range(of: "timed out"), "\(result.stderr)")
+        #expect(said.lowerBound < timedOut.lowerBound)
+        #expect(!result.stderr.contains("forged&"), "no part of the answer is printed")
+    }
+
     @Test("no display and no $BROWSER: the URL is printed and the wait times out")
     func headless() async throws {
         var environment = ProcessInfo.processInfo.environment

@@ -187,6 +187,7 @@ open class ASWebAuthenticationSession: NSObject, @unchecked Sendable {
         var timeout: Duration?
         var browser = Browser.automatic
         var presentURL: (@Sendable (URL, String) -> Void)?
+        var callbackRefused: (@Sendable () -> Void)?
         var startFailureReason: String?
     }
 
@@ -251,6 +252,15 @@ open class ASWebAuthenticationSession: NSObject, @unchecked Sendable {
     open var presentURL: (@Sendable (URL, String) -> Void)? {
         get { withSettings { $0.presentURL } }
         set { withSettings { $0.presentURL = newValue } }
+    }
+
+    /// Called each time a callback arrives that the session refuses because its `state` is not
+    /// the one the session sent (a forged response, or one from an earlier attempt): the browser
+    /// is told so and the session keeps waiting for the real one, so that a forged callback
+    /// cannot end it. `nil` says nothing (Linux addition).
+    open var callbackRefused: (@Sendable () -> Void)? {
+        get { withSettings { $0.callbackRefused } }
+        set { withSettings { $0.callbackRefused = newValue } }
     }
 
     /// Why the last ``start()`` returned `false` (Linux addition).
@@ -406,7 +416,11 @@ open class ASWebAuthenticationSession: NSObject, @unchecked Sendable {
         return .success(
             Plan(
                 receiver: receiver,
-                filter: CallbackMatcher.stateFilter(for: url),
+                filter: { [matches = CallbackMatcher.stateFilter(for: url), refused = settings.callbackRefused] in
+                    if matches($0) { return true }
+                    refused?()
+                    return false
+                },
                 browser: browser,
                 timeout: settings.timeout,
                 presentURL: presentURL

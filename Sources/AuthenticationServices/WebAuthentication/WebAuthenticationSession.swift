@@ -30,17 +30,22 @@ public struct WebAuthenticationSession: Sendable {
     public var browser: ASWebAuthenticationSession.Browser
     /// Where the URL goes when no browser can be shown (Linux addition); `nil`: standard error.
     public var presentURL: (@Sendable (URL, String) -> Void)?
+    /// Called when a callback with another `state` than the one sent is refused (the session keeps
+    /// waiting); `nil`: nothing is said (Linux addition).
+    public var callbackRefused: (@Sendable () -> Void)?
 
     /// A session value with the Linux settings (the defaults wait without a timeout in the
     /// person's usual browser, printing the URL to standard error when none can be shown).
     public init(
         timeout: Duration? = nil,
         browser: ASWebAuthenticationSession.Browser = .automatic,
-        presentURL: (@Sendable (URL, String) -> Void)? = nil
+        presentURL: (@Sendable (URL, String) -> Void)? = nil,
+        callbackRefused: (@Sendable () -> Void)? = nil
     ) {
         self.timeout = timeout
         self.browser = browser
         self.presentURL = presentURL
+        self.callbackRefused = callbackRefused
     }
 
     /// Signs in at `url` and returns the callback URL, which uses `callbackURLScheme`.
@@ -79,6 +84,7 @@ public struct WebAuthenticationSession: Sendable {
                 session.timeout = timeout
                 session.browser = browser
                 session.presentURL = presentURL
+                session.callbackRefused = callbackRefused
                 guard box.set(session) else {
                     continuation.resume(throwing: ASWebAuthenticationSessionError(.canceledLogin, cause: .cancelled))
                     return

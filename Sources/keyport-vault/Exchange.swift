@@ -62,11 +62,11 @@ enum VaultExchange {
             // Passed on as keyportd handed it over: the keeper reads the document once.
             let counts = try await VaultKeeperClient.importDocument(Array(data), vault.locations)
             outcome =
-                "Keyport Vault (\(vault.path)) imported the credentials: \(counts.imported) new, \(counts.merged) merged into items it had, \(counts.unchanged) it had already"
+                "\(vault.nameFirst) imported the credentials: \(counts.imported) new, \(counts.merged) merged into items it had, \(counts.unchanged) it had already"
             kept = counts.imported + counts.merged + counts.unchanged
             status = 0
         } catch {
-            outcome = "Keyport Vault (\(vault.path)) imported nothing: \(reason(error))"
+            outcome = "\(vault.nameFirst) imported nothing: \(reason(error))"
             declined = ASExtensionError(bridging: error)?.code == .userCanceled
             status = 1
         }

@@ -33,7 +33,12 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
         let locations = vault.locations
         do {
             let service = request.credentialIdentity.serviceIdentifier.identifier
-            if unlocking { try await vault.unlock(because: "to fill in a sign-in at \(service)") }
+            if unlocking {
+                try await vault.unlock(
+                    because: request.type == .oneTimeCode
+                        ? "to give the one-time code for \(service)" : "to fill in your password at \(service)"
+                )
+            }
             // The item must still be saved for the identity's site: AutoFill's copy of the
             // identities may be older than an edit that moved the item elsewhere.
             guard let id = request.credentialIdentity.recordIdentifier,

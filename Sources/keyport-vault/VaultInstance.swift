@@ -21,7 +21,22 @@ struct VaultInstance: Sendable {
         let chosen = path.map { $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0 }
         self.path = FilePaths.standardized(chosen ?? common.defaultVault)
         locations = common.forVault(self.path)
+        home = environment["HOME"]
     }
+
+    private var home: String?
+
+    /// The vault as the person knows it in a sentence: "Keyport Vault" for the default one, "the
+    /// vault ~/work.keyport" for another (its path, the home folder written `~`). The agent shows
+    /// the app's registered name above it.
+    var name: String {
+        if path == FilePaths.standardized(locations.defaultVault) { return "Keyport Vault" }
+        if let home, home.count > 1, path.hasPrefix(home + "/") { return "the vault ~" + path.dropFirst(home.count) }
+        return "the vault \(path)"
+    }
+
+    /// ``name`` at the start of a sentence.
+    var nameFirst: String { name.prefix(1).uppercased() + name.dropFirst() }
 
     /// Makes sure the vault is open in its keeper: starts the keeper when it is not running, and
     /// when the vault is locked asks the person for its passphrase through keyportd's agent,
@@ -35,7 +50,7 @@ struct VaultInstance: Sendable {
             VaultKeeper.Status.Reply.self
         )
         if status.unlocked && status.path == path { return }
-        guard let passphrase = try await ASCredentialProviderPrompt.secret("Unlock Keyport Vault (\(path)) \(reason)")
+        guard let passphrase = try await ASCredentialProviderPrompt.secret("Unlock \(name) \(reason)")
         else { throw ASExtensionError(.userCanceled) }
         _ = try await VaultKeeperClient.call(
             locations,

@@ -223,7 +223,8 @@ final class AgentDesk: Sendable {
                     + DisplayText.escaping(request.message)
             } else {
                 answer.secret != nil
-                    ? "gave the secret it asked for" : answer.choice.map { chosen(request, $0) } ?? "declined"
+                    ? "gave the secret it asked for (\(DisplayText.escaping(request.message)))"
+                    : answer.choice.map { chosen(request, $0) } ?? "declined"
             }
         if let unshown = answer.unshown {
             outcome = "could not show you the question (\(unshown)); keyportd was told nobody was asked"

@@ -103,6 +103,15 @@ struct EncryptedExportCLITests {
             made.stdout.split(separator: "\n").first { $0.hasPrefix("  ") && $0.split(separator: " ").count == 8 }
         ).trimmingCharacters(in: .whitespaces)
         #expect(fingerprint.count == 39 && sealed.stderr.contains("fingerprint is \(fingerprint):"), "\(sealed.stderr)")
+        // A request keygen made without --importer names Keyport's placeholder, no one's name:
+        // the exporter says whose it is.
+        #expect(try await keyport(["keygen", "-o", path("own.key"), "--no-passphrase"]).status == 0)
+        let own = try await keyport(["export", "--request", path("own.request.json"), "-o", path("own.json")])
+        #expect(
+            own.status == 0 && own.stderr.contains("to the key of a Keyport Vault's request")
+                && !own.stderr.contains("keyport.invalid"),
+            "\(own.stderr)"
+        )
         #expect(mode(path("sealed.json")) == 0o600)
         let file = try String(contentsOfFile: path("sealed.json"), encoding: .utf8)
         #expect(!file.contains("alice") && !file.contains("basic-auth"), "nothing in the clear")

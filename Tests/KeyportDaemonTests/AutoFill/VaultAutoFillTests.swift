@@ -106,6 +106,11 @@ struct VaultAutoFillTests {
             "\(unlocked.standardError)"
         )
         #expect(try await run(["vault", "status"]).standardOutput.hasPrefix("unlocked"))
+        // The question named what the passphrase was for: the one-time code, not a sign-in.
+        _ = try await asking.waitForLine(timeout: .seconds(10), onStandardError: true) {
+            $0.contains("gave the secret it asked for (Unlock Keyport Vault to give the one-time code for ")
+                && $0.contains("github.com")
+        }
 
         // "Show all": the person picks from the vault's own list in the agent (here the first).
         expected = try await codes()
@@ -390,6 +395,9 @@ struct VaultAutoFillTests {
         }
         #expect(told.contains("Second vault: told you:"), "the notice is in the importer's name: \(told)")
         #expect(told.contains("15 new, 0 merged"), "\(told)")
+        // The second vault names itself by its path, not as "Keyport Vault (PATH)".
+        #expect(told.contains("told you: The vault \(second) imported the credentials"), "\(told)")
+        #expect(person.standardError.contains("gave the secret it asked for (Unlock the vault \(second) to import"))
 
         // Every item came over whole: the two vaults export the same document.
         func document(_ vault: [String]) async throws -> NSDictionary {

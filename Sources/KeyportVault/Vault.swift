@@ -237,10 +237,9 @@ package final class Vault: Sendable {
                 }
                 var state = VaultState(generation: old.generation + 1, count: 0, digest: VaultState.empty.digest)
                 var shares: [[UInt8]] = []
-                try Self.forEachIndexRow(in: db, path: path) { id, revision in
-                    let share = keys.indexShare(id: id, revision: revision)
-                    shares.append(share)
-                    state.add(share)
+                try Self.forEachIndexRow(in: db, path: path) { id, revision, tag in
+                    shares.append(keys.indexShare(id: id, revision: revision, tag: nil))
+                    state.add(keys.indexShare(id: id, revision: revision, tag: tag))
                 }
                 guard ConstantTime.equal(VaultState.Format2.digest(of: shares), old.digest) else {
                     throw Self.tamperedIndex(path)
@@ -301,10 +300,10 @@ package final class Vault: Sendable {
     /// Removes the item with `id`.
     package func remove(id: Data) throws(VaultError) {
         try write { db, state in
-            guard let old = try Int64.fetchOne(db, sql: "SELECT revision FROM items WHERE id = ?", arguments: [id])
+            guard let old = try Self.indexEntry(id: id, in: db)
             else { throw VaultError(.notFound, "the vault has no item with id \(Self.show(id))") }
             try db.execute(sql: "DELETE FROM items WHERE id = ?", arguments: [id])
-            state.remove(keys.indexShare(id: Array(id), revision: old))
+            state.remove(keys.indexShare(id: Array(id), revision: old.revision, tag: old.tag))
         }
     }
 
@@ -323,14 +322,17 @@ package final class Vault: Sendable {
     func seal(_ item: CXF.Item, revision: Int64, filing: Filing? = nil) -> SealedItem {
         let id = Array(item.id)
         let filing = filing ?? self.filing(of: item)
+        let sealed = VaultKeys.seal(
+            item.json,
+            with: keys.items,
+            record: VaultKeys.itemRecord(id: id, revision: revision)
+        )
         return SealedItem(
             id: item.id,
             revision: revision,
-            sealed: Data(
-                VaultKeys.seal(item.json, with: keys.items, record: VaultKeys.itemRecord(id: id, revision: revision))
-            ),
+            sealed: Data(sealed),
             tags: Set((filing.sites + filing.origins).map { Data(keys.tag(site: $0)) }),
-            share: keys.indexShare(id: id, revision: revision)
+            share: keys.indexShare(id: id, revision: revision, tag: VaultKeys.sealTag(sealed))
         )
     }
 
@@ -350,10 +352,14 @@ package final class Vault: Sendable {
     func store(_ item: SealedItem, replacing old: Int64?, in db: Database, state: inout VaultState) throws {
         // Cached statements: an import runs these 100 000 times.
         if let old {
+            // The share of the row being replaced: its revision and its tag, as they are.
+            guard let entry = try Self.indexEntry(id: item.id, in: db), entry.revision == old else {
+                throw VaultError(.notFound, "the vault's item \(Self.show(item.id)) changed while it was being written")
+            }
             try db.cachedStatement(sql: "UPDATE items SET revision = ?, sealed = ? WHERE id = ?")
                 .execute(arguments: [item.revision, item.sealed, item.id])
             try db.cachedStatement(sql: "DELETE FROM sites WHERE item = ?").execute(arguments: [item.id])
-            state.remove(keys.indexShare(id: Array(item.id), revision: old))
+            state.remove(keys.indexShare(id: Array(item.id), revision: old, tag: entry.tag))
         } else {
             try db.cachedStatement(sql: "INSERT INTO items (id, revision, sealed) VALUES (?, ?, ?)")
                 .execute(arguments: [item.id, item.revision, item.sealed])
@@ -548,26 +554,46 @@ package final class Vault: Sendable {
     static func checkIndex(_ db: Database, keys: VaultKeys, path: String) throws {
         let state = try state(in: db, keys: keys, path: path)
         var digest = VaultState.empty
-        try forEachIndexRow(in: db, path: path) { id, revision in
-            digest.add(keys.indexShare(id: id, revision: revision))
+        try forEachIndexRow(in: db, path: path) { id, revision, tag in
+            digest.add(keys.indexShare(id: id, revision: revision, tag: tag))
         }
         guard digest.count == state.count, ConstantTime.equal(digest.digest, state.digest) else {
             throw tamperedIndex(path)
         }
     }
 
+    /// Calls `body` with every row's id, revision and sealed tag. A row whose id is not a blob
+    /// or whose revision is not an integer is refused: SQLite would read them back as the same
+    /// values (the text "a" as the blob "a"), which the primary key does not keep apart.
     private static func forEachIndexRow(
         in db: Database,
         path: String,
-        _ body: ([UInt8], Int64) throws -> Void
+        _ body: ([UInt8], Int64, [UInt8]) throws -> Void
     ) throws {
-        let rows = try Row.fetchCursor(db, sql: "SELECT id, revision FROM items")
+        let rows = try Row.fetchCursor(
+            db,
+            sql:
+                "SELECT id, revision, substr(sealed, -16) AS tag, typeof(id) = 'blob' AND typeof(revision) = 'integer' AND typeof(sealed) = 'blob' AS typed FROM items"
+        )
         while let row = try rows.next() {
-            guard let id = try? row.decode(Data.self, forColumn: "id"),
-                let revision = try? row.decode(Int64.self, forColumn: "revision")
+            guard (try? row.decode(Bool.self, forColumn: "typed")) == true,
+                let id = try? row.decode(Data.self, forColumn: "id"),
+                let revision = try? row.decode(Int64.self, forColumn: "revision"),
+                let tag = try? row.decode(Data.self, forColumn: "tag")
             else { throw VaultError(.corrupt, "an item row of \(path) is not what the format says") }
-            try body(Array(id), revision)
+            try body(Array(id), revision, Array(tag))
         }
+    }
+
+    /// The revision and sealed tag of the item `id`'s row, or `nil` when there is none.
+    private static func indexEntry(id: Data, in db: Database) throws -> (revision: Int64, tag: [UInt8])? {
+        guard
+            let row = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT revision, substr(sealed, -16) AS tag FROM items WHERE id = ?"),
+                arguments: [id]
+            )
+        else { return nil }
+        return (row["revision"], Array(row["tag"] as Data))
     }
 
     private static func tamperedIndex(_ path: String) -> VaultError {

@@ -76,10 +76,21 @@ struct VaultKeys: Sendable {
         Array(HMAC<SHA256>.authenticationCode(for: Array(site.utf8), using: sites).prefix(16))
     }
 
-    /// One item's share of the index digest.
-    func indexShare(id: [UInt8], revision: Int64) -> [UInt8] {
-        Array(HMAC<SHA256>.authenticationCode(for: Self.itemRecord(id: id, revision: revision), using: index))
+    /// One item's share of the index digest: its id, its revision and (format 3) its sealed
+    /// row's authentication tag — the last 16 bytes of the AES-GCM box, a different one for every
+    /// sealing, so that an old row of the same id and revision (an item removed, then imported
+    /// again) does not fit either. Format 2's shares had no tag.
+    func indexShare(id: [UInt8], revision: Int64, tag: [UInt8]?) -> [UInt8] {
+        Array(
+            HMAC<SHA256>.authenticationCode(
+                for: Self.itemRecord(id: id, revision: revision) + (tag ?? []),
+                using: index
+            )
+        )
     }
+
+    /// The bytes of a sealed row that its share covers: its authentication tag.
+    static func sealTag(_ sealed: some Collection<UInt8>) -> [UInt8] { Array(sealed.suffix(16)) }
 }
 
 /// What the vault's sealed state holds: a generation counted up by every change, how many items

@@ -81,11 +81,6 @@ package struct KeyportDaemon: Service {
         let registry = ProviderRegistry(environment: environment)
         let pool = ProviderPool(environment: environment, idleTime: providerIdleTime, logger: logger)
         let identities = IdentityStoreService(registry: registry, locations: locations, pool: pool, logger: logger)
-        let providers = ProvidersService(
-            registry: registry,
-            configuration: URL(fileURLWithPath: locations.configuration, isDirectory: true),
-            identities: identities
-        )
         let agents = AgentHub(
             policy: AgentHub.Policy(
                 program: Self.keyportCLI,
@@ -103,6 +98,13 @@ package struct KeyportDaemon: Service {
             tokenLifetime: tokenLifetime,
             reportTime: personTimeout + .seconds(60),
             logger: logger
+        )
+        // An app's helper asks which processes are the app as keyportd started them.
+        let providers = ProvidersService(
+            registry: registry,
+            configuration: URL(fileURLWithPath: locations.configuration, isDirectory: true),
+            identities: identities,
+            launched: { process in pool.provider(startedAs: process) ?? exchange.importer(startedAs: process) }
         )
         let callbacks = CallbacksService(environment: environment, logger: logger)
         let prompts = PromptService(registry: registry, agents: agents, pool: pool, personTime: personTimeout)

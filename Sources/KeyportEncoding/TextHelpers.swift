@@ -79,8 +79,8 @@ package enum ConstantTime {
 }
 
 /// Text from a document made safe to show on a terminal: control characters (C0, DEL, C1), the
-/// line and paragraph separators, and the bidirectional marks, embeddings, overrides and isolates
-/// are written as `\u{1B}`. A value can then neither send escape sequences to the terminal (erase
+/// line and paragraph separators, the bidirectional marks, embeddings, overrides and isolates, and
+/// the other invisible format characters but the zero-width joiner are written as `\u{1B}`. A value can then neither send escape sequences to the terminal (erase
 /// a line, move the cursor, retitle the window) nor start a line of its own or reorder what is
 /// printed around it ("Trojan Source"). Everything else, non-ASCII letters included, is kept.
 package enum DisplayText {
@@ -103,7 +103,11 @@ package enum DisplayText {
         case 0x00...0x1F, 0x7F...0x9F: true  // C0, DEL, C1
         case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true  // bidi controls
         case 0x2028, 0x2029: true  // line and paragraph separators
-        default: false
+        // Other invisible format characters (zero-width spaces, word joiners, tags, the byte-order
+        // mark), which can hide text or make one string look like another; the zero-width joiner
+        // stays, as emoji are written with it.
+        case 0x200D: false
+        default: scalar.properties.generalCategory == .format
         }
     }
 }

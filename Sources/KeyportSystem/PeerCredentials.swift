@@ -346,6 +346,12 @@ package final class PinnedProcess: Sendable {
         package var terminal: Int64
         package var leaderStarted: UInt64?
 
+        package init(id: pid_t, terminal: Int64, leaderStarted: UInt64?) {
+            self.id = id
+            self.terminal = terminal
+            self.leaderStarted = leaderStarted
+        }
+
         /// The terminal as `ps` names it (`pts/3`, `tty2`), or `nil` for none.
         package var terminalName: String? {
             guard terminal != 0 else { return nil }
@@ -371,6 +377,19 @@ package final class PinnedProcess: Sendable {
             let leader = Self.statFields(of: session).flatMap { $0.count > 19 ? UInt64($0[19]) : nil }
             try checkAlive(after: "reading \(path)")
             return TerminalSession(id: session, terminal: terminal, leaderStarted: leader)
+        }
+    }
+
+    /// When the process started, in clock ticks since boot (`/proc/PID/stat`'s field 22): with
+    /// its number, a name for it that a later process given the same number does not share.
+    package var startTime: UInt64 {
+        get throws(ProcessIdentityError) {
+            let path = "/proc/\(pid)/stat"
+            guard let fields = Self.statFields(of: pid), fields.count > 19, let start = UInt64(fields[19]) else {
+                throw failure(reading: path)
+            }
+            try checkAlive(after: "reading \(path)")
+            return start
         }
     }
 

@@ -1,41 +1,54 @@
 import Foundation
+import KeyportEncoding
 import KeyportSystem
 import Synchronization
 import Varlink
 
-/// Who may do what with the unlocked vault without the person's word (docs/protocol.md, "Keyport
-/// Vault's keeper", and SECURITY.md).
+/// Who may read and change the unlocked vault without the person's word (docs/protocol.md,
+/// "Keyport Vault's keeper", and SECURITY.md).
 ///
-/// An unlocked vault is not an open door to every process of the person's. What AutoFill gives
-/// without asking — the items saved for exactly one scheme, host and port (`Lookup` with `exact`)
-/// — any client gets, as keyportd's AutoFill gives it. A read of items by id or by a wider look-up,
-/// every item at once (`List`, an export), a removal or a change comes only:
-/// - from the vault's own app started by keyportd (its AutoFill provider, its credential-exchange
-///   importer: the keeper's program whose parent is the keyportd beside it), which keyportd's
-///   own rules and questions guard; or
-/// - from the terminal session that unlocked the vault with its passphrase, for ``idleTime`` after
-///   its last use (and ``longestTime`` at most), as sudo's timestamp and 1Password's CLI authorize
-///   a terminal; or
-/// - once the person allowed it, asked through keyportd's agent with the caller named: once, or
-///   for its terminal session as above.
-/// Locking forgets every session.
+/// An unlocked vault is not an open door to every process of the person's. Its items — by id,
+/// by site, all at once (`List`, every export) — and its changes go only:
+/// - to the vault's own app as keyportd launched it (its AutoFill provider, its credential-exchange
+///   importer), which keyportd's own rules and questions guard: a process running the keeper's
+///   program that the keyportd on the person's socket says it started for this vault's app
+///   (`org.keyport.Providers.Launched`), never one that merely runs the same program;
+/// - to the requester that unlocked the vault with its passphrase, for ``idleTime`` after its last
+///   use and ``longestTime`` at most, as sudo's timestamp and 1Password's CLI authorize a terminal:
+///   its terminal session when it has a terminal (while the session's leader lives), else the
+///   program that ran it (its parent process, by number and start time);
+/// - or once the person allowed it, asked through keyportd's agent with the caller named: once,
+///   or for its requester as above.
+/// Locking forgets every permission. AutoFill's exact fit reaches every client through keyportd,
+/// whose provider is the vault's app.
 package final class VaultKeeperAccess: Sendable {
     /// What the person said.
     package enum Permission: Sendable {
         case once
-        /// For the caller's terminal session.
-        case session
+        /// For the caller's requester (its terminal, or the program that ran it).
+        case requester
         /// Not allowed: the person declined, or could not be asked (the reason).
         case refused(String)
     }
 
-    /// Asks the person whether the caller (described) may do what it asks, and whether that
-    /// may be for its terminal session too (`offerSession`: false when it has no terminal).
-    package typealias Ask = @Sendable (_ question: String, _ offerSession: Bool) async -> Permission
+    /// Who a permission is given to.
+    package enum Requester: Hashable, Sendable {
+        /// A terminal session: its id, its terminal and when its leader started.
+        case terminal(session: pid_t, terminal: Int64, leaderStarted: UInt64)
+        /// The program that ran the caller: its number and when it started.
+        case program(pid: pid_t, started: UInt64)
+    }
 
-    /// How long a session's permission lasts after its last use.
+    /// Asks the person `question`; `requester` names what a lasting permission would be for
+    /// ("this terminal", "the program …"), `nil` when none can be given.
+    package typealias Ask = @Sendable (_ question: String, _ requester: String?) async -> Permission
+
+    /// Whether the keyportd on the person's socket started process `pid` as this vault's app.
+    package typealias Launched = @Sendable (_ pid: pid_t) async -> Bool
+
+    /// How long a permission lasts after its last use.
     package static let idleTime = Duration.seconds(10 * 60)
-    /// How long a session's permission lasts at most.
+    /// How long a permission lasts at most.
     package static let longestTime = Duration.seconds(12 * 3600)
 
     private struct Grant {
@@ -43,31 +56,31 @@ package final class VaultKeeperAccess: Sendable {
         var given: ContinuousClock.Instant
     }
 
-    /// The keeper's own program and the keyportd beside it: a process running the first whose
-    /// parent runs the second is the vault's app as keyportd started it.
+    /// The keeper's own program: only a process running it can be the vault's app.
     private let program: String?
-    private let daemon: String?
+    private let launched: Launched
     private let ask: Ask
-    private let grants = Mutex<[PinnedProcess.TerminalSession: Grant]>([:])
+    private let grants = Mutex<[Requester: Grant]>([:])
 
-    package init(program: String?, daemon: String?, ask: @escaping Ask) {
+    package init(program: String?, launched: @escaping Launched, ask: @escaping Ask) {
         self.program = program
-        self.daemon = daemon
+        self.launched = launched
         self.ask = ask
     }
 
     /// Lets `process` do `what` ("read every item with its secrets") when one of the rules above
     /// allows it, asking the person when it must; else throws `Denied`, saying why.
     package func authorize(_ process: PinnedProcess, to what: String) async throws(VarlinkError) {
-        if startedByKeyportd(process) { return }
-        let session = try? process.terminalSession
-        if let session, granted(session) { return }
-        let caller = Self.describe(process, session)
-        switch await ask("\(caller) asks to \(what). Allow it only if you just ran it.", (session?.terminal ?? 0) != 0)
-        {
+        if await isVaultsApp(process) { return }
+        let requester = Self.requester(of: process)
+        if let requester, granted(requester) { return }
+        let question =
+            "\(Self.describe(process)) asks to \(what). Allow it only if you just ran it."
+            + Self.commandLine(of: process)
+        switch await ask(question, requester.map(Self.describe)) {
         case .once: return
-        case .session:
-            if let session { grant(session) }
+        case .requester:
+            if let requester { grant(requester) }
         case .refused(let why):
             throw VarlinkError(
                 VaultKeeper.Denied(
@@ -78,51 +91,91 @@ package final class VaultKeeperAccess: Sendable {
         }
     }
 
-    /// The terminal session of `process`, which has just proved it is the person's (it gave the
+    /// The requester of `process`, which has just proved it is the person's (it gave the
     /// passphrase), may use the vault without asking for a while. Not when it is the vault's app
-    /// as keyportd started it: the passphrase came through keyportd's agent, and the session is
-    /// keyportd's, which may be a terminal's where keyportd was started by hand.
-    package func grant(to process: PinnedProcess) {
-        guard !startedByKeyportd(process), let session = try? process.terminalSession else { return }
-        grant(session)
+    /// as keyportd launched it: the passphrase came through keyportd's agent, and its requester
+    /// is keyportd's, which may be the terminal keyportd was started from.
+    package func grant(to process: PinnedProcess) async {
+        guard await !isVaultsApp(process), let requester = Self.requester(of: process) else { return }
+        grant(requester)
     }
 
-    /// Forgets every session's permission (the vault was locked).
+    /// Forgets every permission (the vault was locked).
     package func revokeAll() {
         grants.withLock { $0.removeAll() }
     }
 
-    private func grant(_ session: PinnedProcess.TerminalSession) {
+    private func grant(_ requester: Requester) {
         let now = ContinuousClock.now
-        grants.withLock { $0[session] = Grant(lastUse: now, given: now) }
+        grants.withLock { $0[requester] = Grant(lastUse: now, given: now) }
     }
 
-    /// Whether `session` holds a permission still in time; its use counts as its last.
-    private func granted(_ session: PinnedProcess.TerminalSession) -> Bool {
+    /// Whether `requester` holds a permission still in time; its use counts as its last.
+    private func granted(_ requester: Requester) -> Bool {
         let now = ContinuousClock.now
         return grants.withLock { grants in
-            guard let grant = grants[session] else { return false }
+            guard let grant = grants[requester] else { return false }
             guard now - grant.lastUse < Self.idleTime, now - grant.given < Self.longestTime else {
-                grants[session] = nil
+                grants[requester] = nil
                 return false
             }
-            grants[session]?.lastUse = now
+            grants[requester]?.lastUse = now
             return true
         }
     }
 
-    private func startedByKeyportd(_ process: PinnedProcess) -> Bool {
-        guard let program, let daemon, (try? process.executable) == program,
-            let parent = try? process.parent, (try? parent.executable) == daemon
-        else { return false }
-        return process.isAlive
+    private func isVaultsApp(_ process: PinnedProcess) async -> Bool {
+        guard let program, (try? process.executable) == program else { return false }
+        // keyportd pins the number and answers for the process it holds; this one, pinned before
+        // the question and alive after it, held the number all along.
+        return await launched(process.pid) && process.isAlive
     }
 
-    /// The caller as the person can recognise it: its command line, number and terminal.
-    private static func describe(_ process: PinnedProcess, _ session: PinnedProcess.TerminalSession?) -> String {
-        let command = ((try? process.arguments) ?? []).joined(separator: " ")
-        let shown = command.count > 160 ? command.prefix(160) + "…" : Substring(command)
-        let terminal = session?.terminalName.map { ", in the terminal \($0)" } ?? ", with no terminal"
-        return "\(shown.isEmpty ? "A program" : "“\(shown)”") (process \(process.pid)\(terminal))"
+    /// A terminal session whose leader lives (a session's number is not another's while any of
+    /// its processes lives, and the leader's start time tells a later one apart), else the
+    /// program that ran `process`; `nil` when neither can be read.
+    static func requester(of process: PinnedProcess) -> Requester? {
+        if let session = try? process.terminalSession, session.terminal != 0, let started = session.leaderStarted {
+            return .terminal(session: session.id, terminal: session.terminal, leaderStarted: started)
+        }
+        guard let parent = try? process.parent, let started = try? parent.startTime, parent.pid > 1,
+            process.isAlive
+        else { return nil }
+        return .program(pid: parent.pid, started: started)
+    }
+
+    /// What a lasting permission is given to, for the person.
+    private static func describe(_ requester: Requester) -> String {
+        switch requester {
+        case .terminal(_, let terminal, _):
+            let name = PinnedProcess.TerminalSession(id: 0, terminal: terminal, leaderStarted: nil).terminalName
+            return "the terminal \(name ?? "it runs in")"
+        case .program(let pid, _):
+            return "the program that ran it (process \(pid))"
+        }
+    }
+
+    /// The caller in Keyport's words, from the kernel: its program's path, number and terminal.
+    private static func describe(_ process: PinnedProcess) -> String {
+        let program = (try? process.executable).map { DisplayText.escaping($0) } ?? "an unknown program"
+        let terminal =
+            (try? process.terminalSession)?.terminalName.map { ", in the terminal \($0)" } ?? ", with no terminal"
+        return "The program \(program) (process \(process.pid)\(terminal))"
+    }
+
+    /// The caller's command line, last and marked as its own words (a process chooses its own):
+    /// at most 300 bytes, escaped as Keyport shows what others say.
+    private static func commandLine(of process: PinnedProcess) -> String {
+        let words = ((try? process.arguments) ?? []).joined(separator: " ")
+        guard !words.isEmpty else { return "" }
+        var shown = ""
+        for character in words {
+            guard shown.utf8.count + String(character).utf8.count <= 300 else {
+                shown += "…"
+                break
+            }
+            shown.append(character)
+        }
+        return "\n\nIts command line, as it gives it: \(DisplayText.escaping(shown))"
     }
 }

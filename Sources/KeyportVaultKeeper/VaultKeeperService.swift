@@ -82,7 +82,7 @@ package final class VaultKeeperService: Sendable {
             VaultKeeper.interface,
             methods: [
                 VaultKeeper.Status.name: { [self] _ throws(VarlinkError) in RawJSON(encoding: status()) },
-                VaultKeeper.Unlock.name: { [self] request throws(VarlinkError) in try unlock(request) },
+                VaultKeeper.Unlock.name: { [self] request throws(VarlinkError) in try await unlock(request) },
                 VaultKeeper.ChangePassphrase.name: { [self] request throws(VarlinkError) in
                     let input = try request.parameters(as: VaultKeeper.ChangePassphrase.Parameters.self)
                     guard !input.newPassphrase.isEmpty else {
@@ -138,14 +138,10 @@ package final class VaultKeeperService: Sendable {
                 },
                 VaultKeeper.Lookup.name: { [self] request throws(VarlinkError) in
                     let input = try request.parameters(as: VaultKeeper.Lookup.Parameters.self)
-                    // AutoFill's exact fit is given without asking, as keyportd gives it.
-                    if input.exact != true {
-                        try await authorize(
-                            request,
-                            to:
-                                "read the items of the vault \(vaultPath) saved for every site of \(input.service), with their secrets"
-                        )
-                    }
+                    try await authorize(
+                        request,
+                        to: "read the items of the vault \(vaultPath) saved for \(input.service), with their secrets"
+                    )
                     let items = try using { vault throws(VaultError) in
                         try vault.items(forService: input.service, exact: input.exact ?? false)
                     }
@@ -185,7 +181,7 @@ package final class VaultKeeperService: Sendable {
         )
     }
 
-    private func unlock(_ request: VarlinkRequest) throws(VarlinkError) -> RawJSON {
+    private func unlock(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
         let input = try request.parameters(as: VaultKeeper.Unlock.Parameters.self)
         guard input.path.hasPrefix("/") else {
             throw .invalidParameter("path", "the vault's path must be absolute, not '\(input.path)'")
@@ -221,7 +217,7 @@ package final class VaultKeeperService: Sendable {
         }
         writing.withLock { _ in changed(.everything) }
         // It gave the passphrase: its terminal session may use the vault for a while.
-        access.grant(to: request.peer.process)
+        await access.grant(to: request.peer.process)
         return RawJSON(encoding: VaultKeeper.Unlock.Reply(items: (try? vault.count) ?? 0))
     }
 

@@ -116,30 +116,37 @@ do {
 // Changes reach AutoFill's identity store one after another, in the order they were made.
 let (changes, queue) = AsyncStream.makeStream(of: VaultKeeperService.Change.self)
 // A process that may not read or change the vault on its own is asked about through keyportd's
-// agent, in the vault's name (its manifest names this keeper among its helpers).
+// agent, in the vault's name (its manifest names this keeper among its helpers); keyportd says
+// which processes it launched as the vault's app.
 let access = VaultKeeperAccess(
     program: Executable.beside("keyport-vault"),
-    daemon: Executable.beside("keyportd")
-) { question, offerSession in
-    var choices = [ASCredentialProviderPrompt.Choice(id: "once", name: "Allow it this once")]
-    if offerSession {
-        choices.append(
-            ASCredentialProviderPrompt.Choice(
-                id: "session",
-                name: "Allow this terminal for 10 minutes after its last use"
-            )
-        )
-    }
-    do {
-        switch try await ASCredentialProviderPrompt.choose(question, from: choices) {
-        case "once": return .once
-        case "session": return .session
-        default: return .refused("you did not allow it")
+    launched: { pid in
+        let answer = try? await DaemonClient.withConnection(environment: ProcessInfo.processInfo.environment) {
+            try await $0.call(Providers.Launched.self, .init(pid: Int(pid)))
         }
-    } catch {
-        return .refused("keyportd could not ask you (\(error))")
+        return answer?.launched == true
+    },
+    ask: { question, requester in
+        var choices = [ASCredentialProviderPrompt.Choice(id: "once", name: "Allow it this once")]
+        if let requester {
+            choices.append(
+                ASCredentialProviderPrompt.Choice(
+                    id: "requester",
+                    name: "Allow \(requester) for 10 minutes after its last use"
+                )
+            )
+        }
+        do {
+            switch try await ASCredentialProviderPrompt.choose(question, from: choices) {
+            case "once": return .once
+            case "requester": return .requester
+            default: return .refused("you did not allow it")
+            }
+        } catch {
+            return .refused("keyportd could not ask you (\(error))")
+        }
     }
-}
+)
 let service = VaultKeeperService(vault: served, defaultTimeout: .seconds(timeout), access: access) {
     queue.yield($0)
 }

@@ -229,7 +229,7 @@ struct InterfaceDefinitionTests {
     @Test("each definition parses and declares what the protocol documents")
     func definitions() {
         #expect(Providers.interface.name == "org.keyport.Providers")
-        #expect(Set(Providers.interface.methods.keys) == ["List", "Enable", "Disable", "Order"])
+        #expect(Set(Providers.interface.methods.keys) == ["List", "Enable", "Disable", "Order", "Launched"])
         #expect(
             Set(Exchange.interface.methods.keys) == [
                 "RequestExport", "ExportCredentials", "ImportCredentials", "ReportImport",

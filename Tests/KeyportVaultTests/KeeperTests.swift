@@ -7,6 +7,7 @@ import KeyportSystem
 import KeyportTestSupport
 import KeyportVault
 import KeyportVaultKeeper
+import Synchronization
 import Testing
 import Varlink
 
@@ -436,7 +437,7 @@ struct VaultKeeperTests {
     }
 
     @Test(
-        "an unlocked vault is not an open door: another terminal session gets AutoFill's exact fit, nothing more, unless the person allows it; the session that unlocked it gets everything until the vault locks"
+        "an unlocked vault is not an open door: another requester gets nothing, not even an exact fit, unless the person allows it; the requester that unlocked it gets everything until the vault locks"
     )
     func openDoor() async throws {
         let sandbox = try await AgentSandbox()
@@ -444,11 +445,10 @@ struct VaultKeeperTests {
             sandbox.keeper.stop()
             sandbox.directory.remove()
         }
-        // Unlocked from this process's session, which is allowed from now on.
-        _ = try await sandbox.unlock()
-        _ = try await sandbox.call(VaultKeeper.Add.name, #"{"item":\#(loginJSON("a", site: "example.com"))}"#)
-        // A client in a session of its own (setsid: another terminal, a background service), and
-        // one in this session, with the same script: a Varlink call, its reply or error printed.
+        // Clients run by this test (the program that runs them, or the terminal they share, is
+        // their requester), and clients in a session of their own (setsid: another terminal, a
+        // background service) run by setsid: the same script, a Varlink call, its reply or error
+        // printed.
         let script = """
             import json, socket, sys
             client = socket.socket(socket.AF_UNIX)
@@ -465,7 +465,7 @@ struct VaultKeeperTests {
                 reply += chunk
             print(reply.rstrip(b"\\0").decode())
             """
-        func call(_ method: String, _ parameters: String, newSession: Bool) async throws -> String {
+        func call(_ method: String, _ parameters: String, newSession: Bool = false) async throws -> String {
             let command = ["/usr/bin/python3", "-c", script, sandbox.socket, method, parameters]
             let ran = try await Program.run(
                 newSession ? "/usr/bin/setsid" : command[0],
@@ -475,11 +475,13 @@ struct VaultKeeperTests {
             #expect(ran.status == 0, "\(ran.standardError)")
             return ran.standardOutput
         }
-        let exact = try await call("Lookup", #"{"service":"https://example.com","exact":true}"#, newSession: true)
-        #expect(exact.contains("pw-a"), "AutoFill's exact fit is given: \(exact)")
+        let unlocking = #"{"path":"\#(sandbox.vault)","passphrase":"open sesame"}"#
+        #expect(!(try await call("Unlock", unlocking)).contains("error"))
+        #expect(!(try await call("Add", #"{"item":\#(loginJSON("a", site: "example.com"))}"#)).contains("error"))
         for (method, parameters) in [
             ("List", "{}"), ("Get", #"{"id":"YQ"}"#), ("Lookup", #"{"service":"example.com"}"#),
-            ("Remove", #"{"id":"YQ"}"#), ("Add", #"{"item":\#(loginJSON("b", site: "example.org"))}"#),
+            ("Lookup", #"{"service":"https://example.com","exact":true}"#), ("Remove", #"{"id":"YQ"}"#),
+            ("Add", #"{"item":\#(loginJSON("b", site: "example.org"))}"#),
             ("Import", #"{"items":[\#(loginJSON("c", site: "example.net"))]}"#),
         ] {
             let refused = try await call(method, parameters, newSession: true)
@@ -491,14 +493,47 @@ struct VaultKeeperTests {
             )
         }
         #expect(try await sandbox.call(VaultKeeper.Status.name).decode(VaultKeeper.Status.Reply.self).items == 1)
-        // The session that unlocked the vault: every item.
-        let listed = try await call("List", "{}", newSession: false)
+        // The requester that unlocked the vault: every item.
+        let listed = try await call("List", "{}")
         #expect(listed.contains("pw-a") && !listed.contains("error"), "\(listed)")
-        // Locked and unlocked again from another session: this one no longer may, that one may.
+        // Locked and unlocked again by another requester: this one no longer may, that one may.
         _ = try await sandbox.call(VaultKeeper.Lock.name)
-        let unlocking = #"{"path":"\#(sandbox.vault)","passphrase":"open sesame"}"#
         #expect(!(try await call("Unlock", unlocking, newSession: true)).contains("error"))
-        #expect(await sandbox.error(VaultKeeper.List.name)?.name == VaultKeeper.Denied.name)
+        #expect((try await call("List", "{}")).contains(#""error":"org.keyport.Vault.Denied""#))
+    }
+
+    @Test(
+        "the vault's app is what keyportd says it launched, not whoever runs the keeper's program: keyportd's no means asking the person; a session's permission is given only by its passphrase"
+    )
+    func vaultsAppIsKeyportdsWord() async throws {
+        let own = try PinnedProcess(pid: getpid())
+        let program = try own.executable
+        let asked = Mutex(0)
+        func access(launched: Bool) -> VaultKeeperAccess {
+            VaultKeeperAccess(program: program, launched: { _ in launched }) { _, _ in
+                asked.withLock { $0 += 1 }
+                return .refused("declined in this test")
+            }
+        }
+        // The same program, and keyportd says it launched it: the vault's app, nobody asked.
+        try await access(launched: true).authorize(own, to: "read every item")
+        #expect(asked.withLock { $0 } == 0)
+        // The same program, which keyportd did not launch (a keyportd of its own as its parent
+        // is no proof): the person is asked, and their no refuses it.
+        let stranger = access(launched: false)
+        do {
+            try await stranger.authorize(own, to: "read every item")
+            Issue.record("a process keyportd did not launch was let in")
+        } catch {
+            #expect(error.name == VaultKeeper.Denied.name && error.description.contains("declined in this test"))
+        }
+        #expect(asked.withLock { $0 } == 1)
+        // Once its requester gave the passphrase, it may, without asking.
+        await stranger.grant(to: own)
+        try await stranger.authorize(own, to: "read every item")
+        #expect(asked.withLock { $0 } == 1)
+        stranger.revokeAll()
+        await #expect(throws: VarlinkError.self) { try await stranger.authorize(own, to: "read every item") }
     }
 
     @Test("PyPI's varlink client introspects the keeper and calls it")

@@ -50,6 +50,8 @@ package final class ExchangeService: Sendable {
     private struct Pending {
         /// The process started for the token; `nil` until it is pinned, which `ready` announces.
         var importer: PinnedProcess?
+        /// The importer's app id.
+        var app: String
         var ready: Latch
         var document: HeldDocument
         var exporterName: String
@@ -65,6 +67,8 @@ package final class ExchangeService: Sendable {
     private struct Reporting {
         /// The process that redeemed the token.
         var importer: PinnedProcess
+        /// The importer's app id.
+        var app: String
         var report: Exchange.ReportImport.Parameters?
         var waiter: CheckedContinuation<Void, Never>?
     }
@@ -270,6 +274,7 @@ package final class ExchangeService: Sendable {
                     guard !state.stopping else { return true }
                     state.pending[token] = Pending(
                         importer: nil,
+                        app: export.importer.id,
                         ready: ready,
                         document: document,
                         exporterName: export.exporterName,
@@ -558,6 +563,17 @@ package final class ExchangeService: Sendable {
 
     // MARK: - ImportCredentials
 
+    /// The app whose importer keyportd started as `process` (or that redeemed a token for it),
+    /// while the exchange lasts; `nil` for any other process.
+    package func importer(startedAs process: PinnedProcess) -> String? {
+        state.withLock { state in
+            let importers =
+                state.pending.values.compactMap { pending in pending.importer.map { ($0, pending.app) } }
+                + state.reports.values.map { ($0.importer, $0.app) }
+            return importers.first { $0.0.isSameProcess(as: process) }?.1
+        }
+    }
+
     private func importCredentials(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
         let given = try request.parameters(as: Exchange.ImportCredentials.Parameters.self).token
         // A token is a UUID: compared as one, whatever the case of its letters.
@@ -590,7 +606,7 @@ package final class ExchangeService: Sendable {
             var taken = state.withLock({ state -> Pending? in
                 guard let taken = state.pending.removeValue(forKey: token) else { return nil }
                 // From now on the exporter waits for this process to say what it kept.
-                state.reports[token] = Reporting(importer: caller)
+                state.reports[token] = Reporting(importer: caller, app: pending.app)
                 return taken
             })
         else {

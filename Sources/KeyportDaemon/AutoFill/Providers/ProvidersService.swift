@@ -86,8 +86,16 @@ package final class ProvidersService: Sendable {
 
     /// The identity store, for the counts `List` shows; `nil` shows none.
     private let identities: IdentityStoreService?
+    /// The app keyportd started as a process (a provider, an importer), if it did.
+    private let launched: @Sendable (PinnedProcess) -> String?
 
-    package init(registry: ProviderRegistry, configuration: URL, identities: IdentityStoreService? = nil) {
+    package init(
+        registry: ProviderRegistry,
+        configuration: URL,
+        identities: IdentityStoreService? = nil,
+        launched: @escaping @Sendable (PinnedProcess) -> String? = { _ in nil }
+    ) {
+        self.launched = launched
         self.registry = registry
         self.configuration = configuration
         self.identities = identities
@@ -121,12 +129,36 @@ package final class ProvidersService: Sendable {
         return Providers.List.Reply(providers: providers, problems: problems + (settingsProblem.map { [$0] } ?? []))
     }
 
+    /// `Launched`: whether keyportd started `pid` as the app the caller acts for (recognised from
+    /// the kernel, as every caller is). The process is pinned first and must still be the one
+    /// keyportd holds: a number that passed to another process answers false.
+    private func launched(_ pid: Int, for request: VarlinkRequest) throws(VarlinkError) -> Bool {
+        let app: String
+        switch try? AppResolver.identify(request.peer.process, among: registry.scan().manifests) {
+        case .app(let manifest, _)?: app = manifest.id
+        default:
+            throw VarlinkError(
+                Providers.NotAnApp(
+                    message: "only a registered app's own processes may ask which processes keyportd started for it"
+                )
+            )
+        }
+        guard let number = pid_t(exactly: pid), number > 0, let process = try? PinnedProcess(pid: number) else {
+            return false
+        }
+        return launched(process) == app
+    }
+
     /// The interface and its methods, for the server.
     package var implementation: VarlinkInterfaceImplementation {
         VarlinkInterfaceImplementation(
             Providers.interface,
             methods: [
                 Providers.List.name: { [self] _ throws(VarlinkError) in RawJSON(encoding: self.list()) },
+                Providers.Launched.name: { [self] request throws(VarlinkError) in
+                    let input = try request.parameters(as: Providers.Launched.Parameters.self)
+                    return RawJSON(encoding: Providers.Launched.Reply(launched: try launched(input.pid, for: request)))
+                },
                 Providers.Enable.name: { [self] request throws(VarlinkError) in
                     let id = try request.parameters(as: Providers.Enable.Parameters.self).id
                     try self.change([id]) { enabled, _ in if !enabled.contains(id) { enabled.append(id) } }

@@ -677,4 +677,42 @@ struct ExportTests {
         #expect(header.accounts.first?.items == items)
         #expect(try Importer.read(bytes).items == items)
     }
+
+    @Test(
+        "JSON exports are recognised from their first members: a CXF document or Bitwarden export broken after them is named, and its reader says where"
+    )
+    func recognisedFromTheStart() throws {
+        let csv = "name,url,username,password,note\nexample.com,https://example.com/,alice,pw,\n"
+        let items = try Importer.read(Array(csv.utf8)).items
+        let account = CXF.Account(id: Data("me".utf8), username: "alice", email: "alice@example.com", items: [])
+        let document = Exporter.cxf(items, account: account, timestamp: 1_700_000_000)
+        #expect(Importer.detect(document) == .cxf)
+        // Cut inside its accounts: still CXF by its version and accounts, and no valid JSON.
+        let cut = Array(document.dropLast(20))
+        #expect(Importer.detect(cut) == .cxf)
+        #expect(Importer.detect([0xEF, 0xBB, 0xBF] + Array(" \n".utf8) + cut) == .cxf)
+        do {
+            _ = try Importer.read(cut)
+            Issue.record("a cut document was read")
+        } catch {
+            #expect(error.message.hasPrefix("the file is not valid JSON: "), "\(error.message)")
+        }
+        // Bitwarden's members in its order, with an item broken further on.
+        let bitwarden = #"{"encrypted": false, "folders": [], "items": [{"id": "x", "login": {"uris": [}]}"#
+        #expect(Importer.detect(Array(bitwarden.utf8)) == .bitwarden)
+        // The other formats' members, in any order, and values that do not fit.
+        let cases: [(String, ImportFormat?)] = [
+            (#"{"db": {"entries": []}, "version": 1, "header": {"slots": null}}"#, .aegis),
+            (#"{"db": "x", "header": []}"#, nil),
+            (#"{"schemaVersion": 4, "services": []}"#, .twoFAS),
+            (#"{"items": [], "encrypted": false}"#, .bitwarden),
+            (#"{"items": [], "encrypted": "false"}"#, .cxf),
+            (#"{"version": {"major": 1}, "hpke": {}}"#, .encryptedCXF),
+            (#"{"keyport": "not-a-kind"}"#, nil),
+            (#"{"encrypted": true, "encKeyValidation_DO_NOT_EDIT": "2.x", "data": "2.y"}"#, nil),
+        ]
+        for (text, format) in cases {
+            #expect(Importer.detect(Array(text.utf8)) == format, "\(text)")
+        }
+    }
 }

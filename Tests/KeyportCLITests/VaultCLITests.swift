@@ -48,6 +48,29 @@ private struct VaultCLISandbox {
 @Suite("keyport vault", .serialized)
 struct VaultCLITests {
     @Test(
+        "an item id that looks like options (as `list` prints one) is refused with the way to write it, never help with exit 0"
+    )
+    func optionLikeIDs() async throws {
+        let sandbox = try VaultCLISandbox("kp-vault-dash")
+        defer { sandbox.remove() }
+        // `h` among the letters: the parser read a cluster of short flags, -h among them.
+        for arguments in [
+            ["show", "-8mUR1Lh2kQ"], ["rm", "-8mUR1Lh2kQ"], ["export", "-8mUR1Lh2kQ"], ["show", "--reveal", "-xh"],
+        ] {
+            let ran = try await sandbox.keyport(arguments)
+            #expect(ran.status == 2, "\(arguments): \(ran.status) \(ran.stdout)")
+            #expect(ran.stdout.isEmpty && !ran.stderr.contains("USAGE"), "\(arguments): \(ran.stdout)")
+            #expect(
+                ran.stderr.contains("follows `--`: keyport vault \(arguments[0]) -- \(arguments.last!)"),
+                "\(ran.stderr)"
+            )
+        }
+        // After `--` it is an id (no vault here: the keeper's refusal, not the parser's).
+        let named = try await sandbox.keyport(["show", "--", "-8mUR1Lh2kQ"])
+        #expect(!named.stderr.contains("follows `--`") && !named.stdout.contains("USAGE"), "\(named.stderr)")
+    }
+
+    @Test(
         "init, unlock (starting the keeper), add, list, show, import a KeePassXC export, export, lock; clear refusals"
     )
     func workflow() async throws {

@@ -26,25 +26,37 @@ enum KeePassXML {
             )
         }
         var imported = Imported(format: .keepassXML, items: [], problems: [])
+        /// Each entry is made an item as it ends and not kept (`true`): the whole tree of a large
+        /// export took several times the file's size. KeePass and KeePassXC write a group's name
+        /// before its entries, and its entries before its subgroups, so the path and the order are
+        /// those of a walk of the whole tree.
+        func take(_ node: XMLNode, _ ancestors: [XMLNode]) -> Bool {
+            guard node.name == "Entry", ancestors.count >= 3, ancestors[0].name == "KeePassFile",
+                ancestors[1].name == "Root", ancestors.dropFirst(2).allSatisfy({ $0.name == "Group" })
+            else { return false }
+            // The top group is the database itself: its name is no tag.
+            let path = ancestors.dropFirst(3).map { $0.child("Name")?.text ?? "" }
+            let place = "entry \(imported.items.count + imported.problems.count + 1)"
+            do throws(ImportProblem) {
+                imported.items.append(try item(node, path: path, place: place))
+            } catch {
+                imported.problems.append(error)
+            }
+            return true
+        }
         let root: XMLNode
         do {
-            // Each entry is made an item as it ends and not kept: the whole tree of a large
-            // export took several times the file's size. KeePass and KeePassXC write a group's
-            // name before its entries, and its entries before its subgroups, so the path and the
-            // order are those of a walk of the whole tree.
-            root = try XMLNode.parse(Data(text)) { node, ancestors in
-                guard node.name == "Entry", ancestors.count >= 3, ancestors[0].name == "KeePassFile",
-                    ancestors[1].name == "Root", ancestors.dropFirst(2).allSatisfy({ $0.name == "Group" })
-                else { return false }
-                // The top group is the database itself: its name is no tag.
-                let path = ancestors.dropFirst(3).map { $0.child("Name")?.text ?? "" }
-                let place = "entry \(imported.items.count + imported.problems.count + 1)"
-                do throws(ImportProblem) {
-                    imported.items.append(try item(node, path: path, place: place))
-                } catch {
-                    imported.problems.append(error)
+            // The parser reads the file's own bytes, not a copy (a 260 MB export was held twice).
+            root = try text.withUnsafeBufferPointer { buffer throws(XMLNode.Failure) in
+                guard let base = buffer.baseAddress else {
+                    throw XMLNode.Failure(line: 1, message: "the file is empty")
                 }
-                return true
+                let bytes = Data(
+                    bytesNoCopy: UnsafeMutableRawPointer(mutating: base),
+                    count: buffer.count,
+                    deallocator: .none
+                )
+                return try XMLNode.parse(bytes, taking: take)
             }
         } catch {
             throw ImportError("the file is not KeePass XML: \(error)")
@@ -198,9 +210,12 @@ final class XMLNode {
         if text.starts(with: [0xFE, 0xFF]) || text.starts(with: [0xFF, 0xFE]) || text.starts(with: [0, 0, 0xFE, 0xFF]) {
             throw Failure(line: 1, message: "the file is UTF-16 or UTF-32; KeePass exports are UTF-8")
         }
-        guard String(validating: text, as: UTF8.self) != nil else {
-            let valid = String(decoding: text, as: UTF8.self).prefix { $0 != "\u{FFFD}" }
-            throw Failure(line: valid.reduce(1) { $1 == "\n" ? $0 + 1 : $0 }, message: "the text is not UTF-8")
+        // Checked where the bytes lie: a String made to check them was another copy of the file.
+        do {
+            _ = try UTF8Span(validating: text.span)
+        } catch {
+            let line = text[..<error.byteOffsets.lowerBound].reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
+            throw Failure(line: line, message: "the text is not UTF-8")
         }
         if let declaration = String(decoding: text.prefix(200), as: UTF8.self).split(separator: "?>").first,
             declaration.contains("<?xml"), let range = declaration.range(of: "encoding=")

@@ -606,6 +606,11 @@ struct LosslessImportTests {
             "\(refusal(Array(utf7.utf8)) ?? "read")"
         )
         #expect(refusal([0xFF, 0xFE] + Array(Self.head.utf8), as: .keepassXML)?.contains("UTF-16") == true)
+        // A Latin-1 byte in a value on the fourth line: named by its line, never read as U+FFFD.
+        let latin1 =
+            Array((Self.head + "\n\n<Entry><String><Key>Title</Key><Value>caf").utf8) + [0xE9]
+            + Array(("</Value></String></Entry>" + Self.tail).utf8)
+        #expect(refusal(latin1)?.contains("line 4: the text is not UTF-8") == true, "\(refusal(latin1) ?? "read")")
 
         let whole = Self.head + Self.entry("one") + Self.entry("two") + Self.tail
         for cut in [2, 10, 60, 120] {

@@ -9,7 +9,9 @@ import Musl
 
 // Keyport Vault beside KeePassXC on the same entries, each through its own command line, in one
 // run: a KeePass 2 XML file of `entries` logins (title, user, password, URL, a note and a TOTP
-// secret each) is imported by `keyport vault import` (into a vault unlocked in its keeper) and by
+// secret each, times, an earlier version in the history), as KeePassXC writes it (made by
+// `keepassxc-cli import` of a generated file and `keepassxc-cli export --format xml`), is
+// imported by `keyport vault import` (into a vault unlocked in its keeper) and by
 // `keepassxc-cli import` (into a new database); then one entry is shown, and one added, by each.
 // KeePassXC opens its whole database for every command, so its `show` and `add` are compared with
 // Keyport's both warm (the keeper unlocked) and cold (`unlock`, then `show`). Peak memory is the

@@ -411,10 +411,11 @@ extension VaultCommand {
                 )
                 TerminationSignals.end(by: signal)
             }
-            let (outcome, signal) = TerminationSignals.handling({ signal in
+            let onSignal: @Sendable (Int32) -> Void = { signal in
                 arrived.withLock { $0 = signal }
                 cancellation.cancel()
-            }) { () throws -> String in
+            }
+            let (outcome, signal) = TerminationSignals.handling(onSignal) { () throws -> String in
                 try importFile(chosen, into: locations, cancellation: cancellation)
             }
             switch outcome {

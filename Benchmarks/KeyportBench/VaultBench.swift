@@ -74,7 +74,7 @@ func vaultBenchmark(items count: Int, shape: SiteShape) throws {
 
 /// The benchmark's items: the CXF generator's, two per site (as in a vault where most sites have
 /// one account and some a second), the sites in `shape`.
-private func vaultItems(_ count: Int, shape: SiteShape = .spread) -> (CXF.Header, [CXF.Item]) {
+func vaultItems(_ count: Int, shape: SiteShape = .spread) -> (CXF.Header, [CXF.Item]) {
     guard case .header(let header) = Generator.document(items: count) else { fatalError("a header") }
     let items = header.accounts.flatMap(\.items).enumerated().map { index, item in
         var item = item

@@ -9,7 +9,9 @@ import Musl
 
 // Keyport Vault beside KeePassXC on the same entries, each through its own command line, in one
 // run: a KeePass 2 XML file of `entries` logins (title, user, password, URL, a note and a TOTP
-// secret each) is imported by `keyport vault import` (into a vault unlocked in its keeper) and by
+// secret each, times, an earlier version in the history), as KeePassXC writes it (made by
+// `keepassxc-cli import` of a generated file and `keepassxc-cli export --format xml`), is
+// imported by `keyport vault import` (into a vault unlocked in its keeper) and by
 // `keepassxc-cli import` (into a new database); then one entry is shown, and one added, by each.
 // KeePassXC opens its whole database for every command, so its `show` and `add` are compared with
 // Keyport's both warm (the keeper unlocked) and cold (`unlock`, then `show`). Peak memory is the
@@ -38,11 +40,19 @@ func vaultKeePassXCBenchmark(entries count: Int, shape: SiteShape) async throws 
         attributes: [.posixPermissions: 0o700]
     )
     let environment = benchEnvironment(root)
+    // The file is what KeePassXC writes: the generated entries (each with an earlier version in
+    // its history) imported by keepassxc-cli into a database, and that database exported as
+    // XML — with KeePassXC's `<Times>` on every entry and in every history entry.
+    let generated = root.appendingPathComponent("generated.xml").path
+    try keePassXML(entries: count, shape: shape).write(toFile: generated, atomically: false, encoding: .utf8)
+    let source = root.appendingPathComponent("source.kdbx").path
+    _ = try await timed(keepassxc, ["import", "-p", generated, source], environment: environment, input: "pw\npw\n")
     let xml = root.appendingPathComponent("entries.xml").path
-    try keePassXML(entries: count, shape: shape).write(toFile: xml, atomically: false, encoding: .utf8)
+    try await exportXML(keepassxc, database: source, to: xml, environment: environment)
+    try? FileManager.default.removeItem(atPath: generated)
     let size = (try FileManager.default.attributesOfItem(atPath: xml)[.size] as? Int) ?? 0
     print(
-        "\(count) entries, sites \(shape.rawValue), KeePass XML \(size / 1_000_000) MB; keepassxc-cli \(try version(keepassxc))"
+        "\(count) entries, sites \(shape.rawValue), KeePass XML as keepassxc-cli exports it \(size / 1_000_000) MB; keepassxc-cli \(try version(keepassxc))"
     )
 
     func keyportRun(_ arguments: [String], _ input: String? = nil) async throws -> Timed {
@@ -151,14 +161,38 @@ func vaultKeePassXCBenchmark(entries count: Int, shape: SiteShape) async throws 
     )
 }
 
+/// `keepassxc-cli export --format xml DATABASE` (password `pw`) into `path`.
+private func exportXML(
+    _ keepassxc: String,
+    database: String,
+    to path: String,
+    environment: [String: String]
+) async throws {
+    let child = try ChildProcess(
+        executable: keepassxc,
+        arguments: ["export", "--format", "xml", database],
+        environment: environment,
+        streams: .captured(input: Data("pw\n".utf8))
+    )
+    await child.waitForExit()
+    guard let output = child.output else { throw BenchFailure(description: "keepassxc-cli export: no output") }
+    await output.waitForEnd()
+    guard child.termination == .exited(0), output.standardOutput.count > 0 else {
+        throw BenchFailure(
+            description: "keepassxc-cli export failed: \(String(decoding: output.standardError, as: UTF8.self))"
+        )
+    }
+    try output.standardOutput.write(to: URL(fileURLWithPath: path))
+}
+
 /// A run's wall time and its process's peak resident memory.
-private struct Timed {
+struct Timed {
     var ms: Double
     var peak: Int
 }
 
 /// Runs `program` to its end with `input` on standard input; throws when it fails.
-private func timed(
+func timed(
     _ program: String,
     _ arguments: [String],
     environment: [String: String],
@@ -193,13 +227,13 @@ private func timed(
     )
 }
 
-private func version(_ program: String) throws -> String {
+func version(_ program: String) throws -> String {
     let ran = try ChildProcess.run(executable: program, arguments: ["--version"], environment: [:])
     return String(decoding: ran.standardOutput, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
 /// Keyport's locations and XDG directories inside `root`.
-private func benchEnvironment(_ root: URL) -> [String: String] {
+func benchEnvironment(_ root: URL) -> [String: String] {
     var environment = ProcessInfo.processInfo.environment
     environment["KEYPORT_SOCKET"] = root.appendingPathComponent("run/d.sock").path
     environment["KEYPORT_VAULT_SOCKET"] = root.appendingPathComponent("run/vault.sock").path
@@ -211,7 +245,7 @@ private func benchEnvironment(_ root: URL) -> [String: String] {
 
 /// The vault keepers listening in `root` (started by `keyport vault unlock`, with its socket in
 /// their environment).
-private func keepers(of root: URL) -> [pid_t] {
+func keepers(of root: URL) -> [pid_t] {
     let own = "KEYPORT_VAULT_SOCKET=" + root.appendingPathComponent("run/vault.sock").path
     return ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { entry in
         guard let pid = pid_t(entry),
@@ -229,7 +263,7 @@ private func keepers(of root: URL) -> [pid_t] {
 
 /// A KeePass 2 XML file of `count` logins in the root group: "Site N", user, password, URL
 /// `https://HOST/login` (the hosts in `shape`), a note and a TOTP secret (KeePassXC's `otp`
-/// attribute).
+/// attribute), times, and an earlier version with another password in its history.
 private func keePassXML(entries count: Int, shape: SiteShape) -> String {
     var text = """
         <?xml version="1.0" encoding="utf-8" standalone="yes"?>
@@ -248,6 +282,14 @@ private func keePassXML(entries count: Int, shape: SiteShape) -> String {
             <String><Key>URL</Key><Value>https://\(shape.host(index))/login</Value></String>\
             <String><Key>Notes</Key><Value>Entry \(index) of the benchmark</Value></String>\
             <String><Key>otp</Key><Value ProtectInMemory="True">otpauth://totp/Site%20\(index):user\(index)?secret=\(secret)&amp;period=30&amp;digits=6&amp;issuer=Site%20\(index)</Value></String>\
+            <Times><CreationTime>2025-01-02T03:04:05Z</CreationTime><LastModificationTime>2026-06-07T08:09:10Z</LastModificationTime></Times>\
+            <History><Entry><UUID>\(uuid(index + 1))</UUID>\
+            <String><Key>Title</Key><Value>Site \(index)</Value></String>\
+            <String><Key>UserName</Key><Value>user\(index)@example.org</Value></String>\
+            <String><Key>Password</Key><Value ProtectInMemory="True">old-pw-\(index)</Value></String>\
+            <String><Key>URL</Key><Value>https://\(shape.host(index))/login</Value></String>\
+            <Times><CreationTime>2025-01-02T03:04:05Z</CreationTime><LastModificationTime>2025-01-02T03:04:05Z</LastModificationTime></Times>\
+            </Entry></History>\
             </Entry>
 
             """

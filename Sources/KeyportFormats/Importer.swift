@@ -1,29 +1,22 @@
 import CredentialExchangeFormat
 import Foundation
+import KeyportEncoding
 import KeyportSystem
 
 /// Reads what other managers export into CXF items: the format is told, or recognised from the
 /// file's content (its name is only a hint for the message).
 package enum Importer {
     /// The format `text` is in, from its content; `nil` when none fits.
+    ///
+    /// JSON is recognised by its top-level member names and the kinds of their values, read by
+    /// KeyportEncoding's `JSONReader` without building anything: a CXF document is known at its
+    /// `accounts` (after its `version`), a Bitwarden export at its `items` (after `encrypted`),
+    /// and other members are skipped in place. A file cut short or broken further on is
+    /// recognised from what came before; its reader then says where it breaks.
     package static func detect(_ text: [UInt8]) -> ImportFormat? {
         let start = text.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         guard let first = text[start...].first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return nil }
-        if first == UInt8(ascii: "{") {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(text[start...])) as? [String: Any] else {
-                return nil
-            }
-            if object["items"] is [Any], object["encrypted"] as? Bool == false { return .bitwarden }
-            if object["db"] != nil, object["header"] is [String: Any] { return .aegis }
-            if object["services"] is [Any], object["schemaVersion"] != nil { return .twoFAS }
-            // Before CXF, which also has a version: the sealed file (and, so that the reader can
-            // say what they are instead, its request and key file).
-            if object["hpke"] != nil || object["keyport"] as? String == EncryptedCXF.KeyFile.kind {
-                return .encryptedCXF
-            }
-            if object["version"] != nil || object["items"] != nil { return .cxf }
-            return nil
-        }
+        if first == UInt8(ascii: "{") { return JSONPeek(text, from: start).format }
         let head = String(decoding: text[start...].prefix(4096), as: UTF8.self)
         if head.lowercased().hasPrefix("otpauth") { return .otpauth }
         if first == UInt8(ascii: "<") { return head.contains("<KeePassFile") ? .keepassXML : nil }
@@ -46,18 +39,20 @@ package enum Importer {
         recipientKey: EncryptedCXF.RecipientKey? = nil
     ) throws(ImportError) -> Imported {
         // JSON is read by the formats' own decoders; a file that is not JSON at all is said to be
-        // so, where (a truncated export is no unknown format).
+        // so, where (a truncated export is no unknown format). CXF's decoder says so itself, in
+        // the one pass that reads the document.
         let jsonFormats: Set<ImportFormat> = [.bitwarden, .aegis, .twoFAS]
-        if format.map(jsonFormats.contains) ?? looksLikeJSON(text) {
+        let recognised = format ?? detect(text)
+        if recognised.map(jsonFormats.contains) ?? looksLikeJSON(text) {
             do {
                 _ = try CXF.Decoder().decodeJSON(text)
             } catch {
                 throw ImportError("the file is not valid JSON: \(error)")
             }
         }
-        guard let format = format ?? detect(text) else {
-            if let object = try? JSONSerialization.jsonObject(with: Data(text)) as? [String: Any],
-                object["encrypted"] as? Bool == true, object["encKeyValidation_DO_NOT_EDIT"] != nil
+        guard let format = recognised else {
+            if looksLikeJSON(text),
+                JSONPeek(text, from: text.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0).isEncryptedBitwarden
             {
                 throw ImportError(
                     "the file is an encrypted Bitwarden export, which only Bitwarden can open; export the vault again as \"JSON\" (not \"JSON (Encrypted)\"), import it, and delete that file"
@@ -134,6 +129,8 @@ package enum Importer {
         let decoded: CXF.DecodedDocument
         do {
             decoded = try CXF.Decoder().decode(text)
+        } catch  where error.code == .syntax {
+            throw ImportError("the file is not valid JSON: \(error)")
         } catch {
             throw ImportError("the file is not CXF: \(error)")
         }
@@ -145,4 +142,96 @@ package enum Importer {
         // The codec keeps what it cannot read verbatim; its findings are the document's, not lost.
         return Imported(format: .cxf, items: items, problems: [])
     }
+}
+
+/// What the top level of a JSON export says about its format, read in place with `JSONReader`:
+/// the members' names and their values' kinds (and the few small values that decide), every
+/// other value skipped without being built. Replaces a whole parse into Foundation's objects,
+/// which took half of a 100 000-item import's time and most of its memory.
+struct JSONPeek {
+    private var items: JSONReader.Kind?
+    private var encrypted: Bool?
+    private var hasDB = false
+    private var header: JSONReader.Kind?
+    private var services: JSONReader.Kind?
+    private var hasSchemaVersion = false
+    private var hasHPKE = false
+    private var keyportKind: String?
+    private var hasVersion = false
+    private var hasEncKeyValidation = false
+    /// Decided before the object's end (its large member reached).
+    private var decided: ImportFormat?
+
+    /// Reads the object at `start` (after a byte-order mark) of `text`, as far as it needs to.
+    init(_ text: [UInt8], from start: Int) {
+        text.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            var reader = JSONReader(base: base, count: buffer.count, position: start, maxDepth: 512)
+            // A file that breaks further on keeps what was read before the break.
+            try? read(&reader)
+        }
+    }
+
+    private mutating func read(_ reader: inout JSONReader) throws(JSONReadFailure) {
+        reader.skipWhitespace()
+        try reader.enterObject()
+        var first = true
+        while try reader.nextKey(&first) {
+            let kind = reader.kind
+            if reader.keyIs("items") {
+                items = kind
+                // Bitwarden writes `encrypted` first, CXF writes `version` first; their `items`
+                // and `accounts` are the rest of the file.
+                if kind == .array, encrypted == false {
+                    decided = .bitwarden
+                    return
+                }
+            } else if reader.keyIs("accounts") {
+                if kind == .array, hasVersion, encrypted == nil, !hasHPKE, !hasDB, services == nil {
+                    decided = .cxf
+                    return
+                }
+            } else if reader.keyIs("encrypted") {
+                if kind == .bool {
+                    encrypted = try reader.scanBool()
+                    continue
+                }
+            } else if reader.keyIs("db") {
+                hasDB = true
+            } else if reader.keyIs("header") {
+                header = kind
+            } else if reader.keyIs("services") {
+                services = kind
+            } else if reader.keyIs("schemaVersion") {
+                hasSchemaVersion = true
+            } else if reader.keyIs("hpke") {
+                hasHPKE = true
+            } else if reader.keyIs("version") {
+                hasVersion = true
+            } else if reader.keyIs("encKeyValidation_DO_NOT_EDIT") {
+                hasEncKeyValidation = true
+            } else if reader.keyIs("keyport"), kind == .string {
+                var invalidUTF8 = false
+                keyportKind = try reader.string(try reader.scanString(), invalidUTF8: &invalidUTF8)
+                continue
+            }
+            try reader.skipValue()
+        }
+    }
+
+    /// The format, by the rules in the order they are tried.
+    var format: ImportFormat? {
+        if let decided { return decided }
+        if items == .array, encrypted == false { return .bitwarden }
+        if hasDB, header == .object { return .aegis }
+        if services == .array, hasSchemaVersion { return .twoFAS }
+        // Before CXF, which also has a version: the sealed file (and, so that the reader can
+        // say what they are instead, its request and key file).
+        if hasHPKE || keyportKind == EncryptedCXF.KeyFile.kind { return .encryptedCXF }
+        if hasVersion || items != nil { return .cxf }
+        return nil
+    }
+
+    /// Bitwarden's encrypted export, which only Bitwarden opens.
+    var isEncryptedBitwarden: Bool { encrypted == true && hasEncKeyValidation }
 }

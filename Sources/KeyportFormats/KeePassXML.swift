@@ -26,25 +26,37 @@ enum KeePassXML {
             )
         }
         var imported = Imported(format: .keepassXML, items: [], problems: [])
+        /// Each entry is made an item as it ends and not kept (`true`): the whole tree of a large
+        /// export took several times the file's size. KeePass and KeePassXC write a group's name
+        /// before its entries, and its entries before its subgroups, so the path and the order are
+        /// those of a walk of the whole tree.
+        func take(_ node: XMLNode, _ ancestors: [XMLNode]) -> Bool {
+            guard node.name == "Entry", ancestors.count >= 3, ancestors[0].name == "KeePassFile",
+                ancestors[1].name == "Root", ancestors.dropFirst(2).allSatisfy({ $0.name == "Group" })
+            else { return false }
+            // The top group is the database itself: its name is no tag.
+            let path = ancestors.dropFirst(3).map { $0.child("Name")?.text ?? "" }
+            let place = "entry \(imported.items.count + imported.problems.count + 1)"
+            do throws(ImportProblem) {
+                imported.items.append(try item(node, path: path, place: place))
+            } catch {
+                imported.problems.append(error)
+            }
+            return true
+        }
         let root: XMLNode
         do {
-            // Each entry is made an item as it ends and not kept: the whole tree of a large
-            // export took several times the file's size. KeePass and KeePassXC write a group's
-            // name before its entries, and its entries before its subgroups, so the path and the
-            // order are those of a walk of the whole tree.
-            root = try XMLNode.parse(Data(text)) { node, ancestors in
-                guard node.name == "Entry", ancestors.count >= 3, ancestors[0].name == "KeePassFile",
-                    ancestors[1].name == "Root", ancestors.dropFirst(2).allSatisfy({ $0.name == "Group" })
-                else { return false }
-                // The top group is the database itself: its name is no tag.
-                let path = ancestors.dropFirst(3).map { $0.child("Name")?.text ?? "" }
-                let place = "entry \(imported.items.count + imported.problems.count + 1)"
-                do throws(ImportProblem) {
-                    imported.items.append(try item(node, path: path, place: place))
-                } catch {
-                    imported.problems.append(error)
+            // The parser reads the file's own bytes, not a copy (a 260 MB export was held twice).
+            root = try text.withUnsafeBufferPointer { buffer throws(XMLNode.Failure) in
+                guard let base = buffer.baseAddress else {
+                    throw XMLNode.Failure(line: 1, message: "the file is empty")
                 }
-                return true
+                let bytes = Data(
+                    bytesNoCopy: UnsafeMutableRawPointer(mutating: base),
+                    count: buffer.count,
+                    deallocator: .none
+                )
+                return try XMLNode.parse(bytes, taking: take)
             }
         } catch {
             throw ImportError("the file is not KeePass XML: \(error)")
@@ -198,9 +210,12 @@ final class XMLNode {
         if text.starts(with: [0xFE, 0xFF]) || text.starts(with: [0xFF, 0xFE]) || text.starts(with: [0, 0, 0xFE, 0xFF]) {
             throw Failure(line: 1, message: "the file is UTF-16 or UTF-32; KeePass exports are UTF-8")
         }
-        guard String(validating: text, as: UTF8.self) != nil else {
-            let valid = String(decoding: text, as: UTF8.self).prefix { $0 != "\u{FFFD}" }
-            throw Failure(line: valid.reduce(1) { $1 == "\n" ? $0 + 1 : $0 }, message: "the text is not UTF-8")
+        // Checked where the bytes lie: a String made to check them was another copy of the file.
+        do {
+            _ = try UTF8Span(validating: text.span)
+        } catch {
+            let line = text[..<error.byteOffsets.lowerBound].reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
+            throw Failure(line: line, message: "the text is not UTF-8")
         }
         if let declaration = String(decoding: text.prefix(200), as: UTF8.self).split(separator: "?>").first,
             declaration.contains("<?xml"), let range = declaration.range(of: "encoding=")
@@ -210,56 +225,68 @@ final class XMLNode {
                 throw Failure(line: 1, message: "the file declares the encoding \(value); KeePass exports are UTF-8")
             }
         }
-        var line = 1
-        var index = 0
-        func starts(_ prefix: String) -> Bool { text[index...].starts(with: prefix.utf8) }
-        func skip(past end: String) {
-            let bytes = Array(end.utf8)
-            while index < text.count, !text[index...].starts(with: bytes) {
-                if text[index] == UInt8(ascii: "\n") { line += 1 }
+        // Over the bytes where they lie, comparing markup with memcmp: the generic `starts(with:)`
+        // of a slice against a String's UTF-8 was a tenth of importing a KeePassXC export.
+        try text.withUnsafeBufferPointer { buffer throws(Failure) in
+            guard let base = buffer.baseAddress else { return }
+            let count = buffer.count
+            var line = 1
+            var index = 0
+            func starts(_ prefix: StaticString) -> Bool {
+                let length = prefix.utf8CodeUnitCount
+                return count - index >= length && memcmp(base + index, prefix.utf8Start, length) == 0
+            }
+            func skip(past end: StaticString) {
+                while index < count, !starts(end) {
+                    if base[index] == UInt8(ascii: "\n") { line += 1 }
+                    index += 1
+                }
+                index = min(index + end.utf8CodeUnitCount, count)
+            }
+            while index < count {
+                let byte = base[index]
+                if byte == UInt8(ascii: "\n") {
+                    line += 1
+                } else if byte == UInt8(ascii: "<") {
+                    if starts("<!--") {
+                        skip(past: "-->")
+                        continue
+                    } else if starts("<![CDATA[") {
+                        skip(past: "]]>")
+                        continue
+                    } else if starts("<?") {
+                        skip(past: "?>")
+                        continue
+                    } else if starts("<!") {
+                        throw Failure(
+                            line: line,
+                            message:
+                                "a document type or entity declaration (<!…>): KeePass exports have none, and Keyport reads no DTD or entity"
+                        )
+                    }
+                } else if byte == UInt8(ascii: "&") {
+                    let name = UnsafeBufferPointer(rebasing: buffer[(index + 1)...])
+                        .prefix { $0 != UInt8(ascii: ";") && $0 != UInt8(ascii: "<") }.prefix(40)
+                    let ended = index + 1 + name.count < count && base[index + 1 + name.count] == UInt8(ascii: ";")
+                    let predefined = ["amp", "lt", "gt", "quot", "apos"].contains { name.elementsEqual($0.utf8) }
+                    if !(ended && predefined) {
+                        let reference = String(decoding: name, as: UTF8.self)
+                        let isCharacter =
+                            reference.hasPrefix("#x")
+                            ? reference.count > 2 && reference.dropFirst(2).allSatisfy(\.isHexDigit)
+                            : reference.hasPrefix("#") && reference.count > 1
+                                && reference.dropFirst().allSatisfy(\.isNumber)
+                        guard ended, isCharacter else {
+                            throw Failure(
+                                line: line,
+                                message:
+                                    "'&\(reference.prefix(20))\(ended ? ";" : "")' is not one of XML's five entities (&amp; &lt; &gt; &quot; &apos;) or a character reference; Keyport resolves no other"
+                            )
+                        }
+                    }
+                }
                 index += 1
             }
-            index = min(index + bytes.count, text.count)
-        }
-        while index < text.count {
-            let byte = text[index]
-            if byte == UInt8(ascii: "\n") {
-                line += 1
-            } else if byte == UInt8(ascii: "<") {
-                if starts("<!--") {
-                    skip(past: "-->")
-                    continue
-                } else if starts("<![CDATA[") {
-                    skip(past: "]]>")
-                    continue
-                } else if starts("<?") {
-                    skip(past: "?>")
-                    continue
-                } else if starts("<!") {
-                    throw Failure(
-                        line: line,
-                        message:
-                            "a document type or entity declaration (<!…>): KeePass exports have none, and Keyport reads no DTD or entity"
-                    )
-                }
-            } else if byte == UInt8(ascii: "&") {
-                let name = text[(index + 1)...].prefix { $0 != UInt8(ascii: ";") && $0 != UInt8(ascii: "<") }.prefix(40)
-                let reference = String(decoding: name, as: UTF8.self)
-                let predefined: Set<String> = ["amp", "lt", "gt", "quot", "apos"]
-                let isCharacter =
-                    reference.hasPrefix("#x")
-                    ? reference.count > 2 && reference.dropFirst(2).allSatisfy(\.isHexDigit)
-                    : reference.hasPrefix("#") && reference.count > 1 && reference.dropFirst().allSatisfy(\.isNumber)
-                let ended = index + 1 + name.count < text.count && text[index + 1 + name.count] == UInt8(ascii: ";")
-                guard ended, predefined.contains(reference) || isCharacter else {
-                    throw Failure(
-                        line: line,
-                        message:
-                            "'&\(reference.prefix(20))\(ended ? ";" : "")' is not one of XML's five entities (&amp; &lt; &gt; &quot; &apos;) or a character reference; Keyport resolves no other"
-                    )
-                }
-            }
-            index += 1
         }
     }
 

@@ -43,6 +43,30 @@ package enum TerminationSignals {
         return (result, arrived.withLock { $0 })
     }
 
+    /// Runs `body` on this thread while each of ``caught`` that arrives is handed to `onSignal`
+    /// (on the signals' own thread) instead of ending the program: for blocking work that the
+    /// handler stops from outside — closing the sending side of a call's socket, say, so that the
+    /// service gives the call up and its answer says how it ended. Returns `body`'s result and the
+    /// first signal that arrived while it ran, if one did; ignored signals stay ignored, and
+    /// afterwards the signals have their earlier actions again.
+    package static func handling<T>(
+        _ onSignal: @escaping @Sendable (Int32) -> Void,
+        _ body: () throws -> T
+    ) -> (result: Result<T, any Error>, signal: Int32?) {
+        let arrived = Mutex<Int32?>(nil)
+        Reader.shared.receiver.withLock { receiver in
+            receiver = { signal in
+                arrived.withLock { $0 = $0 ?? signal }
+                onSignal(signal)
+            }
+        }
+        let previous = install()
+        let result = Result { try body() }
+        restore(previous)
+        Reader.shared.receiver.withLock { $0 = nil }
+        return (result, arrived.withLock { $0 })
+    }
+
     /// Ends the program by `signal` with its default action, as if it had never been caught, so the
     /// program that started it (a shell, a script) sees how it ended.
     package static func end(by signal: Int32) -> Never {

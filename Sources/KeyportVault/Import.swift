@@ -32,12 +32,23 @@ extension Vault {
     /// nothing the item is unchanged. Everything else is new. The vault's logins are read once
     /// per site the import touches, through the site's tag, so the work grows with the items
     /// given and the items of their sites, never with their product. `progress` hears the counts
-    /// so far every 1 000 items (and once at the end), before they are committed.
+    /// so far every 1 000 items (and once at the end), before they are committed. `cancelled` is
+    /// asked before each 1 000 items and once more just before the commit: when it says so, the
+    /// transaction is rolled back and nothing was imported (``VaultError/Code-swift.struct/cancelled``).
     package func importItems(
         _ items: some Sequence<CXF.Item>,
-        progress: ((ImportReport) -> Void)? = nil
+        progress: ((ImportReport) -> Void)? = nil,
+        cancelled: () -> Bool = { false }
     ) throws(VaultError) -> ImportReport {
-        try write { db, state in
+        /// Throws when the caller has given up, which rolls the whole transaction back.
+        func checkCancelled(_ report: ImportReport) throws(VaultError) {
+            guard cancelled() else { return }
+            throw VaultError(
+                .cancelled,
+                "the import was cancelled after \(report.total) of its items; nothing was imported"
+            )
+        }
+        return try write { db, state in
             var report = ImportReport()
             var logins = LoginIndex(before: try Int64.fetchOne(db, sql: "SELECT max(rowid) FROM items") ?? 0)
             var batch: [CXF.Item] = []
@@ -54,6 +65,7 @@ extension Vault {
                 }
             }
             func flush() throws {
+                try checkCancelled(report)
                 // Sealing, tagging and finding sites take most of an import and need no database:
                 // done for a batch on every core, then written in order. One query tells which ids
                 // the vault has; an id seen earlier in this batch is looked up again, since its row
@@ -84,6 +96,9 @@ extension Vault {
                 if batch.count == 1000 { try flush() }
             }
             try flush()
+            // The last chance before the commit: a caller gone by now is not left with an import
+            // it no longer waits for.
+            try checkCancelled(report)
             return report
         }
     }

@@ -33,6 +33,9 @@ package struct VaultError: RecordedError {
         package static let io = Code(rawValue: "io")
         /// An item the vault cannot keep (no id, say).
         package static let invalidItem = Code(rawValue: "invalid-item")
+        /// The caller gave up on a change before it was committed (an import whose client went
+        /// away): nothing was written.
+        package static let cancelled = Code(rawValue: "cancelled")
     }
 
     package var record: ErrorRecord<Code>

@@ -66,24 +66,7 @@ package enum VaultKeeperClient {
                 // says. Both are read from the kernel (the pinned peer's program and the `--vault`
                 // its command line was started with, which that program does not rewrite), so no
                 // call is added to each request.
-                let peer = try await connection.peerProcess()
-                let program = try peer.executable
-                guard program == Self.keeperProgram else {
-                    throw WrongKeeper(
-                        description:
-                            "\(program) (process \(peer.pid)) answers on \(locations.keeperSocket), not Keyport Vault's keeper (\(Self.keeperProgram ?? "keyport-vault beside this program")); it was not started by Keyport: stop it (kill \(peer.pid)), and `keyport vault unlock` starts the keeper"
-                    )
-                }
-                let arguments = try peer.arguments
-                let served = arguments.firstIndex(of: "--vault").flatMap {
-                    arguments.index(after: $0) < arguments.endIndex ? arguments[arguments.index(after: $0)] : nil
-                }
-                guard let served, FilePaths.sameFile(served, locations.vault) else {
-                    throw WrongKeeper(
-                        description:
-                            "the vault's keeper on \(locations.keeperSocket) (process \(peer.pid)) serves \(served ?? "no vault it names"), not \(locations.vault)\(FileManager.default.fileExists(atPath: locations.vault) ? "; it was not started for this vault: stop it (kill \(peer.pid)), and `keyport vault unlock` starts the right one" : ", which does not exist (`keyport vault init` makes it)")"
-                    )
-                }
+                try check(try await connection.peerProcess(), serves: locations)
                 guard more else { return try await connection.call(method, parameters) }
                 try await connection.send(VarlinkCall(method: method, parameters: parameters, more: true))
                 while true {
@@ -102,6 +85,53 @@ package enum VaultKeeperClient {
                 )
             )
         }
+    }
+
+    /// Throws ``WrongKeeper`` unless `peer`, the process on the keeper's socket, is Keyport
+    /// Vault's keeper beside this program, started for `locations.vault`.
+    static func check(_ peer: PinnedProcess, serves locations: VaultLocations) throws {
+        let program = try peer.executable
+        guard program == Self.keeperProgram else {
+            throw WrongKeeper(
+                description:
+                    "\(program) (process \(peer.pid)) answers on \(locations.keeperSocket), not Keyport Vault's keeper (\(Self.keeperProgram ?? "keyport-vault beside this program")); it was not started by Keyport: stop it (kill \(peer.pid)), and `keyport vault unlock` starts the keeper"
+            )
+        }
+        let arguments = try peer.arguments
+        let served = arguments.firstIndex(of: "--vault").flatMap {
+            arguments.index(after: $0) < arguments.endIndex ? arguments[arguments.index(after: $0)] : nil
+        }
+        guard let served, FilePaths.sameFile(served, locations.vault) else {
+            throw WrongKeeper(
+                description:
+                    "the vault's keeper on \(locations.keeperSocket) (process \(peer.pid)) serves \(served ?? "no vault it names"), not \(locations.vault)\(FileManager.default.fileExists(atPath: locations.vault) ? "; it was not started for this vault: stop it (kill \(peer.pid)), and `keyport vault unlock` starts the right one" : ", which does not exist (`keyport vault init` makes it)")"
+            )
+        }
+    }
+
+    /// A blocking connection to the keeper of `locations.vault`, once the process on its socket
+    /// is that keeper (as ``call(_:_:_:more:each:)`` checks).
+    ///
+    /// - Throws: ``NotRunning``; ``WrongKeeper``; ``VarlinkConnectionError``.
+    static func blockingConnection(_ locations: VaultLocations) throws -> VarlinkBlockingConnection {
+        let connection: VarlinkBlockingConnection
+        do {
+            connection = try VarlinkBlockingConnection(
+                path: locations.keeperSocket,
+                maximumMessageSize: VaultKeeper.maximumMessageSize
+            )
+        } catch {
+            if error.isRefused { throw NotRunning(unlock: unlockCommand(locations)) }
+            throw error
+        }
+        let peer: PinnedProcess
+        do {
+            peer = try PinnedProcess(peerOf: connection.socket)
+        } catch {
+            throw VarlinkConnectionError("cannot tell which process serves \(locations.keeperSocket): \(error)")
+        }
+        try check(peer, serves: locations)
+        return connection
     }
 
     /// The arguments `keyport-vault` runs with as the keeper of `vault` (an absolute path): what

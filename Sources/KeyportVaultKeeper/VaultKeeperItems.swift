@@ -1,7 +1,14 @@
 import CredentialExchangeFormat
 import KeyportEncoding
 import KeyportInterfaces
+import Synchronization
 import Varlink
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// What the vault's clients (`keyport vault`, its exporter and importer) ask of its keeper in
 /// items rather than in messages.
@@ -87,6 +94,164 @@ extension VaultKeeperClient {
         let message = try JSONText.wrapping("document", object: document)
         return try await call(locations, VaultKeeper.ImportDocument.name, message)
             .decode(VaultKeeper.ImportDocument.Reply.self)
+    }
+}
+
+/// What `keyport vault import` hands the keeper: the items it read from another manager's
+/// export, or a CXF document as the file holds it, which the keeper reads itself (the command
+/// then never builds the document's items).
+package enum ImportPayload: Sendable {
+    /// Items (`Import`).
+    case items([CXF.Item])
+    /// A CXF document's JSON, as read (`ImportDocument`).
+    case document([UInt8])
+}
+
+/// Ctrl-C's way into an import that is under way: ``cancel()``, from any thread (the signals'),
+/// closes the sending side of the import's connection (`shutdown` SHUT_WR). The keeper's server
+/// then cancels the call, whose transaction rolls back, and its reply still comes: how the import
+/// ended, which the command says.
+package final class ImportCancellation: Sendable {
+    private struct State {
+        /// The socket of the call under way; `nil` before it is sent and after its reply.
+        var socket: Int32?
+        var cancelled = false
+        /// The keeper answered with the import's report: a later ``cancel()`` changes nothing.
+        var answered = false
+    }
+    private let state = Mutex(State())
+    private let whenIdle: @Sendable () -> Void
+
+    /// `whenIdle` is what ``cancel()`` does when no call is under way yet: it may end the
+    /// program (nothing was imported), and runs while no call can start.
+    package init(whenIdle: @escaping @Sendable () -> Void = {}) {
+        self.whenIdle = whenIdle
+    }
+
+    /// Whether ``cancel()`` was called.
+    package var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    /// Gives the import up: closes the sending side of the call under way, which then ends by
+    /// itself (its reply says how); does nothing once the keeper has answered; before any call,
+    /// runs `whenIdle`, and none will be sent.
+    package func cancel() {
+        let idle = state.withLock { state -> Bool in
+            guard !state.answered else { return false }
+            state.cancelled = true
+            guard let socket = state.socket else { return true }
+            shutdown(socket, Int32(SHUT_WR))
+            return false
+        }
+        // No call starts once `cancelled` is set: ``sending(on:_:)`` checks it first.
+        if idle { whenIdle() }
+    }
+
+    /// Runs `body` with `socket` as the call's, which ``cancel()`` may close for sending.
+    ///
+    /// - Throws: ``ImportCancelled`` when the import was given up before.
+    fileprivate func sending<T>(on socket: Int32, _ body: () throws -> T) throws -> T {
+        let given = state.withLock { state -> Bool in
+            if !state.cancelled { state.socket = socket }
+            return state.cancelled
+        }
+        if given { throw ImportCancelled() }
+        // Cleared before the connection (and so its descriptor number) is let go.
+        do {
+            let result = try body()
+            state.withLock { state in
+                state.socket = nil
+                state.answered = true
+            }
+            return result
+        } catch {
+            state.withLock { $0.socket = nil }
+            throw error
+        }
+    }
+}
+
+/// The import was given up before the keeper committed it: nothing was imported.
+package struct ImportCancelled: Error, CustomStringConvertible {
+    package init() {}
+    package var description: String { "the import was cancelled; nothing was imported" }
+}
+
+extension VaultKeeperClient {
+    /// Takes `payload` into the unlocked vault in one transaction (`Import` or `ImportDocument`)
+    /// on a blocking connection, on this thread: the message is written from the pieces it is
+    /// made of (a document from the bytes read), never copied whole again, and `cancellation`
+    /// can give the import up while it runs. `progress` hears the counts so far (every 1 000
+    /// items).
+    ///
+    /// - Throws: ``ImportCancelled`` when it was given up before the keeper committed it (the
+    ///   keeper rolled it back, or never had the whole call); ``ImportTooLarge`` before anything
+    ///   is sent; `JSONSyntaxError` when a document is not one JSON object; as
+    ///   ``call(_:_:_:more:each:)``.
+    package static func importBlocking(
+        _ payload: ImportPayload,
+        _ locations: VaultLocations,
+        limit: Int = VaultKeeper.maximumMessageSize,
+        cancellation: ImportCancellation = ImportCancellation(),
+        progress: ((VaultKeeper.Import.Reply) -> Void)? = nil
+    ) throws -> VaultKeeper.Import.Reply {
+        let method: String
+        let pieces: [[UInt8]]
+        switch payload {
+        case .items(let items):
+            var message = Array(#"{"items":["#.utf8)
+            for (index, item) in items.enumerated() {
+                if index > 0 { message.append(UInt8(ascii: ",")) }
+                item.appendJSON(to: &message)
+            }
+            message += Array("]}".utf8)
+            guard message.count <= limit else {
+                throw ImportTooLarge(items: items.count, bytes: message.count, limit: limit)
+            }
+            (method, pieces) = (VaultKeeper.Import.name, [message])
+        case .document(let document):
+            guard document.count + 16 <= limit else {
+                throw ImportTooLarge(items: nil, bytes: document.count + 16, limit: limit)
+            }
+            (method, pieces) = (
+                VaultKeeper.ImportDocument.name, try JSONText.wrappingInPieces("document", object: document)
+            )
+        }
+        let connection = try blockingConnection(locations)
+        return try cancellation.sending(on: connection.socket) {
+            do {
+                try connection.send(
+                    VarlinkCall(method: method, parameters: .emptyObject, more: true),
+                    parameterPieces: pieces
+                )
+                while true {
+                    let reply = try connection.nextReply().reply
+                    let counts = try reply.parameters.decode(VaultKeeper.Import.Reply.self)
+                    guard reply.continues else { return counts }
+                    progress?(counts)
+                }
+            } catch let error as VarlinkError {
+                if error.name == VaultKeeper.Failed.name,
+                    error.parameters(as: VaultKeeper.Failed.self)?.code == "cancelled"
+                {
+                    throw ImportCancelled()
+                }
+                if error.name == VaultKeeper.Locked.name {
+                    throw VarlinkError(
+                        VaultKeeper.Locked(
+                            message:
+                                "the vault \(locations.vault) is locked; unlock it with `\(unlockCommand(locations))`"
+                        )
+                    )
+                }
+                throw error
+            } catch let error as VarlinkConnectionError where cancellation.isCancelled {
+                // Given up while the call was still being written, or before the keeper took it
+                // from the socket: the keeper never ran it. (A committed import is always answered
+                // before the keeper lets the connection go, and this side still reads.)
+                _ = error
+                throw ImportCancelled()
+            }
+        }
     }
 }
 

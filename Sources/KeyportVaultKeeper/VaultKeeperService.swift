@@ -374,7 +374,9 @@ package final class VaultKeeperService: Sendable {
         do {
             report = try change { vault throws(VaultError) in
                 let progress: ((ImportReport) -> Void)? = request.call.more ? { sender.yield($0) } : nil
-                return (try vault.importItems(items, progress: progress), [.everything])
+                // A client that goes away (Ctrl-C in `keyport vault import`) cancels this call's
+                // task: the import then rolls back, rather than finishing for nobody.
+                return (try vault.importItems(items, progress: progress) { Task.isCancelled }, [.everything])
             }
         } catch {
             sender.finish()

@@ -56,7 +56,7 @@ package final class VarlinkBlockingConnection {
     ///
     /// - Throws: the service's ``VarlinkError``, or ``VarlinkConnectionError``.
     package func call(_ method: String, _ parameters: RawJSON = .emptyObject) throws -> RawJSON {
-        try transmit(VarlinkCall(method: method, parameters: parameters))
+        try transmit(VarlinkCall(method: method, parameters: parameters).outgoing)
         return try nextReply().reply.parameters
     }
 
@@ -80,7 +80,7 @@ package final class VarlinkBlockingConnection {
         _ parameters: RawJSON,
         each: (RawJSON) throws -> Void
     ) throws -> RawJSON {
-        try transmit(VarlinkCall(method: method, parameters: parameters, more: true))
+        try transmit(VarlinkCall(method: method, parameters: parameters, more: true).outgoing)
         while true {
             let reply = try nextReply().reply
             guard reply.continues else { return reply.parameters }
@@ -94,7 +94,15 @@ package final class VarlinkBlockingConnection {
     ///
     /// - Throws: ``VarlinkConnectionError``.
     package func send(_ call: VarlinkCall, descriptors: [Int32] = []) throws(VarlinkConnectionError) {
-        try transmit(call, descriptors: descriptors)
+        try transmit(call.outgoing, descriptors: descriptors)
+    }
+
+    /// Sends `call` with `pieces` for its parameters (``VarlinkCall/outgoing(parameterPieces:)``),
+    /// each written from where it lies. Read the reply with ``nextReply()``.
+    ///
+    /// - Throws: ``VarlinkConnectionError``.
+    package func send(_ call: VarlinkCall, parameterPieces pieces: [[UInt8]]) throws(VarlinkConnectionError) {
+        try transmit(call.outgoing(parameterPieces: pieces))
     }
 
     /// The next reply, with the descriptors that came with it.
@@ -112,23 +120,27 @@ package final class VarlinkBlockingConnection {
         return (reply, descriptors)
     }
 
-    private func transmit(_ call: VarlinkCall, descriptors: [Int32] = []) throws(VarlinkConnectionError) {
-        var message = call.message
-        message.append(0)
-        var sent = 0
-        while sent < message.count {
-            do {
-                // The descriptors go with the first send, which holds this message's bytes only
-                // (DescriptorFraming says why that matters).
-                sent += try message.withUnsafeBytes { bytes in
-                    try DescriptorPassing.send(
-                        UnsafeRawBufferPointer(rebasing: bytes[sent...]),
-                        descriptors: sent == 0 ? descriptors : [],
-                        on: descriptor
-                    )
+    /// Writes `message` in the pieces it was made of (the envelope, parameters that may be a 45 MB
+    /// document, the rest, the NUL), never joined into one more copy of the message.
+    private func transmit(_ message: OutgoingMessage, descriptors: [Int32] = []) throws(VarlinkConnectionError) {
+        var first = true
+        for part in message.parts + [[0]] {
+            var sent = 0
+            while sent < part.count {
+                do {
+                    // The descriptors go with the first send, which holds this message's bytes only
+                    // (DescriptorFraming says why that matters).
+                    sent += try part.withUnsafeBytes { bytes in
+                        try DescriptorPassing.send(
+                            UnsafeRawBufferPointer(rebasing: bytes[sent...]),
+                            descriptors: first ? descriptors : [],
+                            on: descriptor
+                        )
+                    }
+                    first = false
+                } catch {
+                    throw VarlinkConnectionError("the service closed the connection: \(error)")
                 }
-            } catch {
-                throw VarlinkConnectionError("the service closed the connection: \(error)")
             }
         }
     }

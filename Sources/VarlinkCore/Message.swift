@@ -158,6 +158,13 @@ package struct VarlinkCall: Hashable, Sendable {
 
     /// The message as it is written: the envelope around the parameters, which are not copied.
     package var outgoing: OutgoingMessage {
+        outgoing(parameterPieces: parameters == .emptyObject ? nil : [parameters.bytes])
+    }
+
+    /// The message as it is written with `pieces` for its parameters (``parameters`` unused):
+    /// pieces whose joining is one JSON object, such as ``JSONText/wrappingInPieces(_:object:)``
+    /// makes around a document, which is then never copied into a message of its own.
+    package func outgoing(parameterPieces pieces: [[UInt8]]?) -> OutgoingMessage {
         var head = Array(#"{"method":"#.utf8)
         head += JSONString.quoted(method)
         var tail: [UInt8] = []
@@ -165,9 +172,9 @@ package struct VarlinkCall: Hashable, Sendable {
         if oneway { tail += Array(#","oneway":true"#.utf8) }
         if upgrade { tail += Array(#","upgrade":true"#.utf8) }
         tail.append(UInt8(ascii: "}"))
-        guard parameters != .emptyObject else { return OutgoingMessage([head + tail]) }
+        guard let pieces else { return OutgoingMessage([head + tail]) }
         head += Array(#","parameters":"#.utf8)
-        return OutgoingMessage([head, parameters.bytes, tail])
+        return OutgoingMessage([head] + pieces + [tail])
     }
 }
 
@@ -282,6 +289,22 @@ package enum JSONText {
         bytes += value
         bytes.append(UInt8(ascii: "}"))
         return RawJSON(bytes: bytes)
+    }
+
+    /// `{"NAME":VALUE}` as ``wrapping(_:object:)`` makes it, in three pieces — the head, `value`
+    /// itself, `}` — for a message written in pieces (``VarlinkCall/outgoing(parameterPieces:)``):
+    /// a 45 MB document is not copied.
+    ///
+    /// - Throws: ``JSONSyntaxError`` when `value` is not one JSON object.
+    package static func wrappingInPieces(
+        _ name: StaticString,
+        object value: [UInt8]
+    ) throws(JSONSyntaxError) -> [[UInt8]] {
+        try checkObject(value)
+        var head = [UInt8(ascii: "{")]
+        JSONString.append(name.description, to: &head)
+        head.append(UInt8(ascii: ":"))
+        return [head, value, [UInt8(ascii: "}")]]
     }
 
     /// Checks, in one pass, that `value` is exactly one JSON object, before it is put into a

@@ -9,6 +9,7 @@ import KeyportSystem
 import KeyportVault
 import KeyportVaultKeeper
 import OneTimeCodes
+import Synchronization
 import Varlink
 
 /// `keyport vault`: Keyport Vault, through its keeper (`keyport-vault keeper`), which holds the
@@ -134,15 +135,29 @@ func callVaultKeeper(
 func vaultKeeper<Result>(_ body: () async throws -> Result) async throws -> Result {
     do {
         return try await body()
-    } catch let error as VaultKeeperClient.NotRunning {
-        throw Failure.io(error.description)
-    } catch let error as VaultKeeperClient.WrongKeeper {
-        throw Failure.io(error.description)
-    } catch let error as VarlinkError {
-        let code = error.parameters(as: VaultKeeper.Failed.self)?.code
-        throw Failure.invalid(error.sentence + (code.map { " [\($0)]" } ?? ""))
-    } catch let error as VarlinkConnectionError {
-        throw Failure.io("the vault's keeper: \(error)")
+    } catch {
+        throw keeperFailure(error)
+    }
+}
+
+/// ``vaultKeeper(_:)`` for a body that blocks on the keeper (`import`'s blocking connection).
+func vaultKeeperNow<Result>(_ body: () throws -> Result) throws -> Result {
+    do {
+        return try body()
+    } catch {
+        throw keeperFailure(error)
+    }
+}
+
+/// The failure that says why the vault's keeper refused (`error` itself when it did not).
+private func keeperFailure(_ error: any Error) -> any Error {
+    switch error {
+    case let error as VaultKeeperClient.NotRunning: Failure.io(error.description)
+    case let error as VaultKeeperClient.WrongKeeper: Failure.io(error.description)
+    case let error as VarlinkError:
+        Failure.invalid(error.sentence + (error.parameters(as: VaultKeeper.Failed.self).map { " [\($0.code)]" } ?? ""))
+    case let error as VarlinkConnectionError: Failure.io("the vault's keeper: \(error)")
+    default: error
     }
 }
 
@@ -402,10 +417,105 @@ extension VaultCommand {
             if key != nil, chosen.map({ $0 != .encryptedCXF }) ?? false {
                 throw Failure.invalid("--key opens an encrypted CXF export (--format cxf-hpke), not \(format!)")
             }
+            let locations = try options.locations()
+            // Ctrl-C (SIGTERM, SIGHUP) is never silence: before the keeper has the import, the
+            // command ends saying that nothing was imported; while the keeper imports, the call's
+            // sending side is closed, the keeper rolls its transaction back, and its answer says
+            // how the import ended, which is said here.
+            let arrived = Mutex<Int32>(SIGINT)
+            let cancellation = ImportCancellation {
+                // The signals' thread; nothing was sent to the keeper, and nothing will be.
+                let signal = arrived.withLock { $0 }
+                FileHandle.write(
+                    "\(isatty(STDERR_FILENO) == 1 ? "\r\u{1B}[K" : "")keyport: interrupted by \(TerminationSignals.name(signal)) before the import began; nothing was imported\n",
+                    to: .standardError
+                )
+                TerminationSignals.end(by: signal)
+            }
+            let onSignal: @Sendable (Int32) -> Void = { signal in
+                arrived.withLock { $0 = signal }
+                cancellation.cancel()
+            }
+            let (outcome, signal) = TerminationSignals.handling(onSignal) { () throws -> String in
+                try importFile(chosen, into: locations, cancellation: cancellation)
+            }
+            switch outcome {
+            case .success(let report):
+                FileHandle.write(report)
+                if let signal {
+                    FileHandle.write(
+                        "keyport: interrupted by \(TerminationSignals.name(signal)) after the vault's keeper had committed the import (above)\n",
+                        to: .standardError
+                    )
+                    TerminationSignals.end(by: signal)
+                }
+            case .failure(let error as ImportCancelled):
+                _ = error
+                FileHandle.write(
+                    "keyport: interrupted by \(TerminationSignals.name(signal ?? SIGINT)); the vault's keeper cancelled the import: nothing was imported\n",
+                    to: .standardError
+                )
+                TerminationSignals.end(by: signal ?? SIGINT)
+            case .failure(let error):
+                throw error
+            }
+        }
+
+        /// Reads the file and has the keeper import it; returns the report's line.
+        private func importFile(
+            _ chosen: ImportFormat?,
+            into locations: VaultLocations,
+            cancellation: ImportCancellation
+        ) throws -> String {
             let text = try readInput(file, limit: 256 << 20)
-            let imported: Imported
+            let format = chosen ?? Importer.detect(text)
+            let payload: ImportPayload
+            let formatName: String
+            var count: Int? = nil
+            if format == .cxf, key == nil {
+                // A plain CXF document goes to the keeper as the file holds it, read there once:
+                // this command builds no item of it (docs/performance.md).
+                payload = .document(text)
+                formatName = ImportFormat.cxf.name
+            } else {
+                let imported = try read(text, format: chosen, detected: format)
+                // All or nothing: an entry that cannot be read is not left behind while the rest comes in.
+                guard imported.problems.isEmpty else {
+                    for problem in imported.problems {
+                        FileHandle.write("\(file): \(DisplayText.escaping(problem.description))\n", to: .standardError)
+                    }
+                    let problems = imported.problems.count
+                    throw Failure.invalid(
+                        "\(file): \(problems) \(problems == 1 ? "entry" : "entries") of the \(imported.format.name) file cannot be read (above); nothing was imported"
+                    )
+                }
+                payload = .items(imported.items)
+                formatName = imported.format.name
+                count = imported.items.count
+            }
+            let report = try vaultKeeperNow { () throws -> VaultKeeper.Import.Reply in
+                let bar = ProgressBar("importing", total: count)
+                defer { bar?.finish() }
+                do {
+                    return try VaultKeeperClient.importBlocking(payload, locations, cancellation: cancellation) {
+                        bar?.update($0.imported + $0.merged + $0.unchanged)
+                    }
+                } catch is JSONSyntaxError {
+                    // Not one JSON object: the importer says where, as for any other file.
+                    _ = try read(text, format: .cxf, detected: .cxf)
+                    throw Failure.invalid("\(file): the file is not a JSON object")
+                } catch let error as VarlinkError where error.name == VarlinkService.InvalidParameter.name {
+                    throw Failure.invalid("\(file): \(error.message ?? error.sentence)")
+                }
+            }
+            return
+                "\(file) (\(formatName)): \(report.imported) new, \(report.merged) merged into items the vault had, \(report.unchanged) it had already\n"
+        }
+
+        /// Reads `text` as `chosen` (or as it was recognised, `detected`) into items.
+        private func read(_ text: [UInt8], format chosen: ImportFormat?, detected: ImportFormat?) throws -> Imported {
             // A key is for a sealed file: read as one, a damaged file says what is wrong with it.
-            if key != nil || (chosen ?? Importer.detect(text)) == .encryptedCXF {
+            guard key == nil, detected != .encryptedCXF else {
                 // The file is checked before the key's passphrase is asked for.
                 let response: EncryptedCXF.Response
                 do {
@@ -420,45 +530,21 @@ extension VaultCommand {
                 }
                 let recipientKey = try readRecipientKey(key, options: options)
                 do {
-                    imported = try Importer.read(response, key: recipientKey)
-                } catch {
-                    throw Failure.invalid("\(file): \(error.message)")
-                }
-            } else {
-                let reading = ProgressBar("reading \(DisplayText.escaping(file))")
-                defer { reading?.finish() }
-                do {
-                    imported = try Importer.read(text, format: chosen) {
-                        reading?.finish()
-                        return try? options.passphrase("Password of the export: ")
-                    }
+                    return try Importer.read(response, key: recipientKey)
                 } catch {
                     throw Failure.invalid("\(file): \(error.message)")
                 }
             }
-            // All or nothing: an entry that cannot be read is not left behind while the rest comes in.
-            guard imported.problems.isEmpty else {
-                for problem in imported.problems {
-                    FileHandle.write("\(file): \(DisplayText.escaping(problem.description))\n", to: .standardError)
+            let reading = ProgressBar("reading \(DisplayText.escaping(file))")
+            defer { reading?.finish() }
+            do {
+                return try Importer.read(text, format: chosen ?? detected) {
+                    reading?.finish()
+                    return try? options.passphrase("Password of the export: ")
                 }
-                let count = imported.problems.count
-                throw Failure.invalid(
-                    "\(file): \(count) \(count == 1 ? "entry" : "entries") of the \(imported.format.name) file cannot be read (above); nothing was imported"
-                )
+            } catch {
+                throw Failure.invalid("\(file): \(error.message)")
             }
-            let locations = try options.locations()
-            let report = try await vaultKeeper { () async throws in
-                guard let bar = ProgressBar("importing", total: imported.items.count) else {
-                    return try await VaultKeeperClient.importItems(imported.items, locations)
-                }
-                defer { bar.finish() }
-                return try await VaultKeeperClient.importItems(imported.items, locations) {
-                    bar.update($0.imported + $0.merged + $0.unchanged)
-                }
-            }
-            FileHandle.write(
-                "\(file) (\(imported.format.name)): \(report.imported) new, \(report.merged) merged into items the vault had, \(report.unchanged) it had already\n"
-            )
         }
     }
 

@@ -90,3 +90,31 @@ struct VaultTarget {
             }
     }
 }
+
+extension VaultTarget {
+    /// The `keyport vault` subcommands that take item ids as arguments.
+    static let commandsTakingIDs: Set<String> = ["show", "rm", "edit", "export"]
+
+    /// An argument of `keyport vault show|rm|edit|export` before `--` that begins with one `-`
+    /// and is longer than an option's letter: an item id as `list` prints it (ids are base64url,
+    /// so an imported item's can begin with `-`), which the parser would read as a cluster of
+    /// short options — one with an `h` in it printed the whole help and exited 0. No option of
+    /// these commands is written so, so the command line is refused with the way to write it.
+    static func optionLikeID(in arguments: [String]) -> String? {
+        guard arguments.count > 2, arguments[0] == "vault", commandsTakingIDs.contains(arguments[1]) else {
+            return nil
+        }
+        for argument in arguments.dropFirst(2) {
+            if argument == "--" { return nil }
+            if argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.utf8.count > 2 { return argument }
+        }
+        return nil
+    }
+
+    /// What is said of such an argument, `argument`, given to `keyport vault COMMAND`.
+    static func optionLikeIDMessage(_ argument: String, command: String) -> String {
+        let shown = DisplayText.escaping(argument)
+        return
+            "'\(shown)' begins with '-', so it would be read as options, and `keyport vault \(command)` has none written so; an item id that begins with '-' follows `--`: keyport vault \(command) -- \(shown)"
+    }
+}

@@ -48,6 +48,29 @@ private struct VaultCLISandbox {
 @Suite("keyport vault", .serialized)
 struct VaultCLITests {
     @Test(
+        "an item id that looks like options (as `list` prints one) is refused with the way to write it, never help with exit 0"
+    )
+    func optionLikeIDs() async throws {
+        let sandbox = try VaultCLISandbox("kp-vault-dash")
+        defer { sandbox.remove() }
+        // `h` among the letters: the parser read a cluster of short flags, -h among them.
+        for arguments in [
+            ["show", "-8mUR1Lh2kQ"], ["rm", "-8mUR1Lh2kQ"], ["export", "-8mUR1Lh2kQ"], ["show", "--reveal", "-xh"],
+        ] {
+            let ran = try await sandbox.keyport(arguments)
+            #expect(ran.status == 2, "\(arguments): \(ran.status) \(ran.stdout)")
+            #expect(ran.stdout.isEmpty && !ran.stderr.contains("USAGE"), "\(arguments): \(ran.stdout)")
+            #expect(
+                ran.stderr.contains("follows `--`: keyport vault \(arguments[0]) -- \(arguments.last!)"),
+                "\(ran.stderr)"
+            )
+        }
+        // After `--` it is an id (no vault here: the keeper's refusal, not the parser's).
+        let named = try await sandbox.keyport(["show", "--", "-8mUR1Lh2kQ"])
+        #expect(!named.stderr.contains("follows `--`") && !named.stdout.contains("USAGE"), "\(named.stderr)")
+    }
+
+    @Test(
         "init, unlock (starting the keeper), add, list, show, import a KeePassXC export, export, lock; clear refusals"
     )
     func workflow() async throws {
@@ -484,6 +507,54 @@ struct VaultCLITests {
             !FileManager.default.fileExists(atPath: heard),
             "the impostor heard: \((try? String(contentsOfFile: heard, encoding: .utf8)) ?? "")"
         )
+    }
+
+    @Test(
+        "Ctrl-C while the keeper imports: the keeper rolls the import back and the command says nothing was imported"
+    )
+    func interruptedImport() async throws {
+        let script = try Peers.require("/usr/bin/script", "script (util-linux)")
+        let sandbox = try VaultCLISandbox("kp-vault-sigint")
+        defer { sandbox.remove() }
+        func keyport(_ arguments: [String], _ input: String? = nil) async throws -> CLI.Result {
+            try await sandbox.keyport(arguments, input)
+        }
+        #expect(try await keyport(["init", "--passphrase-stdin"], "open sesame\n").status == 0)
+        #expect(try await keyport(["unlock", "--passphrase-stdin"], "open sesame\n").status == 0)
+        let list = sandbox.directory.url.appendingPathComponent("codes.txt").path
+        try (0..<30000).map { "otpauth://totp/Site%20\($0):user\($0)?secret=JBSWY3DPEHPK3PXP&issuer=Site%20\($0)" }
+            .joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+
+        // On a terminal of its own, as a person runs it: its bar shows the keeper's first counts.
+        let command = [CLI.executable.path, "vault", "import", list].joined(separator: " ")
+        let running = try Program(script, ["-qefc", command, "/dev/null"], environment: sandbox.environment)
+        let deadline = ContinuousClock.now + .seconds(120)
+        while !running.standardOutput.contains("] 1000/30000"), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let importing = Started.processes(
+            running: "keyport-cli",
+            arguments: ["vault", "import"],
+            withEnvironment: "KEYPORT_VAULT_SOCKET=\(sandbox.socket)"
+        )
+        try #require(importing.count == 1, "the import did not get under way: \(running.standardOutput)")
+        // The real signal, to the command alone (a terminal's Ctrl-C reaches its process group).
+        kill(importing[0], SIGINT)
+        let ran = try await running.finish(timeout: .seconds(120))
+        #expect(ran.status != 0, "\(ran.standardOutput)")
+        #expect(
+            ran.standardOutput.contains(
+                "keyport: interrupted by SIGINT; the vault's keeper cancelled the import: nothing was imported"
+            ),
+            "\(ran.standardOutput.debugDescription)"
+        )
+        #expect(!ran.standardOutput.contains("new, "), "\(ran.standardOutput.debugDescription)")
+
+        // A change waits for the keeper's import to end: after it, the vault holds that item alone.
+        let added = try await keyport(["add", "--passphrase-stdin", "--title", "after", "--user", "u"], "pw\n")
+        #expect(added.status == 0, "\(added.stderr)")
+        let listed = try await keyport(["list"])
+        #expect(listed.stdout.split(separator: "\n").count == 1, "\(listed.stdout.prefix(500))")
     }
 
     @Test("a long import or export shows a progress bar on a terminal, cleared before the report; none when piped")

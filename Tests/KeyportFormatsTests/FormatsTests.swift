@@ -606,6 +606,11 @@ struct LosslessImportTests {
             "\(refusal(Array(utf7.utf8)) ?? "read")"
         )
         #expect(refusal([0xFF, 0xFE] + Array(Self.head.utf8), as: .keepassXML)?.contains("UTF-16") == true)
+        // A Latin-1 byte in a value on the fourth line: named by its line, never read as U+FFFD.
+        let latin1 =
+            Array((Self.head + "\n\n<Entry><String><Key>Title</Key><Value>caf").utf8) + [0xE9]
+            + Array(("</Value></String></Entry>" + Self.tail).utf8)
+        #expect(refusal(latin1)?.contains("line 4: the text is not UTF-8") == true, "\(refusal(latin1) ?? "read")")
 
         let whole = Self.head + Self.entry("one") + Self.entry("two") + Self.tail
         for cut in [2, 10, 60, 120] {
@@ -676,5 +681,96 @@ struct ExportTests {
         #expect(header.exporterRpId == "keyport.invalid" && header.timestamp == 1_700_000_000)
         #expect(header.accounts.first?.items == items)
         #expect(try Importer.read(bytes).items == items)
+    }
+
+    @Test(
+        "JSON exports are recognised from their first members: a CXF document or Bitwarden export broken after them is named, and its reader says where"
+    )
+    func recognisedFromTheStart() throws {
+        let csv = "name,url,username,password,note\nexample.com,https://example.com/,alice,pw,\n"
+        let items = try Importer.read(Array(csv.utf8)).items
+        let account = CXF.Account(id: Data("me".utf8), username: "alice", email: "alice@example.com", items: [])
+        let document = Exporter.cxf(items, account: account, timestamp: 1_700_000_000)
+        #expect(Importer.detect(document) == .cxf)
+        // Cut inside its accounts: still CXF by its version and accounts, and no valid JSON.
+        let cut = Array(document.dropLast(20))
+        #expect(Importer.detect(cut) == .cxf)
+        #expect(Importer.detect([0xEF, 0xBB, 0xBF] + Array(" \n".utf8) + cut) == .cxf)
+        do {
+            _ = try Importer.read(cut)
+            Issue.record("a cut document was read")
+        } catch {
+            #expect(error.message.hasPrefix("the file is not valid JSON: "), "\(error.message)")
+        }
+        // Bitwarden's members in its order, with an item broken further on.
+        let bitwarden = #"{"encrypted": false, "folders": [], "items": [{"id": "x", "login": {"uris": [}]}"#
+        #expect(Importer.detect(Array(bitwarden.utf8)) == .bitwarden)
+        // The other formats' members, in any order, and values that do not fit.
+        let cases: [(String, ImportFormat?)] = [
+            (#"{"db": {"entries": []}, "version": 1, "header": {"slots": null}}"#, .aegis),
+            (#"{"db": "x", "header": []}"#, nil),
+            (#"{"schemaVersion": 4, "services": []}"#, .twoFAS),
+            (#"{"items": [], "encrypted": false}"#, .bitwarden),
+            (#"{"items": [], "encrypted": "false"}"#, .cxf),
+            (#"{"version": {"major": 1}, "hpke": {}}"#, .encryptedCXF),
+            (#"{"keyport": "not-a-kind"}"#, nil),
+            (#"{"encrypted": true, "encKeyValidation_DO_NOT_EDIT": "2.x", "data": "2.y"}"#, nil),
+        ]
+        for (text, format) in cases {
+            #expect(Importer.detect(Array(text.utf8)) == format, "\(text)")
+        }
+    }
+}
+
+@Suite("ISO 8601 times as exports write them")
+struct ISO8601Tests {
+    /// What the reader gave before, through Foundation: ISO8601DateFormatter's internet date-time,
+    /// with fractions or without.
+    private func foundation(_ text: String) -> Int64? {
+        let withFractions = ISO8601DateFormatter()
+        withFractions.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        guard let date = ISO8601DateFormatter().date(from: text) ?? withFractions.date(from: text) else { return nil }
+        return Int64(date.timeIntervalSince1970)
+    }
+
+    @Test("every field's edges, fractions, offsets, leap days, years far off: as Foundation reads them")
+    func sameAsFoundation() {
+        var texts = [
+            "1970-01-01T00:00:00Z", "2026-11-23T18:54:20Z", "2024-02-29T23:59:59Z", "2000-02-29T12:00:00Z",
+            "1900-03-01T00:00:00Z", "1583-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "1969-12-31T23:59:59Z",
+            "1969-12-31T23:59:59.5Z", "1960-06-15T10:20:30.999Z", "2026-11-23T18:54:20.123Z",
+            "2026-11-23T18:54:20.1Z", "2026-11-23T18:54:20.000Z", "2026-11-23T18:54:20+01:00",
+            "2026-11-23T18:54:20-09:30", "2026-01-01T00:30:00+14:00", "2024-01-01T12:00:00.123+05:45",
+        ]
+        // Times anywhere from 1583 (Foundation's calendar is Julian before October 1582; ISO 8601's
+        // is Gregorian throughout, below) to the end of year 9999.
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            let seconds = Int64.random(in: -12_212_553_600...253_402_300_799, using: &rng)
+            let formatter = ISO8601DateFormatter()
+            texts.append(formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds))))
+        }
+        for text in texts {
+            #expect(Dates.iso8601(text) == foundation(text), "\(text)")
+            #expect(Dates.iso8601(text) != nil, "\(text)")
+        }
+        // The proleptic Gregorian calendar before 1583, as ISO 8601 and KeePass (.NET's DateTime,
+        // whose seconds from year 1 are KDBX 4's times) count: year 1 began 62 135 596 800 s
+        // before 1970.
+        #expect(Dates.iso8601("0001-01-01T00:00:00Z") == -62_135_596_800)
+        #expect(Dates.iso8601("1582-10-15T00:00:00Z") == -12_219_292_800)
+    }
+
+    @Test("what is no internet date-time is refused")
+    func refused() {
+        for text in [
+            "", "2026-11-23", "2026-11-23T18:54:20", "2026-13-01T00:00:00Z", "2026-00-01T00:00:00Z",
+            "2026-02-29T00:00:00Z", "1900-02-29T00:00:00Z", "2026-04-31T00:00:00Z", "2026-11-23T24:00:00Z",
+            "2026-11-23T18:60:00Z", "2026-11-23T18:54:60Z", "2026-11-23T18:54:20.Z", "2026-11-23T18:54:20Zjunk",
+            "2026-11-23 18:54:20Z", "2026-11-23T18:54:20+1:00", "2026-11-23T18:54:20+25:00", "20261123T185420Z",
+            "0000-01-01T00:00:00Z", "２０２６-11-23T18:54:20Z", "-2026-11-23T18:54:20Z",
+        ] {
+            #expect(Dates.iso8601(text) == nil, "\(text)")
+        }
     }
 }

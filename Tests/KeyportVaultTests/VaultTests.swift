@@ -709,4 +709,33 @@ struct VaultLargeImportTests {
         #expect(again.unchanged == 1200, "\(again)")
         _ = try Vault.unlock(at: scratch.path, passphrase: passphrase)
     }
+
+    @Test(
+        "an import cancelled part way, or after its last batch but before the commit, imports nothing and says so; the vault opens as before"
+    )
+    func cancelled() throws {
+        let scratch = try Scratch()
+        defer { scratch.directory.remove() }
+        let vault = try scratch.create()
+        _ = try vault.add(item("kept", title: "kept"))
+        let items = (0..<2500).map { item("\($0)", title: "T\($0)", urls: ["https://s\($0).example/"]) }
+        // Asked before each batch and once before the commit: giving up at the second batch, and
+        // at the very last question, leaves the vault as it was.
+        for giveUpAt in [2, 4] {
+            var asked = 0
+            var heard: [Int] = []
+            expectError(.cancelled) {
+                _ = try vault.importItems(items, progress: { heard.append($0.total) }) {
+                    asked += 1
+                    return asked >= giveUpAt
+                }
+            }
+            #expect(asked == giveUpAt)
+            #expect(heard == Array([1000, 2000, 2500].prefix(giveUpAt - 1)))
+            #expect(try vault.count == 1)
+            #expect(try vault.item(id: Data("0".utf8)) == nil)
+        }
+        _ = try Vault.unlock(at: scratch.path, passphrase: passphrase)
+        #expect(try vault.importItems(items, cancelled: { false }).imported == 2500)
+    }
 }

@@ -424,6 +424,21 @@ struct ServerTests {
             #expect(reply.description.contains("ok"))
         }
     }
+
+    @Test("a client that closes only its sending side has its call cancelled, and still reads the reply")
+    func halfClosingClient() async throws {
+        let observations = Observations()
+        try await withServer(try makeServer(observations)) { path in
+            let connection = try VarlinkBlockingConnection(path: path, maximumMessageSize: 1 << 20)
+            try connection.send(VarlinkCall(method: "org.keyport.test.Wait"))
+            #expect(await next(observations.started), "the call did not start")
+            // Gives up on the call, as `keyport vault import` does on Ctrl-C, and waits for how it ended.
+            #expect(shutdown(connection.socket, Int32(SHUT_WR)) == 0)
+            #expect(await next(observations.cancelled), "the call went on after its client gave up")
+            let (reply, _) = try connection.nextReply()
+            #expect(reply.error == nil && reply.parameters == .emptyObject, "\(reply)")
+        }
+    }
 }
 
 @Suite("Varlink service with a client nobody here wrote")

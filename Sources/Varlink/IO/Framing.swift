@@ -107,11 +107,17 @@ final class NULFramer: ByteToMessageDecoder, MessageToByteEncoder {
 extension Channel {
     /// Adds the framing to a new connection's pipeline and wraps it for async use. Runs on the
     /// channel's event loop (channel initializers do), so the handlers need not be Sendable.
+    ///
+    /// With `halfClosable` (the server's side), a peer that closes only its sending side ends the
+    /// inbound messages, and what is still written to it arrives: a client that gives up on a call
+    /// (shutdown SHUT_WR) cancels it and still reads how it ended.
     func varlinkAsyncChannel(
         maximumMessageSize: Int,
-        limits: FramingLimits? = nil
+        limits: FramingLimits? = nil,
+        halfClosable: Bool = false
     ) -> EventLoopFuture<NIOAsyncChannel<[UInt8], OutgoingMessage>> {
         eventLoop.makeCompletedFuture {
+            if halfClosable { try syncOptions?.setOption(ChannelOptions.allowRemoteHalfClosure, value: true) }
             // Reads grow up to 4 MiB at a time (swift-nio's default stops at 64 KiB): a 50 MB
             // message then takes tens of reads through the pipeline, not hundreds.
             try syncOptions?.setOption(

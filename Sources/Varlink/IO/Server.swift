@@ -69,7 +69,14 @@ struct ChannelReplyOutbound: ReplyOutbound {
 
     func write(_ message: OutgoingMessage, descriptors: [MemoryFile]) async {
         assert(descriptors.isEmpty, "swift-nio's connections pass no descriptors")
-        try? await writer.write(message)
+        guard Task.isCancelled else {
+            try? await writer.write(message)
+            return
+        }
+        // A call cancelled because its client closed its sending side still owes that client its
+        // reply, and swift-nio's writer takes nothing from a cancelled task: written from a task
+        // of its own (to a client that closed altogether, the write fails as before).
+        await Task { try? await writer.write(message) }.value
     }
 }
 
@@ -598,9 +605,10 @@ extension Channel {
         }
         return accepted.flatMap { peer in
             let limits = connections?.framing(for: peer.credentials.pid)
-            return self.varlinkAsyncChannel(maximumMessageSize: maximumMessageSize, limits: limits).map {
-                AcceptedConnection(channel: $0, peer: peer)
-            }
+            return self.varlinkAsyncChannel(maximumMessageSize: maximumMessageSize, limits: limits, halfClosable: true)
+                .map {
+                    AcceptedConnection(channel: $0, peer: peer)
+                }
         }.flatMapError { error in
             // A failed initializer leaves the connection open in swift-nio's async server; close it.
             self.close(promise: nil)

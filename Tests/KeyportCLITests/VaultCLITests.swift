@@ -525,8 +525,13 @@ struct VaultCLITests {
         try (0..<30000).map { "otpauth://totp/Site%20\($0):user\($0)?secret=JBSWY3DPEHPK3PXP&issuer=Site%20\($0)" }
             .joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
 
-        // On a terminal of its own, as a person runs it: its bar shows the keeper's first counts.
-        let command = [CLI.executable.path, "vault", "import", list].joined(separator: " ")
+        // On a terminal of its own, as a person runs it (unlocked there, as the keeper lets only the
+        // terminal that unlocked it import without asking): its bar shows the keeper's first counts.
+        let passphrase = sandbox.directory.url.appendingPathComponent("passphrase").path
+        try "open sesame\n".write(toFile: passphrase, atomically: true, encoding: .utf8)
+        let command =
+            "\(CLI.executable.path) vault unlock --passphrase-stdin < \(passphrase) >/dev/null && "
+            + [CLI.executable.path, "vault", "import", list].joined(separator: " ")
         let running = try Program(script, ["-qefc", command, "/dev/null"], environment: sandbox.environment)
         let deadline = ContinuousClock.now + .seconds(120)
         while !running.standardOutput.contains("] 1000/30000"), ContinuousClock.now < deadline {

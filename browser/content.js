@@ -19,7 +19,7 @@
   let port = null;
   const fields = new Map(); // id → WeakRef(element)
   let nextField = 1;
-  let menu = null; // {token, host, frame, field, monitor}
+  let menu = null; // {token, host, layer, shadow, frame, field, monitor, …}
 
   function connect() {
     port = chrome.runtime.connect({ name: "page" });
@@ -104,9 +104,16 @@
 
   // --- Visible, steady, on top -------------------------------------------------------------------
 
+  /// The element `node` is drawn in: its parent, or the host of the shadow tree it is the top of.
+  function drawnIn(node) {
+    if (node.parentElement) return node.parentElement;
+    const root = node.parentNode;
+    return root instanceof ShadowRoot ? root.host : null;
+  }
+
   /// Why `element` or an ancestor hides, fades, clips, moves or masks what is drawn; null if none.
   function concealment(element) {
-    for (let node = element; node; node = node.parentElement) {
+    for (let node = element; node; node = drawnIn(node)) {
       const style = getComputedStyle(node);
       if (style.display === "none") return `${describe(node)} is not displayed`;
       if (style.visibility !== "visible") return `${describe(node)} is hidden`;
@@ -127,24 +134,28 @@
   }
 
   function describe(node) {
-    if (menu && node === menu.host) return "the menu";
+    if (menu && (node === menu.host || node === menu.layer)) return "the menu";
     return node === document.documentElement ? "the page" : node === document.body ? "the page's body" : "a part of the page";
   }
 
-  /// The menu's host must be what is hit at `point` (page coordinates of this document's viewport).
+  /// The menu must be what is hit at `point` (coordinates of this document's viewport): asked of
+  /// the menu's own shadow tree, so that the host's place (where the page may draw its
+  /// pseudo-elements, under the top layer) does not count as the menu.
   function onTopAt(x, y) {
-    const hit = document.elementFromPoint(x, y);
-    return hit === menu.host;
+    const hit = menu.shadow.elementFromPoint(x, y);
+    return hit === menu.layer || hit === menu.frame;
   }
 
   function menuProblem() {
     if (!menu || !menu.host.isConnected) return "the menu is gone";
     if (menu.tampered) return "the page changed the menu";
-    if (!menu.host.matches(":popover-open")) return "the menu was taken out of the top layer";
-    const hidden = concealment(menu.host);
+    if (!menu.layer.matches(":popover-open")) return "the menu was taken out of the top layer";
+    const hidden = concealment(menu.layer);
     if (hidden) return hidden;
-    if ("currentCSSZoom" in menu.host && menu.host.currentCSSZoom !== 1) return "the menu is zoomed";
-    const box = menu.host.getBoundingClientRect();
+    const drawn = { contentVisibilityAuto: true, opacityProperty: true, visibilityProperty: true, checkOpacity: true, checkVisibilityCSS: true };
+    if (!menu.layer.checkVisibility(drawn)) return "the menu is not drawn";
+    if ("currentCSSZoom" in menu.layer && menu.layer.currentCSSZoom !== 1) return "the menu is zoomed";
+    const box = menu.layer.getBoundingClientRect();
     if (Math.abs(box.width - menu.width) > 1 || Math.abs(box.height - menu.height) > 1) {
       return "the menu is not the size it was drawn";
     }
@@ -152,7 +163,7 @@
     // The menu is in the top layer: only what the page put there after it can be drawn over it,
     // and what such an element draws (a backdrop, an overflowing child) may reach anywhere.
     for (const other of document.querySelectorAll(":popover-open, dialog:modal, :fullscreen")) {
-      if (other !== menu.host) return "something of the page is in the top layer with the menu";
+      if (other !== menu.layer) return "something of the page is in the top layer with the menu";
     }
     for (const [x, y] of [
       [box.left + box.width / 2, box.top + box.height / 2],
@@ -223,14 +234,21 @@
     closeMenu();
     const field = message.field ? fields.get(message.field)?.deref() : null;
     if (message.mode === "fill" && (!field || !field.isConnected)) return;
+    // The page sees the host, and its style sheets reach it and its pseudo-elements, which may be
+    // drawn anywhere (`::before` with `position:absolute; inset:0`). The menu itself is an element
+    // of the host's closed shadow tree, which no selector of the page's matches: no style of the
+    // page's applies to it, and no pseudo-element of the page's is drawn with it in the top layer.
+    // The host's own are drawn in the page's stacking, under the menu.
     const host = document.createElement("div");
-    // Closed: the page cannot reach the frame, its address or its token.
+    // Closed: the page can reach neither the menu, nor the frame, its address or its token.
     const shadow = host.attachShadow({ mode: "closed" });
+    const layer = document.createElement("div");
     const frame = document.createElement("iframe");
     frame.src = chrome.runtime.getURL("menu.html") + "#" + message.token;
     frame.setAttribute("style", "border:0;width:100%;height:100%;display:block;background:Canvas;color-scheme:light dark");
     frame.setAttribute("allow", "");
-    shadow.append(frame);
+    layer.append(frame);
+    shadow.append(layer);
     // Rows as menu.css lays them out: a 24-pixel title, 44 pixels a choice, a line for what happens.
     const width = 340;
     const height = 2 + 12 + 24 + 44 * Math.min(message.rows || 1, 4) + 28;
@@ -243,19 +261,27 @@
     } else {
       left = Math.max(0, innerWidth - width - 16);
     }
-    const declarations =
-      `all:initial;position:fixed;left:${left}px;top:${top}px;width:${width}px;height:${height}px;` +
-      "box-sizing:border-box;margin:0;padding:0;border:1px solid #888;border-radius:6px;box-shadow:0 2px 8px #0004;" +
-      "overflow:hidden;z-index:2147483647;opacity:1;display:block;visibility:visible";
-    host.setAttribute("style", declarations.split(";").map((declaration) => `${declaration} !important`).join(";"));
+    const important = (declarations) => declarations.split(";").map((declaration) => `${declaration} !important`).join(";");
+    const place = `position:fixed;left:${left}px;top:${top}px;width:${width}px;height:${height}px;`;
+    layer.setAttribute(
+      "style",
+      important(
+        `all:initial;${place}` +
+          "box-sizing:border-box;margin:0;padding:0;border:1px solid #888;border-radius:6px;box-shadow:0 2px 8px #0004;" +
+          "overflow:hidden;z-index:2147483647;opacity:1;display:block;visibility:visible",
+      ),
+    );
+    // The host has the menu's place too (what the page's own scripts find), and no style of the
+    // page's: whatever it inherits would reach the menu.
+    host.setAttribute("style", important(`all:initial;${place}display:block;visibility:visible;opacity:1;margin:0;padding:0`));
     // In the top layer, above the page's stacking contexts.
-    host.setAttribute("popover", "manual");
+    layer.setAttribute("popover", "manual");
     document.documentElement.append(host);
     try {
-      host.showPopover();
+      layer.showPopover();
     } catch {}
     menu = {
-      token: message.token, host, frame, field, mode: message.mode, width, height,
+      token: message.token, host, layer, shadow, frame, field, mode: message.mode, width, height,
       steadySince: null, lastProblem: null, monitor: 0, tampered: false,
     };
     // Nothing but this script touches the host: a page that does is refused from then on.

@@ -41,11 +41,18 @@ struct BrowserAutoFillTests {
         }
         // The page fades, clips or zooms the menu's host, or takes it out of the top layer: refused
         // (and a menu the page touched stays refused).
-        for attack in ["host-opacity", "host-clip", "host-zoom", "hide-popover"] {
+        for attack in ["host-opacity", "host-clip", "host-zoom", "host-moved"] {
             #expect(values("attack-\(attack)", "attacked") == empty, "\(attack): \(context)")
         }
         // A box of the page's own, however high its z-index, is drawn under the menu (the top layer).
         #expect(values("attack-cover-div", "attacked") == signedIn, "\(context)")
+        // Pseudo-elements the page draws from the menu's host (and from any element of <html>'s, or
+        // in the top layer) are drawn under the menu, not over it: the menu is what the person sees
+        // where it is (no pixel of the cover's colour inside it), and their click there fills.
+        let pseudo = results["attack-pseudo-cover"] as? [String: Any] ?? [:]
+        #expect(pseudo["menu"] as? Bool == true, "\(context)")
+        #expect(pseudo["covered"] as? Int == 0, "\(context)")
+        #expect(values("attack-pseudo-cover") == signedIn, "\(context)")
         // A menu summoned under a still pointer: a press without a move in it fills nothing; after
         // a move, the same press fills.
         #expect((results["still-pointer"] as? [String: Any])?["summoned"] as? Bool == true, "\(context)")

@@ -30,6 +30,7 @@ import tempfile
 import threading
 import time
 import urllib.parse
+import zlib
 
 os.environ.setdefault("SE_AVOID_STATS", "true")
 
@@ -66,6 +67,15 @@ ATTACK = """<script>
 const attack = {kind: %s};
 let undo = () => {};
 const seen = new WeakSet();
+if (attack.kind === "pseudo-cover") {
+  // A picture the page draws from inside whatever element it can reach at the menu's place: the
+  // pseudo-elements of every element of <html>'s, and of any popover, over the whole of it.
+  const style = document.createElement("style");
+  style.textContent = `html > *::before, html > *::after, :popover-open::before, :popover-open::after {
+    content: "Continue"; position: absolute; inset: 0; background: rgb(255, 0, 255); pointer-events: none; z-index: 2147483647; }`;
+  document.head.append(style);
+  undo = () => style.remove();
+}
 new MutationObserver(() => {
   const host = [...document.documentElement.children].find(e => e.tagName === "DIV");
   if (!host || seen.has(host)) return;
@@ -78,7 +88,7 @@ new MutationObserver(() => {
     case "html-transform": document.documentElement.style.transform = "scale(1.001)"; undo = () => document.documentElement.style.transform = ""; break;
     case "html-scale": document.documentElement.style.scale = "1.001"; undo = () => document.documentElement.style.scale = ""; break;
     case "host-zoom": host.style.zoom = "0.3"; break;
-    case "hide-popover": host.hidePopover(); break;
+    case "host-moved": document.documentElement.append(host); break;
     case "popover": case "dialog": {
       const cover = document.createElement(attack.kind === "dialog" ? "dialog" : "div");
       cover.textContent = "Click to win a prize!";
@@ -226,6 +236,60 @@ def trust(ca, database):
                    check=True, capture_output=True)
 
 
+def png_pixels(data):
+    """The width, height and rows of RGB(A) pixels of an 8-bit PNG (what the browsers' screenshots are)."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    position, chunks, header = 8, [], None
+    while position < len(data):
+        length = int.from_bytes(data[position:position + 4], "big")
+        kind = data[position + 4:position + 8]
+        body = data[position + 8:position + 8 + length]
+        position += 12 + length
+        if kind == b"IHDR":
+            header = body
+        elif kind == b"IDAT":
+            chunks.append(body)
+    width, height = int.from_bytes(header[0:4], "big"), int.from_bytes(header[4:8], "big")
+    depth, color = header[8], header[9]
+    assert depth == 8 and color in (2, 6), (depth, color)
+    channels = 4 if color == 6 else 3
+    raw = zlib.decompress(b"".join(chunks))
+    stride = width * channels
+    rows, previous, offset = [], bytearray(stride), 0
+    for _ in range(height):
+        kind, line = raw[offset], bytearray(raw[offset + 1:offset + 1 + stride])
+        offset += 1 + stride
+        for i in range(stride):
+            left = line[i - channels] if i >= channels else 0
+            up = previous[i]
+            corner = previous[i - channels] if i >= channels else 0
+            if kind == 1:
+                line[i] = (line[i] + left) & 0xFF
+            elif kind == 2:
+                line[i] = (line[i] + up) & 0xFF
+            elif kind == 3:
+                line[i] = (line[i] + (left + up) // 2) & 0xFF
+            elif kind == 4:
+                estimate = left + up - corner
+                pa, pb, pc = abs(estimate - left), abs(estimate - up), abs(estimate - corner)
+                line[i] = (line[i] + (left if pa <= pb and pa <= pc else up if pb <= pc else corner)) & 0xFF
+        rows.append(line)
+        previous = line
+    return width, height, channels, rows
+
+
+def magenta_in(data, rect):
+    """How many pixels inside `rect` (inset by 4) of a screenshot are the attacks' magenta."""
+    width, height, channels, rows = png_pixels(data)
+    count = 0
+    for y in range(int(rect["y"]) + 4, min(height, int(rect["y"] + rect["height"]) - 4), 3):
+        for x in range(int(rect["x"]) + 4, min(width, int(rect["x"] + rect["width"]) - 4), 3):
+            r, g, b = rows[y][x * channels:x * channels + 3]
+            if r > 200 and g < 60 and b > 200:
+                count += 1
+    return count
+
+
 def free_port():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -233,6 +297,10 @@ def free_port():
 
 
 # --- The browsers ---------------------------------------------------------------------------------
+
+# The menu's host, as the page sees it: the last child of <html> that the content script added (a
+# div with the menu's place and size).
+MENU_HOST = """return [...document.documentElement.children].filter(e => e.tagName === "DIV" && Math.abs(e.getBoundingClientRect().width - 340) < 2).pop() || null;"""
 
 class Chromium:
     name = "chromium"
@@ -290,6 +358,9 @@ class Chromium:
     def type(self, element_id, text):
         self.driver.find_element("id", element_id).send_keys(text)
 
+    def screenshot(self):
+        return self.driver.get_screenshot_as_png()
+
     def frame(self, element_id):
         self.driver.switch_to.frame(self.driver.find_element("id", element_id))
 
@@ -343,6 +414,9 @@ class Firefox:
 
     def type(self, element_id, text):
         self.client.find_element("id", element_id).send_keys(text)
+
+    def screenshot(self):
+        return self.client.screenshot(format="binary")
 
     def frame(self, element_id):
         self.client.switch_to_frame(self.client.find_element("id", element_id))
@@ -404,8 +478,7 @@ class Person:
         """The menu's place in the top document's viewport, once it is there and steady."""
         deadline = time.time() + wait
         while time.time() < deadline:
-            rect = self.browser.run("""
-                const host = [...document.documentElement.children].find(e => e.tagName === "DIV" && e.hasAttribute("popover"));
+            rect = self.browser.run(MENU_HOST.replace("return ", "const host = ", 1) + """
                 if (!host) return null;
                 const r = host.getBoundingClientRect();
                 return {x: r.left, y: r.top, width: r.width, height: r.height};""")
@@ -428,7 +501,8 @@ class Person:
     def wait_values(self, ids, done, wait=8.0):
         deadline = time.time() + wait
         values = self.values(*ids)
-        while time.time() < deadline and not done(values):
+        # (None while the tab is between two documents: the page navigated.)
+        while time.time() < deadline and not (values is not None and done(values)):
             time.sleep(0.1)
             values = self.values(*ids)
         return values
@@ -495,7 +569,7 @@ def scenarios(person, browser):
 
     # The page reshapes the menu or takes it out of the top layer: refused, and the menu stays
     # refused (the page touched it). Any other click in this run shows where the menu's rows are.
-    for attack in ("host-opacity", "host-clip", "host-zoom", "hide-popover"):
+    for attack in ("host-opacity", "host-clip", "host-zoom", "host-moved"):
         browser.open(f"{site}/login?attack={attack}")
         browser.click("user")
         time.sleep(STEADY)
@@ -503,6 +577,19 @@ def scenarios(person, browser):
         person.choose(rect, 0)
         time.sleep(2)
         results["attack-" + attack] = {"attacked": person.values("user", "pass")}
+
+    # The page draws over the menu from inside its host, with pseudo-elements (which neither the
+    # host's style nor elementFromPoint tell of): the menu must be what is seen where it is, and
+    # what is seen is what the click chooses.
+    browser.open(f"{site}/login?attack=pseudo-cover")
+    browser.click("user")
+    rect = person.menu()
+    pseudo = {"menu": rect is not None}
+    if rect:
+        pseudo["covered"] = magenta_in(browser.screenshot(), rect)
+        person.choose(rect, 0)
+        pseudo["values"] = person.wait_values(("user", "pass"), lambda values: any(values.values()), wait=4)
+    results["attack-pseudo-cover"] = pseudo
 
     # The page summons the menu under a pointer that is already there and stays still (focus()
     # from a script, the pointer resting where the menu opens): a press without a move in the menu

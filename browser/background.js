@@ -254,6 +254,7 @@ function checkVisible(session, gesture) {
       x: point.x,
       y: point.y,
       movedAt: gesture.movedAt,
+      clickedAt: gesture.clickedAt,
       keyboard: gesture.keyboard === true,
     });
     setTimeout(() => {

@@ -14,6 +14,12 @@
 
   /// How long the menu must have been wholly visible and on top before a click in it counts.
   const STEADY_MS = 500;
+  /// The longest time between two frames of the page's that still counts as steady: a page that
+  /// stops drawing (its main thread blocked) may meanwhile show anything the compositor can draw
+  /// without it (an animation it started before), and the checks, which run on its frames, see
+  /// none of it. A click counts only when the page drew frames no further apart than this, all
+  /// checked, for the whole steady time up to the click.
+  const FRAME_GAP_MS = 100;
   const OTP_WORDS = /(^|[^a-z])(otp|totp|2fa|mfa|one.?time|passcode|verification|security.?code|auth.?code|code)([^a-z]|$)/i;
 
   let port = null;
@@ -178,16 +184,20 @@
   }
 
   /// Checks the menu on every frame the browser draws while it is open: a page that hides or
-  /// covers it even for one frame restarts the time it must have been steady.
+  /// covers it even for one frame, or that draws no frame for longer than FRAME_GAP_MS (what was
+  /// on the screen meanwhile went unchecked), restarts the time it must have been steady.
   function monitor() {
     if (!menu) return;
     try {
-      const problem = safeProblem();
+      const now = performance.timeOrigin + performance.now();
+      const gap = menu.lastFrame === null ? 0 : now - menu.lastFrame;
+      menu.lastFrame = now;
+      const problem = safeProblem() || (gap > FRAME_GAP_MS ? `the page drew no frame for ${Math.round(gap)} ms` : null);
       if (problem) {
         menu.lastProblem = problem;
         menu.steadySince = null;
       } else if (menu.steadySince === null) {
-        menu.steadySince = performance.timeOrigin + performance.now();
+        menu.steadySince = now;
       }
     } finally {
       if (menu) menu.monitor = requestAnimationFrame(monitor);
@@ -204,28 +214,37 @@
     }
   }
 
+  /// Answers whether the menu was seen where and when the person chose in it. The answer waits
+  /// for the page's next frame, whose check runs first: the time up to the click is judged only
+  /// once the frames around it were checked (a page that stopped drawing over the click is then
+  /// known to have).
   function check(message) {
     const answer = (ok, reason) => {
       if (!ok) console.info(`keyport: not filled: ${reason}`);
       post({ type: "check-result", token: message.token, ok, reason });
     };
     if (!menu || menu.token !== message.token) return answer(false, "the menu is not open here");
-    const problem = safeProblem();
-    if (problem) return answer(false, problem);
-    if (menu.steadySince === null || performance.timeOrigin + performance.now() - menu.steadySince < STEADY_MS) {
-      return answer(false, `the menu was not steadily visible before the click${menu.lastProblem ? ` (${menu.lastProblem})` : ""}`);
-    }
-    // A pointer click counts only when the pointer moved in the menu while it was steady: a menu
-    // the page summoned under a still pointer is not chosen by a click meant for the page.
-    if (!message.keyboard && !(message.movedAt >= menu.steadySince)) {
-      return answer(false, "the pointer did not move in the menu before the click");
-    }
-    const box = menu.frame.getBoundingClientRect();
-    if (!(message.x >= 0 && message.y >= 0 && message.x < box.width && message.y < box.height)) {
-      return answer(false, "the click was not in the menu");
-    }
-    if (!onTopAt(box.left + message.x, box.top + message.y)) return answer(false, "something of the page covers the menu");
-    answer(true, null);
+    requestAnimationFrame(() => {
+      if (!menu || menu.token !== message.token) return answer(false, "the menu is not open here");
+      const problem = safeProblem();
+      if (problem) return answer(false, problem);
+      // The person's moment, as the menu's own page saw it (the page cannot touch it).
+      const clickedAt = typeof message.clickedAt === "number" ? message.clickedAt : performance.timeOrigin + performance.now();
+      if (menu.steadySince === null || clickedAt - menu.steadySince < STEADY_MS) {
+        return answer(false, `the menu was not steadily visible before the click${menu.lastProblem ? ` (${menu.lastProblem})` : ""}`);
+      }
+      // A pointer click counts only when the pointer moved in the menu while it was steady: a menu
+      // the page summoned under a still pointer is not chosen by a click meant for the page.
+      if (!message.keyboard && !(message.movedAt >= menu.steadySince)) {
+        return answer(false, "the pointer did not move in the menu before the click");
+      }
+      const box = menu.frame.getBoundingClientRect();
+      if (!(message.x >= 0 && message.y >= 0 && message.x < box.width && message.y < box.height)) {
+        return answer(false, "the click was not in the menu");
+      }
+      if (!onTopAt(box.left + message.x, box.top + message.y)) return answer(false, "something of the page covers the menu");
+      answer(true, null);
+    });
   }
 
   // --- The menu frame ---------------------------------------------------------------------------
@@ -282,7 +301,7 @@
     } catch {}
     menu = {
       token: message.token, host, layer, shadow, frame, field, mode: message.mode, width, height,
-      steadySince: null, lastProblem: null, monitor: 0, tampered: false,
+      steadySince: null, lastFrame: null, lastProblem: null, monitor: 0, tampered: false,
     };
     // Nothing but this script touches the host: a page that does is refused from then on.
     const opened = menu;

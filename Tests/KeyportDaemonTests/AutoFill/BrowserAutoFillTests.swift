@@ -53,6 +53,12 @@ struct BrowserAutoFillTests {
         #expect(pseudo["menu"] as? Bool == true, "\(context)")
         #expect(pseudo["covered"] as? Int == 0, "\(context)")
         #expect(values("attack-pseudo-cover") == signedIn, "\(context)")
+        // A cover the compositor slides over the menu while the page's main thread is blocked, gone
+        // before the page draws again: the click meanwhile fills nothing (the page drew no frame to
+        // check); once the page draws steadily again, the same click fills.
+        #expect(menu("attack-blocked-cover"), "\(context)")
+        #expect(values("attack-blocked-cover", "attacked") == empty, "\(context)")
+        #expect(values("attack-blocked-cover", "after") == signedIn, "\(context)")
         // A menu summoned under a still pointer: a press without a move in it fills nothing; after
         // a move, the same press fills.
         #expect((results["still-pointer"] as? [String: Any])?["summoned"] as? Bool == true, "\(context)")
@@ -106,6 +112,11 @@ struct BrowserAutoFillTests {
         let console = (results["console"] as? [String]) ?? []
         #expect(console.contains { $0.contains("ms after the gesture") }, "\(console)")
         #expect(console.contains { $0.contains("not filled: the page is transformed") }, "\(console)")
+        // The blocked page's click: refused for the frames the page did not draw.
+        #expect(
+            console.contains { $0.contains("the page drew no frame for") },
+            "\(console) \(results["attack-blocked-cover"] ?? "")"
+        )
     }
 
     @Test("Firefox ESR: the same, without IntersectionObserver v2", .timeLimit(.minutes(10)))

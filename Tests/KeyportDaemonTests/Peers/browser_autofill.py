@@ -89,6 +89,28 @@ new MutationObserver(() => {
     case "html-scale": document.documentElement.style.scale = "1.001"; undo = () => document.documentElement.style.scale = ""; break;
     case "host-zoom": host.style.zoom = "0.3"; break;
     case "host-moved": document.documentElement.append(host); break;
+    case "blocked-cover": {
+      // A picture drawn from the menu's host, kept out of sight, that the compositor slides in
+      // over the menu while the page's main thread is blocked, and that is put back before the page
+      // yields: no check on the page's frames, nor IntersectionObserver v2, sees it.
+      const style = document.createElement("style");
+      style.textContent = `html > div::before { content: "Continue"; position: absolute; inset: 0; background: rgb(255, 0, 255);
+          pointer-events: none; z-index: 2147483647; transform: translateX(-4000px); }
+        html.slide > div::before { animation: slide 0.2s 0.1s both; }
+        @keyframes slide { from { transform: translateX(-4000px); } to { transform: none; } }`;
+      document.head.append(style);
+      window.startBlock = () => requestAnimationFrame(() => {
+        document.documentElement.classList.add("slide");
+        setTimeout(() => {
+          window.blocked = [Date.now()];
+          const end = Date.now() + 3000;
+          while (Date.now() < end) {}
+          document.documentElement.classList.remove("slide");
+          window.blocked.push(Date.now());
+        }, 0);
+      });
+      break;
+    }
     case "popover": case "dialog": {
       const cover = document.createElement(attack.kind === "dialog" ? "dialog" : "div");
       cover.textContent = "Click to win a prize!";
@@ -331,11 +353,14 @@ class Chromium:
     def run(self, script):
         return self.driver.execute_script(script)
 
-    def click_at(self, x, y):
-        """A person's click: the pointer moves onto the place, then presses."""
+    def click_at(self, x, y, pause=0):
+        """A person's click: the pointer moves onto the place (and rests `pause` seconds), then presses."""
         from selenium.webdriver.common.actions.action_builder import ActionBuilder
         actions = ActionBuilder(self.driver)
-        actions.pointer_action.move_to_location(int(x) + 3, int(y) + 2).move_to_location(int(x), int(y)).click()
+        actions.pointer_action.move_to_location(int(x) + 3, int(y) + 2)
+        if pause:
+            actions.pointer_action.pause(pause)
+        actions.pointer_action.move_to_location(int(x), int(y)).click()
         actions.perform()
 
     def point_at(self, x, y):
@@ -360,6 +385,16 @@ class Chromium:
 
     def screenshot(self):
         return self.driver.get_screenshot_as_png()
+
+    def in_menu(self, script):
+        """Runs `script` in the menu's own page (the frame in the host's closed shadow root)."""
+        host = self.driver.execute_script(MENU_HOST)
+        frame = host.shadow_root.find_element("css selector", "iframe")
+        self.driver.switch_to.frame(frame)
+        try:
+            return self.driver.execute_script(script)
+        finally:
+            self.driver.switch_to.default_content()
 
     def frame(self, element_id):
         self.driver.switch_to.frame(self.driver.find_element("id", element_id))
@@ -399,9 +434,11 @@ class Firefox:
     def run(self, script):
         return self.client.execute_script(script, sandbox=None)
 
-    def click_at(self, x, y):
-        self.client.actions.sequence("pointer", "mouse").pointer_move(int(x) + 3, int(y) + 2).pointer_move(
-            int(x), int(y)).pointer_down().pointer_up().perform()
+    def click_at(self, x, y, pause=0):
+        sequence = self.client.actions.sequence("pointer", "mouse").pointer_move(int(x) + 3, int(y) + 2)
+        if pause:
+            sequence = sequence.pause(int(pause * 1000))
+        sequence.pointer_move(int(x), int(y)).pointer_down().pointer_up().perform()
 
     def point_at(self, x, y):
         self.client.actions.sequence("pointer", "mouse").pointer_move(int(x), int(y)).perform()
@@ -417,6 +454,15 @@ class Firefox:
 
     def screenshot(self):
         return self.client.screenshot(format="binary")
+
+    def in_menu(self, script):
+        host = self.client.execute_script(MENU_HOST, sandbox=None)
+        frame = host.shadow_root.find_element("css selector", "iframe")
+        self.client.switch_to_frame(frame)
+        try:
+            return self.client.execute_script(script, sandbox=None)
+        finally:
+            self.client.switch_to_frame()
 
     def frame(self, element_id):
         self.client.switch_to_frame(self.client.find_element("id", element_id))
@@ -488,9 +534,13 @@ class Person:
             time.sleep(0.05)
         return None
 
-    def choose(self, rect, row, offset=(0, 0)):
-        """Clicks the menu's row (0 the first), as menu.css lays it out."""
-        self.browser.click_at(rect["x"] + offset[0] + 60, rect["y"] + offset[1] + 1 + 6 + 24 + 44 * row + 22)
+    def row(self, rect, row):
+        """The middle of the menu's row (0 the first), as menu.css lays it out."""
+        return rect["x"] + 60, rect["y"] + 1 + 6 + 24 + 44 * row + 22
+
+    def choose(self, rect, row):
+        """Clicks the menu's row."""
+        self.browser.click_at(*self.row(rect, row))
 
     def values(self, *ids):
         """The fields' values, read at one moment."""
@@ -518,6 +568,13 @@ class Person:
         self.choose(rect, row)
         values = self.wait_values(ids, lambda values: any(values.values()), wait)
         return {"menu": True, "values": values}
+
+    def said(self):
+        """What the menu says below its choices (why a choice was refused)."""
+        try:
+            return self.browser.in_menu("return document.getElementById('status').textContent")
+        except Exception as error:
+            return f"(no menu: {type(error).__name__})"
 
     def code(self):
         """The codes oathtool gives for the vault's secret around now (a fill can straddle a period)."""
@@ -590,6 +647,30 @@ def scenarios(person, browser):
         person.choose(rect, 0)
         pseudo["values"] = person.wait_values(("user", "pass"), lambda values: any(values.values()), wait=4)
     results["attack-pseudo-cover"] = pseudo
+
+    # A cover the compositor slides over the menu while the page blocks its main thread, taken
+    # away before the page draws again: the click during the block fills nothing (what was on the
+    # screen then went unchecked); once the page draws steadily again, the same click fills.
+    browser.open(f"{site}/login?attack=blocked-cover")
+    browser.click("user")
+    rect = person.menu()
+    blocked = {"menu": rect is not None}
+    if rect:
+        x, y = person.row(rect, 0)
+        # The page blocks a moment after the person's move began; their click comes while it is
+        # blocked (one sequence of input, which the driver does not hold for the page).
+        browser.run("setTimeout(window.startBlock, 300)")
+        started = time.time()
+        browser.click_at(x, y, pause=1.0)
+        blocked["click-took"] = round(time.time() - started, 2)
+        time.sleep(4)
+        blocked["blocked"] = browser.run("return window.blocked || null")
+        blocked["attacked"] = person.values("user", "pass")
+        blocked["said"] = person.said()
+        time.sleep(STEADY)
+        person.choose(rect, 0)
+        blocked["after"] = person.wait_values(("user", "pass"), lambda values: any(values.values()))
+    results["attack-blocked-cover"] = blocked
 
     # The page summons the menu under a pointer that is already there and stays still (focus()
     # from a script, the pointer resting where the menu opens): a press without a move in the menu

@@ -134,7 +134,15 @@ async function pageMessage(port, site, message) {
       // Focus opens the menu only when something fits (or for a code field); the keyboard command
       // always, with "All passwords…" in it.
       if (listed.identities.length === 0 && message.kind !== "otp" && !message.command) return;
-      openSession(port, site, { mode: "fill", kind: message.kind, type, field: message.field, identities: listed.identities });
+      openSession(port, site, {
+        mode: "fill",
+        kind: message.kind,
+        type,
+        field: message.field,
+        identities: listed.identities,
+        // Opened by Keyport's keyboard command: the menu takes the focus, and keys.
+        keyboard: message.command === true,
+      });
       return;
     }
     case "submitted":
@@ -150,6 +158,15 @@ async function pageMessage(port, site, message) {
       });
       setTimeout(() => offerPendingSave(port.sender.tab.id, pages.get(pageKey(port.sender.tab.id, 0)), null), 1000);
       return;
+    case "keyboard": {
+      // The content script moved the focus into the menu on the person's key (↓ in the field, or
+      // the keyboard command): only now does the menu take a choice from the keyboard.
+      const session = sessions.get(message.token);
+      if (!session || session.page !== port) return;
+      session.keyboard = true;
+      if (session.menu) session.menu.postMessage({ type: "keyboard" });
+      return;
+    }
     case "check-result": {
       const session = sessions.get(message.token);
       if (session && session.page === port && session.checking) {
@@ -173,7 +190,7 @@ function openSession(port, site, details) {
   sessions.set(token, { ...details, token, page: port, site, menu: null, checking: null, busy: false });
   // One row a choice, and "All…" below them; "Save" and "Not now".
   const rows = details.mode === "save" ? 2 : details.identities.length + 1;
-  port.postMessage({ type: "open", token, mode: details.mode, field: details.field, rows });
+  port.postMessage({ type: "open", token, mode: details.mode, field: details.field, rows, keyboard: details.keyboard === true });
 }
 
 function closeSession(token) {
@@ -237,6 +254,8 @@ function connectMenu(port, token) {
       fit: fit.fit,
     })),
     save: session.save ? { user: session.save.user, origin: session.save.origin } : null,
+    // The content script moved the focus into the menu before it was up (the keyboard command).
+    keyboard: session.keyboard === true,
     // A provider's own list sends what the person picks without keyportd's matching: https only.
     all: new URL(session.site).protocol === "https:",
   });
@@ -274,6 +293,16 @@ async function menuMessage(session, message) {
     if (message.type === "all" && new URL(session.site).protocol !== "https:") return;
     const fit = message.type === "choose" ? session.identities[message.index] : null;
     if (message.type === "choose" && !fit) return;
+    // A choice from the keyboard counts only in a menu Keyport moved the focus into, on the
+    // person's key, and that kept it since: focus that got there by a Tab the page ordered (every
+    // other element of the page taken out of the order) would have "name, Tab, Enter" fill.
+    if (message.keyboard === true && !(session.keyboard && message.granted === true)) {
+      session.menu.postMessage({
+        type: "refused",
+        message: "Not filled: to choose with the keyboard, press ↓ in the field first (or Keyport's shortcut, Ctrl+Shift+L).",
+      });
+      return;
+    }
     // An exact fit is asked for while the page is asked whether the menu was seen, so the check
     // costs no time; the credential stays here until it passed, and is dropped (its call
     // canceled) if it did not. Anything that may ask the person waits for the check.

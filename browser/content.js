@@ -238,6 +238,7 @@
       if (!message.keyboard && !(message.movedAt >= menu.steadySince)) {
         return answer(false, "the pointer did not move in the menu before the click");
       }
+      if (message.keyboard) return answer(true, null);
       const box = menu.frame.getBoundingClientRect();
       if (!(message.x >= 0 && message.y >= 0 && message.x < box.width && message.y < box.height)) {
         return answer(false, "the click was not in the menu");
@@ -308,7 +309,17 @@
     new MutationObserver(() => {
       opened.tampered = true;
     }).observe(host, { attributes: true });
+    // Opened by Keyport's keyboard command: the person chooses with the keyboard, in the menu.
+    if (message.keyboard) focusMenu();
     menu.monitor = requestAnimationFrame(monitor);
+  }
+
+  /// Moves the focus into the menu, for the person's keyboard; the background then lets the menu
+  /// take a choice from the keyboard (focus that reached the menu any other way, as by a Tab the
+  /// page can order, does not).
+  function focusMenu() {
+    menu.frame.focus();
+    post({ type: "keyboard", token: menu.token });
   }
 
   function closeMenu(token) {
@@ -321,9 +332,22 @@
   document.addEventListener(
     "keydown",
     (event) => {
-      if (event.key === "Escape" && event.isTrusted && menu) {
+      if (!event.isTrusted || !menu) return;
+      if (event.key === "Escape") {
         post({ type: "closed", token: menu.token });
         closeMenu();
+      } else if (
+        event.key === "ArrowDown" && !event.altKey && !event.ctrlKey && !event.metaKey && !event.shiftKey &&
+        menu.field && menu.field.matches(":focus")
+      ) {
+        // Down from the field the menu is for, as into a browser's own list of suggestions: the
+        // person's key, into the menu (once the key's own handling is over: Firefox keeps the
+        // focus where the key was pressed otherwise).
+        event.preventDefault();
+        const opened = menu;
+        setTimeout(() => {
+          if (menu === opened) focusMenu();
+        }, 0);
       }
     },
     true,

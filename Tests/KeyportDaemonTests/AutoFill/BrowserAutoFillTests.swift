@@ -59,6 +59,12 @@ struct BrowserAutoFillTests {
         #expect(menu("attack-blocked-cover"), "\(context)")
         #expect(values("attack-blocked-cover", "attacked") == empty, "\(context)")
         #expect(values("attack-blocked-cover", "after") == signedIn, "\(context)")
+        // The page makes the menu the next Tab stop: the Tab reaches the menu, and Enter there
+        // fills nothing (the name typed stays alone); ↓ from the field, then Enter, fills.
+        let trap = results["keyboard-tab-trap"] as? [String: Any] ?? [:]
+        #expect(trap["tabbed-into-menu"] as? Bool == true, "\(context)")
+        #expect(values("keyboard-tab-trap", "attacked") == ["user": "mallory", "pass": ""], "\(context)")
+        #expect(values("keyboard-tab-trap", "down") == signedIn, "\(context)")
         // A menu summoned under a still pointer: a press without a move in it fills nothing; after
         // a move, the same press fills.
         #expect((results["still-pointer"] as? [String: Any])?["summoned"] as? Bool == true, "\(context)")

@@ -149,6 +149,16 @@ window.addEventListener("load", () => {
 });
 </script>"""
 
+# Every element but the user name field out of the Tab order: the next Tab stop after it is the
+# menu, and "type your name, Tab, Enter" would choose in it.
+TAB_TRAP = """<script>
+window.addEventListener("load", () => {
+  for (const element of document.querySelectorAll("input, button, a, [tabindex]")) {
+    if (element.id !== "user") element.tabIndex = -1;
+  }
+});
+</script>"""
+
 HIDDEN_DECOYS = """<input id="decoy-offscreen" type="password" style="position:absolute;left:-9999px">
 <input id="decoy-transparent" name="email" style="opacity:0">"""
 
@@ -178,7 +188,7 @@ def page_for(host, path, https_port):
     attack = query.get("attack", [None])[0]
     if route == "/login":
         head = ATTACK % json.dumps(attack) if attack else ""
-        after = SYNTHETIC if "synthetic" in query else ""
+        after = (SYNTHETIC if "synthetic" in query else "") + (TAB_TRAP if "tabtrap" in query else "")
         extra = HIDDEN_DECOYS if "decoys" in query else ""
         return LOGIN.format(head=head, extra=extra, after=after)
     if route == "/otp":
@@ -324,6 +334,8 @@ def free_port():
 # div with the menu's place and size).
 MENU_HOST = """return [...document.documentElement.children].filter(e => e.tagName === "DIV" && Math.abs(e.getBoundingClientRect().width - 340) < 2).pop() || null;"""
 
+TAB, ENTER, DOWN = "\ue004", "\ue007", "\ue015"
+
 class Chromium:
     name = "chromium"
 
@@ -382,6 +394,11 @@ class Chromium:
 
     def type(self, element_id, text):
         self.driver.find_element("id", element_id).send_keys(text)
+
+    def key(self, key):
+        """A person's key (WebDriver's code for it), to whatever has the focus."""
+        from selenium.webdriver.common.action_chains import ActionChains
+        ActionChains(self.driver).send_keys(key).perform()
 
     def screenshot(self):
         return self.driver.get_screenshot_as_png()
@@ -451,6 +468,9 @@ class Firefox:
 
     def type(self, element_id, text):
         self.client.find_element("id", element_id).send_keys(text)
+
+    def key(self, key):
+        self.client.actions.sequence("key", "keyboard").key_down(key).key_up(key).perform()
 
     def screenshot(self):
         return self.client.screenshot(format="binary")
@@ -671,6 +691,30 @@ def scenarios(person, browser):
         person.choose(rect, 0)
         blocked["after"] = person.wait_values(("user", "pass"), lambda values: any(values.values()))
     results["attack-blocked-cover"] = blocked
+
+    # The page makes the menu the next Tab stop: "type your name, Tab, Enter" chooses nothing.
+    # Down from the field moves into the menu as the person means to, and Enter then fills.
+    browser.open(f"{site}/login?tabtrap=1")
+    browser.click("user")
+    rect = person.menu()
+    trapped = {"menu": rect is not None}
+    if rect:
+        browser.type("user", "mallory")
+        browser.key(TAB)
+        time.sleep(0.3)
+        trapped["tabbed-into-menu"] = browser.run(MENU_HOST.replace("return ", "const host = ", 1) + "return document.activeElement === host;")
+        browser.key(ENTER)
+        time.sleep(2)
+        trapped["attacked"] = person.values("user", "pass")
+        trapped["said"] = person.said()
+        browser.open(f"{site}/login?tabtrap=1")
+        browser.click("user")
+        if person.menu():
+            browser.key(DOWN)
+            time.sleep(0.3)
+            browser.key(ENTER)
+            trapped["down"] = person.wait_values(("user", "pass"), lambda values: all(values.values()))
+    results["keyboard-tab-trap"] = trapped
 
     # The page summons the menu under a pointer that is already there and stays still (focus()
     # from a script, the pointer resting where the menu opens): a press without a move in the menu

@@ -233,7 +233,9 @@ function connectMenu(port, token) {
   const session = sessions.get(token);
   // The frame must be the extension's own page, in the tab of the document it serves, and the
   // first to claim the session.
-  const ownPage = port.sender.url && port.sender.url.startsWith(chrome.runtime.getURL("menu.html"));
+  // (Its address is the extension's dynamic one where the browser has it: a random id per session,
+  // so a page cannot find out at a fixed address that Keyport is installed.)
+  const ownPage = isMenuPage(port.sender);
   if (!session || session.menu || !ownPage || !port.sender.tab || port.sender.tab.id !== session.page.sender.tab.id) {
     return port.disconnect();
   }
@@ -259,6 +261,17 @@ function connectMenu(port, token) {
     // A provider's own list sends what the person picks without keyportd's matching: https only.
     all: new URL(session.site).protocol === "https:",
   });
+}
+
+/// Whether `sender` is the extension's own menu page (at its fixed or its dynamic address).
+function isMenuPage(sender) {
+  let url;
+  try {
+    url = new URL(sender.url);
+  } catch {
+    return false;
+  }
+  return sender.id === chrome.runtime.id && url.protocol === new URL(chrome.runtime.getURL("")).protocol && url.pathname === "/menu.html";
 }
 
 /// Asks the page's content script whether the menu was visible and on top where the person

@@ -83,7 +83,8 @@ function siteOf(port) {
 
 const pages = new Map(); // "tab:frame" → port, one per document
 const sessions = new Map(); // token → menu session
-const pendingSaves = new Map(); // tab → {origin, user, password, title, until}
+const pendingSaves = new Map(); // tab → {origin, user, password, until, from (the port that sent it)}
+const filledLogins = new Map(); // tab → {origin, user, digest}: the last login Keyport filled there
 
 function pageKey(tabId, frameId) {
   return `${tabId}:${frameId}`;
@@ -113,10 +114,19 @@ function connectPage(port) {
   pages.set(key, port);
   port.onDisconnect.addListener(() => {
     if (pages.get(key) === port) pages.delete(key);
-    for (const [token, session] of sessions) if (session.page === port) closeSession(token);
+    for (const [token, session] of sessions) {
+      if (session.page !== port) continue;
+      // An offer the person did not answer before its page went (a page that signs in by script
+      // and navigates later) is made again on the next page.
+      if (session.mode === "save" && session.save && Date.now() < session.save.until) {
+        pendingSaves.set(tab.id, { ...session.save, from: port });
+      }
+      closeSession(token);
+    }
   });
   port.onMessage.addListener((message) => pageMessage(port, site, message));
-  if (port.sender.frameId === 0) offerPendingSave(tab.id, port, site);
+  // A new top document of the tab: where an offer from the one before it is made.
+  if (port.sender.frameId === 0) offerPendingSave(tab.id, port);
 }
 
 async function pageMessage(port, site, message) {
@@ -146,8 +156,9 @@ async function pageMessage(port, site, message) {
       return;
     }
     case "submitted":
-      // A sign-in form of the tab's top document was sent: offer to save what was typed, once the
-      // next page is up (a frame of another site cannot plant or replace the offer).
+      // A sign-in form of the tab's top document was sent: offer to save what was typed on the
+      // next page, once it is up (a frame of another site cannot plant or replace the offer);
+      // never on this one, which is leaving, unless the page canceled the submit ("stays").
       if (port.sender.frameId !== 0) return;
       if (typeof message.user !== "string" || typeof message.password !== "string" || message.password === "") return;
       pendingSaves.set(port.sender.tab.id, {
@@ -155,9 +166,20 @@ async function pageMessage(port, site, message) {
         user: message.user,
         password: message.password,
         until: Date.now() + 60_000,
+        from: port,
       });
-      setTimeout(() => offerPendingSave(port.sender.tab.id, pages.get(pageKey(port.sender.tab.id, 0)), null), 1000);
       return;
+    case "stays": {
+      // The page canceled the submit (it signs in by script): the offer comes on this page, after
+      // a moment, if it is still the tab's top document then.
+      const tabId = port.sender.tab.id;
+      const pending = pendingSaves.get(tabId);
+      if (port.sender.frameId !== 0 || !pending || pending.from !== port) return;
+      setTimeout(() => {
+        if (pendingSaves.get(tabId) === pending && pages.get(pageKey(tabId, 0)) === port) offerPendingSave(tabId, port, true);
+      }, 1000);
+      return;
+    }
     case "keyboard": {
       // The content script moved the focus into the menu on the person's key (↓ in the field, or
       // the keyboard command): only now does the menu take a choice from the keyboard.
@@ -208,23 +230,43 @@ function closeSession(token) {
   }
 }
 
-async function offerPendingSave(tabId, port, siteNow) {
+/// Offers to save what was submitted: on `port`'s document, a new top document of the tab (or,
+/// `same`, the one that submitted, when it stays), of the same origin. A login Keyport has for
+/// that user is offered as an update, unless what was sent is what Keyport filled there; the
+/// provider then asks the person before it changes a password (Keyport Vault keeps the old one in
+/// the item's history) and changes nothing when it is the one it has.
+async function offerPendingSave(tabId, port, same = false) {
   const pending = pendingSaves.get(tabId);
   if (!pending || !port) return;
   if (Date.now() > pending.until) return pendingSaves.delete(tabId);
-  const site = siteNow || siteOf(port);
+  if ((pending.from === port) !== same) return;
+  const site = siteOf(port);
   if (!site || new URL(site).origin !== pending.origin) return;
-  // Saved already for this site and user: nothing to offer.
+  let update = false;
   try {
     const listed = await call("ListIdentities", { type: "password", serviceIdentifiers: service(pending.origin) });
-    if (listed.identities.some((fit) => fit.fit === "exact" && fit.identity.user === pending.user)) {
-      return pendingSaves.delete(tabId);
-    }
+    update = listed.identities.some((fit) => fit.fit === "exact" && fit.identity.user === pending.user);
+    if (update && (await isFilledLogin(tabId, pending))) return pendingSaves.delete(tabId);
   } catch {
     return;
   }
+  // The port may have gone, or another offer been made, meanwhile.
+  if (pendingSaves.get(tabId) !== pending || pages.get(pageKey(tabId, 0)) !== port) return;
   pendingSaves.delete(tabId);
-  openSession(port, site, { mode: "save", save: pending, identities: [] });
+  openSession(port, site, { mode: "save", save: { ...pending, from: null, update }, identities: [] });
+}
+
+/// A digest of a login, so that what Keyport filled can be recognised without being kept.
+async function loginDigest(origin, user, password) {
+  const bytes = new TextEncoder().encode(JSON.stringify([origin, user, password]));
+  return Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/// Whether `pending` is the login Keyport last filled in the tab.
+async function isFilledLogin(tabId, pending) {
+  const filled = filledLogins.get(tabId);
+  if (!filled || filled.origin !== pending.origin || filled.user !== pending.user) return false;
+  return filled.digest === (await loginDigest(pending.origin, pending.user, pending.password));
 }
 
 // --- The menu frame ---------------------------------------------------------------------------
@@ -255,7 +297,7 @@ function connectMenu(port, token) {
       origin: fit.origin,
       fit: fit.fit,
     })),
-    save: session.save ? { user: session.save.user, origin: session.save.origin } : null,
+    save: session.save ? { user: session.save.user, origin: session.save.origin, update: session.save.update } : null,
     // The content script moved the focus into the menu before it was up (the keyboard command).
     keyboard: session.keyboard === true,
     // A provider's own list sends what the person picks without keyportd's matching: https only.
@@ -373,6 +415,15 @@ async function fill(session, requested, clickedAt) {
   }
   if (sessions.get(session.token) !== session) return; // the document or the menu went meanwhile
   session.page.postMessage({ type: "fill", token: session.token, kind: session.kind, credential: reply.credential, clickedAt });
+  const credential = reply.credential || {};
+  if (session.kind === "login" && typeof credential.password === "string" && session.page.sender.frameId === 0) {
+    // Remembered as a digest: a sign-in with what was filled is not offered as a change.
+    const origin = new URL(session.site).origin;
+    const tabId = session.page.sender.tab.id;
+    loginDigest(origin, credential.user || "", credential.password).then((digest) => {
+      filledLogins.set(tabId, { origin, user: credential.user || "", digest });
+    });
+  }
   closeSession(session.token);
 }
 

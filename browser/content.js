@@ -269,9 +269,10 @@
     frame.setAttribute("allow", "");
     layer.append(frame);
     shadow.append(layer);
-    // Rows as menu.css lays them out: a 24-pixel title, 44 pixels a choice, a line for what happens.
+    // Rows as menu.css lays them out: a 24-pixel title (and, to save, the user and the site on
+    // lines of their own), 44 pixels a choice, a line for what happens.
     const width = 340;
-    const height = 2 + 12 + 24 + 44 * Math.min(message.rows || 1, 4) + 28;
+    const height = 2 + 12 + 24 + (message.mode === "save" ? 72 : 0) + 44 * Math.min(message.rows || 1, 4) + 28;
     let left = 16;
     let top = 16;
     if (field) {
@@ -438,7 +439,8 @@
 
   // --- Saving on submit ---------------------------------------------------------------------------
 
-  function submitted(form) {
+  function submitted(event) {
+    const form = event.target;
     const passwords = Array.from(form.querySelectorAll('input[type="password"]')).filter((input) => input.value);
     if (passwords.length === 0) return;
     // A change-password form has several: the last is the new one.
@@ -446,6 +448,11 @@
     const named = form.querySelector('input[autocomplete~="username"]');
     const user = named || userFieldFor(passwords[0]);
     post({ type: "submitted", user: user ? user.value : "", password: password.value });
+    // Once the event has been through the page: a submit the page did not cancel leaves this
+    // document for the next, where the offer is made; one it canceled (a sign-in by script) stays.
+    setTimeout(() => {
+      if (event.defaultPrevented) post({ type: "stays" });
+    }, 0);
   }
 
   document.addEventListener(
@@ -453,7 +460,7 @@
     (event) => {
       // A page can make a trusted-looking submit (requestSubmit()): it only offers; saving takes
       // the person's click on "Save".
-      if (event.isTrusted && event.target instanceof HTMLFormElement) submitted(event.target);
+      if (event.isTrusted && event.target instanceof HTMLFormElement) submitted(event);
     },
     true,
   );

@@ -117,8 +117,21 @@ port.onMessage.addListener((message) => {
     case "show":
       if (message.keyboard) grantKeyboard();
       if (message.mode === "save") {
-        title.textContent = `Save the password of ${message.save.user || "(no user name)"} for ${message.save.origin} in Keyport?`;
-        button("Save", null, (gesture) => port.postMessage({ type: "save", ...gesture }));
+        // The site on a line of its own, never cut: a long user name is cut (with an ellipsis)
+        // instead, and a site too long for its lines is not offered at all.
+        title.textContent = message.save.update ? "Change the saved password in Keyport?" : "Save the password in Keyport?";
+        const user = document.createElement("div");
+        user.id = "user";
+        user.textContent = message.save.user || "(no user name)";
+        const site = document.createElement("div");
+        site.id = "origin";
+        site.textContent = `for ${message.save.origin}`;
+        title.after(user, site);
+        if (site.scrollHeight > site.clientHeight + 1 || site.scrollWidth > site.clientWidth + 1) {
+          status.textContent = "Not offered: the site's address is too long to show whole.";
+        } else {
+          button(message.save.update ? "Change" : "Save", null, (gesture) => port.postMessage({ type: "save", ...gesture }));
+        }
         button("Not now", null, () => port.postMessage({ type: "dismiss" }));
         return;
       }

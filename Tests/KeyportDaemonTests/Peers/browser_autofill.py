@@ -41,7 +41,7 @@ STEADY = 0.8  # seconds: longer than the menu must have been steady (500 ms) bef
 # --- The sites ------------------------------------------------------------------------------------
 
 LOGIN = """<!doctype html><html><head><title>login</title>{head}</head><body>
-<form id="form" action="/done" method="post">
+<form id="form" action="{action}" method="post">
 <input id="user" name="username" autocomplete="username">
 <input id="pass" type="password" name="password" autocomplete="current-password">
 {extra}
@@ -190,7 +190,8 @@ def page_for(host, path, https_port):
         head = ATTACK % json.dumps(attack) if attack else ""
         after = (SYNTHETIC if "synthetic" in query else "") + (TAB_TRAP if "tabtrap" in query else "")
         extra = HIDDEN_DECOYS if "decoys" in query else ""
-        return LOGIN.format(head=head, extra=extra, after=after)
+        action = "/done?slow=1" if "slow" in query else "/done"
+        return LOGIN.format(head=head, extra=extra, after=after, action=action)
     if route == "/otp":
         return OTP_MARKED
     if route == "/otp-named":
@@ -231,6 +232,9 @@ def serve(certificate=None):
 
         def do_POST(self):
             self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            if "slow=1" in self.path:
+                # A sign-in that takes its time: the page that sent it stays up meanwhile.
+                time.sleep(2.5)
             self.respond()
 
         def log_message(self, *args):
@@ -563,13 +567,52 @@ class Person:
             time.sleep(0.05)
         return None
 
-    def row(self, rect, row):
-        """The middle of the menu's row (0 the first), as menu.css lays it out."""
-        return rect["x"] + 60, rect["y"] + 1 + 6 + 24 + 44 * row + 22
+    def row(self, rect, row, save=False):
+        """The middle of the menu's row (0 the first), as menu.css lays it out: to save, the user
+        name and the site come between the title and the rows."""
+        return rect["x"] + 60, rect["y"] + 1 + 6 + 24 + (72 if save else 0) + 44 * row + 22
 
-    def choose(self, rect, row):
+    def choose(self, rect, row, save=False):
         """Clicks the menu's row."""
-        self.browser.click_at(*self.row(rect, row))
+        self.browser.click_at(*self.row(rect, row, save))
+
+    def next_page(self, before, wait=15.0):
+        """Waits for the tab's next document (the one after `before`, its performance.timeOrigin)."""
+        deadline = time.time() + wait
+        while time.time() < deadline:
+            try:
+                if self.browser.run("return performance.timeOrigin") != before:
+                    return True
+            except Exception:
+                pass  # between two documents
+            time.sleep(0.05)
+        return False
+
+    def origin_shown(self, origin):
+        """Whether the menu draws the whole of `origin`: its text, in the menu's own page, lies
+        inside the page and inside every box that clips it."""
+        return self.browser.in_menu("""const origin = %s;
+            const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+            for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+              const at = node.data.indexOf(origin);
+              if (at < 0) continue;
+              const range = document.createRange();
+              range.setStart(node, at);
+              range.setEnd(node, at + origin.length);
+              const rects = [...range.getClientRects()];
+              if (rects.length === 0) return false;
+              const inside = (outer) => rects.every(r => r.left >= outer.left - 0.5 && r.right <= outer.right + 0.5 &&
+                r.top >= outer.top - 0.5 && r.bottom <= outer.bottom + 0.5);
+              if (!inside({left: 0, top: 0, right: innerWidth, bottom: innerHeight})) return false;
+              for (let e = node.parentElement; e; e = e.parentElement) {
+                const style = getComputedStyle(e);
+                if (style.overflowX !== "visible" || style.overflowY !== "visible") {
+                  if (!inside(e.getBoundingClientRect())) return false;
+                }
+              }
+              return true;
+            }
+            return false;""" % json.dumps(origin))
 
     def values(self, *ids):
         """The fields' values, read at one moment."""
@@ -604,6 +647,35 @@ class Person:
             return self.browser.in_menu("return document.getElementById('status').textContent")
         except Exception as error:
             return f"(no menu: {type(error).__name__})"
+
+    def save(self, url, user, password, site):
+        """Types a sign-in into the page at `url` and sends it; on the next page, clicks the offer's
+        first button: whether the offer came and showed the site whole, and what the vault gives
+        for that user afterwards."""
+        self.browser.open(url)
+        self.browser.type("user", user)
+        self.browser.type("pass", password)
+        # The menu for the focused field is open on this page: the offer is looked for only once
+        # the next page is there (else the old page's menu could be the one clicked).
+        before = self.browser.run("return performance.timeOrigin")
+        self.browser.click("go")
+        self.next_page(before)
+        rect = self.menu(wait=8)
+        outcome = {"menu": rect is not None, "page-ready": self.browser.run("return !!document.getElementById('done')")}
+        if rect:
+            outcome["origin-shown"] = self.origin_shown(site)
+            self.choose(rect, 0, save=True)
+        # The vault saves it, and its keeper tells AutoFill, a moment after the click: asked until
+        # AutoFill has it (a busy machine takes seconds).
+        deadline = time.time() + 20
+        while True:
+            saved = self.keyport("password", f"{site}/", "--user", user)
+            if (saved.stdout.strip() and saved.stdout.strip() == password) or time.time() > deadline:
+                break
+            time.sleep(0.5)
+        outcome["saved"] = saved.stdout.strip() == password
+        outcome["error"] = saved.stderr.strip()
+        return outcome
 
     def code(self):
         """The codes oathtool gives for the vault's secret around now (a fill can straddle a period)."""
@@ -820,32 +892,32 @@ def scenarios(person, browser):
     results["locked"] = person.login(f"{site}/login")
     results["locked"]["agent"] = person.stop_agent()
 
-    # Saving what was typed into a sign-in form, once the person says so.
+    # Saving what was typed into a sign-in form, once the person says so. The user name is long:
+    # the site the offer is for is still shown whole.
+    long_user = "dave." + "x" * 200
+    results["save"] = person.save(f"{site}/login", long_user, "n3w-pass!", site)
+
+    # A sign-in that takes its time: the offer comes on the page after it, not on the one leaving.
+    results["save-slow"] = person.save(f"{site}/login?slow=1", "erin", "sl0w-pass", site)
+
+    # A user Keyport has: signing in with what Keyport filled offers nothing; with another
+    # password (changed elsewhere), the offer is to change it, which the vault asks the person
+    # to confirm in the agent (keeping the old one in the item's history).
     browser.open(f"{site}/login")
-    browser.type("user", "dave")
-    browser.type("pass", "n3w-pass!")
-    # The menu for the focused field is open on this page: the offer is looked for only once the
-    # next page is there (else the old page's menu could be the one clicked).
-    before = browser.run("return performance.timeOrigin")
-    browser.click("go")
-    deadline = time.time() + 10
-    while time.time() < deadline and browser.run("return performance.timeOrigin") == before:
-        time.sleep(0.05)
-    rect = person.menu(wait=8)
-    save = {"menu": rect is not None}
+    browser.click("user")
+    rect = person.menu()
+    unchanged = {"menu": rect is not None}
     if rect:
         person.choose(rect, 0)
-    # The vault saves it, and its keeper tells AutoFill, a moment after the click: asked until
-    # AutoFill has it (a busy machine takes seconds).
-    deadline = time.time() + 20
-    while True:
-        saved = person.keyport("password", f"{site}/", "--user", "dave")
-        if saved.stdout.strip() or time.time() > deadline:
-            break
-        time.sleep(0.5)
-    save["saved"] = saved.stdout.strip()
-    save["error"] = saved.stderr.strip()
-    results["save"] = save
+        unchanged["values"] = person.wait_values(("user", "pass"), lambda values: all(values.values()))
+        before = browser.run("return performance.timeOrigin")
+        browser.click("go")
+        person.next_page(before)
+        unchanged["offer"] = person.menu(wait=3) is not None
+    results["save-unchanged"] = unchanged
+    person.start_agent("accept-first")
+    results["save-changed"] = person.save(f"{site}/login", "alice", "ch4nged-pass", site)
+    results["save-changed"]["agent"] = person.stop_agent()
     results["console"] = browser.logs()
     return results
 

@@ -83,7 +83,8 @@ function siteOf(port) {
 
 const pages = new Map(); // "tab:frame" → port, one per document
 const sessions = new Map(); // token → menu session
-const pendingSaves = new Map(); // tab → {origin, user, password, title, until}
+const pendingSaves = new Map(); // tab → {origin, user, password, until, from (the port that sent it)}
+const filledLogins = new Map(); // tab → {origin, user, digest}: the last login Keyport filled there
 
 function pageKey(tabId, frameId) {
   return `${tabId}:${frameId}`;
@@ -113,10 +114,19 @@ function connectPage(port) {
   pages.set(key, port);
   port.onDisconnect.addListener(() => {
     if (pages.get(key) === port) pages.delete(key);
-    for (const [token, session] of sessions) if (session.page === port) closeSession(token);
+    for (const [token, session] of sessions) {
+      if (session.page !== port) continue;
+      // An offer the person did not answer before its page went (a page that signs in by script
+      // and navigates later) is made again on the next page.
+      if (session.mode === "save" && session.save && Date.now() < session.save.until) {
+        pendingSaves.set(tab.id, { ...session.save, from: port });
+      }
+      closeSession(token);
+    }
   });
   port.onMessage.addListener((message) => pageMessage(port, site, message));
-  if (port.sender.frameId === 0) offerPendingSave(tab.id, port, site);
+  // A new top document of the tab: where an offer from the one before it is made.
+  if (port.sender.frameId === 0) offerPendingSave(tab.id, port);
 }
 
 async function pageMessage(port, site, message) {
@@ -134,12 +144,21 @@ async function pageMessage(port, site, message) {
       // Focus opens the menu only when something fits (or for a code field); the keyboard command
       // always, with "All passwords…" in it.
       if (listed.identities.length === 0 && message.kind !== "otp" && !message.command) return;
-      openSession(port, site, { mode: "fill", kind: message.kind, type, field: message.field, identities: listed.identities });
+      openSession(port, site, {
+        mode: "fill",
+        kind: message.kind,
+        type,
+        field: message.field,
+        identities: listed.identities,
+        // Opened by Keyport's keyboard command: the menu takes the focus, and keys.
+        keyboard: message.command === true,
+      });
       return;
     }
     case "submitted":
-      // A sign-in form of the tab's top document was sent: offer to save what was typed, once the
-      // next page is up (a frame of another site cannot plant or replace the offer).
+      // A sign-in form of the tab's top document was sent: offer to save what was typed on the
+      // next page, once it is up (a frame of another site cannot plant or replace the offer);
+      // never on this one, which is leaving, unless the page canceled the submit ("stays").
       if (port.sender.frameId !== 0) return;
       if (typeof message.user !== "string" || typeof message.password !== "string" || message.password === "") return;
       pendingSaves.set(port.sender.tab.id, {
@@ -147,9 +166,29 @@ async function pageMessage(port, site, message) {
         user: message.user,
         password: message.password,
         until: Date.now() + 60_000,
+        from: port,
       });
-      setTimeout(() => offerPendingSave(port.sender.tab.id, pages.get(pageKey(port.sender.tab.id, 0)), null), 1000);
       return;
+    case "stays": {
+      // The page canceled the submit (it signs in by script): the offer comes on this page, after
+      // a moment, if it is still the tab's top document then.
+      const tabId = port.sender.tab.id;
+      const pending = pendingSaves.get(tabId);
+      if (port.sender.frameId !== 0 || !pending || pending.from !== port) return;
+      setTimeout(() => {
+        if (pendingSaves.get(tabId) === pending && pages.get(pageKey(tabId, 0)) === port) offerPendingSave(tabId, port, true);
+      }, 1000);
+      return;
+    }
+    case "keyboard": {
+      // The content script moved the focus into the menu on the person's key (↓ in the field, or
+      // the keyboard command): only now does the menu take a choice from the keyboard.
+      const session = sessions.get(message.token);
+      if (!session || session.page !== port) return;
+      session.keyboard = true;
+      if (session.menu) session.menu.postMessage({ type: "keyboard" });
+      return;
+    }
     case "check-result": {
       const session = sessions.get(message.token);
       if (session && session.page === port && session.checking) {
@@ -173,7 +212,7 @@ function openSession(port, site, details) {
   sessions.set(token, { ...details, token, page: port, site, menu: null, checking: null, busy: false });
   // One row a choice, and "All…" below them; "Save" and "Not now".
   const rows = details.mode === "save" ? 2 : details.identities.length + 1;
-  port.postMessage({ type: "open", token, mode: details.mode, field: details.field, rows });
+  port.postMessage({ type: "open", token, mode: details.mode, field: details.field, rows, keyboard: details.keyboard === true });
 }
 
 function closeSession(token) {
@@ -191,23 +230,43 @@ function closeSession(token) {
   }
 }
 
-async function offerPendingSave(tabId, port, siteNow) {
+/// Offers to save what was submitted: on `port`'s document, a new top document of the tab (or,
+/// `same`, the one that submitted, when it stays), of the same origin. A login Keyport has for
+/// that user is offered as an update, unless what was sent is what Keyport filled there; the
+/// provider then asks the person before it changes a password (Keyport Vault keeps the old one in
+/// the item's history) and changes nothing when it is the one it has.
+async function offerPendingSave(tabId, port, same = false) {
   const pending = pendingSaves.get(tabId);
   if (!pending || !port) return;
   if (Date.now() > pending.until) return pendingSaves.delete(tabId);
-  const site = siteNow || siteOf(port);
+  if ((pending.from === port) !== same) return;
+  const site = siteOf(port);
   if (!site || new URL(site).origin !== pending.origin) return;
-  // Saved already for this site and user: nothing to offer.
+  let update = false;
   try {
     const listed = await call("ListIdentities", { type: "password", serviceIdentifiers: service(pending.origin) });
-    if (listed.identities.some((fit) => fit.fit === "exact" && fit.identity.user === pending.user)) {
-      return pendingSaves.delete(tabId);
-    }
+    update = listed.identities.some((fit) => fit.fit === "exact" && fit.identity.user === pending.user);
+    if (update && (await isFilledLogin(tabId, pending))) return pendingSaves.delete(tabId);
   } catch {
     return;
   }
+  // The port may have gone, or another offer been made, meanwhile.
+  if (pendingSaves.get(tabId) !== pending || pages.get(pageKey(tabId, 0)) !== port) return;
   pendingSaves.delete(tabId);
-  openSession(port, site, { mode: "save", save: pending, identities: [] });
+  openSession(port, site, { mode: "save", save: { ...pending, from: null, update }, identities: [] });
+}
+
+/// A digest of a login, so that what Keyport filled can be recognised without being kept.
+async function loginDigest(origin, user, password) {
+  const bytes = new TextEncoder().encode(JSON.stringify([origin, user, password]));
+  return Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/// Whether `pending` is the login Keyport last filled in the tab.
+async function isFilledLogin(tabId, pending) {
+  const filled = filledLogins.get(tabId);
+  if (!filled || filled.origin !== pending.origin || filled.user !== pending.user) return false;
+  return filled.digest === (await loginDigest(pending.origin, pending.user, pending.password));
 }
 
 // --- The menu frame ---------------------------------------------------------------------------
@@ -216,7 +275,9 @@ function connectMenu(port, token) {
   const session = sessions.get(token);
   // The frame must be the extension's own page, in the tab of the document it serves, and the
   // first to claim the session.
-  const ownPage = port.sender.url && port.sender.url.startsWith(chrome.runtime.getURL("menu.html"));
+  // (Its address is the extension's dynamic one where the browser has it: a random id per session,
+  // so a page cannot find out at a fixed address that Keyport is installed.)
+  const ownPage = isMenuPage(port.sender);
   if (!session || session.menu || !ownPage || !port.sender.tab || port.sender.tab.id !== session.page.sender.tab.id) {
     return port.disconnect();
   }
@@ -236,10 +297,23 @@ function connectMenu(port, token) {
       origin: fit.origin,
       fit: fit.fit,
     })),
-    save: session.save ? { user: session.save.user, origin: session.save.origin } : null,
+    save: session.save ? { user: session.save.user, origin: session.save.origin, update: session.save.update } : null,
+    // The content script moved the focus into the menu before it was up (the keyboard command).
+    keyboard: session.keyboard === true,
     // A provider's own list sends what the person picks without keyportd's matching: https only.
     all: new URL(session.site).protocol === "https:",
   });
+}
+
+/// Whether `sender` is the extension's own menu page (at its fixed or its dynamic address).
+function isMenuPage(sender) {
+  let url;
+  try {
+    url = new URL(sender.url);
+  } catch {
+    return false;
+  }
+  return sender.id === chrome.runtime.id && url.protocol === new URL(chrome.runtime.getURL("")).protocol && url.pathname === "/menu.html";
 }
 
 /// Asks the page's content script whether the menu was visible and on top where the person
@@ -254,6 +328,7 @@ function checkVisible(session, gesture) {
       x: point.x,
       y: point.y,
       movedAt: gesture.movedAt,
+      clickedAt: gesture.clickedAt,
       keyboard: gesture.keyboard === true,
     });
     setTimeout(() => {
@@ -273,6 +348,16 @@ async function menuMessage(session, message) {
     if (message.type === "all" && new URL(session.site).protocol !== "https:") return;
     const fit = message.type === "choose" ? session.identities[message.index] : null;
     if (message.type === "choose" && !fit) return;
+    // A choice from the keyboard counts only in a menu Keyport moved the focus into, on the
+    // person's key, and that kept it since: focus that got there by a Tab the page ordered (every
+    // other element of the page taken out of the order) would have "name, Tab, Enter" fill.
+    if (message.keyboard === true && !(session.keyboard && message.granted === true)) {
+      session.menu.postMessage({
+        type: "refused",
+        message: "Not filled: to choose with the keyboard, press ↓ in the field first (or Keyport's shortcut, Ctrl+Shift+L).",
+      });
+      return;
+    }
     // An exact fit is asked for while the page is asked whether the menu was seen, so the check
     // costs no time; the credential stays here until it passed, and is dropped (its call
     // canceled) if it did not. Anything that may ask the person waits for the check.
@@ -330,6 +415,15 @@ async function fill(session, requested, clickedAt) {
   }
   if (sessions.get(session.token) !== session) return; // the document or the menu went meanwhile
   session.page.postMessage({ type: "fill", token: session.token, kind: session.kind, credential: reply.credential, clickedAt });
+  const credential = reply.credential || {};
+  if (session.kind === "login" && typeof credential.password === "string" && session.page.sender.frameId === 0) {
+    // Remembered as a digest: a sign-in with what was filled is not offered as a change.
+    const origin = new URL(session.site).origin;
+    const tabId = session.page.sender.tab.id;
+    loginDigest(origin, credential.user || "", credential.password).then((digest) => {
+      filledLogins.set(tabId, { origin, user: credential.user || "", digest });
+    });
+  }
   closeSession(session.token);
 }
 

@@ -14,12 +14,18 @@
 
   /// How long the menu must have been wholly visible and on top before a click in it counts.
   const STEADY_MS = 500;
+  /// The longest time between two frames of the page's that still counts as steady: a page that
+  /// stops drawing (its main thread blocked) may meanwhile show anything the compositor can draw
+  /// without it (an animation it started before), and the checks, which run on its frames, see
+  /// none of it. A click counts only when the page drew frames no further apart than this, all
+  /// checked, for the whole steady time up to the click.
+  const FRAME_GAP_MS = 100;
   const OTP_WORDS = /(^|[^a-z])(otp|totp|2fa|mfa|one.?time|passcode|verification|security.?code|auth.?code|code)([^a-z]|$)/i;
 
   let port = null;
   const fields = new Map(); // id → WeakRef(element)
   let nextField = 1;
-  let menu = null; // {token, host, frame, field, monitor}
+  let menu = null; // {token, host, layer, shadow, frame, field, monitor, …}
 
   function connect() {
     port = chrome.runtime.connect({ name: "page" });
@@ -104,9 +110,16 @@
 
   // --- Visible, steady, on top -------------------------------------------------------------------
 
+  /// The element `node` is drawn in: its parent, or the host of the shadow tree it is the top of.
+  function drawnIn(node) {
+    if (node.parentElement) return node.parentElement;
+    const root = node.parentNode;
+    return root instanceof ShadowRoot ? root.host : null;
+  }
+
   /// Why `element` or an ancestor hides, fades, clips, moves or masks what is drawn; null if none.
   function concealment(element) {
-    for (let node = element; node; node = node.parentElement) {
+    for (let node = element; node; node = drawnIn(node)) {
       const style = getComputedStyle(node);
       if (style.display === "none") return `${describe(node)} is not displayed`;
       if (style.visibility !== "visible") return `${describe(node)} is hidden`;
@@ -127,24 +140,28 @@
   }
 
   function describe(node) {
-    if (menu && node === menu.host) return "the menu";
+    if (menu && (node === menu.host || node === menu.layer)) return "the menu";
     return node === document.documentElement ? "the page" : node === document.body ? "the page's body" : "a part of the page";
   }
 
-  /// The menu's host must be what is hit at `point` (page coordinates of this document's viewport).
+  /// The menu must be what is hit at `point` (coordinates of this document's viewport): asked of
+  /// the menu's own shadow tree, so that the host's place (where the page may draw its
+  /// pseudo-elements, under the top layer) does not count as the menu.
   function onTopAt(x, y) {
-    const hit = document.elementFromPoint(x, y);
-    return hit === menu.host;
+    const hit = menu.shadow.elementFromPoint(x, y);
+    return hit === menu.layer || hit === menu.frame;
   }
 
   function menuProblem() {
     if (!menu || !menu.host.isConnected) return "the menu is gone";
     if (menu.tampered) return "the page changed the menu";
-    if (!menu.host.matches(":popover-open")) return "the menu was taken out of the top layer";
-    const hidden = concealment(menu.host);
+    if (!menu.layer.matches(":popover-open")) return "the menu was taken out of the top layer";
+    const hidden = concealment(menu.layer);
     if (hidden) return hidden;
-    if ("currentCSSZoom" in menu.host && menu.host.currentCSSZoom !== 1) return "the menu is zoomed";
-    const box = menu.host.getBoundingClientRect();
+    const drawn = { contentVisibilityAuto: true, opacityProperty: true, visibilityProperty: true, checkOpacity: true, checkVisibilityCSS: true };
+    if (!menu.layer.checkVisibility(drawn)) return "the menu is not drawn";
+    if ("currentCSSZoom" in menu.layer && menu.layer.currentCSSZoom !== 1) return "the menu is zoomed";
+    const box = menu.layer.getBoundingClientRect();
     if (Math.abs(box.width - menu.width) > 1 || Math.abs(box.height - menu.height) > 1) {
       return "the menu is not the size it was drawn";
     }
@@ -152,7 +169,7 @@
     // The menu is in the top layer: only what the page put there after it can be drawn over it,
     // and what such an element draws (a backdrop, an overflowing child) may reach anywhere.
     for (const other of document.querySelectorAll(":popover-open, dialog:modal, :fullscreen")) {
-      if (other !== menu.host) return "something of the page is in the top layer with the menu";
+      if (other !== menu.layer) return "something of the page is in the top layer with the menu";
     }
     for (const [x, y] of [
       [box.left + box.width / 2, box.top + box.height / 2],
@@ -167,16 +184,20 @@
   }
 
   /// Checks the menu on every frame the browser draws while it is open: a page that hides or
-  /// covers it even for one frame restarts the time it must have been steady.
+  /// covers it even for one frame, or that draws no frame for longer than FRAME_GAP_MS (what was
+  /// on the screen meanwhile went unchecked), restarts the time it must have been steady.
   function monitor() {
     if (!menu) return;
     try {
-      const problem = safeProblem();
+      const now = performance.timeOrigin + performance.now();
+      const gap = menu.lastFrame === null ? 0 : now - menu.lastFrame;
+      menu.lastFrame = now;
+      const problem = safeProblem() || (gap > FRAME_GAP_MS ? `the page drew no frame for ${Math.round(gap)} ms` : null);
       if (problem) {
         menu.lastProblem = problem;
         menu.steadySince = null;
       } else if (menu.steadySince === null) {
-        menu.steadySince = performance.timeOrigin + performance.now();
+        menu.steadySince = now;
       }
     } finally {
       if (menu) menu.monitor = requestAnimationFrame(monitor);
@@ -193,28 +214,38 @@
     }
   }
 
+  /// Answers whether the menu was seen where and when the person chose in it. The answer waits
+  /// for the page's next frame, whose check runs first: the time up to the click is judged only
+  /// once the frames around it were checked (a page that stopped drawing over the click is then
+  /// known to have).
   function check(message) {
     const answer = (ok, reason) => {
       if (!ok) console.info(`keyport: not filled: ${reason}`);
       post({ type: "check-result", token: message.token, ok, reason });
     };
     if (!menu || menu.token !== message.token) return answer(false, "the menu is not open here");
-    const problem = safeProblem();
-    if (problem) return answer(false, problem);
-    if (menu.steadySince === null || performance.timeOrigin + performance.now() - menu.steadySince < STEADY_MS) {
-      return answer(false, `the menu was not steadily visible before the click${menu.lastProblem ? ` (${menu.lastProblem})` : ""}`);
-    }
-    // A pointer click counts only when the pointer moved in the menu while it was steady: a menu
-    // the page summoned under a still pointer is not chosen by a click meant for the page.
-    if (!message.keyboard && !(message.movedAt >= menu.steadySince)) {
-      return answer(false, "the pointer did not move in the menu before the click");
-    }
-    const box = menu.frame.getBoundingClientRect();
-    if (!(message.x >= 0 && message.y >= 0 && message.x < box.width && message.y < box.height)) {
-      return answer(false, "the click was not in the menu");
-    }
-    if (!onTopAt(box.left + message.x, box.top + message.y)) return answer(false, "something of the page covers the menu");
-    answer(true, null);
+    requestAnimationFrame(() => {
+      if (!menu || menu.token !== message.token) return answer(false, "the menu is not open here");
+      const problem = safeProblem();
+      if (problem) return answer(false, problem);
+      // The person's moment, as the menu's own page saw it (the page cannot touch it).
+      const clickedAt = typeof message.clickedAt === "number" ? message.clickedAt : performance.timeOrigin + performance.now();
+      if (menu.steadySince === null || clickedAt - menu.steadySince < STEADY_MS) {
+        return answer(false, `the menu was not steadily visible before the click${menu.lastProblem ? ` (${menu.lastProblem})` : ""}`);
+      }
+      // A pointer click counts only when the pointer moved in the menu while it was steady: a menu
+      // the page summoned under a still pointer is not chosen by a click meant for the page.
+      if (!message.keyboard && !(message.movedAt >= menu.steadySince)) {
+        return answer(false, "the pointer did not move in the menu before the click");
+      }
+      if (message.keyboard) return answer(true, null);
+      const box = menu.frame.getBoundingClientRect();
+      if (!(message.x >= 0 && message.y >= 0 && message.x < box.width && message.y < box.height)) {
+        return answer(false, "the click was not in the menu");
+      }
+      if (!onTopAt(box.left + message.x, box.top + message.y)) return answer(false, "something of the page covers the menu");
+      answer(true, null);
+    });
   }
 
   // --- The menu frame ---------------------------------------------------------------------------
@@ -223,17 +254,25 @@
     closeMenu();
     const field = message.field ? fields.get(message.field)?.deref() : null;
     if (message.mode === "fill" && (!field || !field.isConnected)) return;
+    // The page sees the host, and its style sheets reach it and its pseudo-elements, which may be
+    // drawn anywhere (`::before` with `position:absolute; inset:0`). The menu itself is an element
+    // of the host's closed shadow tree, which no selector of the page's matches: no style of the
+    // page's applies to it, and no pseudo-element of the page's is drawn with it in the top layer.
+    // The host's own are drawn in the page's stacking, under the menu.
     const host = document.createElement("div");
-    // Closed: the page cannot reach the frame, its address or its token.
+    // Closed: the page can reach neither the menu, nor the frame, its address or its token.
     const shadow = host.attachShadow({ mode: "closed" });
+    const layer = document.createElement("div");
     const frame = document.createElement("iframe");
     frame.src = chrome.runtime.getURL("menu.html") + "#" + message.token;
     frame.setAttribute("style", "border:0;width:100%;height:100%;display:block;background:Canvas;color-scheme:light dark");
     frame.setAttribute("allow", "");
-    shadow.append(frame);
-    // Rows as menu.css lays them out: a 24-pixel title, 44 pixels a choice, a line for what happens.
+    layer.append(frame);
+    shadow.append(layer);
+    // Rows as menu.css lays them out: a 24-pixel title (and, to save, the user and the site on
+    // lines of their own), 44 pixels a choice, a line for what happens.
     const width = 340;
-    const height = 2 + 12 + 24 + 44 * Math.min(message.rows || 1, 4) + 28;
+    const height = 2 + 12 + 24 + (message.mode === "save" ? 72 : 0) + 44 * Math.min(message.rows || 1, 4) + 28;
     let left = 16;
     let top = 16;
     if (field) {
@@ -243,27 +282,45 @@
     } else {
       left = Math.max(0, innerWidth - width - 16);
     }
-    const declarations =
-      `all:initial;position:fixed;left:${left}px;top:${top}px;width:${width}px;height:${height}px;` +
-      "box-sizing:border-box;margin:0;padding:0;border:1px solid #888;border-radius:6px;box-shadow:0 2px 8px #0004;" +
-      "overflow:hidden;z-index:2147483647;opacity:1;display:block;visibility:visible";
-    host.setAttribute("style", declarations.split(";").map((declaration) => `${declaration} !important`).join(";"));
+    const important = (declarations) => declarations.split(";").map((declaration) => `${declaration} !important`).join(";");
+    const place = `position:fixed;left:${left}px;top:${top}px;width:${width}px;height:${height}px;`;
+    layer.setAttribute(
+      "style",
+      important(
+        `all:initial;${place}` +
+          "box-sizing:border-box;margin:0;padding:0;border:1px solid #888;border-radius:6px;box-shadow:0 2px 8px #0004;" +
+          "overflow:hidden;z-index:2147483647;opacity:1;display:block;visibility:visible",
+      ),
+    );
+    // The host has the menu's place too (what the page's own scripts find), and no style of the
+    // page's: whatever it inherits would reach the menu.
+    host.setAttribute("style", important(`all:initial;${place}display:block;visibility:visible;opacity:1;margin:0;padding:0`));
     // In the top layer, above the page's stacking contexts.
-    host.setAttribute("popover", "manual");
+    layer.setAttribute("popover", "manual");
     document.documentElement.append(host);
     try {
-      host.showPopover();
+      layer.showPopover();
     } catch {}
     menu = {
-      token: message.token, host, frame, field, mode: message.mode, width, height,
-      steadySince: null, lastProblem: null, monitor: 0, tampered: false,
+      token: message.token, host, layer, shadow, frame, field, mode: message.mode, width, height,
+      steadySince: null, lastFrame: null, lastProblem: null, monitor: 0, tampered: false,
     };
     // Nothing but this script touches the host: a page that does is refused from then on.
     const opened = menu;
     new MutationObserver(() => {
       opened.tampered = true;
     }).observe(host, { attributes: true });
+    // Opened by Keyport's keyboard command: the person chooses with the keyboard, in the menu.
+    if (message.keyboard) focusMenu();
     menu.monitor = requestAnimationFrame(monitor);
+  }
+
+  /// Moves the focus into the menu, for the person's keyboard; the background then lets the menu
+  /// take a choice from the keyboard (focus that reached the menu any other way, as by a Tab the
+  /// page can order, does not).
+  function focusMenu() {
+    menu.frame.focus();
+    post({ type: "keyboard", token: menu.token });
   }
 
   function closeMenu(token) {
@@ -276,9 +333,22 @@
   document.addEventListener(
     "keydown",
     (event) => {
-      if (event.key === "Escape" && event.isTrusted && menu) {
+      if (!event.isTrusted || !menu) return;
+      if (event.key === "Escape") {
         post({ type: "closed", token: menu.token });
         closeMenu();
+      } else if (
+        event.key === "ArrowDown" && !event.altKey && !event.ctrlKey && !event.metaKey && !event.shiftKey &&
+        menu.field && menu.field.matches(":focus")
+      ) {
+        // Down from the field the menu is for, as into a browser's own list of suggestions: the
+        // person's key, into the menu (once the key's own handling is over: Firefox keeps the
+        // focus where the key was pressed otherwise).
+        event.preventDefault();
+        const opened = menu;
+        setTimeout(() => {
+          if (menu === opened) focusMenu();
+        }, 0);
       }
     },
     true,
@@ -369,7 +439,8 @@
 
   // --- Saving on submit ---------------------------------------------------------------------------
 
-  function submitted(form) {
+  function submitted(event) {
+    const form = event.target;
     const passwords = Array.from(form.querySelectorAll('input[type="password"]')).filter((input) => input.value);
     if (passwords.length === 0) return;
     // A change-password form has several: the last is the new one.
@@ -377,6 +448,11 @@
     const named = form.querySelector('input[autocomplete~="username"]');
     const user = named || userFieldFor(passwords[0]);
     post({ type: "submitted", user: user ? user.value : "", password: password.value });
+    // Once the event has been through the page: a submit the page did not cancel leaves this
+    // document for the next, where the offer is made; one it canceled (a sign-in by script) stays.
+    setTimeout(() => {
+      if (event.defaultPrevented) post({ type: "stays" });
+    }, 0);
   }
 
   document.addEventListener(
@@ -384,7 +460,7 @@
     (event) => {
       // A page can make a trusted-looking submit (requestSubmit()): it only offers; saving takes
       // the person's click on "Save".
-      if (event.isTrusted && event.target instanceof HTMLFormElement) submitted(event.target);
+      if (event.isTrusted && event.target instanceof HTMLFormElement) submitted(event);
     },
     true,
   );

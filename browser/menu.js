@@ -34,6 +34,49 @@ document.addEventListener("pointermove", (event) => {
   if (event.isTrusted) movedAt = performance.timeOrigin + event.timeStamp;
 });
 
+/// Whether Keyport moved the focus into this menu (the person's ↓ in the field, or the keyboard
+/// command) and it stayed here since: a choice from the keyboard counts only then. Focus that
+/// leaves the menu takes it away; focus that comes back by a Tab does not bring it back.
+let keyboardGranted = false;
+let grantWaiting = null;
+window.addEventListener("blur", () => {
+  keyboardGranted = false;
+});
+
+function grantKeyboard() {
+  const granted = () => {
+    keyboardGranted = true;
+    const first = list.querySelector("button");
+    if (first) first.focus();
+  };
+  if (document.hasFocus()) return granted();
+  // The focus the content script gave the frame may reach this document a moment after the
+  // message does.
+  if (grantWaiting) return;
+  const onFocus = () => {
+    clearTimeout(grantWaiting.timer);
+    grantWaiting = null;
+    granted();
+  };
+  window.addEventListener("focus", onFocus, { once: true });
+  grantWaiting = {
+    timer: setTimeout(() => {
+      window.removeEventListener("focus", onFocus);
+      grantWaiting = null;
+    }, 1000),
+  };
+}
+
+/// Up and down move between the choices, once the focus is in the menu.
+document.addEventListener("keydown", (event) => {
+  if (!event.isTrusted || (event.key !== "ArrowDown" && event.key !== "ArrowUp")) return;
+  const buttons = Array.from(list.querySelectorAll("button"));
+  const at = buttons.indexOf(document.activeElement);
+  if (at < 0) return;
+  event.preventDefault();
+  buttons[Math.max(0, Math.min(buttons.length - 1, at + (event.key === "ArrowDown" ? 1 : -1)))].focus();
+});
+
 function button(text, detail, onChoose) {
   const item = document.createElement("li");
   const choice = document.createElement("button");
@@ -50,13 +93,19 @@ function button(text, detail, onChoose) {
       status.textContent = "Not filled: the menu was not visibly on top of the page.";
       return;
     }
-    // A click from the keyboard (Enter, Space: no pointer, detail 0) needs the person to have moved
-    // the focus into the menu, which a page cannot do.
+    // A click from the keyboard (Enter, Space: no pointer, detail 0) counts only when Keyport moved
+    // the focus into the menu on the person's key (the background checks it too).
+    const keyboard = event.detail === 0;
+    if (keyboard && !keyboardGranted) {
+      status.textContent = "Not filled: to choose with the keyboard, press ↓ in the field first (or Keyport's shortcut, Ctrl+Shift+L).";
+      return;
+    }
     onChoose({
       point: { x: event.clientX, y: event.clientY },
       clickedAt: performance.timeOrigin + event.timeStamp,
       movedAt,
-      keyboard: event.detail === 0,
+      keyboard,
+      granted: keyboardGranted,
     });
   });
   item.append(choice);
@@ -66,9 +115,23 @@ function button(text, detail, onChoose) {
 port.onMessage.addListener((message) => {
   switch (message.type) {
     case "show":
+      if (message.keyboard) grantKeyboard();
       if (message.mode === "save") {
-        title.textContent = `Save the password of ${message.save.user || "(no user name)"} for ${message.save.origin} in Keyport?`;
-        button("Save", null, (gesture) => port.postMessage({ type: "save", ...gesture }));
+        // The site on a line of its own, never cut: a long user name is cut (with an ellipsis)
+        // instead, and a site too long for its lines is not offered at all.
+        title.textContent = message.save.update ? "Change the saved password in Keyport?" : "Save the password in Keyport?";
+        const user = document.createElement("div");
+        user.id = "user";
+        user.textContent = message.save.user || "(no user name)";
+        const site = document.createElement("div");
+        site.id = "origin";
+        site.textContent = `for ${message.save.origin}`;
+        title.after(user, site);
+        if (site.scrollHeight > site.clientHeight + 1 || site.scrollWidth > site.clientWidth + 1) {
+          status.textContent = "Not offered: the site's address is too long to show whole.";
+        } else {
+          button(message.save.update ? "Change" : "Save", null, (gesture) => port.postMessage({ type: "save", ...gesture }));
+        }
         button("Not now", null, () => port.postMessage({ type: "dismiss" }));
         return;
       }
@@ -83,6 +146,9 @@ port.onMessage.addListener((message) => {
           port.postMessage({ type: "all", ...gesture }),
         );
       }
+      return;
+    case "keyboard":
+      grantKeyboard();
       return;
     case "asking":
       status.textContent = message.message;

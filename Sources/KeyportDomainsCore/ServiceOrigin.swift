@@ -71,6 +71,10 @@ package struct ServiceOrigin: Hashable, Sendable, CustomStringConvertible {
     /// Whether the scheme keeps what it carries from the network's eavesdroppers (`https`, `wss`).
     package var isSecure: Bool { scheme == "https" || scheme == "wss" }
 
+    /// Whether the scheme is one of the web's that carry pages in clear text (`http`, `ws`, `ftp`):
+    /// anyone on the network between can rewrite what is shown there, and read what goes back.
+    package var isCleartextWeb: Bool { Self.specialSchemes[scheme] != nil && !isSecure }
+
     /// Leading and trailing spaces and controls trimmed (a pasted no-break space too); tabs and
     /// line breaks inside removed, as the URL standard does.
     private static func clean(_ identifier: some StringProtocol) -> Substring {

@@ -219,6 +219,18 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
             return
         }
         let kind = oneTimeCode ? "one-time codes" : "passwords"
+        // The list may hold every item of the vault: never for a web page sent in clear text, which
+        // anyone on the network between can rewrite to take what the person picks (keyportd
+        // refuses it too; the vault does not rely on its caller for that).
+        if let clear = services.compactMap({ ServiceOrigin($0.identifier) }).first(where: { $0.isCleartextWeb }) {
+            extensionContext.cancelRequest(
+                withError: ASExtensionError(
+                    .failed,
+                    reason: "the vault shows no list of its \(kind) for \(clear), which is not https"
+                )
+            )
+            return
+        }
         do {
             try await vault.unlock(because: "to show its \(kind)")
             let wanted: (CXF.Item) -> Bool = { item in

@@ -544,6 +544,17 @@ package final class AutoFillService: Sendable {
 
     private func requestFromList(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
         let input = try request.parameters(as: AutoFill.RequestFromList.Parameters.self)
+        // A provider's own list is every credential of its kind, which keyportd's matching does not
+        // filter: none of it goes to a web page sent in clear text, which anyone on the network
+        // between can rewrite to take what the person picks (RequestCredential still gives such a
+        // page what was saved for it).
+        let requested = try Self.origins(of: input.serviceIdentifiers)
+        if let clear = requested.first(where: { $0.isCleartextWeb }) {
+            throw .invalidParameter(
+                "serviceIdentifiers",
+                "a provider's whole list is not shown for \(clear), which is not https: whoever is on the network between could change its page and take what you pick"
+            )
+        }
         let providers = enabledProviders { $0.provides(input.type) }
         let kind = input.type == .password ? "passwords" : "one-time codes"
         guard var provider = providers.first else {

@@ -617,6 +617,25 @@ struct AutoFillListTests {
         }
         #expect(try await sandbox.keyport(["password", "example.org", "--list", "--user", "x"]).status == 2)
     }
+
+    @Test("no provider's list for a web page sent in clear text: keyportd refuses it before any provider is asked")
+    func noListForClearText() async throws {
+        let sandbox = try AutoFillSandbox()
+        defer { sandbox.directory.remove() }
+        let daemon = try await startKeyportd(sandbox.environment)
+        defer { daemon.stop() }
+        #expect(try await sandbox.keyport(["providers", "enable", "org.example.quiet"]).status == 0)
+        // https (a domain means https): the provider's list.
+        for site in ["https://example.org/login", "example.org"] {
+            let listed = try await sandbox.keyport(["password", site, "--list"])
+            #expect(listed.status == 0, "\(site): \(listed.standardError)")
+        }
+        for site in ["http://example.org/login", "http://localhost:8080", "ws://example.org"] {
+            let refused = try await sandbox.keyport(["password", site, "--list"])
+            #expect(refused.status == 1, "\(site): \(refused.standardOutput)")
+            #expect(refused.standardError.contains("which is not https"), "\(site): \(refused.standardError)")
+        }
+    }
 }
 
 /// A repository with one commit, served as a bare copy over git's dumb HTTP protocol to `user`

@@ -3,6 +3,7 @@ import KeyportInterfaces
 import KeyportTestSupport
 import KeyportVaultKeeper
 import Testing
+import Varlink
 
 #if canImport(Glibc)
 import Glibc
@@ -146,6 +147,69 @@ struct VaultAutoFillTests {
         )
         // AutoFill's exact fit is still given without asking.
         #expect(try await run(["password", "https://github.com/login"]).standardOutput == "hunter2\n")
+    }
+
+    @Test("the vault's provider shows no list of its items for a web page sent in clear text, whoever asks it")
+    func noListForClearText() async throws {
+        let activate = try Peers.require(
+            "/usr/bin/systemd-socket-activate",
+            "systemd-socket-activate (package systemd)"
+        )
+        let directory = try TemporaryDirectory("kp-vault-list")
+        defer { directory.remove() }
+        var environment = sandboxEnvironment(in: directory.url)
+        environment["KEYPORT_VAULT_SOCKET"] = directory.url.appendingPathComponent("vault.sock").path
+        let vault = try VaultLocations(environment: environment).defaultVault
+        let keeper = try Program(builtProgram("keyport-vault"), ["keeper", "--vault", vault], environment: environment)
+        defer { keeper.stop() }
+        _ = try await keeper.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
+        for (arguments, input) in [(["vault", "init"], "open sesame\n"), (["vault", "unlock"], "open sesame\n")] {
+            let ran = try await Program.run(
+                keyport,
+                arguments + ["--passphrase-stdin"],
+                environment: environment,
+                input: Data(input.utf8),
+                timeout: .seconds(120)
+            )
+            #expect(ran.status == 0, "\(ran.standardError)")
+        }
+        // The provider asked directly, as keyportd would (which refuses such a request itself
+        // first): on a socket systemd-socket-activate hands it.
+        let socket = directory.url.appendingPathComponent("provider.sock").path
+        let provider = try Program(
+            activate,
+            ["-l", socket] + environment.sorted { $0.key < $1.key }.flatMap { ["-E", "\($0.key)=\($0.value)"] }
+                + [builtProgram("keyport-vault"), "provider", "--vault", vault],
+            environment: environment
+        )
+        defer { provider.stop() }
+        _ = try await provider.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("Listening on") }
+        func list(_ site: String) throws -> VarlinkError? {
+            let connection = try VarlinkBlockingConnection(path: socket, maximumMessageSize: 1 << 20)
+            do {
+                _ = try connection.call(
+                    CredentialProvider.ProvideFromList.name,
+                    RawJSON(
+                        encoding: CredentialProvider.ProvideFromList.Parameters(
+                            type: .password,
+                            serviceIdentifiers: [CredentialProvider.ServiceIdentifier(identifier: site, type: .URL)]
+                        )
+                    )
+                )
+                return nil
+            } catch let error as VarlinkError {
+                return error
+            }
+        }
+        // https: the vault looks, and has nothing to show.
+        let secure = try list("https://example.org/login")
+        #expect(secure?.message?.contains("the vault has no passwords") == true, "\(String(describing: secure))")
+        // http: refused before the vault is looked at.
+        for site in ["http://example.org/login", "ws://example.org"] {
+            let clear = try list(site)
+            #expect(clear?.name == CredentialProvider.Canceled.name, "\(String(describing: clear))")
+            #expect(clear?.message?.contains("which is not https") == true, "\(String(describing: clear))")
+        }
     }
 
     @Test(

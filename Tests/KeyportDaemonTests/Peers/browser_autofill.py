@@ -639,7 +639,10 @@ class Person:
             return {"menu": False, "values": self.values(*ids)}
         self.choose(rect, row)
         values = self.wait_values(ids, lambda values: any(values.values()), wait)
-        return {"menu": True, "values": values}
+        outcome = {"menu": True, "values": values}
+        if not any((values or {}).values()):
+            outcome["said"] = self.said()  # why not, for whoever reads a failure
+        return outcome
 
     def said(self):
         """What the menu says below its choices (why a choice was refused)."""
@@ -822,6 +825,7 @@ def scenarios(person, browser):
         still["pressed"] = person.values("user", "pass")
         person.choose(rect, 0)
         still["moved"] = person.wait_values(("user", "pass"), lambda values: any(values.values()))
+        still["said"] = person.said()
     results["still-pointer"] = still
 
     # Hidden and transparent fields are never filled.

@@ -510,10 +510,14 @@ struct VaultKeeperTests {
         let program = try own.executable
         let asked = Mutex(0)
         func access(launched: Bool) -> VaultKeeperAccess {
-            VaultKeeperAccess(program: program, launched: { _ in launched }) { _, _ in
-                asked.withLock { $0 += 1 }
-                return .refused("declined in this test")
-            }
+            VaultKeeperAccess(
+                program: program,
+                launched: { _ in launched },
+                ask: { _, _ in
+                    asked.withLock { $0 += 1 }
+                    return .refused("declined in this test")
+                }
+            )
         }
         // The same program, and keyportd says it launched it: the vault's app, nobody asked.
         try await access(launched: true).authorize(own, to: "read every item")

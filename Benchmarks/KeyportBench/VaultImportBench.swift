@@ -11,18 +11,20 @@ import Musl
 // `keyport vault import` of a CXF file as a person runs it, end to end, beside `keyport cxf
 // validate` of the same file (the peer: one read of the document, the codec's own pace) in the
 // same run, round by round: the CXF benchmark's `items` items (every credential type, two per
-// site), written as one document; each round imports it into a new vault, unlocked in its keeper.
+// site; the sites spread over domains or nearly all under one), written as one document; each round imports it into a new vault, unlocked in its keeper.
 // Peak memory is each process's VmHWM (the command's, sampled every 10 ms, and the keeper's own
 // high-water mark once the import is done).
-func vaultImportBenchmark(items count: Int, rounds: Int) async throws {
+func vaultImportBenchmark(items count: Int, rounds: Int, shape: SiteShape) async throws {
     let build = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
     let keyport = build.appendingPathComponent("keyport").path
-    let bytes = vaultImportDocument(items: count)
+    let bytes = vaultImportDocument(items: count, shape: shape)
     let files = privateDirectory("kp-vault-import")
     defer { try? FileManager.default.removeItem(at: files) }
     let file = files.appendingPathComponent("items.cxf.json").path
     try Data(bytes).write(to: URL(fileURLWithPath: file))
-    print("\(count) items, CXF \(bytes.count / 1_000_000) MB (\(bytes.count) bytes), \(rounds) rounds")
+    print(
+        "\(count) items (sites \(shape.rawValue)), CXF \(bytes.count / 1_000_000) MB (\(bytes.count) bytes), \(rounds) rounds"
+    )
 
     var validates: [Timed] = []
     var imports: [Timed] = []
@@ -90,8 +92,8 @@ func vaultImportBenchmark(items count: Int, rounds: Int) async throws {
 }
 
 /// The benchmark's document: the vault benchmark's items (two per site) in one CXF header.
-func vaultImportDocument(items count: Int) -> [UInt8] {
-    let (header, items) = vaultItems(count)
+func vaultImportDocument(items count: Int, shape: SiteShape) -> [UInt8] {
+    let (header, items) = vaultItems(count, shape: shape)
     var document = header
     document.accounts[0].items = items
     for index in document.accounts.indices.dropFirst() { document.accounts[index].items = [] }

@@ -12,8 +12,8 @@ import Foundation
 //   swift run -c release KeyportBench vault [items] [spread|one-domain]
 //   swift build -c release && .build/release/KeyportBench vault-autofill [items] [runs]
 //   swift build -c release && .build/release/KeyportBench vault-keepassxc [entries] [spread|one-domain]
-//   swift build -c release && .build/release/KeyportBench vault-import [items] [rounds]   (`keyport vault import` of CXF beside `keyport cxf validate`)
-//   swift run -c release KeyportBench vault-import-document [items] > items.json   (that benchmark's document)
+//   swift build -c release && .build/release/KeyportBench vault-import [items] [rounds] [spread|one-domain]   (`keyport vault import` of CXF beside `keyport cxf validate`)
+//   swift run -c release KeyportBench vault-import-document [items] [spread|one-domain] > items.json   (that benchmark's document)
 //   swift build -c release && .build/release/KeyportBench browser-fill [runs] [chromium]   (scripts/test's venv)
 
 /// The best time of `runs` calls of `body`, and its last result. The previous run's result is
@@ -179,11 +179,17 @@ case "vault-keepassxc":
 case "vault-import":
     try await vaultImportBenchmark(
         items: arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000,
-        rounds: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 3
+        rounds: arguments.dropFirst(2).first.flatMap { Int($0) } ?? 3,
+        shape: SiteShape.named(arguments.dropFirst(3).first)
     )
 case "vault-import-document":
     FileHandle.standardOutput.write(
-        Data(vaultImportDocument(items: arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000))
+        Data(
+            vaultImportDocument(
+                items: arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000,
+                shape: SiteShape.named(arguments.dropFirst(2).first)
+            )
+        )
     )
 case "browser-fill":
     try await browserFillBenchmark(
@@ -194,7 +200,7 @@ case "webauth":
     try await webAuthBenchmark(rounds: arguments.dropFirst().first.flatMap { Int($0) } ?? 200)
 default:
     print(
-        "usage: KeyportBench cxf [items] | cxf-profile decode|validate|encode | otp [codes] | webauth [sessions] | exchange [items] | autofill [identities] [runs] | vault [items] | vault-autofill [items] [runs] | vault-keepassxc [entries] | vault-import [items] [rounds] | browser-fill [runs]"
+        "usage: KeyportBench cxf [items] | cxf-profile decode|validate|encode | otp [codes] | webauth [sessions] | exchange [items] | autofill [identities] [runs] | vault [items] | vault-autofill [items] [runs] | vault-keepassxc [entries] | vault-import [items] [rounds] [spread|one-domain] | browser-fill [runs]"
     )
     exit(2)
 }

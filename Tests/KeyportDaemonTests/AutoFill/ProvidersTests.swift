@@ -220,6 +220,22 @@ struct ProvidersCommandTests {
         #expect(!FileManager.default.fileExists(atPath: sandbox.settings.path))
     }
 
+    @Test("Launched answers only a registered app's own processes: this test process is refused (NotAnApp)")
+    func launchedRefusesOthers() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.directory.remove() }
+        let daemon = try await sandbox.startDaemon()
+        defer { daemon.stop() }
+        // Asked about keyportd itself, a process that certainly exists: the answer is not
+        // "false" but a refusal, so no process learns which processes keyportd started.
+        let refusal = await #expect(throws: VarlinkError.self) {
+            try await VarlinkConnection.withConnection(path: sandbox.socket, maximumMessageSize: 1 << 20) {
+                try await $0.call(Providers.Launched.self, .init(pid: Int(daemon.pid)))
+            }
+        }
+        #expect(refusal?.name == Providers.NotAnApp.name, "\(String(describing: refusal))")
+    }
+
     @Test("without keyportd, the command says how to start it (exit 2)")
     func notRunning() async throws {
         let sandbox = try Sandbox()

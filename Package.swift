@@ -118,12 +118,15 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        // The program people run: answers `otp SITE` and `password SITE` itself, with no
+        // The program people run: answers `otp SITE`, `password SITE` and `vault show` itself, with no
         // Foundation or swift-nio and the standard library linked in, and hands everything else to
         // keyport-cli (Sources/keyport/main.swift says why).
         .executableTarget(
             name: "keyport",
-            dependencies: ["KeyportInterfacesCore", "KeyportSystemCore", "KeyportDomainsCore", "KeyportEncoding"],
+            dependencies: [
+                "KeyportInterfacesCore", "KeyportVaultKeeperCore", "KeyportSystemCore", "KeyportDomainsCore",
+                "KeyportEncoding",
+            ],
             linkerSettings: [.unsafeFlags(["-static-stdlib"])]
         ),
         // The person's graphical session as `keyport` meets it: the clipboard served by Keyport
@@ -218,16 +221,23 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        // Keyport Vault's keeper (org.keyport.Vault on Varlink, VaultKeeper.varlink): one process
-        // that holds a vault unlocked for a while, for `keyport vault`, the vault's provider and
-        // its importer; its client and the vault's places (VaultLocations); not a product.
+        // Keyport Vault's keeper's interface (org.keyport.Vault on Varlink, VaultKeeper.varlink),
+        // the vault's places (VaultLocations) and a blocking client that checks who answers: what
+        // the `keyport` front needs for `vault show`, so no Foundation or swift-nio; not a product.
+        .target(
+            name: "KeyportVaultKeeperCore",
+            dependencies: ["KeyportSystemCore", "VarlinkCore", "KeyportEncoding"],
+            plugins: ["VarlinkInterfaces"]
+        ),
+        // Keyport Vault's keeper: one process that holds a vault unlocked for a while, for
+        // `keyport vault`, the vault's provider and its importer; and its async client; not a
+        // product.
         .target(
             name: "KeyportVaultKeeper",
             dependencies: [
-                "KeyportVault", "KeyportCrypto", "CredentialExchangeFormat", "KeyportInterfaces", "KeyportSystem",
-                "KeyportEncoding", "Varlink",
-            ],
-            plugins: ["VarlinkInterfaces"]
+                "KeyportVaultKeeperCore", "KeyportVault", "KeyportCrypto", "CredentialExchangeFormat",
+                "KeyportInterfaces", "KeyportSystem", "KeyportEncoding", "KeyportDomains", "OneTimeCodes", "Varlink",
+            ]
         ),
         // The custom-scheme callback hand-off (org.keyport.Callbacks and org.keyport.CallbackSession):
         // the private socket directory, a waiting session's server and registration, offering a URL

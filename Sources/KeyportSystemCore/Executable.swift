@@ -1,23 +1,50 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
-/// Finds programs the way a shell does.
+/// Finds programs: the way a shell does, and the ones installed beside this one. The one place
+/// that reads `/proc/self/exe`.
 package enum Executable {
     /// The executable for `name`: a path as given, else the first match on `path` (a `PATH`
     /// value; `/usr/local/bin:/usr/bin:/bin` when `nil`).
     package static func find(_ name: String, path: String?) -> String? {
-        if name.contains("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
+        if name.contains("/") { return isExecutable(name) ? name : nil }
         for directory in (path ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
             let candidate = "\(directory)/\(name)"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            if isExecutable(candidate) { return candidate }
         }
         return nil
     }
 
-    /// The program `name` installed beside this one (in the folder of `/proc/self/exe`), links
-    /// resolved as `/proc/PID/exe` shows a running program; `nil` when there is none.
+    /// This program's own absolute path, links resolved, as `/proc/PID/exe` shows it; `nil`
+    /// without /proc (never a guess from argv[0], which could name a program in the current
+    /// directory).
+    package static var own: String? { resolved("/proc/self/exe") }
+
+    /// The folder this program was installed in (``own``'s).
+    package static var directory: String? { own.map(FilePaths.parent) }
+
+    /// The program `name` installed beside this one (in ``directory``), links resolved as
+    /// `/proc/PID/exe` shows a running program; `nil` when there is none.
     package static func beside(_ name: String) -> String? {
-        let own = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        let program = own.appendingPathComponent(name).resolvingSymlinksInPath().path
-        return FileManager.default.isExecutableFile(atPath: program) ? program : nil
+        guard let directory, let program = resolved(FilePaths.join(directory, name)), isExecutable(program) else {
+            return nil
+        }
+        return program
+    }
+
+    /// `path` with every link resolved; `nil` when it does not exist.
+    private static func resolved(_ path: String) -> String? {
+        guard let real = realpath(path, nil) else { return nil }
+        defer { free(real) }
+        return String(cString: real)
+    }
+
+    /// Whether `path` is a regular file this user may run.
+    private static func isExecutable(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG && access(path, X_OK) == 0
     }
 }

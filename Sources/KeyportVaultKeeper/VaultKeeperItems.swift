@@ -59,7 +59,19 @@ extension VaultKeeperClient {
         limit: Int = VaultKeeper.maximumMessageSize,
         progress: ((VaultKeeper.Import.Reply) -> Void)? = nil
     ) async throws -> VaultKeeper.Import.Reply {
-        // The message is written at once, each item into it.
+        let message = try importMessage(items, limit: limit)
+        return try await call(locations, VaultKeeper.Import.name, RawJSON(bytes: message), more: progress != nil) {
+            progress?(try $0.decode(VaultKeeper.Import.Reply.self))
+        }
+        .decode(VaultKeeper.Import.Reply.self)
+    }
+}
+
+extension VaultKeeperClient {
+    /// `Import`'s parameters for `items`, written at once, each item into the message.
+    ///
+    /// - Throws: ``ImportTooLarge`` when they are more than `limit` bytes.
+    static func importMessage(_ items: [CXF.Item], limit: Int) throws(ImportTooLarge) -> [UInt8] {
         var message = Array(#"{"items":["#.utf8)
         for (index, item) in items.enumerated() {
             if index > 0 { message.append(UInt8(ascii: ",")) }
@@ -69,10 +81,7 @@ extension VaultKeeperClient {
         guard message.count <= limit else {
             throw ImportTooLarge(items: items.count, bytes: message.count, limit: limit)
         }
-        return try await call(locations, VaultKeeper.Import.name, RawJSON(bytes: message), more: progress != nil) {
-            progress?(try $0.decode(VaultKeeper.Import.Reply.self))
-        }
-        .decode(VaultKeeper.Import.Reply.self)
+        return message
     }
 }
 
@@ -198,16 +207,7 @@ extension VaultKeeperClient {
         let pieces: [[UInt8]]
         switch payload {
         case .items(let items):
-            var message = Array(#"{"items":["#.utf8)
-            for (index, item) in items.enumerated() {
-                if index > 0 { message.append(UInt8(ascii: ",")) }
-                item.appendJSON(to: &message)
-            }
-            message += Array("]}".utf8)
-            guard message.count <= limit else {
-                throw ImportTooLarge(items: items.count, bytes: message.count, limit: limit)
-            }
-            (method, pieces) = (VaultKeeper.Import.name, [message])
+            (method, pieces) = (VaultKeeper.Import.name, [try importMessage(items, limit: limit)])
         case .document(let document):
             guard document.count + 16 <= limit else {
                 throw ImportTooLarge(items: nil, bytes: document.count + 16, limit: limit)
@@ -235,14 +235,7 @@ extension VaultKeeperClient {
                 {
                     throw ImportCancelled()
                 }
-                if error.name == VaultKeeper.Locked.name {
-                    throw VarlinkError(
-                        VaultKeeper.Locked(
-                            message:
-                                "the vault \(locations.vault) is locked; unlock it with `\(unlockCommand(locations))`"
-                        )
-                    )
-                }
+                if error.name == VaultKeeper.Locked.name { throw locked(locations) }
                 throw error
             } catch let error as VarlinkConnectionError where cancellation.isCancelled {
                 // Given up while the call was still being written, or before the keeper took it

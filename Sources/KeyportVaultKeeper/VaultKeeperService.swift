@@ -148,6 +148,28 @@ package final class VaultKeeperService: Sendable {
                     // The items' JSON put together as it is, rather than wrapped one by one.
                     return JSONText.object([("items", Self.array(items))])
                 },
+                VaultKeeper.Find.name: { [self] request throws(VarlinkError) in
+                    let input = try request.parameters(as: VaultKeeper.Find.Parameters.self)
+                    let found = try await find(input.target, for: request)
+                    return JSONText.object([
+                        ("items", Self.array(found.items)), ("how", JSONString.quoted(found.how)),
+                        ("wider", found.wider ? Array("true".utf8) : Array("false".utf8)),
+                    ])
+                },
+                VaultKeeper.Show.name: { [self] request throws(VarlinkError) in
+                    let input = try request.parameters(as: VaultKeeper.Show.Parameters.self)
+                    let found = try await find(input.target, for: request)
+                    let now = Int64(Date().timeIntervalSince1970)
+                    let shown = found.items.map { item in
+                        let summary = ItemSummary(item)
+                        return VaultKeeper.ShownItem(
+                            id: Base64URL.encode(item.id),
+                            line: summary.line,
+                            details: summary.details(reveal: input.reveal ?? false, at: now)
+                        )
+                    }
+                    return RawJSON(encoding: VaultKeeper.Show.Reply(items: shown, how: found.how, wider: found.wider))
+                },
                 VaultKeeper.List.name: { [self] request throws(VarlinkError) in
                     try await authorize(request, to: "read every item of the vault \(vaultPath), with its secrets")
                     return try await list(request)
@@ -286,6 +308,17 @@ package final class VaultKeeperService: Sendable {
     }
 
     // MARK: - Items
+
+    /// The items `target` names (``VaultTarget``), once `request`'s caller may read them.
+    private func find(_ target: String, for request: VarlinkRequest) async throws(VarlinkError) -> VaultTarget {
+        // The caller wrote the target: shown escaped and cut short, so it cannot write the question.
+        let named = DisplayText.escaping(String(target.prefix(100))) + (target.count > 100 ? "…" : "")
+        try await authorize(
+            request,
+            to: "read the items of the vault \(vaultPath) that '\(named)' names, with their secrets"
+        )
+        return try using { vault throws(VaultError) in try VaultTarget.resolve(target, in: vault) }
+    }
 
     private func list(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
         guard request.call.more else { throw .expectedMore(request.call.method) }

@@ -1,4 +1,4 @@
-import KeyportSystem
+import KeyportSystemCore
 
 #if canImport(Glibc)
 import Glibc

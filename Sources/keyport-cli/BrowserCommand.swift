@@ -140,11 +140,8 @@ struct BrowserCommand: ParsableCommand {
 
     /// This program's path and the host's beside it.
     static func programs() throws(Failure) -> (cli: String, host: String) {
-        let cli: String
-        do {
-            cli = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        } catch {
-            throw .io("cannot find the path of this keyport executable (/proc/self/exe): \(error.localizedDescription)")
+        guard let cli = Executable.own else {
+            throw .io("cannot find the path of this keyport executable (/proc/self/exe)")
         }
         let host = URL(fileURLWithPath: cli).deletingLastPathComponent().appendingPathComponent("keyport-browser").path
         guard FileManager.default.isExecutableFile(atPath: host) else {

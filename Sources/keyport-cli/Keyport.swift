@@ -32,10 +32,10 @@ struct Keyport: AsyncParsableCommand {
     /// Runs the command line, mapping errors onto the exit codes above.
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
-        if let argument = VaultTarget.optionLikeID(in: arguments) {
+        if let argument = ItemArguments.optionLikeID(in: arguments) {
             try? FileHandle.standardError.write(
                 contentsOf: Data(
-                    "keyport: \(VaultTarget.optionLikeIDMessage(argument, command: arguments[1]))\n".utf8
+                    "keyport: \(ItemArguments.optionLikeIDMessage(argument, command: arguments[1]))\n".utf8
                 )
             )
             Foundation.exit(2)

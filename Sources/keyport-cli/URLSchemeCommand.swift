@@ -1,6 +1,7 @@
 import ArgumentParser
 import AuthenticationServices
 import Foundation
+import KeyportSystem
 import WebAuthentication
 
 struct URLSchemeCommand: AsyncParsableCommand {
@@ -56,13 +57,8 @@ extension URLSchemeCommand {
         var name: String
 
         func run() throws {
-            let executable: String
-            do {
-                executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-            } catch {
-                throw Failure.io(
-                    "cannot find the path of this keyport executable (/proc/self/exe): \(error.localizedDescription)"
-                )
+            guard let executable = Executable.own else {
+                throw Failure.io("cannot find the path of this keyport executable (/proc/self/exe)")
             }
             let registration: SchemeRegistration.Registration
             do {

@@ -97,18 +97,21 @@ extension VaultOptions {
     /// arguments (they all run one program), so `export --to-app` runs the same ones. The path is
     /// given even for the default vault: a process of another vault must not fit its line.
     func appCommand() throws(Failure) -> [String] {
-        [Self.vaultProgram, "provider", "--vault", try path()]
+        [try Self.vaultProgram(), "provider", "--vault", try path()]
     }
 
     /// The command line of this vault's keeper, its manifest's helper: keyportd then knows the
     /// keeper, which keeps AutoFill's identities current, as this vault's app.
     func keeperCommand() throws(Failure) -> [String] {
-        [Self.vaultProgram] + VaultKeeperClient.keeperArguments(for: try path())
+        [try Self.vaultProgram()] + VaultKeeperClient.keeperArguments(for: try path())
     }
 
-    /// keyport-vault beside this program.
-    private static var vaultProgram: String {
-        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-            .appendingPathComponent("keyport-vault").path
+    /// keyport-vault beside this program (named so even when it is missing: the manifest says
+    /// where it is to be).
+    private static func vaultProgram() throws(Failure) -> String {
+        guard let directory = Executable.directory else {
+            throw .io("cannot find where this program is installed (/proc/self/exe), and keyport-vault beside it")
+        }
+        return FilePaths.join(directory, "keyport-vault")
     }
 }

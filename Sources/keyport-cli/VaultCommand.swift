@@ -70,8 +70,7 @@ struct VaultOptions: ParsableArguments {
     /// items it has.
     func unlock(_ locations: VaultLocations, with passphrase: SecretBytes, timeout: Int?) async throws -> Int {
         do {
-            let own = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-            try await VaultKeeperClient.startIfNeeded(locations, from: own)
+            try await VaultKeeperClient.startIfNeeded(locations)
         } catch {
             throw Failure.io("cannot start the vault's keeper: \(error)")
         }
@@ -151,14 +150,8 @@ func vaultKeeperNow<Result>(_ body: () throws -> Result) throws -> Result {
 
 /// The failure that says why the vault's keeper refused (`error` itself when it did not).
 private func keeperFailure(_ error: any Error) -> any Error {
-    switch error {
-    case let error as VaultKeeperClient.NotRunning: Failure.io(error.description)
-    case let error as VaultKeeperClient.WrongKeeper: Failure.io(error.description)
-    case let error as VarlinkError:
-        Failure.invalid(error.sentence + (error.parameters(as: VaultKeeper.Failed.self).map { " [\($0.code)]" } ?? ""))
-    case let error as VarlinkConnectionError: Failure.io("the vault's keeper: \(error)")
-    default: error
-    }
+    guard let refusal = VaultKeeperClient.refusal(error) else { return error }
+    return Failure(message: refusal.message, exitCode: refusal.exitCode)
 }
 
 extension VaultCommand {
@@ -326,8 +319,17 @@ extension VaultCommand {
         @Flag(help: "Show passwords and secrets too.") var reveal = false
 
         func run() async throws {
-            let item = try await VaultTarget.resolve(target, try await options.openLocations()).one(target)
-            FileHandle.write(ItemSummary(item).details(reveal: reveal, at: Int64(Date().timeIntervalSince1970)))
+            let locations = try await options.openLocations()
+            let reply = try await vaultKeeper { () async throws in
+                try await VaultKeeperClient.call(
+                    locations,
+                    VaultKeeper.Show.self,
+                    .init(target: target, reveal: reveal)
+                )
+            }
+            let (output, failure) = VaultTargetWords.shown(reply, target: target)
+            FileHandle.write(output)
+            if let failure { throw Failure.invalid(failure) }
         }
     }
 
@@ -346,11 +348,7 @@ extension VaultCommand {
 
         func run() async throws {
             let locations = try await options.openLocations()
-            let item = try await VaultTarget.resolve(target, locations).one(
-                target,
-                otherwise: "nothing was removed",
-                changing: true
-            )
+            let item = try await FoundItems.find(target, locations).one(target, otherwise: "nothing was removed")
             if !yes { try Self.confirm(ItemSummary(item).line) }
             let id = Base64URL.encode(item.id)
             _ = try await callVaultKeeper(
@@ -835,78 +833,5 @@ func vaultItems(_ options: VaultOptions, progress label: String? = nil) async th
             VaultKeeper.Status.Reply.self
         )
         return try await VaultKeeperClient.items(locations) { bar.update($0, of: status.items) }
-    }
-}
-
-/// What `list` and `show` print of an item.
-struct ItemSummary {
-    var item: CXF.Item
-
-    init(_ item: CXF.Item) { self.item = item }
-
-    var user: String? {
-        for case .basicAuth(let auth) in item.credentials { return auth.username?.value }
-        for case .totp(let totp) in item.credentials { return totp.username }
-        return nil
-    }
-
-    var searchable: String {
-        ([item.title, user ?? ""] + (item.scope?.urls ?? [])).joined(separator: " ").lowercased()
-    }
-
-    var line: String {
-        [Base64URL.encode(item.id), item.title, user ?? "-", item.scope?.urls.first ?? "-"].map(DisplayText.escaping)
-            .joined(separator: "\t")
-    }
-
-    /// The item's fields one per line; a one-time code's current code as at `now` (Unix seconds).
-    func details(reveal: Bool, at now: Int64) -> String {
-        var lines = ["id: \(Base64URL.encode(item.id))", "title: \(item.title)"]
-        for url in item.scope?.urls ?? [] { lines.append("url: \(url)") }
-        for credential in item.credentials {
-            switch credential {
-            case .basicAuth(let auth):
-                if let user = auth.username?.value { lines.append("user: \(user)") }
-                if let password = auth.password?.value {
-                    lines.append("password: \(reveal ? password : "(hidden: --reveal)")")
-                }
-            case .totp(let totp):
-                // The current code, as `keepassxc-cli show --totp` prints it; the secret only asked for.
-                if let code = try? OTPAuthURI(cxf: totp).code(at: now) {
-                    let left = Int64(totp.period) - now % Int64(max(totp.period, 1))
-                    lines.append("code: \(code) (\(left) s left)")
-                }
-                lines.append(
-                    "one-time code: \(reveal ? totp.secret : "(secret hidden: --reveal)"), \(totp.digits) digits every \(totp.period) s"
-                )
-            case .note(let note):
-                // A note's lines stay lines, indented under the first.
-                let text = note.content.value.split(separator: "\n", omittingEmptySubsequences: false)
-                lines.append("note: \(text.first ?? "")")
-                lines += text.dropFirst().map { "  \($0)" }
-            case .creditCard(let card):
-                let about = [card.cardType?.value, card.fullName?.value, card.expiryDate.map { "expires \($0.value)" }]
-                lines.append("card: \(about.compactMap { $0 }.joined(separator: ", "))")
-                if let number = card.number?.value {
-                    lines.append("number: \(reveal ? number : "ending \(number.suffix(4)) (whole: --reveal)")")
-                }
-                if let code = card.verificationNumber?.value {
-                    lines.append("security code: \(reveal ? code : "(hidden: --reveal)")")
-                }
-            case .customFields(let group):
-                // The group's fields one per line under its label (a password history, an import's
-                // extra fields); concealed values hidden as passwords are.
-                lines.append("fields: \(group.label ?? "")")
-                for field in group.fields {
-                    let hidden = field.fieldType == .concealedString && !reveal
-                    lines.append(
-                        "  \(field.label ?? field.fieldType.rawValue): \(hidden ? "(hidden: --reveal)" : field.value)"
-                    )
-                }
-            default:
-                lines.append("\(credential.type): (see `keyport vault export`)")
-            }
-        }
-        return lines.map(DisplayText.escaping).joined(separator: "\n") + "\n\n"
     }
 }

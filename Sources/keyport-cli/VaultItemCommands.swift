@@ -120,11 +120,7 @@ extension VaultCommand {
 
         func run() async throws {
             let locations = try options.locations()
-            let item = try await VaultTarget.resolve(target, locations).one(
-                target,
-                otherwise: "nothing changed",
-                changing: true
-            )
+            let item = try await FoundItems.find(target, locations).one(target, otherwise: "nothing changed")
             let id = Base64URL.encode(item.id)
             var change = ItemEdit()
             change.title = title

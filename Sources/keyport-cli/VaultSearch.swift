@@ -1,6 +1,7 @@
 import ArgumentParser
 import CredentialExchangeFormat
 import Foundation
+import KeyportVaultKeeper
 
 extension VaultCommand {
     struct Search: AsyncParsableCommand {

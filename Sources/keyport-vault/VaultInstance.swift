@@ -7,10 +7,6 @@ import Varlink
 
 /// The vault this program acts for (`--vault`, else the default) and where its keeper listens.
 struct VaultInstance: Sendable {
-    /// Where this program was installed: it starts the vault's keeper from here.
-    static let installDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        .deletingLastPathComponent()
-
     /// The vault file's absolute path.
     var path: String
     /// Keyport's locations, with ``VaultLocations/vaultKeeper`` this vault's keeper.
@@ -45,7 +41,7 @@ struct VaultInstance: Sendable {
     /// - Throws: ``ASExtensionError`` (``ASExtensionError/Code-swift.enum/userCanceled``) when the
     ///   person declined; the agent's and keyportd's errors.
     func unlock(because reason: String) async throws {
-        try await VaultKeeperClient.startIfNeeded(locations, from: Self.installDirectory)
+        try await VaultKeeperClient.startIfNeeded(locations)
         let status = try await VaultKeeperClient.call(locations, VaultKeeper.Status.name).decode(
             VaultKeeper.Status.Reply.self
         )

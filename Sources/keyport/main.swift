@@ -1,7 +1,9 @@
-// `keyport`, the program people run. It answers the AutoFill commands a person or a script runs
-// many times a day (`keyport otp SITE`, `keyport password SITE [--user NAME] [--json]`) by itself,
-// and hands every other command line, help and options included, to `keyport-cli` beside it,
-// which has the whole command line (ArgumentParser, Foundation, swift-nio).
+// `keyport`, the program people run. It answers the commands a person or a script runs many times
+// a day by itself — AutoFill's `keyport otp SITE` and `keyport password SITE [--user NAME]
+// [--json]` through keyportd, and `keyport vault show [--reveal] TARGET` through the vault's
+// keeper, which writes what is shown — and hands every other command line, help and options
+// included, to `keyport-cli` beside it, which has the whole command line (ArgumentParser,
+// Foundation, swift-nio).
 //
 // Why two programs: a program linked with Foundation and swift-nio spends 15–20 ms starting before
 // it runs a line; this one links only the standard library (statically) and Keyport's Core
@@ -11,6 +13,7 @@
 import KeyportEncoding
 import KeyportInterfacesCore
 import KeyportSystemCore
+import KeyportVaultKeeperCore
 
 #if canImport(Glibc)
 import Glibc
@@ -90,9 +93,58 @@ struct AutoFillCommand {
     }
 }
 
+/// `vault show [--reveal] [--] TARGET`, which this program answers with one call to the default
+/// vault's keeper (its `Show` writes the item as keyport-cli's `vault show` prints it). Another
+/// vault (`--vault`), an unlock on the way (`--passphrase-stdin`), help, and a target that looks
+/// like an option go to keyport-cli.
+struct VaultShowCommand {
+    var target: String
+    var reveal = false
+
+    init?(_ arguments: [String]) {
+        guard arguments.count >= 3, arguments[0] == "vault", arguments[1] == "show" else { return nil }
+        var target: String?
+        var rest = arguments.dropFirst(2)
+        while let argument = rest.popFirst() {
+            if argument == "--reveal", !reveal {
+                reveal = true
+            } else if argument == "--", target == nil, rest.count == 1 {
+                target = rest.popFirst()
+            } else if target == nil, !argument.hasPrefix("-"), !argument.isEmpty {
+                target = argument
+            } else {
+                return nil
+            }
+        }
+        guard let target else { return nil }
+        self.target = target
+    }
+
+    /// Asks the keeper, prints what it showed, and returns the exit status keyport-cli would.
+    func run() -> Int32 {
+        do {
+            let locations = try VaultLocations(environment: ProcessEnvironment.current)
+            let reply = try VaultKeeperClient.callBlocking(
+                locations,
+                VaultKeeper.Show.self,
+                .init(target: target, reveal: reveal)
+            )
+            let (output, failure) = VaultTargetWords.shown(reply, target: target)
+            print(output, terminator: "")
+            guard let failure else { return 0 }
+            writeError("keyport: \(DisplayText.escaping(failure))\n")
+            return 1
+        } catch {
+            let (message, status) = VaultKeeperClient.refusal(error) ?? ("\(error)", 2)
+            writeError("keyport: \(DisplayText.escaping(message))\n")
+            return status
+        }
+    }
+}
+
 /// Replaces this process with keyport-cli, beside this program, given the same arguments.
 func handOver(_ arguments: [String]) -> Never {
-    guard let own = ownPath() else {
+    guard let own = Executable.own else {
         writeError(
             "keyport: cannot find where this program is installed (/proc/self/exe); keyport-cli cannot be found beside it\n"
         )
@@ -117,17 +169,11 @@ func writeError(_ text: String) {
     }
 }
 
-/// This program's own absolute path, links resolved; `nil` without /proc (never a guess from
-/// argv[0], which could name a program in the current directory).
-func ownPath() -> String? {
-    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-    guard count > 0, buffer[0] == CChar(UInt8(ascii: "/")) else { return nil }
-    return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-}
-
 let arguments = Array(CommandLine.arguments.dropFirst())
 if let command = AutoFillCommand(arguments) {
+    exit(command.run())
+}
+if let command = VaultShowCommand(arguments) {
     exit(command.run())
 }
 handOver(arguments)

@@ -39,6 +39,12 @@ private struct VaultCLISandbox {
         )
     }
 
+    /// `PROGRAM vault ARGUMENTS` for another program than the `keyport` front: keyport-cli
+    /// itself, or a copy of the front.
+    func run(_ program: String, _ arguments: [String]) async throws -> CLI.Result {
+        try await runProgram(program, ["vault"] + arguments, environment: environment, input: nil)
+    }
+
     func remove() {
         for pid in keepers(listeningOn: socket) { kill(pid, SIGTERM) }
         directory.remove()
@@ -245,6 +251,41 @@ struct VaultCLITests {
         #expect(wider.stdout.split(separator: "\n").count == 3, "\(wider.stdout)")
         // A title, in any case.
         #expect(try await keyport(["show", "wiki ADMIN"]).stdout.contains("user: root"))
+        // The `keyport` front answers `vault show` itself, in keyport-cli's words: the same output
+        // and status for one item, hidden or revealed, several, wider fits, a title and nothing
+        // (the code's line aside: its seconds left move on between the two runs).
+        let build = CLI.executable.deletingLastPathComponent()
+        func withoutCode(_ text: String) -> String {
+            text.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("code: ") }
+                .joined(separator: "\n")
+        }
+        for arguments in [
+            ["show", "site2.example.com"], ["show", "--reveal", "site2.example.com"],
+            ["show", "https://wiki.example.org/"],
+            ["show", "www.example.com"], ["show", "wiki ADMIN"], ["show", "nothing.example"], ["show", "--", "Mail"],
+        ] {
+            let front = try await keyport(arguments)
+            let cli = try await sandbox.run(build.appendingPathComponent("keyport-cli").path, arguments)
+            #expect(
+                front.status == cli.status && withoutCode(front.stdout) == withoutCode(cli.stdout)
+                    && front.stderr == cli.stderr,
+                "\(arguments): front \(front.status) \(front.stdout) \(front.stderr); keyport-cli \(cli.status) \(cli.stdout) \(cli.stderr)"
+            )
+        }
+        // And by itself: a copy of the front with the keeper's program beside it and no
+        // keyport-cli shows the item, and hands every other command to the keyport-cli it lacks.
+        let alone = sandbox.directory.url.appendingPathComponent("front-alone")
+        try FileManager.default.createDirectory(at: alone, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: CLI.executable, to: alone.appendingPathComponent("keyport"))
+        try FileManager.default.createSymbolicLink(
+            at: alone.appendingPathComponent("keyport-vault"),
+            withDestinationURL: build.appendingPathComponent("keyport-vault")
+        )
+        let front = alone.appendingPathComponent("keyport").path
+        let shownAlone = try await sandbox.run(front, ["show", "site2.example.com"])
+        #expect(shownAlone.status == 0 && shownAlone.stdout.contains("title: Site two"), "\(shownAlone.stderr)")
+        let handedOver = try await sandbox.run(front, ["list"])
+        #expect(handedOver.status == 2 && handedOver.stderr.contains("keyport-cli"), "\(handedOver.stderr)")
         // edit and rm name items the same way; several change nothing.
         // A wider fit is only shown: edit and rm want the item named, even when it is the only one.
         let onlyWider = try await keyport(["rm", "example.net"])

@@ -118,12 +118,12 @@ struct VaultKeeperTests {
         #expect(
             Set(VaultKeeper.interface.methods.keys) == [
                 "Status", "Unlock", "Lock", "Add", "Update", "Remove", "Get", "Lookup", "List", "Import",
-                "ImportDocument", "ChangePassphrase",
+                "ImportDocument", "ChangePassphrase", "Find", "Show",
             ]
         )
         #expect(VaultKeeper.interface.errors.keys.sorted() == ["Denied", "Failed", "Locked", "WrongVault"])
         let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../Sources/KeyportVaultKeeper/VaultKeeper.varlink").standardized
+            .appendingPathComponent("../../Sources/KeyportVaultKeeperCore/VaultKeeper.varlink").standardized
         #expect(VaultKeeper.definition == (try String(contentsOf: file, encoding: .utf8)))
     }
 
@@ -483,6 +483,7 @@ struct VaultKeeperTests {
             ("Lookup", #"{"service":"https://example.com","exact":true}"#), ("Remove", #"{"id":"YQ"}"#),
             ("Add", #"{"item":\#(loginJSON("b", site: "example.org"))}"#),
             ("Import", #"{"items":[\#(loginJSON("c", site: "example.net"))]}"#),
+            ("Find", #"{"target":"example.com"}"#), ("Show", #"{"target":"example.com","reveal":true}"#),
         ] {
             let refused = try await call(method, parameters, newSession: true)
             #expect(

@@ -98,6 +98,22 @@ package enum DisplayText {
         return out
     }
 
+    /// The start of `text`, at most `limit` bytes of UTF-8 cut at a scalar (a run of combining
+    /// marks is one character of any length: the cut is by bytes), followed by "…" when cut; not
+    /// escaped. For what another process wrote into a question the person reads: it cannot push
+    /// the rest of the question off the screen.
+    package static func excerpt(_ text: String, bytes limit: Int) -> String {
+        guard text.utf8.count > limit else { return text }
+        var shown = String.UnicodeScalarView()
+        var count = 0
+        for scalar in text.unicodeScalars {
+            count += UTF8.width(scalar)
+            guard count <= limit else { break }
+            shown.append(scalar)
+        }
+        return String(shown) + "…"
+    }
+
     static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x00...0x1F, 0x7F...0x9F: true  // C0, DEL, C1

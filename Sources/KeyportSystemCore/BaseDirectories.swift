@@ -103,10 +103,10 @@ package enum FilePaths {
     /// Whether `a` and `b` name the same file: the same device and inode, through whatever links
     /// and paths; for files that do not exist, the same standardized path.
     package static func sameFile(_ a: String, _ b: String) -> Bool {
-        var first = stat()
-        var second = stat()
-        guard stat(a, &first) == 0, stat(b, &second) == 0 else { return standardized(a) == standardized(b) }
-        return first.st_dev == second.st_dev && first.st_ino == second.st_ino
+        guard let first = FileIdentity(a), let second = FileIdentity(b) else {
+            return standardized(a) == standardized(b)
+        }
+        return first == second
     }
 
     /// The directory that holds `path` (`/` for `/` and for names directly under it).
@@ -114,5 +114,21 @@ package enum FilePaths {
         let standard = standardized(path)
         guard let slash = standard.lastIndex(of: "/") else { return "." }
         return slash == standard.startIndex ? "/" : String(standard[..<slash])
+    }
+}
+
+/// Which file a path names now: its device and inode, links followed. A path can be made to name
+/// another file at any moment (a link moved, a file renamed over it); what was pinned by identity
+/// cannot.
+package struct FileIdentity: Hashable, Sendable {
+    package var device: UInt64
+    package var inode: UInt64
+
+    /// The identity of the file `path` names; `nil` when there is none (`errno` says why).
+    package init?(_ path: String) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
     }
 }

@@ -149,6 +149,12 @@ package final class Vault: Sendable {
         return vault
     }
 
+    /// Whether `other` was opened with this vault's key: the same vault, whichever file it was
+    /// read from. Compared in constant time.
+    package func hasKey(of other: Vault) -> Bool {
+        keys.vault == other.keys.vault
+    }
+
     /// Wraps the vault key again with `passphrase` through `kdf` (a new salt): the items are not
     /// touched, since their key does not change.
     package func changePassphrase(to passphrase: SecretBytes, kdf: ScryptParameters) throws(VaultError) {

@@ -16,7 +16,8 @@ import Varlink
 /// - to the requester that unlocked the vault with its passphrase, for ``idleTime`` after its last
 ///   use and ``longestTime`` at most, as sudo's timestamp and 1Password's CLI authorize a terminal:
 ///   its terminal session when it has a terminal (while the session's leader lives), else the
-///   program that ran it (its parent process, by number and start time);
+///   program that ran it (its parent process, by number and start time) for the processes of its
+///   session (while the session's leader lives);
 /// - or once the person allowed it, asked through keyportd's agent with the caller named: once,
 ///   or for its requester as above.
 /// Locking forgets every permission. AutoFill's exact fit reaches every client through keyportd,
@@ -35,8 +36,11 @@ package final class VaultKeeperAccess: Sendable {
     package enum Requester: Hashable, Sendable {
         /// A terminal session: its id, its terminal and when its leader started.
         case terminal(session: pid_t, terminal: Int64, leaderStarted: UInt64)
-        /// The program that ran the caller: its number and when it started.
-        case program(pid: pid_t, started: UInt64)
+        /// The program that ran the caller (its number and when it started), for callers in the
+        /// caller's session (its id, and when its leader started). The session, which a process
+        /// can leave but never join, keeps out an orphan adopted by the same parent: a service
+        /// manager (`systemd --user`) adopts any process that forks twice.
+        case program(pid: pid_t, started: UInt64, session: pid_t, leaderStarted: UInt64)
     }
 
     /// Asks the person `question`; `requester` names what a lasting permission would be for
@@ -133,15 +137,17 @@ package final class VaultKeeperAccess: Sendable {
 
     /// A terminal session whose leader lives (a session's number is not another's while any of
     /// its processes lives, and the leader's start time tells a later one apart), else the
-    /// program that ran `process`; `nil` when neither can be read.
+    /// program that ran `process` within its session, whose leader lives; `nil` when neither can
+    /// be read.
     static func requester(of process: PinnedProcess) -> Requester? {
         if let session = try? process.terminalSession, session.terminal != 0, let started = session.leaderStarted {
             return .terminal(session: session.id, terminal: session.terminal, leaderStarted: started)
         }
-        guard let parent = try? process.parent, let started = try? parent.startTime, parent.pid > 1,
+        guard let session = try? process.terminalSession, let leaderStarted = session.leaderStarted,
+            let parent = try? process.parent, let started = try? parent.startTime, parent.pid > 1,
             process.isAlive
         else { return nil }
-        return .program(pid: parent.pid, started: started)
+        return .program(pid: parent.pid, started: started, session: session.id, leaderStarted: leaderStarted)
     }
 
     /// What a lasting permission is given to, for the person.
@@ -150,7 +156,7 @@ package final class VaultKeeperAccess: Sendable {
         case .terminal(_, let terminal, _):
             let name = PinnedProcess.TerminalSession(id: 0, terminal: terminal, leaderStarted: nil).terminalName
             return "the terminal \(name ?? "it runs in")"
-        case .program(let pid, _):
+        case .program(let pid, _, _, _):
             return "the program that ran it (process \(pid))"
         }
     }
@@ -168,14 +174,6 @@ package final class VaultKeeperAccess: Sendable {
     private static func commandLine(of process: PinnedProcess) -> String {
         let words = ((try? process.arguments) ?? []).joined(separator: " ")
         guard !words.isEmpty else { return "" }
-        var shown = ""
-        for character in words {
-            guard shown.utf8.count + String(character).utf8.count <= 300 else {
-                shown += "…"
-                break
-            }
-            shown.append(character)
-        }
-        return "\n\nIts command line, as it gives it: \(DisplayText.escaping(shown))"
+        return "\n\nIts command line, as it gives it: \(DisplayText.escaping(DisplayText.excerpt(words, bytes: 300)))"
     }
 }

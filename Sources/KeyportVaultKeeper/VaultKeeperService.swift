@@ -58,6 +58,11 @@ package final class VaultKeeperService: Sendable {
     /// The vault this keeper serves: `Unlock` opens this file and no other, so no process can
     /// switch the agent to a file of its own and catch what the person adds next.
     package let vaultPath: String
+    /// The file ``vaultPath`` named when the keeper first saw it (at its start, or once `keyport
+    /// vault init` made it): a path can be made to name another file at any time — a link
+    /// repointed, a file renamed over it — and a permission given for one file must not reach
+    /// another. ``servedFileChanged()`` tells the keeper to end when the path moves on.
+    private let servedFile: Mutex<FileIdentity?>
 
     /// A keeper for the vault at `vault` (an absolute path), which locks `defaultTimeout` after
     /// its last request unless `Unlock` asks for another time; `access` decides which callers may
@@ -70,6 +75,7 @@ package final class VaultKeeperService: Sendable {
         changed: @escaping @Sendable (Change) -> Void = { _ in }
     ) {
         self.vaultPath = FilePaths.standardized(vault)
+        servedFile = Mutex(FileIdentity(vaultPath))
         self.defaultTimeout = defaultTimeout
         self.access = access
         self.changed = changed
@@ -223,24 +229,75 @@ package final class VaultKeeperService: Sendable {
                 "a vault stays unlocked for 1 to \(Self.maximumTimeout) seconds (a week), not \(timeout)"
             )
         }
+        // The file this keeper serves, checked before and after it is opened: the path may have
+        // been pointed at another file meanwhile.
+        func moved() -> VarlinkError? {
+            servedFileChanged().map {
+                VarlinkError(
+                    VaultKeeper.WrongVault(
+                        vault: vaultPath,
+                        message:
+                            "\($0); this keeper ends, and `keyport vault unlock` then starts one for the file there"
+                    )
+                )
+            }
+        }
+        if let error = moved() { throw error }
         let vault: Vault
         do {
-            vault = try Vault.unlock(at: input.path, passphrase: SecretBytes(input.passphrase))
+            vault = try Vault.unlock(at: vaultPath, passphrase: SecretBytes(input.passphrase))
         } catch {
             throw Self.failure(error)
         }
+        if let error = moved() { throw error }
         // The vault, its timeout and its deadline in one step: a timer of the previous vault that
-        // fires meanwhile finds the generation moved on.
+        // fires meanwhile finds the generation moved on. A vault of another key never replaces
+        // the open one (a file swapped for a moment while it was opened): the permissions given
+        // are the open vault's.
+        var other = false
         touch { state in
+            if let open = state.vault, !open.hasKey(of: vault) {
+                other = true
+                return
+            }
             // Unlocked again without a timeout (a client proving its session), the open vault
             // keeps the one it had.
             state.timeout = input.timeout.map { .seconds($0) } ?? (state.vault != nil ? state.timeout : defaultTimeout)
             state.vault = vault
         }
+        guard !other else {
+            throw VarlinkError(
+                VaultKeeper.WrongVault(
+                    vault: vaultPath,
+                    message:
+                        "the passphrase opened another vault than the one this keeper holds open; lock it first (`keyport vault lock`)"
+                )
+            )
+        }
         writing.withLock { _ in changed(.everything) }
         // It gave the passphrase: its terminal session may use the vault for a while.
         await access.grant(to: request.peer.process)
         return RawJSON(encoding: VaultKeeper.Unlock.Reply(items: (try? vault.count) ?? 0))
+    }
+
+    /// Why this keeper must end, when ``vaultPath`` no longer names the file it serves: the file
+    /// is gone, or another file is there now. `nil` while the path names that file, or no file yet
+    /// (a keeper may start before `keyport vault init` makes its vault); the first file seen is
+    /// the one served. Only "no such file" counts as gone: a disk that answers with another error
+    /// may come back.
+    package func servedFileChanged() -> String? {
+        let now = FileIdentity(vaultPath)
+        let gone = now == nil && errno == ENOENT
+        return servedFile.withLock { served in
+            guard let pinned = served else {
+                served = now
+                return nil
+            }
+            if let now {
+                return now == pinned ? nil : "\(vaultPath) names another file than the one this keeper was started for"
+            }
+            return gone ? "\(vaultPath) is gone" : nil
+        }
     }
 
     /// Forgets the vault and its key, and every terminal session's permission.
@@ -277,8 +334,11 @@ package final class VaultKeeperService: Sendable {
 
     /// Lets `request`'s caller do `what` when ``VaultKeeperAccess`` allows it. The vault must be
     /// unlocked first: nobody is asked about a locked vault.
+    ///
+    /// Only an allowed request counts for the lock's deadline: a refused one, repeated, must not
+    /// keep the vault open.
     private func authorize(_ request: VarlinkRequest, to what: String) async throws(VarlinkError) {
-        try using { _ throws(VaultError) in }
+        _ = try unlockedVault()
         try await access.authorize(request.peer.process, to: what)
     }
 
@@ -294,11 +354,7 @@ package final class VaultKeeperService: Sendable {
 
     /// Runs `body` with the unlocked vault, and counts as a request for the lock's deadline.
     private func using<T>(_ body: (Vault) throws(VaultError) -> T) throws(VarlinkError) -> T {
-        guard let vault = state.withLock({ $0.vault }) else {
-            throw VarlinkError(
-                VaultKeeper.Locked(message: "the vault is locked; unlock it with `keyport vault unlock`")
-            )
-        }
+        let vault = try unlockedVault()
         touch()
         do {
             return try body(vault)
@@ -307,15 +363,34 @@ package final class VaultKeeperService: Sendable {
         }
     }
 
+    /// The open vault, without counting as a request; `Locked` when there is none.
+    private func unlockedVault() throws(VarlinkError) -> Vault {
+        guard let vault = state.withLock({ $0.vault }) else {
+            throw VarlinkError(
+                VaultKeeper.Locked(message: "the vault is locked; unlock it with `keyport vault unlock`")
+            )
+        }
+        return vault
+    }
+
     // MARK: - Items
 
     /// The items `target` names (``VaultTarget``), once `request`'s caller may read them.
     private func find(_ target: String, for request: VarlinkRequest) async throws(VarlinkError) -> VaultTarget {
-        // The caller wrote the target: shown escaped and cut short, so it cannot write the question.
-        let named = DisplayText.escaping(String(target.prefix(100))) + (target.count > 100 ? "…" : "")
+        guard target.utf8.count <= VaultKeeper.maximumTargetLength else {
+            throw .invalidParameter(
+                "target",
+                "a target is an id, a site or a title of at most \(VaultKeeper.maximumTargetLength) bytes, not \(target.utf8.count)"
+            )
+        }
+        // The caller wrote the target: quoted as JSON (a quote in it cannot end it), escaped and
+        // cut short, so it cannot write the rest of the question.
+        let named = DisplayText.escaping(
+            String(decoding: JSONString.quoted(DisplayText.excerpt(target, bytes: 100)), as: UTF8.self)
+        )
         try await authorize(
             request,
-            to: "read the items of the vault \(vaultPath) that '\(named)' names, with their secrets"
+            to: "read the items of the vault \(vaultPath) that \(named) names, with their secrets"
         )
         return try using { vault throws(VaultError) in try VaultTarget.resolve(target, in: vault) }
     }

@@ -166,11 +166,19 @@ package enum VaultTargetWords {
     /// What `keyport vault show TARGET` prints of the keeper's `reply`: the item's fields when
     /// exactly one fits (even by a wider fit: showing changes nothing); else the lines of those
     /// that fit, and the sentence the command fails with.
+    ///
+    /// The keeper escaped what it wrote; each line is escaped here again (which changes nothing
+    /// the keeper escaped), so that whatever answers on the socket cannot write to the terminal.
     package static func shown(_ reply: VaultKeeper.Show.Reply, target: String) -> (output: String, failure: String?) {
-        if reply.items.count == 1 { return (reply.items[0].details, nil) }
+        if reply.items.count == 1 { return (escapingLines(reply.items[0].details), nil) }
         return (
-            reply.items.map { $0.line + "\n" }.joined(),
+            reply.items.map { escapingLines($0.line) + "\n" }.joined(),
             notOne(reply.items.count, reply.how, target: target)
         )
+    }
+
+    private static func escapingLines(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { DisplayText.escaping(String($0)) }
+            .joined(separator: "\n")
     }
 }

@@ -167,19 +167,14 @@ Task {
         if service.autoFill?.current == false { queue.yield(.everything) }
     }
 }
-// A keeper whose vault file is gone (removed, moved away, its folder deleted) ends as if stopped:
-// it would otherwise go on serving the unlinked file's items to whoever reaches its socket until
-// its idle time, and stay behind after. Gone once it was there: a keeper may start before
-// `keyport vault init` makes its vault. Only "no such file" counts: a disk that answers with
-// another error may come back.
+// A keeper whose vault file is gone (removed, moved away, its folder deleted), or whose path now
+// names another file (a link repointed, a file renamed over it), ends as if stopped: it would
+// otherwise go on serving the old file's items to whoever reaches its socket until its idle time,
+// or serve a file it was not started for to the permissions given for the old one.
 Task {
-    var seen = false
     while !Task.isCancelled {
-        var status = stat()
-        if stat(served, &status) == 0 {
-            seen = true
-        } else if seen && errno == ENOENT {
-            FileHandle.standardError.write(Data("keyport-vault: \(served) is gone: the keeper ends\n".utf8))
+        if let reason = service.servedFileChanged() {
+            FileHandle.standardError.write(Data("keyport-vault: \(reason): the keeper ends\n".utf8))
             kill(getpid(), SIGTERM)
             return
         }

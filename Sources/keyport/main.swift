@@ -81,7 +81,7 @@ struct AutoFillCommand {
                 writeError("keyport: \(DisplayText.escaping(asking))\n")
             }
             let secret = try AutoFillClient.secret(kind, of: answer)
-            print(json ? AutoFillClient.passwordJSON(answer, password: secret) : secret)
+            writeOutput((json ? AutoFillClient.passwordJSON(answer, password: secret) : secret) + "\n")
             if kind == .password, !json {
                 writeError("keyport: \(DisplayText.escaping(AutoFillClient.answered(kind, answer)))\n")
             }
@@ -130,7 +130,7 @@ struct VaultShowCommand {
                 .init(target: target, reveal: reveal)
             )
             let (output, failure) = VaultTargetWords.shown(reply, target: target)
-            print(output, terminator: "")
+            writeOutput(output)
             guard let failure else { return 0 }
             writeError("keyport: \(DisplayText.escaping(failure))\n")
             return 1
@@ -153,20 +153,40 @@ func handOver(_ arguments: [String]) -> Never {
     let program = FilePaths.join(FilePaths.parent(own), "keyport-cli")
     let reason = ProcessImage.replace(with: program, arguments: [program] + arguments)
     writeError(
-        "keyport: cannot run \(DisplayText.escaping(program)) (\(reason)); it holds every command but `otp SITE` and `password SITE`. Install it beside keyport (`swift build` builds both)\n"
+        "keyport: cannot run \(DisplayText.escaping(program)) (\(reason)); it holds every command but `otp SITE`, `password SITE` and `vault show TARGET`. Install it beside keyport (`swift build` builds both)\n"
     )
     exit(2)
 }
 
 /// Writes `text` to standard error.
 func writeError(_ text: String) {
+    _ = writeAll(text, to: STDERR_FILENO)
+}
+
+/// Writes `text` to standard output. A write that fails (a full disk) ends the program with
+/// exit 2 and says why, as keyport-cli does: output is never silently cut short. A reader that
+/// closed the pipe (`| head`) ends it as SIGPIPE ends other tools.
+func writeOutput(_ text: String) {
+    let code = writeAll(text, to: STDOUT_FILENO)
+    guard code != 0 else { return }
+    if code == EPIPE {
+        signal(SIGPIPE, SIG_DFL)
+        raise(SIGPIPE)
+    }
+    writeError("keyport: cannot write to standard output: \(String(cString: strerror(code)))\n")
+    exit(2)
+}
+
+/// Writes all of `text` to `descriptor`; 0, or the `errno` of the write that failed.
+func writeAll(_ text: String, to descriptor: Int32) -> Int32 {
     var bytes = Array(text.utf8)[...]
     while !bytes.isEmpty {
-        let written = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         if written < 0, errno == EINTR { continue }
-        guard written > 0 else { return }
+        guard written > 0 else { return written < 0 ? errno : EIO }
         bytes = bytes.dropFirst(written)
     }
+    return 0
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())

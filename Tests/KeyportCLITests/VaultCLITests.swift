@@ -286,6 +286,19 @@ struct VaultCLITests {
         #expect(shownAlone.status == 0 && shownAlone.stdout.contains("title: Site two"), "\(shownAlone.stderr)")
         let handedOver = try await sandbox.run(front, ["list"])
         #expect(handedOver.status == 2 && handedOver.stderr.contains("keyport-cli"), "\(handedOver.stderr)")
+        // A write that fails (a full disk) is said, with status 2, by both: never an item cut short.
+        for program in [CLI.executable.path, build.appendingPathComponent("keyport-cli").path] {
+            let full = try await runProgram(
+                "/bin/sh",
+                ["-c", #"exec "$0" vault show site2.example.com > /dev/full"#, program],
+                environment: sandbox.environment,
+                input: nil
+            )
+            #expect(
+                full.status == 2 && full.stderr.contains("keyport: cannot write to standard output"),
+                "\(program): \(full.status) \(full.stderr)"
+            )
+        }
         // edit and rm name items the same way; several change nothing.
         // A wider fit is only shown: edit and rm want the item named, even when it is the only one.
         let onlyWider = try await keyport(["rm", "example.net"])

@@ -162,3 +162,29 @@ struct HexTests {
         #expect(Hex.decode(Hex.encode(bytes)) == bytes)
     }
 }
+
+@Suite("text shown to a person")
+struct DisplayTextTests {
+    @Test(
+        "escaping writes control, bidi and invisible format characters as \\u{…}, keeps letters and the ZWJ, and changes nothing it escaped"
+    )
+    func escaping() {
+        let text = "a\u{1B}[2Jb\nc\u{202E}d\u{200B}é👩\u{200D}💻"
+        let escaped = DisplayText.escaping(text)
+        #expect(escaped == #"a\u{1B}[2Jb\u{A}c\u{202E}d\u{200B}é👩"# + "\u{200D}💻")
+        #expect(DisplayText.escaping(escaped) == escaped)
+    }
+
+    @Test("an excerpt is cut by bytes at a scalar, even inside one long character, and says it was cut")
+    func excerpt() {
+        #expect(DisplayText.excerpt("short", bytes: 100) == "short")
+        // 3 000 Hangul leading jamo are one Character of 9 000 bytes.
+        let jamo = String(repeating: "\u{1100}", count: 3000) + "github.com"
+        #expect(jamo.count < 20)
+        let cut = DisplayText.excerpt(jamo, bytes: 100)
+        #expect(cut.hasSuffix("…"))
+        #expect(cut.utf8.count <= 100 + "…".utf8.count)
+        #expect(cut.unicodeScalars.dropLast().allSatisfy { $0 == "\u{1100}" })
+        #expect(DisplayText.excerpt("ééé", bytes: 5) == "éé…")
+    }
+}

@@ -66,6 +66,25 @@ private struct AgentSandbox {
     }
 }
 
+/// A Varlink call to the keeper in Python (a client that is a process of its own): `python3 -c
+/// callScript SOCKET METHOD PARAMETERS` prints the reply or the error.
+private let callScript = """
+    import json, socket, sys
+    client = socket.socket(socket.AF_UNIX)
+    client.connect(sys.argv[1])
+    call = {"method": "org.keyport.Vault." + sys.argv[2], "parameters": json.loads(sys.argv[3])}
+    if sys.argv[2] == "List":
+        call["more"] = True
+    client.sendall(json.dumps(call).encode() + b"\\0")
+    reply = b""
+    while not reply.endswith(b"\\0"):
+        chunk = client.recv(65536)
+        if not chunk:
+            break
+        reply += chunk
+    print(reply.rstrip(b"\\0").decode())
+    """
+
 private func loginJSON(_ id: String, site: String, user: String = "alice") -> String {
     let item = CXF.Item(
         id: Data(id.utf8),
@@ -447,26 +466,9 @@ struct VaultKeeperTests {
         }
         // Clients run by this test (the program that runs them, or the terminal they share, is
         // their requester), and clients in a session of their own (setsid: another terminal, a
-        // background service) run by setsid: the same script, a Varlink call, its reply or error
-        // printed.
-        let script = """
-            import json, socket, sys
-            client = socket.socket(socket.AF_UNIX)
-            client.connect(sys.argv[1])
-            call = {"method": "org.keyport.Vault." + sys.argv[2], "parameters": json.loads(sys.argv[3])}
-            if sys.argv[2] == "List":
-                call["more"] = True
-            client.sendall(json.dumps(call).encode() + b"\\0")
-            reply = b""
-            while not reply.endswith(b"\\0"):
-                chunk = client.recv(65536)
-                if not chunk:
-                    break
-                reply += chunk
-            print(reply.rstrip(b"\\0").decode())
-            """
+        // background service) run by setsid.
         func call(_ method: String, _ parameters: String, newSession: Bool = false) async throws -> String {
-            let command = ["/usr/bin/python3", "-c", script, sandbox.socket, method, parameters]
+            let command = ["/usr/bin/python3", "-c", callScript, sandbox.socket, method, parameters]
             let ran = try await Program.run(
                 newSession ? "/usr/bin/setsid" : command[0],
                 newSession ? ["-w"] + command : Array(command.dropFirst()),
@@ -501,6 +503,139 @@ struct VaultKeeperTests {
         _ = try await sandbox.call(VaultKeeper.Lock.name)
         #expect(!(try await call("Unlock", unlocking, newSession: true)).contains("error"))
         #expect((try await call("List", "{}")).contains(#""error":"org.keyport.Vault.Denied""#))
+    }
+
+    @Test(
+        "the keeper serves the file it was started for: a link pointed at another file ends it, a permission given for one vault never reads another"
+    )
+    func servesItsFile() async throws {
+        let sandbox = try await AgentSandbox()
+        defer {
+            sandbox.keeper.stop()
+            sandbox.directory.remove()
+        }
+        // Another process's keeper, on a link to its own vault, unlocked by it: then the link is
+        // pointed at the person's vault, which the person unlocks through that keeper.
+        let own = sandbox.directory.url.appendingPathComponent("own.keyport").path
+        _ = try Vault.create(at: own, passphrase: SecretBytes("evil"), kdf: ScryptParameters(logN: 10))
+        let link = sandbox.directory.url.appendingPathComponent("link.keyport").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: own)
+        let socket = sandbox.directory.url.appendingPathComponent("run/other.sock").path
+        var environment = ProcessInfo.processInfo.environment
+        environment["KEYPORT_VAULT_SOCKET"] = socket
+        environment["KEYPORT_SOCKET"] = sandbox.directory.url.appendingPathComponent("run/keyportd.sock").path
+        let keeper = try Program(keeperProgram, ["keeper", "--vault", link], environment: environment)
+        defer { keeper.stop() }
+        _ = try await keeper.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
+        func call(_ method: String, _ parameters: String) async throws -> String {
+            let ran = try await Program.run(
+                "/usr/bin/python3",
+                ["-c", callScript, socket, method, parameters],
+                timeout: .seconds(60)
+            )
+            return ran.standardOutput
+        }
+        #expect(!(try await call("Unlock", #"{"path":"\#(link)","passphrase":"evil"}"#)).contains("error"))
+        try FileManager.default.removeItem(atPath: link)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: sandbox.vault)
+        let refused = try await call("Unlock", #"{"path":"\#(link)","passphrase":"open sesame"}"#)
+        #expect(
+            refused.contains("org.keyport.Vault.WrongVault") && refused.contains("names another file"),
+            "\(refused)"
+        )
+        #expect(await keeper.waitForExit(timeout: .seconds(30)) != nil, "the keeper of a repointed link still runs")
+        #expect(keeper.standardError.contains("names another file"), "\(keeper.standardError)")
+
+        // The same file written over in place with another vault (the same inode): a passphrase
+        // that opens the other vault never replaces the open one.
+        _ = try await sandbox.unlock()
+        let other = sandbox.directory.url.appendingPathComponent("other.keyport").path
+        _ = try Vault.create(at: other, passphrase: SecretBytes("other"), kdf: ScryptParameters(logN: 10))
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: other))
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: sandbox.vault))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: bytes)
+        try handle.close()
+        let swapped = await sandbox.error(
+            VaultKeeper.Unlock.name,
+            #"{"path":"\#(sandbox.vault)","passphrase":"other"}"#
+        )
+        #expect(swapped?.name == VaultKeeper.WrongVault.name)
+        #expect(swapped?.parameters.description.contains("another vault than the one this keeper holds open") == true)
+    }
+
+    @Test("a refused request does not keep the vault unlocked; a target past 2 KB is refused before anything is read")
+    func refusalsDoNotKeepItOpen() async throws {
+        let sandbox = try await AgentSandbox(timeout: 4)
+        defer {
+            sandbox.keeper.stop()
+            sandbox.directory.remove()
+        }
+        _ = try await sandbox.unlock()
+        // From a session of its own, every 1.5 s for 7.5 s: each refused at once (nobody to ask),
+        // and once the vault locked after its 4 s, told it is locked.
+        for _ in 0..<5 {
+            let ran = try await Program.run(
+                "/usr/bin/setsid",
+                ["-w", "/usr/bin/python3", "-c", callScript, sandbox.socket, "Find", #"{"target":"example.com"}"#],
+                timeout: .seconds(60)
+            )
+            #expect(
+                ran.standardOutput.contains("org.keyport.Vault.Denied")
+                    || ran.standardOutput.contains("org.keyport.Vault.Locked"),
+                "\(ran.standardOutput)"
+            )
+            try await Task.sleep(for: .seconds(1.5))
+        }
+        #expect(try await sandbox.call(VaultKeeper.Status.name).decode(VaultKeeper.Status.Reply.self).unlocked == false)
+        let long = String(repeating: "\u{1100}", count: 1000)
+        let refused = await sandbox.error(VaultKeeper.Show.name, #"{"target":"\#(long)"}"#)
+        #expect(refused?.name == "org.varlink.service.InvalidParameter")
+        #expect(refused?.parameters.description.contains("at most 2048 bytes, not 3000") == true)
+    }
+
+    @Test(
+        "a program's permission reaches the processes of its session, not an orphan a service manager adopted from another"
+    )
+    func orphansOfASubreaper() async throws {
+        let sandbox = try await AgentSandbox()
+        defer {
+            sandbox.keeper.stop()
+            sandbox.directory.remove()
+        }
+        // A subreaper (as `systemd --user` is) runs the unlock and a client in its session: then
+        // a process that left for a session of its own and forked away, which it adopts.
+        let subreaper = """
+            import ctypes, json, os, subprocess, sys, time
+            ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+            socket_path, vault, script, out = sys.argv[1:5]
+            def call(method, parameters):
+                return subprocess.run([sys.executable, "-c", script, socket_path, method, json.dumps(parameters)],
+                                      capture_output=True, text=True, start_new_session=False).stdout
+            result = {"unlock": call("Unlock", {"path": vault, "passphrase": "open sesame"})}
+            result["add"] = call("Add", {"item": json.loads(sys.argv[5])})
+            result["own"] = call("List", {})
+            subprocess.run(["setsid", "sh", "-c", '(sleep 1; exec "$0" -c "$1" "$2" List {} > "$3") &',
+                            sys.executable, script, socket_path, out])
+            for _ in range(300):
+                if os.path.exists(out) and os.path.getsize(out) > 0:
+                    break
+                time.sleep(0.1)
+            time.sleep(0.2)
+            result["orphan"] = open(out).read() if os.path.exists(out) else ""
+            print(json.dumps(result))
+            """
+        let out = sandbox.directory.url.appendingPathComponent("orphan.out").path
+        let ran = try await Program.run(
+            "/usr/bin/python3",
+            ["-c", subreaper, sandbox.socket, sandbox.vault, callScript, out, loginJSON("a", site: "example.com")],
+            timeout: .seconds(120)
+        )
+        let result = try JSONSerialization.jsonObject(with: Data(ran.standardOutput.utf8)) as? [String: String]
+        #expect(result?["unlock"]?.contains("error") == false, "\(ran.standardOutput) \(ran.standardError)")
+        #expect(result?["own"]?.contains("pw-a") == true, "\(result?["own"] ?? "")")
+        let orphan = result?["orphan"] ?? ""
+        #expect(orphan.contains("org.keyport.Vault.Denied") && !orphan.contains("pw-a"), "\(orphan)")
     }
 
     @Test(

@@ -1,3 +1,5 @@
+import KeyportSystemCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -8,8 +10,7 @@ import Musl
 /// when it was last written), so that what was read from it can be kept until it changes: a file
 /// replaced atomically is another inode, one written in place has a new modification time.
 package struct FileStamp: Hashable, Sendable {
-    private var device: UInt64
-    private var inode: UInt64
+    private var file: FileIdentity
     private var size: Int64
     private var seconds: Int
     private var nanoseconds: Int
@@ -18,8 +19,7 @@ package struct FileStamp: Hashable, Sendable {
     package init?(_ path: String) {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        device = UInt64(info.st_dev)
-        inode = UInt64(info.st_ino)
+        file = FileIdentity(info)
         size = Int64(info.st_size)
         seconds = info.st_mtim.tv_sec
         nanoseconds = info.st_mtim.tv_nsec

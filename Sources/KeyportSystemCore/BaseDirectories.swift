@@ -128,6 +128,11 @@ package struct FileIdentity: Hashable, Sendable {
     package init?(_ path: String) {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
+        self.init(status)
+    }
+
+    /// The identity of the file `status` describes.
+    package init(_ status: stat) {
         device = UInt64(status.st_dev)
         inode = UInt64(status.st_ino)
     }

@@ -89,7 +89,7 @@ package final class VaultKeeperAccess: Sendable {
             throw VarlinkError(
                 VaultKeeper.Denied(
                     message:
-                        "\(why); this process may \(what) only once you allow it, or from the terminal where you unlocked the vault (`keyport vault unlock` there)"
+                        "\(why). This process may \(what) once you allow it when asked, or after `keyport vault unlock` in its terminal"
                 )
             )
         }
@@ -174,6 +174,7 @@ package final class VaultKeeperAccess: Sendable {
     private static func commandLine(of process: PinnedProcess) -> String {
         let words = ((try? process.arguments) ?? []).joined(separator: " ")
         guard !words.isEmpty else { return "" }
-        return "\n\nIts command line, as it gives it: \(DisplayText.escaping(DisplayText.excerpt(words, bytes: 300)))"
+        // On the same line: an agent shows a question's line breaks escaped.
+        return " Its command line, as it gives it: \(DisplayText.escaping(DisplayText.excerpt(words, bytes: 300)))"
     }
 }

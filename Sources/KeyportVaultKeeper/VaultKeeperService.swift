@@ -377,6 +377,9 @@ package final class VaultKeeperService: Sendable {
 
     /// The items `target` names (``VaultTarget``), once `request`'s caller may read them.
     private func find(_ target: String, for request: VarlinkRequest) async throws(VarlinkError) -> VaultTarget {
+        guard !target.isEmpty else {
+            throw .invalidParameter("target", "the target is empty: name an item by its id, a site or a title")
+        }
         guard target.utf8.count <= VaultKeeper.maximumTargetLength else {
             throw .invalidParameter(
                 "target",

@@ -9,6 +9,11 @@ import KeyportVault
 /// same scheme, host and port; else, among the wider fits — another port, another host of the
 /// site — those titled exactly so; else the wider fits); else the items with that title, in any
 /// case. Looking a site up opens only the items filed under it; only a title reads them all.
+///
+/// Every id `list` prints names its item. An id shorter than Keyport's own (22 characters) can
+/// also be a word (`router`, which an imported file could make an item's id): it names its item
+/// alone only when it names nothing else; beside a site or a title it names, all are listed, so
+/// that a word never quietly picks an imported item over the ones it titles.
 package struct VaultTarget {
     package var items: [CXF.Item]
     /// How the items were found, for a message: "saved for https://github.com", "titled GitHub".
@@ -19,9 +24,23 @@ package struct VaultTarget {
 
     /// The items of `vault` that `target` names.
     package static func resolve(_ target: String, in vault: Vault) throws(VaultError) -> VaultTarget {
-        if isID(target), let id = try? Base64URL.decode(target), let item = try vault.item(id: Data(id)) {
-            return VaultTarget(items: [item], how: "with the id \(target)")
+        var byID: CXF.Item?
+        if isBase64URL(target), let id = try? Base64URL.decode(target), !id.isEmpty {
+            byID = try vault.item(id: Data(id))
         }
+        if let byID, target.utf8.count >= 22 { return VaultTarget(items: [byID], how: "with the id \(target)") }
+        var found = try bySiteOrTitle(target, in: vault)
+        guard let byID else { return found }
+        found.items.removeAll { $0.id == byID.id }
+        guard !found.items.isEmpty else { return VaultTarget(items: [byID], how: "with the id \(target)") }
+        return VaultTarget(
+            items: [byID] + found.items,
+            how: "with the id \(target) or \(found.how)",
+            wider: found.wider
+        )
+    }
+
+    private static func bySiteOrTitle(_ target: String, in vault: Vault) throws(VaultError) -> VaultTarget {
         if let origin = ServiceOrigin(target) {
             let exact = try vault.items(forService: target, exact: true)
             if !exact.isEmpty { return VaultTarget(items: exact, how: "saved for \(origin)") }
@@ -57,11 +76,10 @@ package struct VaultTarget {
         return VaultTarget(items: titled, how: "titled \(target)")
     }
 
-    /// An id as `list` shows it: base64url of 16 bytes or more (Keyport's ids and the UUIDs
-    /// managers use), without the dots and colons of a site. A short word that happens to be
-    /// base64url (`facebook`, which an imported file could make an item's id) is no id here.
-    private static func isID(_ text: String) -> Bool {
-        text.utf8.count >= 22
+    /// Whether `text` is written in base64url, as `list` shows ids: no dot or colon, so never a
+    /// site's host or URL.
+    private static func isBase64URL(_ text: String) -> Bool {
+        !text.isEmpty
             && text.utf8.allSatisfy {
                 (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0)
                     || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)

@@ -70,7 +70,7 @@ package enum VaultKeeperClient {
         guard program == Self.keeperProgram else {
             throw WrongKeeper(
                 description:
-                    "\(program) (process \(peer.pid)) answers on \(locations.keeperSocket), not Keyport Vault's keeper (\(Self.keeperProgram ?? "keyport-vault beside this program")); it was not started by Keyport: stop it (kill \(peer.pid)), and `keyport vault unlock` starts the keeper"
+                    "\(program) (process \(peer.pid)) answers on \(locations.keeperSocket), not Keyport Vault's keeper (\(Self.keeperProgram ?? "keyport-vault beside this program")); if it should not be there, stop it (kill \(peer.pid)), and `keyport vault unlock` starts the keeper"
             )
         }
         let arguments = try peer.arguments
@@ -78,11 +78,15 @@ package enum VaultKeeperClient {
             arguments.index(after: $0) < arguments.endIndex ? arguments[arguments.index(after: $0)] : nil
         }
         guard let served, FilePaths.sameFile(served, locations.vault) else {
-            var status = stat()
-            let exists = stat(locations.vault, &status) == 0
+            guard FileIdentity(locations.vault) != nil else {
+                let initCommand =
+                    locations.vault == locations.defaultVault
+                    ? "keyport vault init" : "keyport vault init --vault '\(locations.vault)'"
+                throw WrongKeeper(description: "there is no vault at \(locations.vault) (`\(initCommand)` makes one)")
+            }
             throw WrongKeeper(
                 description:
-                    "the vault's keeper on \(locations.keeperSocket) (process \(peer.pid)) serves \(served ?? "no vault it names"), not \(locations.vault)\(exists ? "; it was not started for this vault: stop it (kill \(peer.pid)), and `keyport vault unlock` starts the right one" : ", which does not exist (`keyport vault init` makes it)")"
+                    "the vault's keeper on \(locations.keeperSocket) (process \(peer.pid)) serves \(served ?? "no vault it names"), not \(locations.vault); it was not started for this vault: stop it (kill \(peer.pid)), and `keyport vault unlock` starts the right one"
             )
         }
     }
@@ -177,8 +181,13 @@ package enum VaultTargetWords {
         )
     }
 
+    /// `text` escaped line by line and field by field: its line breaks and the tabs between a
+    /// line's fields stay.
     private static func escapingLines(_ text: String) -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false).map { DisplayText.escaping(String($0)) }
-            .joined(separator: "\n")
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            line.split(separator: "\t", omittingEmptySubsequences: false).map { DisplayText.escaping(String($0)) }
+                .joined(separator: "\t")
+        }
+        .joined(separator: "\n")
     }
 }

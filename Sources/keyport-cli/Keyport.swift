@@ -206,24 +206,26 @@ extension FileHandle {
         do {
             try handle.write(contentsOf: data)
         } catch {
-            if Self.isClosedPipe(error) {
+            let code = Self.posixCode(error)
+            if code == EPIPE {
                 signal(SIGPIPE, SIG_DFL)
                 raise(SIGPIPE)
             }
             let which = handle === FileHandle.standardError ? "standard error" : "standard output"
-            try? FileHandle.standardError.write(
-                contentsOf: Data("keyport: cannot write to \(which): \(error.localizedDescription)\n".utf8)
-            )
+            // The system's words for it, as the `keyport` front says them.
+            let reason = code.map { String(cString: strerror($0)) } ?? error.localizedDescription
+            try? FileHandle.standardError.write(contentsOf: Data("keyport: cannot write to \(which): \(reason)\n".utf8))
             Foundation.exit(2)
         }
     }
 
-    /// Whether a write failed because the reader is gone (EPIPE, perhaps under Foundation's own
-    /// error).
-    private static func isClosedPipe(_ error: any Error) -> Bool {
+    /// The `errno` a write failed with (EPIPE when the reader is gone, ENOSPC on a full disk),
+    /// perhaps under Foundation's own error; `nil` when it carries none.
+    private static func posixCode(_ error: any Error) -> Int32? {
         let error = error as NSError
         let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError
-        return [error, underlying].contains { $0?.domain == NSPOSIXErrorDomain && $0?.code == Int(EPIPE) }
+        return [error, underlying].lazy.compactMap { $0 }.first { $0.domain == NSPOSIXErrorDomain }
+            .map { Int32($0.code) }
     }
 }
 

@@ -58,6 +58,7 @@ struct VaultOptions: ParsableArguments {
     func openLocations() async throws -> VaultLocations {
         let locations = try locations()
         guard passphraseStdin else { return locations }
+        try existing()
         let passphrase = try passphrase("Passphrase for \(try path()): ")
         let status = try? await VaultKeeperClient.call(locations, VaultKeeper.Status.name).decode(
             VaultKeeper.Status.Reply.self
@@ -91,6 +92,15 @@ struct VaultOptions: ParsableArguments {
     }
 
     /// The vault's absolute path.
+    /// Throws unless the vault's file is there: said before a passphrase is asked for.
+    func existing() throws(Failure) {
+        let path = try path()
+        guard FileIdentity(path) == nil else { return }
+        throw .invalid(
+            "there is no vault at \(path); `keyport vault init\(vault == nil ? "" : " --vault '\(path)'")` makes one"
+        )
+    }
+
     func path() throws(Failure) -> String {
         guard let vault else { return try common().defaultVault }
         return FilePaths.standardized(
@@ -214,6 +224,7 @@ extension VaultCommand {
         func run() async throws {
             let locations = try options.locations()
             let path = try options.path()
+            try options.existing()
             let items = try await options.unlock(
                 locations,
                 with: try options.passphrase("Passphrase for \(path): "),

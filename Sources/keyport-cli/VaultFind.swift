@@ -40,7 +40,8 @@ enum ItemArguments {
     static let commandsTakingIDs: Set<String> = ["show", "rm", "edit", "export"]
 
     /// An argument of `keyport vault show|rm|edit|export` before `--` that begins with one `-`
-    /// and is longer than an option's letter: an item id as `list` prints it (ids are base64url,
+    /// and is longer than an option's letter, or with `--` and a name no option has (a capital, a
+    /// digit, `_`): an item id as `list` prints it (ids are base64url,
     /// so an imported item's can begin with `-`), which the parser would read as a cluster of
     /// short options — one with an `h` in it printed the whole help and exited 0. No option of
     /// these commands is written so, so the command line is refused with the way to write it.
@@ -50,7 +51,13 @@ enum ItemArguments {
         }
         for argument in arguments.dropFirst(2) {
             if argument == "--" { return nil }
-            if argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.utf8.count > 2 { return argument }
+            if argument.hasPrefix("--") {
+                // An option's name is lowercase words joined by '-' (`--reveal`, `--title=X`).
+                let name = argument.dropFirst(2).prefix { $0 != "=" }
+                if name.contains(where: { !("a"..."z").contains($0) && $0 != "-" }) { return argument }
+            } else if argument.hasPrefix("-"), argument.utf8.count > 2 {
+                return argument
+            }
         }
         return nil
     }

@@ -143,7 +143,8 @@ let access = VaultKeeperAccess(
             default: return .refused("you did not allow it")
             }
         } catch {
-            return .refused("keyportd could not ask you (\(error))")
+            // The reason alone, as keyportd said it (it says how to start an agent).
+            return .refused("keyportd could not ask you: \((error as? ASExtensionError)?.failureReason ?? "\(error)")")
         }
     }
 )

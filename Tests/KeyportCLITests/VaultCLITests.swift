@@ -62,6 +62,8 @@ struct VaultCLITests {
         // `h` among the letters: the parser read a cluster of short flags, -h among them.
         for arguments in [
             ["show", "-8mUR1Lh2kQ"], ["rm", "-8mUR1Lh2kQ"], ["export", "-8mUR1Lh2kQ"], ["show", "--reveal", "-xh"],
+            // `--` and a name no option has: a capital, a digit.
+            ["show", "--8BAgMEBQYHCAkKCwwNDg"], ["edit", "--Router1"],
         ] {
             let ran = try await sandbox.keyport(arguments)
             #expect(ran.status == 2, "\(arguments): \(ran.status) \(ran.stdout)")
@@ -74,6 +76,9 @@ struct VaultCLITests {
         // After `--` it is an id (no vault here: the keeper's refusal, not the parser's).
         let named = try await sandbox.keyport(["show", "--", "-8mUR1Lh2kQ"])
         #expect(!named.stderr.contains("follows `--`") && !named.stdout.contains("USAGE"), "\(named.stderr)")
+        // An option's own name is still the option's.
+        let option = try await sandbox.keyport(["show", "--revea", "x"])
+        #expect(option.stderr.contains("Unknown option '--revea'"), "\(option.stderr)")
     }
 
     @Test(
@@ -245,12 +250,42 @@ struct VaultCLITests {
             "\(two.stderr)"
         )
         #expect(two.stdout.split(separator: "\n").count == 2 && !two.stdout.contains("title:"), "\(two.stdout)")
+        // list's lines, their fields apart by tabs.
+        #expect(two.stdout.split(separator: "\n").allSatisfy { $0.split(separator: "\t").count == 4 }, "\(two.stdout)")
         // No exact fit: the wider ones (other hosts of the site), listed the same way.
         let wider = try await keyport(["show", "www.example.com"])
         #expect(wider.status == 1 && wider.stderr.contains("saved for other sites of https://www.example.com"))
         #expect(wider.stdout.split(separator: "\n").count == 3, "\(wider.stdout)")
         // A title, in any case.
         #expect(try await keyport(["show", "wiki ADMIN"]).stdout.contains("user: root"))
+        // Ids shorter than Keyport's, as other managers' exports bring them: `cm91dGVyMQ` names
+        // its item, as `list` prints it; `Wiki`, an imported item's id that is also the title of
+        // an item, names both, and `rm` changes nothing.
+        let short = sandbox.directory.url.appendingPathComponent("short-ids.cxf.json").path
+        let document = #"""
+            {"version":{"major":1,"minor":0},"exporterRpId":"other.example","exporterDisplayName":"Other",
+             "timestamp":1731000000,"accounts":[{"id":"YQ","username":"u","email":"u@example.com","collections":[],
+             "items":[{"id":"cm91dGVyMQ","title":"Router","credentials":[{"type":"note",
+                       "content":{"fieldType":"string","value":"admin on 192.168.1.1"}}]},
+                      {"id":"Wiki","title":"Evil","scope":{"urls":["https://evil.example/"],"androidApps":[]},
+                       "credentials":[{"type":"basic-auth","username":{"fieldType":"string","value":"eve"},
+                                       "password":{"fieldType":"concealed-string","value":"x"}}]}]}]}
+            """#
+        try Data(document.utf8).write(to: URL(fileURLWithPath: short))
+        let importedShort = try await keyport(["import", short])
+        #expect(importedShort.status == 0, "\(importedShort.stderr)")
+        let listedShort = try await keyport(["list"])
+        #expect(listedShort.stdout.contains("cm91dGVyMQ\tRouter"), "\(listedShort.stdout)")
+        let byShortID = try await keyport(["show", "cm91dGVyMQ"])
+        #expect(byShortID.status == 0 && byShortID.stdout.contains("admin on 192.168.1.1"), "\(byShortID.stderr)")
+        let both = try await keyport(["show", "Wiki"])
+        #expect(
+            both.status == 1 && both.stderr.contains("2 items are with the id Wiki or titled Wiki"),
+            "\(both.stdout) \(both.stderr)"
+        )
+        #expect(both.stdout.contains("Wiki\tEvil") && both.stdout.contains("\tWiki\t"), "\(both.stdout)")
+        let notRemoved = try await keyport(["rm", "--yes", "Wiki"])
+        #expect(notRemoved.status == 1 && notRemoved.stderr.contains("nothing was removed"), "\(notRemoved.stderr)")
         // The `keyport` front answers `vault show` itself, in keyport-cli's words: the same output
         // and status for one item, hidden or revealed, several, wider fits, a title and nothing
         // (the code's line aside: its seconds left move on between the two runs).
@@ -295,7 +330,8 @@ struct VaultCLITests {
                 input: nil
             )
             #expect(
-                full.status == 2 && full.stderr.contains("keyport: cannot write to standard output"),
+                full.status == 2
+                    && full.stderr == "keyport: cannot write to standard output: No space left on device\n",
                 "\(program): \(full.status) \(full.stderr)"
             )
         }

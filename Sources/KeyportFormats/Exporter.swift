@@ -43,7 +43,15 @@ package enum Exporter {
             for credential in item.credentials {
                 switch credential {
                 case .totp(let totp):
-                    if let uri = try? OTPAuthURI(cxf: totp) { lines.append(uri.uriString) } else { skipped += 1 }
+                    guard var uri = try? OTPAuthURI(cxf: totp) else {
+                        skipped += 1
+                        continue
+                    }
+                    // An authenticator lists a code by its label: where the credential names no
+                    // issuer or account, the item's title and its login's user name do.
+                    if uri.issuer == nil, !item.title.isEmpty { uri.issuer = item.title }
+                    if uri.account.isEmpty, let user = item.userName { uri.account = user }
+                    lines.append(uri.uriString)
                 case .customFields(let custom):
                     for field in custom.fields
                     where field.label == "otpauth" && field.value.lowercased().hasPrefix("otpauth://") {
@@ -55,5 +63,18 @@ package enum Exporter {
             }
         }
         return (lines.map { $0 + "\n" }.joined(), skipped)
+    }
+}
+
+extension CXF.Item {
+    /// The user name of the item's first login that has one.
+    fileprivate var userName: String? {
+        credentials.lazy.compactMap { credential -> String? in
+            guard case .basicAuth(let login) = credential, let name = login.username?.value, !name.isEmpty else {
+                return nil
+            }
+            return name
+        }
+        .first
     }
 }

@@ -664,6 +664,21 @@ struct ExportTests {
         #expect(exported.text.split(separator: "\n").count == 3)
     }
 
+    @Test("a code whose credential names no issuer or account is labelled with its item's title and user name")
+    func otpauthLabel() throws {
+        let item = CXF.Item(
+            id: Data("w".utf8),
+            title: "Wide only",
+            credentials: [
+                .basicAuth(CXF.BasicAuth(username: CXF.EditableField(value: "wendy"))),
+                .totp(CXF.TOTP(secret: "JBSWY3DPEHPK3PXP")),
+            ]
+        )
+        let line = Exporter.otpauthList([item]).text
+        #expect(line.hasPrefix("otpauth://totp/Wide%20only:wendy?"), "\(line)")
+        #expect(line.contains("issuer=Wide%20only"), "\(line)")
+    }
+
     @Test("a CXF export is a valid CXF 1.0 document that reads back item for item")
     func cxf() throws {
         let csv =

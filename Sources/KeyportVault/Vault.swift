@@ -149,10 +149,29 @@ package final class Vault: Sendable {
         return vault
     }
 
-    /// Whether `other` was opened with this vault's key: the same vault, whichever file it was
-    /// read from. Compared in constant time.
-    package func hasKey(of other: Vault) -> Bool {
-        keys.vault == other.keys.vault
+    /// What tells this vault apart from every other without giving its key away: an HMAC of a
+    /// fixed text under the vault key (which is random: nothing can be learnt of it from this).
+    /// The same for every file that holds this vault, whatever its passphrase; compare in
+    /// constant time.
+    package var fingerprint: [UInt8] {
+        Array(HMAC<SHA256>.authenticationCode(for: Array("Keyport vault fingerprint".utf8), using: keys.vault))
+    }
+
+    /// Whether `passphrase` unwraps this vault's own key, read through this vault's own
+    /// connection — never the path again, which may name another file by now.
+    package func opens(with passphrase: SecretBytes) throws(VaultError) -> Bool {
+        let header = try Self.header(of: database, at: path)
+        let kdf: ScryptParameters
+        do {
+            kdf = try ScryptParameters(text: header.kdf)
+        } catch {
+            throw VaultError(.corrupt, "\(path): \(error.message)")
+        }
+        let key = try VaultError.unsafe { () throws(KDFError) in try kdf.deriveKey(from: passphrase) }
+        guard var opened = VaultKeys.open(header.wrapped, with: key, record: VaultKeys.keyRecord(kdf: header.kdf))
+        else { return false }
+        defer { Wipe.bytes(&opened) }
+        return SymmetricKey(data: opened) == keys.vault
     }
 
     /// Wraps the vault key again with `passphrase` through `kdf` (a new salt): the items are not

@@ -1,6 +1,7 @@
 import CredentialExchangeFormat
 import Foundation
 import KeyportCrypto
+import KeyportDomains
 import KeyportEncoding
 import KeyportInterfaces
 import KeyportSystem
@@ -61,8 +62,14 @@ package final class VaultKeeperService: Sendable {
     /// The file ``vaultPath`` named when the keeper first saw it (at its start, or once `keyport
     /// vault init` made it): a path can be made to name another file at any time — a link
     /// repointed, a file renamed over it — and a permission given for one file must not reach
-    /// another. ``servedFileChanged()`` tells the keeper to end when the path moves on.
+    /// another. ``reasonToEnd()`` tells the keeper to end when the path moves on.
     private let servedFile: Mutex<FileIdentity?>
+    /// The ``Vault/fingerprint`` of the vault this keeper first opened: a file swapped in for a
+    /// moment while the path was opened, or written over in place, holds another vault, which
+    /// this keeper never serves under this one's name and permissions.
+    private let servedVault = Mutex<[UInt8]?>(nil)
+    /// Why this keeper must end, once something showed it no longer serves its vault.
+    private let ending = Mutex<String?>(nil)
 
     /// A keeper for the vault at `vault` (an absolute path), which locks `defaultTimeout` after
     /// its last request unless `Unlock` asks for another time; `access` decides which callers may
@@ -94,9 +101,26 @@ package final class VaultKeeperService: Sendable {
                     guard !input.newPassphrase.isEmpty else {
                         throw .invalidParameter("newPassphrase", "the new passphrase is empty")
                     }
+                    try await authorize(request, to: "change the passphrase of the vault \(vaultPath)")
+                    // The current passphrase must open the open vault itself (its own connection,
+                    // not the path): proof, not just an unlocked keeper. Only a proof moves the
+                    // lock's deadline.
+                    let open = try unlockedVault()
+                    let proven: Bool
+                    do throws(VaultError) {
+                        proven = try open.opens(with: SecretBytes(input.passphrase))
+                    } catch {
+                        throw Self.failure(error)
+                    }
+                    guard proven else {
+                        throw Self.failure(
+                            VaultError(
+                                .wrongPassphrase,
+                                "the passphrase does not open \(vaultPath); its passphrase was not changed"
+                            )
+                        )
+                    }
                     try using { vault throws(VaultError) in
-                        // The current passphrase must open the file: proof, not just an unlocked keeper.
-                        _ = try Vault.unlock(at: vault.path, passphrase: SecretBytes(input.passphrase))
                         try vault.changePassphrase(
                             to: SecretBytes(input.newPassphrase),
                             kdf: ScryptParameters.calibrated()
@@ -230,49 +254,46 @@ package final class VaultKeeperService: Sendable {
             )
         }
         // The file this keeper serves, checked before and after it is opened: the path may have
-        // been pointed at another file meanwhile.
-        func moved() -> VarlinkError? {
-            servedFileChanged().map {
-                VarlinkError(
-                    VaultKeeper.WrongVault(
-                        vault: vaultPath,
-                        message:
-                            "\($0); this keeper ends, and `keyport vault unlock` then starts one for the file there"
-                    )
+        // been pointed at another file meanwhile. What was opened is then known by its key: a
+        // file swapped in for the moment of opening holds another vault, and a keeper that met
+        // one ends rather than serve it under this vault's name and permissions.
+        func ends(_ reason: String) -> VarlinkError {
+            VarlinkError(
+                VaultKeeper.WrongVault(
+                    vault: vaultPath,
+                    message:
+                        "\(reason); this keeper ends, and `keyport vault unlock` then starts one for the file there"
                 )
-            }
+            )
         }
-        if let error = moved() { throw error }
+        if let reason = reasonToEnd() { throw ends(reason) }
         let vault: Vault
         do {
             vault = try Vault.unlock(at: vaultPath, passphrase: SecretBytes(input.passphrase))
         } catch {
             throw Self.failure(error)
         }
-        if let error = moved() { throw error }
-        // The vault, its timeout and its deadline in one step: a timer of the previous vault that
-        // fires meanwhile finds the generation moved on. A vault of another key never replaces
-        // the open one (a file swapped for a moment while it was opened): the permissions given
-        // are the open vault's.
-        var other = false
-        touch { state in
-            if let open = state.vault, !open.hasKey(of: vault) {
-                other = true
-                return
+        if let reason = reasonToEnd() { throw ends(reason) }
+        let fingerprint = vault.fingerprint
+        let other = servedVault.withLock { served -> Bool in
+            guard let known = served else {
+                served = fingerprint
+                return false
             }
+            return !ConstantTime.equal(known, fingerprint)
+        }
+        if other {
+            let reason = "the passphrase opened another vault at \(vaultPath) than the one this keeper serves"
+            end(reason)
+            throw ends(reason)
+        }
+        // The vault, its timeout and its deadline in one step: a timer of the previous vault that
+        // fires meanwhile finds the generation moved on.
+        touch { state in
             // Unlocked again without a timeout (a client proving its session), the open vault
             // keeps the one it had.
             state.timeout = input.timeout.map { .seconds($0) } ?? (state.vault != nil ? state.timeout : defaultTimeout)
             state.vault = vault
-        }
-        guard !other else {
-            throw VarlinkError(
-                VaultKeeper.WrongVault(
-                    vault: vaultPath,
-                    message:
-                        "the passphrase opened another vault than the one this keeper holds open; lock it first (`keyport vault lock`)"
-                )
-            )
         }
         writing.withLock { _ in changed(.everything) }
         // It gave the passphrase: its terminal session may use the vault for a while.
@@ -280,15 +301,17 @@ package final class VaultKeeperService: Sendable {
         return RawJSON(encoding: VaultKeeper.Unlock.Reply(items: (try? vault.count) ?? 0))
     }
 
-    /// Why this keeper must end, when ``vaultPath`` no longer names the file it serves: the file
-    /// is gone, or another file is there now. `nil` while the path names that file, or no file yet
-    /// (a keeper may start before `keyport vault init` makes its vault); the first file seen is
-    /// the one served. Only "no such file" counts as gone: a disk that answers with another error
-    /// may come back.
-    package func servedFileChanged() -> String? {
+    /// Why this keeper must end (its program ends it within seconds): ``vaultPath`` no longer
+    /// names the file it serves — the file is gone, or another file is there now — or a
+    /// passphrase opened another vault there; once said, said until the end. `nil` while the
+    /// path names that file, or no file yet (a keeper may start before `keyport vault init` makes
+    /// its vault); the first file seen is the one served. Only "no such file" counts as gone: a
+    /// disk that answers with another error may come back.
+    package func reasonToEnd() -> String? {
+        if let reason = ending.withLock({ $0 }) { return reason }
         let now = FileIdentity(vaultPath)
         let gone = now == nil && errno == ENOENT
-        return servedFile.withLock { served in
+        let reason = servedFile.withLock { served -> String? in
             guard let pinned = served else {
                 served = now
                 return nil
@@ -298,6 +321,14 @@ package final class VaultKeeperService: Sendable {
             }
             return gone ? "\(vaultPath) is gone" : nil
         }
+        if let reason { end(reason) }
+        return reason
+    }
+
+    /// Locks the vault and marks the keeper to end, for `reason`.
+    private func end(_ reason: String) {
+        ending.withLock { $0 = $0 ?? reason }
+        lock()
     }
 
     /// Forgets the vault and its key, and every terminal session's permission.
@@ -386,11 +417,11 @@ package final class VaultKeeperService: Sendable {
                 "a target is an id, a site or a title of at most \(VaultKeeper.maximumTargetLength) bytes, not \(target.utf8.count)"
             )
         }
-        // The caller wrote the target: quoted as JSON (a quote in it cannot end it), escaped and
-        // cut short, so it cannot write the rest of the question.
-        let named = DisplayText.escaping(
-            String(decoding: JSONString.quoted(DisplayText.excerpt(target, bytes: 100)), as: UTF8.self)
-        )
+        // The caller wrote the target: a site is named as it is read (its origin: no user name,
+        // no padding that pushes the host out of sight); anything else is quoted as JSON (a quote
+        // in it cannot end it), escaped and cut short, so it cannot write the rest of the question.
+        let shown = ServiceOrigin(target).map { "\($0)" } ?? DisplayText.excerpt(target, bytes: 100)
+        let named = DisplayText.escaping(String(decoding: JSONString.quoted(shown), as: UTF8.self))
         try await authorize(
             request,
             to: "read the items of the vault \(vaultPath) that \(named) names, with their secrets"

@@ -10,10 +10,13 @@ import KeyportVault
 /// site — those titled exactly so; else the wider fits); else the items with that title, in any
 /// case. Looking a site up opens only the items filed under it; only a title reads them all.
 ///
-/// Every id `list` prints names its item. An id shorter than Keyport's own (22 characters) can
-/// also be a word (`router`, which an imported file could make an item's id): it names its item
-/// alone only when it names nothing else; beside a site or a title it names, all are listed, so
-/// that a word never quietly picks an imported item over the ones it titles.
+/// Every id `list` prints names its item. An id of Keyport's own shape (16 bytes, 22 characters,
+/// as `add` makes them and UUIDs are) names its item at once. Any other can also be a word
+/// (`router`, `aws-production-root-keys`, which an imported file could make an item's id): it
+/// names its item alone only when it names nothing else; beside a site or a title it names, all
+/// are listed, so that a word never quietly picks an imported item over the ones it titles. (A
+/// title of exactly 22 base64url characters that an imported item took as its id is still read
+/// as that id.)
 package struct VaultTarget {
     package var items: [CXF.Item]
     /// How the items were found, for a message: "saved for https://github.com", "titled GitHub".
@@ -25,10 +28,12 @@ package struct VaultTarget {
     /// The items of `vault` that `target` names.
     package static func resolve(_ target: String, in vault: Vault) throws(VaultError) -> VaultTarget {
         var byID: CXF.Item?
+        var ownShape = false
         if isBase64URL(target), let id = try? Base64URL.decode(target), !id.isEmpty {
             byID = try vault.item(id: Data(id))
+            ownShape = id.count == 16 && Base64URL.encode(id) == target
         }
-        if let byID, target.utf8.count >= 22 { return VaultTarget(items: [byID], how: "with the id \(target)") }
+        if let byID, ownShape { return VaultTarget(items: [byID], how: "with the id \(target)") }
         var found = try bySiteOrTitle(target, in: vault)
         guard let byID else { return found }
         found.items.removeAll { $0.id == byID.id }

@@ -174,7 +174,7 @@ Task {
 // or serve a file it was not started for to the permissions given for the old one.
 Task {
     while !Task.isCancelled {
-        if let reason = service.servedFileChanged() {
+        if let reason = service.reasonToEnd() {
             FileHandle.standardError.write(Data("keyport-vault: \(reason): the keeper ends\n".utf8))
             kill(getpid(), SIGTERM)
             return

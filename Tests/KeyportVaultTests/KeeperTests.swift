@@ -486,6 +486,7 @@ struct VaultKeeperTests {
             ("Add", #"{"item":\#(loginJSON("b", site: "example.org"))}"#),
             ("Import", #"{"items":[\#(loginJSON("c", site: "example.net"))]}"#),
             ("Find", #"{"target":"example.com"}"#), ("Show", #"{"target":"example.com","reveal":true}"#),
+            ("ChangePassphrase", #"{"passphrase":"open sesame","newPassphrase":"mine now"}"#),
         ] {
             let refused = try await call(method, parameters, newSession: true)
             #expect(
@@ -495,6 +496,10 @@ struct VaultKeeperTests {
                 "\(method) from another session: \(refused)"
             )
         }
+        // A site is named in the question as it is read: its origin, whatever was written around it.
+        let padded = "https://weather.example.com" + String(repeating: "%20", count: 40) + "@example.com/"
+        let named = try await call("Show", #"{"target":"\#(padded)"}"#, newSession: true)
+        #expect(named.contains(#"\"https://example.com\" names"#) && !named.contains("weather"), "\(named)")
         #expect(try await sandbox.call(VaultKeeper.Status.name).decode(VaultKeeper.Status.Reply.self).items == 1)
         // The requester that unlocked the vault: every item.
         let listed = try await call("List", "{}")
@@ -556,12 +561,22 @@ struct VaultKeeperTests {
         try handle.truncate(atOffset: 0)
         try handle.write(contentsOf: bytes)
         try handle.close()
+        // Its passphrase is no proof for the open vault's passphrase to be changed.
+        let changed = await sandbox.error(
+            VaultKeeper.ChangePassphrase.name,
+            #"{"passphrase":"other","newPassphrase":"known to another"}"#
+        )
+        #expect(changed?.parameters.description.contains("wrong-passphrase") == true, "\(String(describing: changed))")
         let swapped = await sandbox.error(
             VaultKeeper.Unlock.name,
             #"{"path":"\#(sandbox.vault)","passphrase":"other"}"#
         )
         #expect(swapped?.name == VaultKeeper.WrongVault.name)
-        #expect(swapped?.parameters.description.contains("another vault than the one this keeper holds open") == true)
+        #expect(swapped?.parameters.description.contains("another vault at") == true)
+        #expect(
+            await sandbox.keeper.waitForExit(timeout: .seconds(30)) != nil,
+            "a keeper that met another vault still runs"
+        )
     }
 
     @Test("a refused request does not keep the vault unlocked; a target past 2 KB is refused before anything is read")

@@ -119,28 +119,20 @@ package final class Vault: Sendable {
         }
         let database = try openDatabase(path)
         let header = try header(of: database, at: path)
-        let kdf: ScryptParameters
-        do {
-            kdf = try ScryptParameters(text: header.kdf)
-        } catch {
-            throw VaultError(.corrupt, "\(path): \(error.message)")
-        }
-        let key = try VaultError.unsafe { () throws(KDFError) in try kdf.deriveKey(from: passphrase) }
-        guard let vaultKey = VaultKeys.open(header.wrapped, with: key, record: VaultKeys.keyRecord(kdf: header.kdf))
-        else {
+        guard var vaultKey = try unwrappedKey(header, passphrase: passphrase, path: path) else {
             throw VaultError(
                 .wrongPassphrase,
                 "the passphrase does not open \(path) (or its key record was changed); nothing was read"
             )
         }
-        var keyBytes = vaultKey
+        // Wiped where it is: a copy would share the buffer, and wiping the copy would leave it.
         let vault = Vault(
             path: path,
             database: database,
-            keys: VaultKeys(vault: SymmetricKey(data: keyBytes)),
+            keys: VaultKeys(vault: SymmetricKey(data: vaultKey)),
             list: list
         )
-        Wipe.bytes(&keyBytes)
+        Wipe.bytes(&vaultKey)
         if header.format == Self.format {
             try vault.reading { _ in }
         } else {
@@ -161,6 +153,19 @@ package final class Vault: Sendable {
     /// connection — never the path again, which may name another file by now.
     package func opens(with passphrase: SecretBytes) throws(VaultError) -> Bool {
         let header = try Self.header(of: database, at: path)
+        guard var opened = try Self.unwrappedKey(header, passphrase: passphrase, path: path) else { return false }
+        defer { Wipe.bytes(&opened) }
+        return SymmetricKey(data: opened) == keys.vault
+    }
+
+    /// The vault key `header` holds wrapped, unwrapped with `passphrase` through the header's own
+    /// key-derivation parameters; `nil` when the passphrase does not open it (or the key record
+    /// was changed). The caller wipes it.
+    private static func unwrappedKey(
+        _ header: (kdf: String, wrapped: [UInt8], format: Int),
+        passphrase: SecretBytes,
+        path: String
+    ) throws(VaultError) -> [UInt8]? {
         let kdf: ScryptParameters
         do {
             kdf = try ScryptParameters(text: header.kdf)
@@ -168,10 +173,7 @@ package final class Vault: Sendable {
             throw VaultError(.corrupt, "\(path): \(error.message)")
         }
         let key = try VaultError.unsafe { () throws(KDFError) in try kdf.deriveKey(from: passphrase) }
-        guard var opened = VaultKeys.open(header.wrapped, with: key, record: VaultKeys.keyRecord(kdf: header.kdf))
-        else { return false }
-        defer { Wipe.bytes(&opened) }
-        return SymmetricKey(data: opened) == keys.vault
+        return VaultKeys.open(header.wrapped, with: key, record: VaultKeys.keyRecord(kdf: header.kdf))
     }
 
     /// Wraps the vault key again with `passphrase` through `kdf` (a new salt): the items are not

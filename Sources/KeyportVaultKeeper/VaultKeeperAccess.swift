@@ -17,7 +17,7 @@ import Varlink
 ///   use and ``longestTime`` at most, as sudo's timestamp and 1Password's CLI authorize a terminal:
 ///   its terminal session when it has a terminal (while the session's leader lives), else the
 ///   program that ran it (its parent process, by number and start time) for the processes of its
-///   session (while the session's leader lives);
+///   session (while the parent is in that session or the session's leader lives);
 /// - or once the person allowed it, asked through keyportd's agent with the caller named: once,
 ///   or for its requester as above.
 /// Locking forgets every permission. AutoFill's exact fit reaches every client through keyportd,
@@ -37,10 +37,13 @@ package final class VaultKeeperAccess: Sendable {
         /// A terminal session: its id, its terminal and when its leader started.
         case terminal(session: pid_t, terminal: Int64, leaderStarted: UInt64)
         /// The program that ran the caller (its number and when it started), for callers in the
-        /// caller's session (its id, and when its leader started). The session, which a process
-        /// can leave but never join, keeps out an orphan adopted by the same parent: a service
-        /// manager (`systemd --user`) adopts any process that forks twice.
-        case program(pid: pid_t, started: UInt64, session: pid_t, leaderStarted: UInt64)
+        /// caller's session (its id). The session, which a process can leave but never join,
+        /// keeps out an orphan adopted by the same parent: a service manager (`systemd --user`)
+        /// adopts any process that forks twice. A session's number is another's only once every
+        /// process of it has ended, so the parent living in it names it (`leaderStarted` is
+        /// `nil`); a parent outside it (a service manager that ran the caller, which then began
+        /// a session of its own) names it only with its leader alive, by when that started.
+        case program(pid: pid_t, started: UInt64, session: pid_t, leaderStarted: UInt64?)
     }
 
     /// Asks the person `question`; `requester` names what a lasting permission would be for
@@ -137,16 +140,20 @@ package final class VaultKeeperAccess: Sendable {
 
     /// A terminal session whose leader lives (a session's number is not another's while any of
     /// its processes lives, and the leader's start time tells a later one apart), else the
-    /// program that ran `process` within its session, whose leader lives; `nil` when neither can
-    /// be read.
+    /// program that ran `process` within its session (see ``Requester/program(pid:started:session:leaderStarted:)``);
+    /// `nil` when neither can be read.
     static func requester(of process: PinnedProcess) -> Requester? {
         if let session = try? process.terminalSession, session.terminal != 0, let started = session.leaderStarted {
             return .terminal(session: session.id, terminal: session.terminal, leaderStarted: started)
         }
-        guard let session = try? process.terminalSession, let leaderStarted = session.leaderStarted,
-            let parent = try? process.parent, let started = try? parent.startTime, parent.pid > 1,
+        guard let session = try? process.terminalSession, let parent = try? process.parent,
+            let started = try? parent.startTime, parent.pid > 1, let parentSession = try? parent.terminalSession,
             process.isAlive
         else { return nil }
+        if parentSession.id == session.id {
+            return .program(pid: parent.pid, started: started, session: session.id, leaderStarted: nil)
+        }
+        guard let leaderStarted = session.leaderStarted else { return nil }
         return .program(pid: parent.pid, started: started, session: session.id, leaderStarted: leaderStarted)
     }
 

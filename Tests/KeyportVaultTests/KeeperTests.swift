@@ -610,7 +610,7 @@ struct VaultKeeperTests {
     }
 
     @Test(
-        "a program's permission reaches the processes of its session, not an orphan a service manager adopted from another"
+        "a program's permission reaches the processes of its session, whose leader has ended, not an orphan a service manager adopted from another"
     )
     func orphansOfASubreaper() async throws {
         let sandbox = try await AgentSandbox()
@@ -619,7 +619,9 @@ struct VaultKeeperTests {
             sandbox.directory.remove()
         }
         // A subreaper (as `systemd --user` is) runs the unlock and a client in its session: then
-        // a process that left for a session of its own and forked away, which it adopts.
+        // a process that left for a session of its own and forked away, which it adopts. The
+        // subreaper runs in a session whose leader has ended (as a CI job's or a detached
+        // program's may): its own client is still its.
         let subreaper = """
             import ctypes, json, os, subprocess, sys, time
             ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
@@ -642,8 +644,11 @@ struct VaultKeeperTests {
             """
         let out = sandbox.directory.url.appendingPathComponent("orphan.out").path
         let ran = try await Program.run(
-            "/usr/bin/python3",
-            ["-c", subreaper, sandbox.socket, sandbox.vault, callScript, out, loginJSON("a", site: "example.com")],
+            "/usr/bin/setsid",
+            [
+                "-w", "/bin/sh", "-c", #""$@" &"#, "sh", "/usr/bin/python3", "-c", subreaper, sandbox.socket,
+                sandbox.vault, callScript, out, loginJSON("a", site: "example.com"),
+            ],
             timeout: .seconds(120)
         )
         let result = try JSONSerialization.jsonObject(with: Data(ran.standardOutput.utf8)) as? [String: String]

@@ -32,29 +32,35 @@ package enum CallbackHandOff {
         take: @escaping @Sendable (URL) -> Bool,
         accepted: @escaping @Sendable (URL) -> Void
     ) -> VarlinkServer {
-        let offer: VarlinkMethodImplementation = { request throws(VarlinkError) in
-            let text = try request.parameters(as: CallbackSession.Offer.Parameters.self).url
-            var taken = false
-            if text.utf8.count <= maximumURLLength, let url = URL(string: text), take(url) {
-                taken = true
-                // The offerer hears the answer before the session resumes, so the handler can
-                // exit 0 even if the session's process ends right after.
-                request.afterReply { accepted(url) }
-            }
-            return RawJSON(encoding: CallbackSession.Offer.Reply(accepted: taken))
-        }
-        return VarlinkServer(
+        VarlinkServer(
             info: VarlinkServiceInfo(
                 vendor: "Keyport",
                 product: "sign-in session",
                 version: "1",
                 url: "https://github.com/keyport/keyport"
             ),
-            interfaces: [
-                VarlinkInterfaceImplementation(CallbackSession.interface, methods: [CallbackSession.Offer.name: offer])
-            ],
+            interfaces: [SessionServer(take: take, accepted: accepted)],
             maximumMessageSize: maximumMessageSize
         )
+    }
+
+    /// `org.keyport.CallbackSession`, served by a session.
+    private struct SessionServer: CallbackSession.Server {
+        let take: @Sendable (URL) -> Bool
+        let accepted: @Sendable (URL) -> Void
+
+        func offer(
+            _ input: consuming CallbackSession.Offer.Parameters,
+            request: VarlinkRequest
+        ) -> CallbackSession.Offer.Reply {
+            guard input.url.utf8.count <= maximumURLLength, let url = URL(string: input.url), take(url) else {
+                return CallbackSession.Offer.Reply(accepted: false)
+            }
+            // The offerer hears the answer before the session resumes, so the handler can exit 0
+            // even if the session's process ends right after.
+            request.afterReply { accepted(url) }
+            return CallbackSession.Offer.Reply(accepted: true)
+        }
     }
 
     /// Registers a listener's socket with keyportd (`org.keyport.Callbacks.Listen`) and keeps the

@@ -122,8 +122,7 @@ package struct KeyportDaemon: Service {
         let server = VarlinkServer(
             info: Self.info,
             interfaces: [
-                providers.implementation, exchange.implementation, agents.implementation, callbacks.implementation,
-                identities.implementation, autoFill.implementation, prompts.implementation,
+                providers, exchange, agents, callbacks, identities, autoFill, prompts,
             ],
             maximumMessageSize: DaemonClient.maximumMessageSize
         )

@@ -47,9 +47,9 @@ enum KeePassXML {
         let root: XMLNode
         do {
             // The parser reads the file's own bytes, not a copy (a 260 MB export was held twice).
-            root = try text.withUnsafeBufferPointer { buffer throws(XMLNode.Failure) in
+            root = try text.withUnsafeBufferPointer { buffer throws(XMLNode.MarkupError) in
                 guard let base = buffer.baseAddress else {
-                    throw XMLNode.Failure(line: 1, message: "the file is empty")
+                    throw XMLNode.MarkupError(line: 1, message: "the file is empty")
                 }
                 let bytes = Data(
                     bytesNoCopy: UnsafeMutableRawPointer(mutating: base),
@@ -189,7 +189,7 @@ final class XMLNode {
 
     func child(_ name: String) -> XMLNode? { children.first { $0.name == name } }
 
-    struct Failure: Error, CustomStringConvertible {
+    struct MarkupError: Error, CustomStringConvertible {
         var line: Int
         var message: String
         var description: String { "line \(line): \(message)" }
@@ -204,30 +204,33 @@ final class XMLNode {
     /// parser cannot expand: a document type declaration (with any entity declaration in it),
     /// and entity references other than XML's five (`&amp;` `&lt;` `&gt;` `&quot;` `&apos;`)
     /// and character references. Comments, processing instructions and CDATA are passed over.
-    static func checkMarkup(_ text: [UInt8]) throws(Failure) {
+    static func checkMarkup(_ text: [UInt8]) throws(MarkupError) {
         // The check reads bytes as UTF-8, so the parser must too: another encoding (UTF-16, or
         // UTF-7, where `<!` and `&` are written in other bytes) would hide what it refuses.
         if text.starts(with: [0xFE, 0xFF]) || text.starts(with: [0xFF, 0xFE]) || text.starts(with: [0, 0, 0xFE, 0xFF]) {
-            throw Failure(line: 1, message: "the file is UTF-16 or UTF-32; KeePass exports are UTF-8")
+            throw MarkupError(line: 1, message: "the file is UTF-16 or UTF-32; KeePass exports are UTF-8")
         }
         // Checked where the bytes lie: a String made to check them was another copy of the file.
         do {
             _ = try UTF8Span(validating: text.span)
         } catch {
             let line = text[..<error.byteOffsets.lowerBound].reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
-            throw Failure(line: line, message: "the text is not UTF-8")
+            throw MarkupError(line: line, message: "the text is not UTF-8")
         }
         if let declaration = String(decoding: text.prefix(200), as: UTF8.self).split(separator: "?>").first,
             declaration.contains("<?xml"), let range = declaration.range(of: "encoding=")
         {
             let value = declaration[range.upperBound...].dropFirst().prefix { $0 != "\"" && $0 != "'" }.lowercased()
             guard value == "utf-8" || value == "utf8" else {
-                throw Failure(line: 1, message: "the file declares the encoding \(value); KeePass exports are UTF-8")
+                throw MarkupError(
+                    line: 1,
+                    message: "the file declares the encoding \(value); KeePass exports are UTF-8"
+                )
             }
         }
         // Over the bytes where they lie, comparing markup with memcmp: the generic `starts(with:)`
         // of a slice against a String's UTF-8 was a tenth of importing a KeePassXC export.
-        try text.withUnsafeBufferPointer { buffer throws(Failure) in
+        try text.withUnsafeBufferPointer { buffer throws(MarkupError) in
             guard let base = buffer.baseAddress else { return }
             let count = buffer.count
             var line = 1
@@ -258,7 +261,7 @@ final class XMLNode {
                         skip(past: "?>")
                         continue
                     } else if starts("<!") {
-                        throw Failure(
+                        throw MarkupError(
                             line: line,
                             message:
                                 "a document type or entity declaration (<!…>): KeePass exports have none, and Keyport reads no DTD or entity"
@@ -277,7 +280,7 @@ final class XMLNode {
                             : reference.hasPrefix("#") && reference.count > 1
                                 && reference.dropFirst().allSatisfy(\.isNumber)
                         guard ended, isCharacter else {
-                            throw Failure(
+                            throw MarkupError(
                                 line: line,
                                 message:
                                     "'&\(reference.prefix(20))\(ended ? ";" : "")' is not one of XML's five entities (&amp; &lt; &gt; &quot; &apos;) or a character reference; Keyport resolves no other"
@@ -296,7 +299,7 @@ final class XMLNode {
     static func parse(
         _ data: Data,
         taking take: (_ element: XMLNode, _ ancestors: [XMLNode]) -> Bool
-    ) throws(Failure) -> XMLNode {
+    ) throws(MarkupError) -> XMLNode {
         // From a stream, which the parser reads in pieces: given the data whole, Foundation hands
         // libxml2 one chunk, which it refuses past 10 MB ("huge input lookup"), and KeePass
         // exports of a few thousand entries are larger.
@@ -317,7 +320,7 @@ final class XMLNode {
             return parsed && builder.isComplete ? builder.root : nil
         }
         guard let root else {
-            throw Failure(
+            throw MarkupError(
                 line: parser.lineNumber,
                 message: declared
                     ? "a document type or entity declaration: Keyport reads no DTD or entity"

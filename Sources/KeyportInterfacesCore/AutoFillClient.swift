@@ -27,7 +27,7 @@ package enum AutoFillClient {
 
     /// Why no credential came, as the command line says it: the message and the exit status
     /// (1 none, declined or failed; 2 keyportd not reachable).
-    package struct Failure: Error, Hashable, Sendable, CustomStringConvertible {
+    package struct RequestError: Error, Hashable, Sendable, CustomStringConvertible {
         package var message: String
         package var exitCode: Int32
         /// keyportd's error, when it refused (`org.keyport.AutoFill.InteractionRequired`, …).
@@ -57,10 +57,12 @@ package enum AutoFillClient {
         identity: AutoFill.IdentityReference? = nil,
         environment: [String: String],
         asking: (String) -> Void
-    ) throws(Failure) -> Answer {
+    ) throws(RequestError) -> Answer {
         // Read here as keyportd will read it, so a site that names no service is said before
         // keyportd is asked (with the same words).
-        if case .failure(let error) = ServiceOrigin.parse(service) { throw Failure(error.description, exitCode: 2) }
+        if case .failure(let error) = ServiceOrigin.parse(service) {
+            throw RequestError(error.description, exitCode: 2)
+        }
         let identifier = AutoFill.ServiceIdentifier(
             identifier: service,
             type: service.contains("://") ? .URL : .domain
@@ -90,24 +92,24 @@ package enum AutoFillClient {
                 if let message = try? interim.decode(AutoFill.RequestCredential.Reply.self).asking { asking(message) }
             }
         } catch let error as VarlinkError {
-            throw Failure(error.sentence, exitCode: 1, name: error.name)
+            throw RequestError(error.sentence, exitCode: 1, name: error.name)
         } catch let error as DaemonError {
-            throw Failure(error.description, exitCode: 2)
+            throw RequestError(error.description, exitCode: 2)
         } catch {
-            throw Failure("keyportd: \(error)", exitCode: 2)
+            throw RequestError("keyportd: \(error)", exitCode: 2)
         }
         // RequestFromList's reply is RequestCredential's without `site`: one type reads both.
         let reply: AutoFill.RequestCredential.Reply
         do {
             reply = try last.decode(AutoFill.RequestCredential.Reply.self)
         } catch {
-            throw Failure(
+            throw RequestError(
                 "keyportd's reply is not what this keyport understands (\(error)); keyport and keyportd may come from different builds",
                 exitCode: 2
             )
         }
         guard let credential = reply.credential else {
-            throw Failure("\(reply.provider) answered without a credential", exitCode: 1)
+            throw RequestError("\(reply.provider) answered without a credential", exitCode: 1)
         }
         return Answer(credential: credential, provider: reply.provider, site: reply.site)
     }
@@ -128,23 +130,23 @@ package enum AutoFillClient {
     /// saved for https://github.com (org.example.passwords)`. The person sees what went out, and a
     /// wider fit they chose is named.
     package static func answered(_ kind: AutoFill.CredentialType, _ answer: Answer) -> String {
-        let what = kind == .password ? "the password" : "the one-time code"
+        let what = "the \(kind.noun)"
         let user = answer.credential.user.map { $0.isEmpty ? "" : " of \($0)" } ?? ""
         let site = answer.site.map { " saved for \($0)" } ?? ""
         return "\(what)\(user)\(site) (\(answer.provider))"
     }
 
     /// The secret `answer` carries for `kind`: the code, or the password.
-    package static func secret(_ kind: AutoFill.CredentialType, of answer: Answer) throws(Failure) -> String {
+    package static func secret(_ kind: AutoFill.CredentialType, of answer: Answer) throws(RequestError) -> String {
         switch kind {
         case .oneTimeCode:
             guard let code = answer.credential.code else {
-                throw Failure("\(answer.provider) answered without a code", exitCode: 1)
+                throw RequestError("\(answer.provider) answered without a code", exitCode: 1)
             }
             return code
         case .password:
             guard let password = answer.credential.password else {
-                throw Failure("\(answer.provider) answered without a password", exitCode: 1)
+                throw RequestError("\(answer.provider) answered without a password", exitCode: 1)
             }
             return password
         }

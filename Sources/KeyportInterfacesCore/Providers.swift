@@ -2,6 +2,9 @@
 extension Providers.Capabilities {
     /// Whether the app provides credentials of `kind` to AutoFill.
     package func provides(_ kind: IdentityStore.CredentialType) -> Bool {
-        kind == .password ? ProvidesPasswords : ProvidesOneTimeCodes
+        switch kind {
+        case .password: ProvidesPasswords
+        case .oneTimeCode: ProvidesOneTimeCodes
+        }
     }
 }

@@ -16,14 +16,15 @@ import Musl
 /// leads to is replaced and the link stays.
 package enum AtomicFile {
     /// Why the file could not be replaced; `message` names the file and the reason.
-    package struct Failure: Error, Sendable, CustomStringConvertible {
+    package struct WriteError: Error, Sendable, CustomStringConvertible {
         package var message: String
         package var description: String { message }
     }
 
     /// Writes `bytes` to `path`. A new file gets mode 0600; an existing one keeps its mode unless
     /// `private` (secrets: 0600 whatever the old file allowed).
-    package static func write(_ bytes: some ContiguousBytes, to path: String, private: Bool = false) throws(Failure) {
+    package static func write(_ bytes: some ContiguousBytes, to path: String, private: Bool = false) throws(WriteError)
+    {
         // Follow a link to the file it leads to; a path that does not exist yet is used as given.
         var target = path
         if let resolved = realpath(path, nil) {
@@ -31,8 +32,8 @@ package enum AtomicFile {
             free(resolved)
         }
         let shown = target == path ? path : "\(target) (where the link \(path) leads)"
-        func failure(_ what: String) -> Failure {
-            Failure(
+        func failure(_ what: String) -> WriteError {
+            WriteError(
                 message: "cannot write \(shown): \(what)\(what.isEmpty ? "" : ": ")\(String(cString: strerror(errno)))"
             )
         }
@@ -42,7 +43,7 @@ package enum AtomicFile {
         guard descriptor >= 0 else { throw failure("") }
         let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         var existing = stat()
-        var problem: Failure?
+        var problem: WriteError?
         if !`private`, stat(target, &existing) == 0, fchmod(descriptor, existing.st_mode & 0o7777) != 0 {
             problem = failure("cannot give the new file the old one's permissions")
         }
@@ -64,13 +65,14 @@ package enum AtomicFile {
     /// other process can come between; written whole and flushed with `fsync`. It is not renamed
     /// into place (a link made with `link` or `renameat2` would be, but not every file system a
     /// person writes to, a FAT stick, takes them), so a failure part-way removes what it wrote.
-    package static func create(_ bytes: some ContiguousBytes, at path: String, mode: mode_t = 0o600) throws(Failure) {
+    package static func create(_ bytes: some ContiguousBytes, at path: String, mode: mode_t = 0o600) throws(WriteError)
+    {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard descriptor >= 0 else {
             if errno == EEXIST {
-                throw Failure(message: "\(path) exists already; Keyport will not overwrite it")
+                throw WriteError(message: "\(path) exists already; Keyport will not overwrite it")
             }
-            throw Failure(message: "cannot create \(path): \(String(cString: strerror(errno)))")
+            throw WriteError(message: "cannot create \(path): \(String(cString: strerror(errno)))")
         }
         // The umask may have taken bits away; it cannot have added any.
         let written = fchmod(descriptor, mode) == 0 && writeAll(descriptor, bytes) && fsync(descriptor) == 0
@@ -78,7 +80,7 @@ package enum AtomicFile {
         if close(descriptor) != 0, written { reason = String(cString: strerror(errno)) }
         if !reason.isEmpty {
             unlink(path)
-            throw Failure(message: "cannot write \(path): \(reason)")
+            throw WriteError(message: "cannot write \(path): \(reason)")
         }
     }
 

@@ -21,7 +21,14 @@ package enum Executable {
     /// This program's own absolute path, links resolved, as `/proc/PID/exe` shows it; `nil`
     /// without /proc (never a guess from argv[0], which could name a program in the current
     /// directory).
-    package static var own: String? { resolved("/proc/self/exe") }
+    package static var own: String? { resolved(running) }
+
+    /// This very program as the kernel runs it (`/proc/self/exe`), to start it again: still this
+    /// program after an upgrade replaced its file.
+    package static let running = "/proc/self/exe"
+
+    /// What a message says when ``own`` is `nil`.
+    package static let unknown = "cannot find where this program is installed (/proc/self/exe)"
 
     /// The folder this program was installed in (``own``'s).
     package static var directory: String? { own.map(FilePaths.parent) }

@@ -12,7 +12,7 @@ import Musl
 /// the effective user, and grant group and others nothing (mode 0700 or stricter).
 package enum PrivateDirectory {
     /// Why a directory cannot be used. `message` names the path and what to do.
-    package struct Failure: Error, Sendable {
+    package struct Unusable: Error, Sendable {
         package enum Reason: Sendable {
             /// Another user's, open to others, or not a directory.
             case unsafe
@@ -37,7 +37,7 @@ package enum PrivateDirectory {
         alsoPrivate: [String] = [],
         contents: String,
         create: Bool
-    ) throws(Failure) -> String? {
+    ) throws(Unusable) -> String? {
         let target = FilePaths.standardized(directory)
         var checked = [target] + alsoPrivate.map(FilePaths.standardized)
         if !exists(target) {
@@ -50,7 +50,7 @@ package enum PrivateDirectory {
             }
             for path in missing.reversed() where mkdir(path, 0o700) != 0 && errno != EEXIST {
                 let reason = String(cString: strerror(errno))
-                throw Failure(
+                throw Unusable(
                     reason: .unavailable,
                     message: "cannot create the directory \(path) for \(contents): \(reason)"
                 )
@@ -71,14 +71,17 @@ package enum PrivateDirectory {
 
     /// Refuses a directory that is a link, belongs to another user, or grants group or others any
     /// access.
-    package static func checkPrivate(_ path: String, contents: String) throws(Failure) {
+    package static func checkPrivate(_ path: String, contents: String) throws(Unusable) {
         var info = stat()
         guard lstat(path, &info) == 0 else {
             let reason = String(cString: strerror(errno))
-            throw Failure(reason: .unavailable, message: "cannot read the directory \(path) for \(contents): \(reason)")
+            throw Unusable(
+                reason: .unavailable,
+                message: "cannot read the directory \(path) for \(contents): \(reason)"
+            )
         }
         guard info.st_mode & S_IFMT == S_IFDIR else {
-            throw Failure(
+            throw Unusable(
                 reason: .unsafe,
                 message:
                     "\(path) is not a directory (a link or a file is there); Keyport will not pass \(contents) through it. Remove it and try again"
@@ -86,7 +89,7 @@ package enum PrivateDirectory {
         }
         let user = geteuid()
         guard info.st_uid == user else {
-            throw Failure(
+            throw Unusable(
                 reason: .unsafe,
                 message:
                     "\(path) belongs to user \(info.st_uid), not to you (user \(user)); someone else could read \(contents) passed through it, so Keyport will not use it. Remove it, or set XDG_RUNTIME_DIR to a private directory"
@@ -94,7 +97,7 @@ package enum PrivateDirectory {
         }
         let mode = info.st_mode & 0o777
         guard mode & 0o077 == 0 else {
-            throw Failure(
+            throw Unusable(
                 reason: .unsafe,
                 message:
                     "\(path) is open to other users (mode \(String(mode, radix: 8))); \(contents) passed through it could be read by them, so Keyport will not use it. Run: chmod 700 \(path)"

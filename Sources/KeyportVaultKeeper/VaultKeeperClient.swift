@@ -69,7 +69,7 @@ extension VaultKeeperClient {
         }
         guard let program = keeperProgram else {
             throw VarlinkConnectionError(
-                "keyport-vault is not installed beside this program (\(Executable.own ?? "/proc/self/exe")), so the vault's keeper cannot be started"
+                "keyport-vault is not installed beside this program (\(Executable.own ?? Executable.running)), so the vault's keeper cannot be started"
             )
         }
         var environment = ProcessInfo.processInfo.environment

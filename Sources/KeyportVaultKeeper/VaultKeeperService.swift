@@ -16,7 +16,7 @@ import Varlink
 /// import of 100 000 items a few seconds); they run on the request's task, which holds one of
 /// the cooperative threads meanwhile. An agent serves one person's few clients, so that is
 /// acceptable, and no request waits on another's.
-package final class VaultKeeperService: Sendable {
+package final class VaultKeeperService: VaultKeeper.Server {
     private struct State {
         var vault: Vault?
         var timeout: Duration
@@ -89,131 +89,187 @@ package final class VaultKeeperService: Sendable {
         state = Mutex(State(vault: nil, timeout: defaultTimeout))
     }
 
-    /// The interface and its methods, for the server.
-    package var implementation: VarlinkInterfaceImplementation {
-        VarlinkInterfaceImplementation(
-            VaultKeeper.interface,
-            methods: [
-                VaultKeeper.Status.name: { [self] _ throws(VarlinkError) in RawJSON(encoding: status()) },
-                VaultKeeper.Unlock.name: { [self] request throws(VarlinkError) in try await unlock(request) },
-                VaultKeeper.ChangePassphrase.name: { [self] request throws(VarlinkError) in
-                    let input = try request.parameters(as: VaultKeeper.ChangePassphrase.Parameters.self)
-                    guard !input.newPassphrase.isEmpty else {
-                        throw .invalidParameter("newPassphrase", "the new passphrase is empty")
-                    }
-                    try await authorize(request, to: "change the passphrase of the vault \(vaultPath)")
-                    // The current passphrase must open the open vault itself (its own connection,
-                    // not the path): proof, not just an unlocked keeper. Only a proof moves the
-                    // lock's deadline.
-                    let open = try unlockedVault()
-                    let proven: Bool
-                    do throws(VaultError) {
-                        proven = try open.opens(with: SecretBytes(input.passphrase))
-                    } catch {
-                        throw Self.failure(error)
-                    }
-                    guard proven else {
-                        throw Self.failure(
-                            VaultError(
-                                .wrongPassphrase,
-                                "the passphrase does not open \(vaultPath); its passphrase was not changed"
-                            )
-                        )
-                    }
-                    try using { vault throws(VaultError) in
-                        try vault.changePassphrase(
-                            to: SecretBytes(input.newPassphrase),
-                            kdf: ScryptParameters.calibrated()
-                        )
-                    }
-                    return .emptyObject
-                },
-                VaultKeeper.Lock.name: { [self] _ throws(VarlinkError) in
-                    lock()
-                    return .emptyObject
-                },
-                VaultKeeper.Add.name: { [self] request throws(VarlinkError) in
-                    let item = try Self.item(request)
-                    try await authorize(request, to: "add an item to the vault \(vaultPath)")
-                    let revision = try change { vault throws(VaultError) in
-                        (try vault.add(item), [.saved([item])])
-                    }
-                    return RawJSON(encoding: VaultKeeper.Add.Reply(revision: Int(revision)))
-                },
-                VaultKeeper.Update.name: { [self] request throws(VarlinkError) in
-                    let item = try Self.item(request)
-                    try await authorize(request, to: "change an item of the vault \(vaultPath)")
-                    let revision = try change { vault throws(VaultError) in
-                        let old = try vault.item(id: item.id)
-                        // The old identities go first: a changed user name or site leaves none behind.
-                        return (try vault.update(item), (old.map { [.removed([$0])] } ?? []) + [.saved([item])])
-                    }
-                    return RawJSON(encoding: VaultKeeper.Add.Reply(revision: Int(revision)))
-                },
-                VaultKeeper.Remove.name: { [self] request throws(VarlinkError) in
-                    let id = try Self.id(request)
-                    try await authorize(request, to: "remove an item from the vault \(vaultPath)")
-                    try change { vault throws(VaultError) in
-                        let item = try vault.item(id: id)
-                        try vault.remove(id: id)
-                        return ((), item.map { [.removed([$0])] } ?? [])
-                    }
-                    return .emptyObject
-                },
-                VaultKeeper.Get.name: { [self] request throws(VarlinkError) in
-                    let id = try Self.id(request)
-                    try await authorize(request, to: "read an item of the vault \(vaultPath), with its secrets")
-                    let item = try using { vault throws(VaultError) in try vault.item(id: id) }
-                    return RawJSON(encoding: VaultKeeper.Get.Reply(item: item.map { RawJSON(bytes: $0.json) }))
-                },
-                VaultKeeper.Lookup.name: { [self] request throws(VarlinkError) in
-                    let input = try request.parameters(as: VaultKeeper.Lookup.Parameters.self)
-                    try await authorize(
-                        request,
-                        to: "read the items of the vault \(vaultPath) saved for \(input.service), with their secrets"
-                    )
-                    let items = try using { vault throws(VaultError) in
-                        try vault.items(forService: input.service, exact: input.exact ?? false)
-                    }
-                    // The items' JSON put together as it is, rather than wrapped one by one.
-                    return JSONText.object([("items", Self.array(items))])
-                },
-                VaultKeeper.Find.name: { [self] request throws(VarlinkError) in
-                    let input = try request.parameters(as: VaultKeeper.Find.Parameters.self)
-                    let found = try await find(input.target, for: request)
-                    return JSONText.object([
-                        ("items", Self.array(found.items)), ("how", JSONString.quoted(found.how)),
-                        ("wider", found.wider ? Array("true".utf8) : Array("false".utf8)),
-                    ])
-                },
-                VaultKeeper.Show.name: { [self] request throws(VarlinkError) in
-                    let input = try request.parameters(as: VaultKeeper.Show.Parameters.self)
-                    let found = try await find(input.target, for: request)
-                    let now = Int64(Date().timeIntervalSince1970)
-                    let shown = found.items.map { item in
-                        let summary = ItemSummary(item)
-                        return VaultKeeper.ShownItem(
-                            id: Base64URL.encode(item.id),
-                            line: summary.line,
-                            details: summary.details(reveal: input.reveal ?? false, at: now)
-                        )
-                    }
-                    return RawJSON(encoding: VaultKeeper.Show.Reply(items: shown, how: found.how, wider: found.wider))
-                },
-                VaultKeeper.List.name: { [self] request throws(VarlinkError) in
-                    try await authorize(request, to: "read every item of the vault \(vaultPath), with its secrets")
-                    return try await list(request)
-                },
-                VaultKeeper.Import.name: { [self] request throws(VarlinkError) in
-                    try await authorize(request, to: "import items into the vault \(vaultPath)")
-                    return try await importItems(request)
-                },
-                VaultKeeper.ImportDocument.name: { [self] request throws(VarlinkError) in
-                    try await authorize(request, to: "import a credential exchange's items into the vault \(vaultPath)")
-                    return try await importDocument(request)
-                },
-            ]
+    // MARK: - Methods
+
+    package func status(_: consuming VaultKeeper.Status.Parameters, request: VarlinkRequest) -> VaultKeeper.Status.Reply
+    {
+        status()
+    }
+
+    package func changePassphrase(
+        _ input: consuming VaultKeeper.ChangePassphrase.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> VaultKeeper.ChangePassphrase.Reply {
+        guard !input.newPassphrase.isEmpty else {
+            throw .invalidParameter("newPassphrase", "the new passphrase is empty")
+        }
+        try await authorize(request, to: "change the passphrase of the vault \(vaultPath)")
+        // The current passphrase must open the open vault itself (its own connection, not the
+        // path): proof, not just an unlocked keeper. Only a proof moves the lock's deadline.
+        let open = try unlockedVault()
+        let proven: Bool
+        do throws(VaultError) {
+            proven = try open.opens(with: SecretBytes(input.passphrase))
+        } catch {
+            throw Self.failure(error)
+        }
+        guard proven else {
+            throw Self.failure(
+                VaultError(
+                    .wrongPassphrase,
+                    "the passphrase does not open \(vaultPath); its passphrase was not changed"
+                )
+            )
+        }
+        try using { vault throws(VaultError) in
+            try vault.changePassphrase(to: SecretBytes(input.newPassphrase), kdf: ScryptParameters.calibrated())
+        }
+        return .init()
+    }
+
+    package func lock(_: consuming VaultKeeper.Lock.Parameters, request: VarlinkRequest) -> VaultKeeper.Lock.Reply {
+        lock()
+        return .init()
+    }
+
+    package func add(
+        _ input: consuming VaultKeeper.Add.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> VaultKeeper.Add.Reply {
+        let item = try Self.item(input.item)
+        try await authorize(request, to: "add an item to the vault \(vaultPath)")
+        let revision = try change { vault throws(VaultError) in
+            (try vault.add(item), [.saved([item])])
+        }
+        return VaultKeeper.Add.Reply(revision: Int(revision))
+    }
+
+    package func update(
+        _ input: consuming VaultKeeper.Update.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> VaultKeeper.Update.Reply {
+        let item = try Self.item(input.item)
+        try await authorize(request, to: "change an item of the vault \(vaultPath)")
+        let revision = try change { vault throws(VaultError) in
+            let old = try vault.item(id: item.id)
+            // The old identities go first: a changed user name or site leaves none behind.
+            return (try vault.update(item), (old.map { [.removed([$0])] } ?? []) + [.saved([item])])
+        }
+        return VaultKeeper.Update.Reply(revision: Int(revision))
+    }
+
+    package func remove(
+        _ input: consuming VaultKeeper.Remove.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> VaultKeeper.Remove.Reply {
+        let id = try Self.id(input.id)
+        try await authorize(request, to: "remove an item from the vault \(vaultPath)")
+        try change { vault throws(VaultError) in
+            let item = try vault.item(id: id)
+            try vault.remove(id: id)
+            return ((), item.map { [.removed([$0])] } ?? [])
+        }
+        return .init()
+    }
+
+    package func get(
+        _ input: consuming VaultKeeper.Get.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> VaultKeeper.Get.Reply {
+        let id = try Self.id(input.id)
+        try await authorize(request, to: "read an item of the vault \(vaultPath), with its secrets")
+        let item = try using { vault throws(VaultError) in try vault.item(id: id) }
+        return VaultKeeper.Get.Reply(item: item.map { RawJSON(bytes: $0.json) })
+    }
+
+    package func lookup(
+        _ input: consuming VaultKeeper.Lookup.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> VaultKeeper.Lookup.Reply {
+        try await authorize(
+            request,
+            to: "read the items of the vault \(vaultPath) saved for \(input.service), with their secrets"
         )
+        let items = try using { vault throws(VaultError) in
+            try vault.items(forService: input.service, exact: input.exact ?? false)
+        }
+        // The items' JSON passed on as it is, not read and written again.
+        return VaultKeeper.Lookup.Reply(items: items.map { RawJSON(bytes: $0.json) })
+    }
+
+    package func find(
+        _ input: consuming VaultKeeper.Find.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> VaultKeeper.Find.Reply {
+        let found = try await find(input.target, for: request)
+        return VaultKeeper.Find.Reply(
+            items: found.items.map { RawJSON(bytes: $0.json) },
+            how: found.how,
+            wider: found.wider
+        )
+    }
+
+    package func show(
+        _ input: consuming VaultKeeper.Show.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> VaultKeeper.Show.Reply {
+        let found = try await find(input.target, for: request)
+        let now = Int64(Date().timeIntervalSince1970)
+        let shown = found.items.map { item in
+            let summary = ItemSummary(item)
+            return VaultKeeper.ShownItem(
+                id: Base64URL.encode(item.id),
+                line: summary.line,
+                details: summary.details(reveal: input.reveal ?? false, at: now)
+            )
+        }
+        return VaultKeeper.Show.Reply(items: shown, how: found.how, wider: found.wider)
+    }
+
+    package func list(
+        _: consuming VaultKeeper.List.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> VaultKeeper.List.Reply {
+        try await authorize(request, to: "read every item of the vault \(vaultPath), with its secrets")
+        return try await list(request)
+    }
+
+    package func `import`(
+        _ input: consuming VaultKeeper.Import.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> VaultKeeper.Import.Reply {
+        try await authorize(request, to: "import items into the vault \(vaultPath)")
+        var items: [CXF.Item] = []
+        items.reserveCapacity(input.items.count)
+        for (index, raw) in input.items.enumerated() {
+            do {
+                items.append(try CXF.Decoder().decode(.item, from: raw.bytes))
+            } catch {
+                throw .invalidParameter("items", "item \(index + 1) is not a CXF item: \(error)")
+            }
+        }
+        return try await importing(items, for: request)
+    }
+
+    /// `ImportDocument`: the document's items, decoded once here.
+    package func importDocument(
+        _ input: consuming VaultKeeper.ImportDocument.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> VaultKeeper.ImportDocument.Reply {
+        try await authorize(request, to: "import a credential exchange's items into the vault \(vaultPath)")
+        // As large as a message the keeper takes: a document that came whole is read whole.
+        let decoder = CXF.Decoder(options: CXF.DecodingOptions(maxDocumentSize: VaultKeeper.maximumMessageSize))
+        let items: [CXF.Item]
+        do {
+            items =
+                switch try decoder.decode(input.document.bytes).document {
+                case .header(let header): header.accounts.flatMap(\.items)
+                case .account(let account): account.items
+                }
+        } catch {
+            throw .invalidParameter("document", "the document is not CXF: \(error)")
+        }
+        return try await importing(items, for: request)
     }
 
     // MARK: - Locking
@@ -233,8 +289,10 @@ package final class VaultKeeperService: Sendable {
         )
     }
 
-    private func unlock(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
-        let input = try request.parameters(as: VaultKeeper.Unlock.Parameters.self)
+    package func unlock(
+        _ input: consuming VaultKeeper.Unlock.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> VaultKeeper.Unlock.Reply {
         guard input.path.hasPrefix("/") else {
             throw .invalidParameter("path", "the vault's path must be absolute, not '\(input.path)'")
         }
@@ -298,7 +356,7 @@ package final class VaultKeeperService: Sendable {
         writing.withLock { _ in changed(.everything) }
         // It gave the passphrase: its terminal session may use the vault for a while.
         await access.grant(to: request.peer.process)
-        return RawJSON(encoding: VaultKeeper.Unlock.Reply(items: (try? vault.count) ?? 0))
+        return VaultKeeper.Unlock.Reply(items: (try? vault.count) ?? 0)
     }
 
     /// Why this keeper must end (its program ends it within seconds): ``vaultPath`` no longer
@@ -429,7 +487,7 @@ package final class VaultKeeperService: Sendable {
         return try using { vault throws(VaultError) in try VaultTarget.resolve(target, in: vault) }
     }
 
-    private func list(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
+    private func list(_ request: VarlinkRequest) async throws(VarlinkError) -> VaultKeeper.List.Reply {
         guard request.call.more else { throw .expectedMore(request.call.method) }
         var items: [CXF.Item] = []
         try using { vault throws(VaultError) in
@@ -441,73 +499,28 @@ package final class VaultKeeperService: Sendable {
                 throw VaultError(.io, "\(error)")
             }
         }
-        guard let last = items.popLast() else { return RawJSON(encoding: VaultKeeper.List.Reply(item: nil)) }
+        guard let last = items.popLast() else { return VaultKeeper.List.Reply(item: nil) }
         for item in items {
-            try await request.send(RawJSON(encoding: VaultKeeper.List.Reply(item: RawJSON(bytes: item.json))))
+            try await request.send(VaultKeeper.List.Reply(item: RawJSON(bytes: item.json)))
         }
-        return RawJSON(encoding: VaultKeeper.List.Reply(item: RawJSON(bytes: last.json)))
-    }
-
-    private func importItems(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
-        guard let raw = try? request.call.parameters.member("items") else {
-            throw .invalidParameter("items", "the items to import are missing")
-        }
-        var items: [CXF.Item] = []
-        var cursor = JSONCursor(raw.bytes)
-        do {
-            var index = 0
-            try cursor.forEachElement { cursor in
-                let bytes = Array(try cursor.rawValue())
-                do {
-                    items.append(try CXF.Decoder().decode(.item, from: bytes))
-                } catch {
-                    throw VarlinkError.invalidParameter("items", "item \(index + 1) is not a CXF item: \(error)")
-                }
-                index += 1
-            }
-        } catch let error as VarlinkError {
-            throw error
-        } catch {
-            throw .invalidParameter("items", "the items are not a JSON array: \(error)")
-        }
-        return try await importing(items, for: request)
-    }
-
-    /// `ImportDocument`: the document's items, decoded once here.
-    private func importDocument(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
-        guard let raw = try? request.call.parameters.member("document") else {
-            throw .invalidParameter("document", "the document to import is missing")
-        }
-        // As large as a message the keeper takes: a document that came whole is read whole.
-        let decoder = CXF.Decoder(options: CXF.DecodingOptions(maxDocumentSize: VaultKeeper.maximumMessageSize))
-        let items: [CXF.Item]
-        do {
-            items =
-                switch try decoder.decode(raw.bytes).document {
-                case .header(let header): header.accounts.flatMap(\.items)
-                case .account(let account): account.items
-                }
-        } catch {
-            throw .invalidParameter("document", "the document is not CXF: \(error)")
-        }
-        return try await importing(items, for: request)
+        return VaultKeeper.List.Reply(item: RawJSON(bytes: last.json))
     }
 
     /// Imports `items` in one transaction, for `request` (Import or ImportDocument).
-    private func importing(_ items: [CXF.Item], for request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
+    private func importing(
+        _ items: [CXF.Item],
+        for request: VarlinkRequest
+    ) async throws(VarlinkError) -> VaultKeeper.Import.Reply {
         // Called with `more`, the counts so far go out as the import runs (for a progress bar),
         // in order, by a task of their own: the import holds this thread until it commits.
         let (counts, sender) = AsyncStream.makeStream(of: ImportReport.self, bufferingPolicy: .bufferingNewest(1))
         let sending = Task {
             for await report in counts {
                 try? await request.send(
-                    RawJSON(
-                        encoding:
-                            VaultKeeper.Import.Reply(
-                                imported: report.imported,
-                                merged: report.merged,
-                                unchanged: report.unchanged
-                            )
+                    VaultKeeper.Import.Reply(
+                        imported: report.imported,
+                        merged: report.merged,
+                        unchanged: report.unchanged
                     )
                 )
             }
@@ -530,10 +543,7 @@ package final class VaultKeeperService: Sendable {
         // What the import decoded and sealed (several times the message) is freed by now; given
         // back to the system, so the keeper stays the size of what it looks up.
         request.afterReply { Memory.releaseFreed() }
-        return RawJSON(
-            encoding:
-                VaultKeeper.Import.Reply(imported: report.imported, merged: report.merged, unchanged: report.unchanged)
-        )
+        return VaultKeeper.Import.Reply(imported: report.imported, merged: report.merged, unchanged: report.unchanged)
     }
 
     /// Calls `body` with every item of the unlocked vault, one at a time (so that 100 000 items
@@ -549,10 +559,7 @@ package final class VaultKeeperService: Sendable {
         }
     }
 
-    private static func item(_ request: VarlinkRequest) throws(VarlinkError) -> CXF.Item {
-        guard let raw = try? request.call.parameters.member("item") else {
-            throw .invalidParameter("item", "the item is missing")
-        }
+    private static func item(_ raw: RawJSON) throws(VarlinkError) -> CXF.Item {
         do {
             return try CXF.Decoder().decode(.item, from: raw.bytes)
         } catch {
@@ -560,22 +567,11 @@ package final class VaultKeeperService: Sendable {
         }
     }
 
-    private static func id(_ request: VarlinkRequest) throws(VarlinkError) -> Data {
-        let text = try request.parameters(as: VaultKeeper.Remove.Parameters.self).id
+    private static func id(_ text: String) throws(VarlinkError) -> Data {
         guard let bytes = try? Base64URL.decode(text), !bytes.isEmpty else {
             throw .invalidParameter("id", "'\(text)' is not an item id (base64url)")
         }
         return Data(bytes)
-    }
-
-    private static func array(_ items: [CXF.Item]) -> [UInt8] {
-        var out: [UInt8] = [UInt8(ascii: "[")]
-        for (index, item) in items.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            out += item.json
-        }
-        out.append(UInt8(ascii: "]"))
-        return out
     }
 
     private static func failure(_ error: VaultError) -> VarlinkError {

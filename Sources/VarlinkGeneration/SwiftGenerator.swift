@@ -8,7 +8,10 @@ import VarlinkIDL
 /// - `type Name (…)` → `struct Name` (or `enum Name: String` for an enumeration);
 /// - `method Name(…) -> (…)` → `enum Name` with `name` (the full method name), `Parameters` and
 ///   `Reply`;
-/// - `error Name (…)` → `struct Name` of its parameters, with `name` (the full error name).
+/// - `error Name (…)` → `struct Name` of its parameters, with `name` (the full error name);
+/// - and `protocol Server`, what a server of the interface implements: a requirement per method
+///   (`func name(_: Name.Parameters, request:) async throws(VarlinkError) -> Name.Reply`), with
+///   `dispatch` written for it (``VarlinkInterfaceServer``).
 ///
 /// A type that an earlier interface of the same module (by name) defines alike — same name, same
 /// fields, and the types they name alike too — is that interface's Swift type: here a typealias.
@@ -23,7 +26,7 @@ import VarlinkIDL
 /// interface defines can capture another.
 package struct SwiftGenerator {
     /// Why an interface cannot be written as Swift (the generator refuses rather than guess).
-    package struct Failure: Error, CustomStringConvertible {
+    package struct DefinitionError: Error, CustomStringConvertible {
         package var description: String
     }
 
@@ -44,12 +47,12 @@ package struct SwiftGenerator {
         do {
             interface = try VarlinkInterface(definition)
         } catch {
-            throw Failure(description: "the definition does not parse: \(error)")
+            throw DefinitionError(description: "the definition does not parse: \(error)")
         }
         self.module = module
         if fileName.contains(".") {
             guard fileName == interface.name else {
-                throw Failure(
+                throw DefinitionError(
                     description:
                         "the file defines \(interface.name): name it \(interface.name).varlink, or give it the Swift name of its namespace"
                 )
@@ -57,27 +60,30 @@ package struct SwiftGenerator {
             namespace = Self.typeName(String(interface.name.split(separator: ".").last ?? ""))
         } else {
             guard Self.isIdentifier(fileName) else {
-                throw Failure(description: "the file's name \(fileName) is not a Swift name for the namespace")
+                throw DefinitionError(description: "the file's name \(fileName) is not a Swift name for the namespace")
             }
             namespace = fileName
         }
         guard namespace != module else {
-            throw Failure(
+            throw DefinitionError(
                 description:
                     "the interface's Swift name \(namespace) is the module's own name: the generated code could not name its types by module; rename the target"
             )
         }
         guard Self.isIdentifier(namespace) else {
-            throw Failure(
+            throw DefinitionError(
                 description: "the interface's Swift name \(namespace) cannot name a type; give the file another name"
             )
         }
         // The generated code names types by module: a member with a module's name would capture
         // those names.
         for member in interface.memberNames where ["Swift", "VarlinkCore", "VarlinkIDL", module].contains(member) {
-            throw Failure(
+            throw DefinitionError(
                 description: "the member \(member) has a module's name, which the generated code must be able to use"
             )
+        }
+        if interface.memberNames.contains("Server") {
+            throw DefinitionError(description: "the member Server has the name of the generated servers' protocol")
         }
         comments = Self.comments(in: definition)
     }
@@ -95,13 +101,13 @@ package struct SwiftGenerator {
                     try SwiftGenerator(definition: definition.text, fileName: definition.fileName, module: module)
                 )
             } catch {
-                throw Failure(description: "\(definition.fileName).varlink: \(error)")
+                throw DefinitionError(description: "\(definition.fileName).varlink: \(error)")
             }
         }
         var namespaces: [String: String] = [:]
         for generator in generators {
             if let other = namespaces.updateValue(generator.interface.name, forKey: generator.namespace) {
-                throw Failure(
+                throw DefinitionError(
                     description:
                         "\(other) and \(generator.interface.name) would both be \(generator.namespace) in Swift; give one's file another name"
                 )
@@ -185,8 +191,72 @@ package struct SwiftGenerator {
                 )
             }
         }
+        out += serverProtocol()
+        out += "}\n"
+        out += serverDispatch()
+        return out
+    }
+
+    // MARK: Servers
+
+    /// The methods, in the definition's order.
+    private var methods: [VarlinkMethod] { interface.memberNames.compactMap { interface.methods[$0] } }
+
+    /// `protocol Server`, in the namespace: a requirement per method. The parameters are the
+    /// method's to keep (`consuming`): one that holds a large document can take the only
+    /// reference to its bytes, and wipe them.
+    private func serverProtocol() -> String {
+        var out = "\n    /// What a server of `\(interface.name)` implements: each method, with its parameters and\n"
+        out += "    /// reply typed. A method the definition adds and a server leaves out does not compile.\n"
+        out += "    package protocol Server: VarlinkCore.VarlinkInterfaceServer {\n"
+        // Restated, so that a server's methods tell what it is (a requirement only of the
+        // protocol above would not).
+        out += "        associatedtype Request\n\n"
+        for (index, method) in methods.enumerated() {
+            if index > 0 { out += "\n" }
+            out += documentation(method.name, indent: "        ")
+            out += "        func \(Self.escaped(Self.functionName(method.name)))(\n"
+            out += "            _ parameters: consuming \(qualified(method)).Parameters,\n"
+            out += "            request: Request\n"
+            out += "        ) async throws(VarlinkCore.VarlinkError) -> \(qualified(method)).Reply\n"
+        }
+        out += "    }\n"
+        return out
+    }
+
+    /// `dispatch` for `Server`: each method's parameters read, its requirement called, its reply
+    /// written.
+    private func serverDispatch() -> String {
+        let server = "\(module).\(namespace).Server"
+        var out = "\nextension \(server) {\n"
+        out += "    package static var interface: VarlinkCore.VarlinkInterface { \(module).\(namespace).interface }\n\n"
+        out += "    package func dispatch(\n"
+        out += "        method: Swift.String,\n"
+        out += "        parameters: VarlinkCore.RawJSON,\n"
+        out += "        request: Request\n"
+        out += "    ) async throws(VarlinkCore.VarlinkError) -> VarlinkCore.RawJSON {\n"
+        out += "        switch method {\n"
+        for method in methods {
+            out += "        case \(Self.quoted(method.name)):\n"
+            out += "            return VarlinkCore.RawJSON(\n"
+            out += "                encoding: try await \(Self.escaped(Self.functionName(method.name)))(\n"
+            out += "                    try Self.parameters(parameters, as: \(qualified(method)).Parameters.self),\n"
+            out += "                    request: request\n"
+            out += "                )\n"
+            out += "            )\n"
+        }
+        out += "        default:\n"
+        out +=
+            "            throw VarlinkCore.VarlinkError.methodNotFound(\(module).\(namespace).name + \".\" + method)\n"
+        out += "        }\n"
+        out += "    }\n"
         out += "}\n"
         return out
+    }
+
+    /// A method's enum, by module.
+    private func qualified(_ method: VarlinkMethod) -> String {
+        "\(module).\(namespace).\(Self.escaped(method.name))"
     }
 
     // MARK: Members
@@ -250,7 +320,7 @@ package struct SwiftGenerator {
         case .enumeration(let values):
             out += enumeration(named: name, values: values, indent: indent)
         default:
-            throw Failure(description: "\(path): a type definition is a structure or an enumeration")
+            throw DefinitionError(description: "\(path): a type definition is a structure or an enumeration")
         }
         return out
     }
@@ -299,7 +369,7 @@ package struct SwiftGenerator {
                 // Its name is its field's, capitalised: it could only meet another field's name
                 // (two inline types of one name would need a field of that name too).
                 if fields.contains(where: { $0.name == inline.name }) {
-                    throw Failure(
+                    throw DefinitionError(
                         description:
                             "\(path): the field \(inline.name) and the inline type of the field \(field.name) would have one name"
                     )
@@ -426,6 +496,16 @@ package struct SwiftGenerator {
         }
         if let first = out.first, first.isNumber { out = "_" + out }
         return out
+    }
+
+    /// A method's Swift function name: its leading capitals lowercased, but for the one that
+    /// begins the next word (`RequestCredential` → `requestCredential`, `URLFor` → `urlFor`).
+    package static func functionName(_ method: String) -> String {
+        let letters = Array(method)
+        var upper = 0
+        while upper < letters.count, letters[upper].isUppercase { upper += 1 }
+        let lowered = upper == letters.count || upper <= 1 ? upper : upper - 1
+        return String(letters[..<lowered]).lowercased() + String(letters[lowered...])
     }
 
     /// Swift's keywords, written in backquotes where a field, value or member has their name.

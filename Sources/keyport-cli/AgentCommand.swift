@@ -64,7 +64,7 @@ struct AgentCommand: AsyncParsableCommand {
     /// Where the person is asked: in dialogs when zenity is installed and the display answers
     /// (a display that does not — the session ended, a wrong variable — would fail each dialog,
     /// and zenity's failure reads as the person's "no"), else in this terminal.
-    static func asker(dialogOnly: Bool, environment: [String: String]) throws(Failure) -> AgentAsker {
+    static func asker(dialogOnly: Bool, environment: [String: String]) throws(CommandError) -> AgentAsker {
         var unreachable: DesktopError?
         if let zenity = AgentAsker.dialogProgram(environment) {
             do throws(DesktopError) {
@@ -79,13 +79,13 @@ struct AgentCommand: AsyncParsableCommand {
             let missing =
                 unreachable.map { "the display does not answer: \($0)" }
                 ?? (display ? "no zenity on PATH" : "no display")
-            throw Failure.invalid(
+            throw CommandError.invalid(
                 "--dialog needs a display (DISPLAY or WAYLAND_DISPLAY) that answers and zenity on PATH; here there is \(missing)"
             )
         }
         guard Terminal.isTerminal(STDIN_FILENO) else {
             let why = unreachable.map { " (the display does not answer: \($0))" } ?? ""
-            throw Failure.invalid(
+            throw CommandError.invalid(
                 "keyport agent reads your answers only from a terminal, and standard input is not one: run it in a terminal, or where there is a display and zenity\(why)"
             )
         }
@@ -112,7 +112,7 @@ struct AgentCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let asker: AgentAsker
         if let policy = auto.flatMap(Self.policy) {
-            let secret = try secretFile.map { file throws(Failure) in
+            let secret = try secretFile.map { file throws(CommandError) in
                 String(decoding: try readInput(file, limit: 1 << 16), as: UTF8.self)
                     .split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
             }
@@ -146,16 +146,16 @@ struct AgentCommand: AsyncParsableCommand {
                 try await Task.sleep(for: .seconds(5))
                 continue
             } catch let error as VarlinkError {
-                throw Failure.invalid(error.sentence)
+                throw CommandError.invalid(error.sentence)
             } catch let error as DaemonError where served && !once {
                 // keyportd has not come back yet.
                 _ = error
             } catch let error as DaemonError {
-                throw Failure.io(error.description)
+                throw CommandError.io(error.description)
             } catch is VarlinkConnectionError where served && !once {
                 FileHandle.write("keyport agent: keyportd stopped; waiting for it to come back\n", to: .standardError)
             } catch let error as VarlinkConnectionError {
-                throw Failure.io("keyportd: \(error)")
+                throw CommandError.io("keyportd: \(error)")
             }
             try await Task.sleep(for: .seconds(1))
         }

@@ -15,7 +15,7 @@ func requestCredential(
     user: String? = nil,
     fromList: Bool = false,
     interactive: Bool? = nil
-) throws(Failure) -> AutoFillClient.Answer {
+) throws(CommandError) -> AutoFillClient.Answer {
     do {
         return try AutoFillClient.request(
             kind,
@@ -28,16 +28,16 @@ func requestCredential(
             FileHandle.write("keyport: \(DisplayText.escaping(asking))\n", to: .standardError)
         }
     } catch {
-        throw Failure(message: error.message, exitCode: error.exitCode)
+        throw CommandError(message: error.message, exitCode: error.exitCode)
     }
 }
 
 /// The code or password `answer` carries.
-func secret(_ kind: AutoFill.CredentialType, of answer: AutoFillClient.Answer) throws(Failure) -> String {
+func secret(_ kind: AutoFill.CredentialType, of answer: AutoFillClient.Answer) throws(CommandError) -> String {
     do {
         return try AutoFillClient.secret(kind, of: answer)
     } catch {
-        throw Failure(message: error.message, exitCode: error.exitCode)
+        throw CommandError(message: error.message, exitCode: error.exitCode)
     }
 }
 
@@ -45,15 +45,14 @@ func secret(_ kind: AutoFill.CredentialType, of answer: AutoFillClient.Answer) t
 /// for `seconds`: a process of Keyport's own (`keyport clipboard-serve`) owns the clipboard and
 /// serves it, and when the time is up the display server clears it if it still holds `text` —
 /// what the person copied since stays. The text goes through standard input, never the arguments.
-func copyToClipboard(_ text: String, seconds: Int = 30) async throws(Failure) {
+func copyToClipboard(_ text: String, seconds: Int = 30) async throws(CommandError) {
     let environment = ProcessInfo.processInfo.environment
     guard ClipboardOwner.hasSession(environment) else { throw noClipboard }
     // Left running on its own: it outlives this command. It says "ready" once the clipboard is its.
     let serving: ChildProcess
     do {
         serving = try ChildProcess(
-            // This very program, as /proc names it: still this program after an upgrade replaced the file.
-            executable: "/proc/self/exe",
+            executable: Executable.running,
             arguments: ["clipboard-serve", "--seconds", "\(seconds)"],
             environment: environment,
             streams: .captured(input: Data(text.utf8))
@@ -76,7 +75,7 @@ func copyToClipboard(_ text: String, seconds: Int = 30) async throws(Failure) {
 }
 
 /// What `--copy` says without a graphical session.
-let noClipboard = Failure.io(
+let noClipboard = CommandError.io(
     "no clipboard here: --copy needs a graphical session (WAYLAND_DISPLAY or DISPLAY set), which this terminal does not have"
 )
 
@@ -94,7 +93,7 @@ struct ClipboardServeCommand: AsyncParsableCommand {
     var seconds: Int = 30
 
     func run() async throws {
-        guard (1...3600).contains(seconds) else { throw Failure.invalid("--seconds takes 1 to 3600") }
+        guard (1...3600).contains(seconds) else { throw CommandError.invalid("--seconds takes 1 to 3600") }
         _ = Memory.makeUndumpable()
         // A paster that closes its end before the text is written must not end serving.
         signal(SIGPIPE, SIG_IGN)
@@ -108,7 +107,7 @@ struct ClipboardServeCommand: AsyncParsableCommand {
                 FileHandle.write("ready\n")
             }
         } catch {
-            throw Failure.io("cannot put it on the clipboard: \(error)")
+            throw CommandError.io("cannot put it on the clipboard: \(error)")
         }
     }
 }

@@ -79,7 +79,7 @@ struct BrowserCommand: ParsableCommand {
 
         /// The extension in `directory` (or the folder of `directory` when it names the
         /// manifest itself).
-        init(directory given: String) throws(Failure) {
+        init(directory given: String) throws(CommandError) {
             let directory = given.hasSuffix("/manifest.json") ? String(given.dropLast("/manifest.json".count)) : given
             self.directory = directory
             let path = directory + "/manifest.json"
@@ -114,7 +114,11 @@ struct BrowserCommand: ParsableCommand {
 
         /// Where the extension is: `--extension`, else the first folder holding its manifest
         /// among those Keyport installs it to, else the repository this keyport was built in.
-        static func find(_ given: String?, directories: BaseDirectories, program: String) throws(Failure) -> Extension {
+        static func find(
+            _ given: String?,
+            directories: BaseDirectories,
+            program: String
+        ) throws(CommandError) -> Extension {
             if let given { return try Extension(directory: URL(fileURLWithPath: given).standardizedFileURL.path) }
             let bin = URL(fileURLWithPath: program).deletingLastPathComponent()
             var candidates = [
@@ -139,9 +143,9 @@ struct BrowserCommand: ParsableCommand {
     }
 
     /// This program's path and the host's beside it.
-    static func programs() throws(Failure) -> (cli: String, host: String) {
+    static func programs() throws(CommandError) -> (cli: String, host: String) {
         guard let cli = Executable.own else {
-            throw .io("cannot find the path of this keyport executable (/proc/self/exe)")
+            throw .io(Executable.unknown)
         }
         let host = URL(fileURLWithPath: cli).deletingLastPathComponent().appendingPathComponent("keyport-browser").path
         guard FileManager.default.isExecutableFile(atPath: host) else {
@@ -291,7 +295,7 @@ struct BrowserCommand: ParsableCommand {
                         FileHandle.write("\(path) is up to date\n")
                     }
                 } catch {
-                    throw Failure.io("cannot write \(path): \(error.localizedDescription)")
+                    throw CommandError.io("cannot write \(path): \(error.localizedDescription)")
                 }
             }
             FileHandle.write("\nTo load the extension:\n")
@@ -367,7 +371,7 @@ struct BrowserCommand: ParsableCommand {
                 do {
                     try FileManager.default.removeItem(atPath: path)
                 } catch {
-                    throw Failure.io("cannot remove \(path): \(error.localizedDescription)")
+                    throw CommandError.io("cannot remove \(path): \(error.localizedDescription)")
                 }
                 FileHandle.write("removed \(path)\n")
                 removed += 1

@@ -37,18 +37,18 @@ struct CXFInput: ParsableArguments {
     }
 
     /// Reads and decodes the document. A document that cannot be read as CXF at all is a
-    /// `Failure.invalid`, a file that cannot be read a `Failure.io`; each carries its code.
-    func decode() throws(Failure) -> CXF.DecodedDocument {
+    /// `CommandError.invalid`, a file that cannot be read a `CommandError.io`; each carries its code.
+    func decode() throws(CommandError) -> CXF.DecodedDocument {
         try decode(try read())
     }
 
     /// The input's bytes, up to `--max-size`.
-    func read() throws(Failure) -> [UInt8] {
+    func read() throws(CommandError) -> [UInt8] {
         try readInput(file, limit: maxSize, limitOption: "--max-size")
     }
 
     /// Decodes `bytes`, read from the input, as ``decode()`` does.
-    func decode(_ bytes: [UInt8]) throws(Failure) -> CXF.DecodedDocument {
+    func decode(_ bytes: [UInt8]) throws(CommandError) -> CXF.DecodedDocument {
         let options = CXF.DecodingOptions(
             maxDocumentSize: maxSize,
             maxDepth: maxDepth,
@@ -57,7 +57,7 @@ struct CXFInput: ParsableArguments {
         do {
             return try CXF.Decoder(options: options).decode(bytes)
         } catch {
-            throw .invalid("\(name) cannot be read as CXF: \(error)", code: Failure.Code(error.code))
+            throw .invalid("\(name) cannot be read as CXF: \(error)", code: CommandError.Code(error.code))
         }
     }
 }
@@ -87,7 +87,7 @@ extension CXFCommand {
         /// The report on the document, or on why it could not be read as CXF at all; an I/O
         /// failure (exit 2) is thrown instead: it says nothing about the document, so it is no
         /// finding, and goes to standard error with its code.
-        func makeReport() throws(Failure) -> ValidationReport {
+        func makeReport() throws(CommandError) -> ValidationReport {
             let decoded: CXF.DecodedDocument
             do {
                 decoded = try input.decode()

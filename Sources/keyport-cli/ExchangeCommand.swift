@@ -31,7 +31,7 @@ struct ExchangeCommand: AsyncParsableCommand {
             // document as written.
             let bytes = try input.read()
             guard case .header = try input.decode(bytes).document else {
-                throw Failure.invalid(
+                throw CommandError.invalid(
                     "\(input.name) is a single account without the document's header; an export needs a whole CXF document"
                 )
             }
@@ -54,7 +54,8 @@ struct ExchangeCommand: AsyncParsableCommand {
                 let reason = "the export did not happen: \(error.failureReason ?? "\(error.code)")"
                 // keyportd not running, gone, or answering what this keyport does not understand:
                 // exit 2; refused (declined, no importer, …): 1.
-                throw [.failed, .invalidResponse].contains(error.code) ? Failure.io(reason) : Failure.invalid(reason)
+                throw [.failed, .invalidResponse].contains(error.code)
+                    ? CommandError.io(reason) : CommandError.invalid(reason)
             }
             FileHandle.write(Self.told(outcome) + "\n", to: .standardOutput)
         }

@@ -115,7 +115,7 @@ struct GitCredentialCommand: AsyncParsableCommand {
             let provider = (try? saved.decode(AutoFill.SavePassword.Reply.self).provider) ?? "a provider"
             let site = ServiceOrigin(service)?.description ?? service
             say("saved the password of \(request.username ?? "no user name") for \(site) in \(provider)")
-        } catch let failure as Failure {
+        } catch let failure as CommandError {
             say("\(failure.message); nothing was saved")
         }
     }

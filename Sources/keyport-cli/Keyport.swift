@@ -47,7 +47,7 @@ struct Keyport: AsyncParsableCommand {
             } else {
                 try command.run()
             }
-        } catch let failure as Failure {
+        } catch let failure as CommandError {
             // The code, when the failure has one, as the `cxf validate` report prints it: `[too-large]`.
             let code = failure.code.map { " [\($0)]" } ?? ""
             try? FileHandle.standardError.write(
@@ -67,7 +67,7 @@ struct Keyport: AsyncParsableCommand {
 }
 
 /// A failure a person should read, with the exit code it calls for.
-struct Failure: Error {
+struct CommandError: Error {
     var message: String
     var exitCode: Int32
     /// Why, as a stable name, for the failures that have one: the document or file a command reads,
@@ -93,12 +93,12 @@ struct Failure: Error {
     }
 
     /// The input could not be read, or the output written: exit 2.
-    static func io(_ message: String, code: Code? = nil) -> Failure {
-        Failure(message: message, exitCode: 2, code: code)
+    static func io(_ message: String, code: Code? = nil) -> CommandError {
+        CommandError(message: message, exitCode: 2, code: code)
     }
     /// The input is not acceptable: exit 1.
-    static func invalid(_ message: String, code: Code? = nil) -> Failure {
-        Failure(message: message, exitCode: 1, code: code)
+    static func invalid(_ message: String, code: Code? = nil) -> CommandError {
+        CommandError(message: message, exitCode: 1, code: code)
     }
 }
 
@@ -125,7 +125,7 @@ private final class KeptUntilExit {
 /// `limit` + 1 bytes have arrived, never further, so neither can make Keyport buffer more than
 /// the limit allows.
 /// `limitOption` names the option that raises `limit`, for the message; `nil` when there is none.
-func readInput(_ path: String, limit: Int, limitOption: String? = nil) throws(Failure) -> [UInt8] {
+func readInput(_ path: String, limit: Int, limitOption: String? = nil) throws(CommandError) -> [UInt8] {
     let name = path == "-" ? "standard input" : path
     let fd: Int32
     if path == "-" {
@@ -137,7 +137,7 @@ func readInput(_ path: String, limit: Int, limitOption: String? = nil) throws(Fa
         }
     }
     defer { if fd != STDIN_FILENO { close(fd) } }
-    let tooLarge = Failure.invalid(
+    let tooLarge = CommandError.invalid(
         "\(name) is larger than \(limit) bytes"
             + (limitOption.map { " (raise \($0) to read it)" } ?? " (the most this command reads)"),
         code: .tooLarge
@@ -231,7 +231,7 @@ extension FileHandle {
 
 /// Replaces `path` with `bytes` all at once (``AtomicFile``: a new file 0600, as CXF documents
 /// hold secrets; an existing one keeps its mode), so a failure leaves the old file or none.
-func writeAtomically(_ bytes: [UInt8], to path: String) throws(Failure) {
+func writeAtomically(_ bytes: [UInt8], to path: String) throws(CommandError) {
     do {
         try AtomicFile.write(bytes, to: path)
     } catch {

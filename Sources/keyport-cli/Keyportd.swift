@@ -13,15 +13,15 @@ func withKeyportd<T>(
     do {
         return try await DaemonClient.withConnection(environment: environment, body)
     } catch let error as VarlinkError {
-        throw Failure.invalid(refusal + error.sentence)
+        throw CommandError.invalid(refusal + error.sentence)
     } catch let error as DaemonError {
-        throw Failure.io(error.description)
+        throw CommandError.io(error.description)
     } catch let error as VarlinkConnectionError {
-        throw Failure.io("keyportd: \(error)")
-    } catch let error as Failure {
+        throw CommandError.io("keyportd: \(error)")
+    } catch let error as CommandError {
         throw error
     } catch {
-        throw Failure.io(
+        throw CommandError.io(
             "keyportd's reply is not what this keyport understands (\(error)); keyport and keyportd may come from different builds"
         )
     }

@@ -57,7 +57,7 @@ struct LoginCommand: AsyncParsableCommand {
         do {
             configuration = try await client.discover(issuer: URL(string: issuer)!)
         } catch {
-            throw Failure.invalid("cannot use \(issuer): \(error.message)")
+            throw CommandError.invalid("cannot use \(issuer): \(error.message)")
         }
 
         let callback: ASWebAuthenticationSession.Callback
@@ -68,7 +68,7 @@ struct LoginCommand: AsyncParsableCommand {
             do {
                 opened = try await .open(path: "/callback")
             } catch {
-                throw Failure.io("cannot listen on 127.0.0.1 for the redirect: \(error)")
+                throw CommandError.io("cannot listen on 127.0.0.1 for the redirect: \(error)")
             }
             loopback = opened
             callback = .loopback(opened)
@@ -77,10 +77,12 @@ struct LoginCommand: AsyncParsableCommand {
             do {
                 _ = try SchemeRegistration.validate(scheme: redirect)
             } catch {
-                throw Failure.invalid("--redirect must be loopback or a URL scheme such as com.example.app: \(error)")
+                throw CommandError.invalid(
+                    "--redirect must be loopback or a URL scheme such as com.example.app: \(error)"
+                )
             }
             guard let uri = URL(string: "\(redirect):/callback") else {
-                throw Failure.invalid("--redirect \(redirect) does not make a URL")
+                throw CommandError.invalid("--redirect \(redirect) does not make a URL")
             }
             callback = .customScheme(redirect)
             redirectURI = uri
@@ -143,7 +145,7 @@ struct LoginCommand: AsyncParsableCommand {
         do {
             callbackURL = try outcome.get()
         } catch let error as ASWebAuthenticationSessionError {
-            throw Failure.invalid(Self.message(for: error))
+            throw CommandError.invalid(Self.message(for: error))
         }
 
         let token: TokenResponse
@@ -164,7 +166,7 @@ struct LoginCommand: AsyncParsableCommand {
                 )
             }
         } catch {
-            throw Failure.invalid(
+            throw CommandError.invalid(
                 error.code == .accessDenied ? "sign-in declined: \(error.message)" : "sign-in failed: \(error.message)"
             )
         }

@@ -14,14 +14,14 @@ struct OTPCommand: ParsableCommand {
 
 /// Reads a secret or URI argument; `-` reads it from standard input, which keeps it out of the
 /// process list (`/proc/PID/cmdline` is readable by every user).
-func readSecretArgument(_ argument: String) throws(Failure) -> String {
+func readSecretArgument(_ argument: String) throws(CommandError) -> String {
     guard argument == "-" else { return argument }
     let bytes = try readInput("-", limit: 1 << 20)
     return String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
 }
 
 /// Parses a URI, or builds a TOTP account from a bare Base32 secret.
-func account(from text: String) throws(Failure) -> OTPAuthURI {
+func account(from text: String) throws(CommandError) -> OTPAuthURI {
     do {
         let lower = text.lowercased()
         if lower.hasPrefix("otpauth://") || lower.hasPrefix("steam://") { return try OTPAuthURI(parsing: text) }
@@ -64,7 +64,7 @@ extension OTPCommand {
             var uri = try account(from: try readSecretArgument(secretOrURI))
             if let algorithm {
                 guard let value = OTPAlgorithm(name: algorithm) else {
-                    throw Failure.invalid("--algorithm must be sha1, sha256 or sha512, not '\(algorithm)'")
+                    throw CommandError.invalid("--algorithm must be sha1, sha256 or sha512, not '\(algorithm)'")
                 }
                 uri.algorithm = value
             }
@@ -75,7 +75,7 @@ extension OTPCommand {
             }
             if hotp || counter != nil {
                 guard let counter = counter ?? { if case .hotp(let c) = uri.kind { c } else { nil } }() else {
-                    throw Failure.invalid("--hotp needs --counter N")
+                    throw CommandError.invalid("--hotp needs --counter N")
                 }
                 uri.kind = .hotp(counter: counter)
             } else if let period {
@@ -85,7 +85,7 @@ extension OTPCommand {
             do {
                 FileHandle.write(try uri.code(at: time) + "\n")
             } catch {
-                throw Failure.invalid(error.message)
+                throw CommandError.invalid(error.message)
             }
         }
     }
@@ -181,7 +181,7 @@ extension OTPCommand {
                 do {
                     decoded = try GoogleAuthenticatorMigration.decode(all)
                 } catch {
-                    throw Failure.invalid(error.message)
+                    throw CommandError.invalid(error.message)
                 }
                 FileHandle.write(decoded.accounts.map { $0.uriString + "\n" }.joined())
                 for problem in decoded.problems {
@@ -210,7 +210,7 @@ extension OTPCommand {
                     do {
                         accounts.append(try OTPAuthURI(parsing: line))
                     } catch {
-                        throw Failure.invalid("line \(number + 1): \(error.message)")
+                        throw CommandError.invalid("line \(number + 1): \(error.message)")
                     }
                 }
                 do {
@@ -218,7 +218,7 @@ extension OTPCommand {
                     let uris = try GoogleAuthenticatorMigration.encode(accounts, perBatch: perBatch, batchID: batchID)
                     FileHandle.write(uris.map { $0 + "\n" }.joined())
                 } catch {
-                    throw Failure.invalid(error.message)
+                    throw CommandError.invalid(error.message)
                 }
             }
         }

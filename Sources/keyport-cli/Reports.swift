@@ -35,7 +35,7 @@ struct ValidationReport: Encodable {
     }
 
     /// A document that could not be decoded at all; `code` says why (`syntax`, `too-large`, …).
-    init(fatal message: String, code: Failure.Code) {
+    init(fatal message: String, code: CommandError.Code) {
         valid = false
         version = nil
         accounts = 0

@@ -17,7 +17,7 @@ enum Typist {
 
     /// The way to type in the session `environment` describes. The portal's session is opened
     /// here, so that the person is asked before any credential is.
-    static func choose(_ environment: [String: String]) throws(Failure) -> Typist {
+    static func choose(_ environment: [String: String]) throws(CommandError) -> Typist {
         let path = environment["PATH"]
         let desktop = (environment["XDG_CURRENT_DESKTOP"] ?? "").lowercased()
         let wayland = !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
@@ -48,7 +48,7 @@ enum Typist {
 
     /// Types `text` into the focused window. The text goes on the tool's standard input, never
     /// on its command line (which any process of the person can read in /proc).
-    func type(_ text: String, environment: [String: String]) async throws(Failure) {
+    func type(_ text: String, environment: [String: String]) async throws(CommandError) {
         let (program, arguments): (String, [String])
         switch self {
         case .xdotool(let path):
@@ -128,14 +128,18 @@ struct TypeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let kind: AutoFill.CredentialType = what == .otp ? .oneTimeCode : .password
+        let kind: AutoFill.CredentialType =
+            switch what {
+            case .otp: .oneTimeCode
+            case .password, .user: .password
+            }
         // Whether it can be typed (or copied) is known before anyone is asked for it.
         let delivery = try Delivery(copy: copy)
         let answer = try requestCredential(kind, for: site, user: what == .otp ? nil : user)
         let text: String
         if what == .user {
             guard let name = answer.credential.user else {
-                throw Failure.invalid("\(answer.provider) gave no user name")
+                throw CommandError.invalid("\(answer.provider) gave no user name")
             }
             text = name
         } else {
@@ -154,7 +158,7 @@ struct TypeCommand: AsyncParsableCommand {
 struct Delivery {
     private let typist: Typist?
 
-    init(copy: Bool) throws(Failure) {
+    init(copy: Bool) throws(CommandError) {
         let environment = ProcessInfo.processInfo.environment
         if copy {
             guard ClipboardOwner.hasSession(environment) else { throw noClipboard }
@@ -164,7 +168,7 @@ struct Delivery {
         }
     }
 
-    func deliver(_ text: String) async throws(Failure) {
+    func deliver(_ text: String) async throws(CommandError) {
         if let typist {
             try await typist.type(text, environment: ProcessInfo.processInfo.environment)
         } else {
@@ -217,7 +221,7 @@ struct FillCommand: AsyncParsableCommand {
             )
         }
         guard !listed.identities.isEmpty else {
-            throw Failure.invalid(
+            throw CommandError.invalid(
                 "no enabled provider has \(otp ? "a one-time code" : "a password")\(site.map { " for \($0)" } ?? "")"
             )
         }
@@ -233,7 +237,7 @@ struct FillCommand: AsyncParsableCommand {
                 environment: environment
             )
         else {
-            throw Failure.invalid("nothing was chosen")
+            throw CommandError.invalid("nothing was chosen")
         }
         let chosen = listed.identities[index]
         // Asked for the site it was saved for, unless a SITE was given: then for that site, so a
@@ -250,14 +254,14 @@ struct FillCommand: AsyncParsableCommand {
                 FileHandle.write("keyport: \(DisplayText.escaping(asking))\n", to: .standardError)
             }
         } catch {
-            throw Failure(message: error.message, exitCode: error.exitCode)
+            throw CommandError(message: error.message, exitCode: error.exitCode)
         }
         var text = try secret(kind, of: answer)
         if withUser, !otp, let user = answer.credential.user {
             // A control character typed would act (Enter sends the form, Tab moves on): a user
             // name with one, from an imported file, is refused rather than typed.
             guard !user.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                throw Failure.invalid(
+                throw CommandError.invalid(
                     "the user name holds a control character, which would act when typed; nothing was typed"
                 )
             }
@@ -276,7 +280,11 @@ struct FillCommand: AsyncParsableCommand {
 /// standard input, never its command line.
 enum Picker {
     /// The index of the row the person picked; `nil` when they picked none.
-    static func choose(_ rows: [String], prompt: String, environment: [String: String]) async throws(Failure) -> Int? {
+    static func choose(
+        _ rows: [String],
+        prompt: String,
+        environment: [String: String]
+    ) async throws(CommandError) -> Int? {
         let path = environment["PATH"]
         let wayland = !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
         var menus: [(String, [String])] = []

@@ -33,7 +33,7 @@ func redactedCallback(_ url: URL) -> String {
 extension SchemeCallbackError {
     /// As a command-line failure: a bad name or an unusable URL is the input's fault (1); a missing
     /// tool, an unsafe directory or a file that cannot be written is the system's (2).
-    var failure: Failure {
+    var failure: CommandError {
         switch code {
         case .invalidScheme, .urlTooLong: .invalid(message)
         default: .io(message)
@@ -58,7 +58,7 @@ extension URLSchemeCommand {
 
         func run() throws {
             guard let executable = Executable.own else {
-                throw Failure.io("cannot find the path of this keyport executable (/proc/self/exe)")
+                throw CommandError.io(Executable.unknown)
             }
             let registration: SchemeRegistration.Registration
             do {
@@ -124,7 +124,7 @@ extension URLSchemeCommand {
 
         func run() async throws {
             guard let callback = URL(string: url), callback.scheme != nil else {
-                throw Failure.invalid("the argument is not a URL with a scheme")
+                throw CommandError.invalid("the argument is not a URL with a scheme")
             }
             let accepted: Bool
             do {
@@ -133,7 +133,7 @@ extension URLSchemeCommand {
                 throw error.failure
             }
             guard accepted else {
-                throw Failure.invalid(
+                throw CommandError.invalid(
                     "no Keyport session is waiting for this URL (\(redactedCallback(callback))); it was not used"
                 )
             }

@@ -28,10 +28,10 @@ extension VaultCommand {
                 labels.allSatisfy({
                     !$0.isEmpty && $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
                 })
-            else { throw Failure.invalid("--id takes a reverse-DNS name such as org.keyport.vault, not '\(id)'") }
+            else { throw CommandError.invalid("--id takes a reverse-DNS name such as org.keyport.vault, not '\(id)'") }
             let path = try options.path()
             guard FileManager.default.fileExists(atPath: path) else {
-                throw Failure.invalid(
+                throw CommandError.invalid(
                     "there is no vault at \(path): `keyport vault init` creates it (and registers the default vault itself)"
                 )
             }
@@ -42,7 +42,7 @@ extension VaultCommand {
         }
 
         /// Writes the manifest of the vault `options` name as the app `id`: its file.
-        static func writeManifest(options: VaultOptions, id: String, name: String) throws(Failure) -> String {
+        static func writeManifest(options: VaultOptions, id: String, name: String) throws(CommandError) -> String {
             let manifest = Manifest(
                 id: id,
                 name: name,
@@ -65,7 +65,7 @@ extension VaultCommand {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 try AtomicFile.write(try encoder.encode(manifest), to: file)
             } catch {
-                throw Failure.io("cannot write \(file): \(error)", code: .unwritableOutput)
+                throw CommandError.io("cannot write \(file): \(error)", code: .unwritableOutput)
             }
             return file
         }
@@ -96,21 +96,21 @@ extension VaultOptions {
     /// beside this program, as the provider of this vault. keyportd tells vaults apart by these
     /// arguments (they all run one program), so `export --to-app` runs the same ones. The path is
     /// given even for the default vault: a process of another vault must not fit its line.
-    func appCommand() throws(Failure) -> [String] {
+    func appCommand() throws(CommandError) -> [String] {
         [try Self.vaultProgram(), "provider", "--vault", try path()]
     }
 
     /// The command line of this vault's keeper, its manifest's helper: keyportd then knows the
     /// keeper, which keeps AutoFill's identities current, as this vault's app.
-    func keeperCommand() throws(Failure) -> [String] {
+    func keeperCommand() throws(CommandError) -> [String] {
         [try Self.vaultProgram()] + VaultKeeperClient.keeperArguments(for: try path())
     }
 
     /// keyport-vault beside this program (named so even when it is missing: the manifest says
     /// where it is to be).
-    private static func vaultProgram() throws(Failure) -> String {
+    private static func vaultProgram() throws(CommandError) -> String {
         guard let directory = Executable.directory else {
-            throw .io("cannot find where this program is installed (/proc/self/exe), and keyport-vault beside it")
+            throw .io("\(Executable.unknown), and keyport-vault beside it")
         }
         return FilePaths.join(directory, "keyport-vault")
     }

@@ -43,7 +43,7 @@ struct VaultOptions: ParsableArguments {
     var passphraseStdin = false
 
     /// Keyport's locations, with ``VaultLocations/vaultKeeper`` this vault's keeper.
-    func locations() throws(Failure) -> VaultLocations {
+    func locations() throws(CommandError) -> VaultLocations {
         try common().forVault(path())
     }
 
@@ -73,7 +73,7 @@ struct VaultOptions: ParsableArguments {
         do {
             try await VaultKeeperClient.startIfNeeded(locations)
         } catch {
-            throw Failure.io("cannot start the vault's keeper: \(error)")
+            throw CommandError.io("cannot start the vault's keeper: \(error)")
         }
         let input = passphrase.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         return try await callVaultKeeper(
@@ -83,7 +83,7 @@ struct VaultOptions: ParsableArguments {
         ).decode(VaultKeeper.Unlock.Reply.self).items
     }
 
-    private func common() throws(Failure) -> VaultLocations {
+    private func common() throws(CommandError) -> VaultLocations {
         do {
             return try VaultLocations(environment: ProcessInfo.processInfo.environment)
         } catch {
@@ -93,7 +93,7 @@ struct VaultOptions: ParsableArguments {
 
     /// The vault's absolute path.
     /// Throws unless the vault's file is there: said before a passphrase is asked for.
-    func existing() throws(Failure) {
+    func existing() throws(CommandError) {
         let path = try path()
         guard FileIdentity(path) == nil else { return }
         throw .invalid(
@@ -101,7 +101,7 @@ struct VaultOptions: ParsableArguments {
         )
     }
 
-    func path() throws(Failure) -> String {
+    func path() throws(CommandError) -> String {
         guard let vault else { return try common().defaultVault }
         return FilePaths.standardized(
             vault.hasPrefix("/") ? vault : FileManager.default.currentDirectoryPath + "/" + vault
@@ -109,13 +109,13 @@ struct VaultOptions: ParsableArguments {
     }
 
     /// The passphrase: typed without echo, or the first line of standard input.
-    func passphrase(_ prompt: String) throws(Failure) -> SecretBytes {
+    func passphrase(_ prompt: String) throws(CommandError) -> SecretBytes {
         try readPassphrase(prompt, fromStandardInput: passphraseStdin)
     }
 }
 
 /// A passphrase: typed without echo after `prompt`, or the next line of standard input.
-func readPassphrase(_ prompt: String, fromStandardInput: Bool) throws(Failure) -> SecretBytes {
+func readPassphrase(_ prompt: String, fromStandardInput: Bool) throws(CommandError) -> SecretBytes {
     let line = fromStandardInput ? readLine(strippingNewline: true) : Terminal.readSecret(prompt: prompt)
     guard let line, !line.isEmpty else {
         throw .invalid(
@@ -161,7 +161,7 @@ func vaultKeeperNow<Result>(_ body: () throws -> Result) throws -> Result {
 /// The failure that says why the vault's keeper refused (`error` itself when it did not).
 private func keeperFailure(_ error: any Error) -> any Error {
     guard let refusal = VaultKeeperClient.refusal(error) else { return error }
-    return Failure(message: refusal.message, exitCode: refusal.exitCode)
+    return CommandError(message: refusal.message, exitCode: refusal.exitCode)
 }
 
 extension VaultCommand {
@@ -180,12 +180,12 @@ extension VaultCommand {
         func run() async throws {
             let path = try options.path()
             guard !FileManager.default.fileExists(atPath: path) else {
-                throw Failure.invalid("\(path) exists already; Keyport will not overwrite it")
+                throw CommandError.invalid("\(path) exists already; Keyport will not overwrite it")
             }
             let passphrase = try options.passphrase("New passphrase for \(path): ")
             if !options.passphraseStdin {
                 let again = try options.passphrase("The same passphrase again: ")
-                guard again.isEqual(to: passphrase) else { throw Failure.invalid("the two passphrases differ") }
+                guard again.isEqual(to: passphrase) else { throw CommandError.invalid("the two passphrases differ") }
             }
             let directory = (path as NSString).deletingLastPathComponent
             try? FileManager.default.createDirectory(
@@ -197,7 +197,7 @@ extension VaultCommand {
             do {
                 _ = try Vault.create(at: path, passphrase: passphrase, kdf: kdf)
             } catch {
-                throw Failure.invalid("\(error.message) [\(error.code)]")
+                throw CommandError.invalid("\(error.message) [\(error.code)]")
             }
             FileHandle.write(
                 "created \(path) (scrypt N=2^\(kdf.logN), r=\(kdf.r), p=\(kdf.p)); open it with `keyport vault unlock\(options.vault == nil ? "" : " --vault \(path)")`\n"
@@ -256,7 +256,7 @@ extension VaultCommand {
             let new = try options.passphrase("New passphrase: ")
             if !options.passphraseStdin {
                 guard try options.passphrase("The new passphrase again: ").isEqual(to: new) else {
-                    throw Failure.invalid("the two new passphrases differ")
+                    throw CommandError.invalid("the two new passphrases differ")
                 }
             }
             func text(_ secret: SecretBytes) -> String {
@@ -340,7 +340,7 @@ extension VaultCommand {
             }
             let (output, failure) = VaultTargetWords.shown(reply, target: target)
             FileHandle.write(output)
-            if let failure { throw Failure.invalid(failure) }
+            if let failure { throw CommandError.invalid(failure) }
         }
     }
 
@@ -372,9 +372,9 @@ extension VaultCommand {
 
         /// Asks on the terminal whether to remove the item `line` describes; anything but yes, or
         /// no terminal to ask on, removes nothing.
-        static func confirm(_ line: String) throws(Failure) {
+        static func confirm(_ line: String) throws(CommandError) {
             guard Terminal.isTerminal(STDIN_FILENO) else {
-                throw Failure.invalid(
+                throw CommandError.invalid(
                     "keyport vault rm asks before it removes an item, and there is no terminal to ask on: give --yes to remove \(line) without asking; nothing was removed"
                 )
             }
@@ -382,7 +382,7 @@ extension VaultCommand {
             Terminal.discardTypedAhead(STDIN_FILENO)
             guard case .line(let answer) = Terminal.readAnswer(from: STDIN_FILENO, echo: true, unless: -1),
                 answer.trimmingWhitespace().lowercased().hasPrefix("y")
-            else { throw Failure.invalid("nothing was removed") }
+            else { throw CommandError.invalid("nothing was removed") }
         }
     }
 
@@ -415,16 +415,16 @@ extension VaultCommand {
         var key: String?
 
         func run() async throws {
-            let chosen = try format.map { name throws(Failure) in
+            let chosen = try format.map { name throws(CommandError) in
                 guard let format = ImportFormat(rawValue: name) else {
-                    throw Failure.invalid(
+                    throw CommandError.invalid(
                         "--format takes \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")), not '\(name)'"
                     )
                 }
                 return format
             }
             if key != nil, chosen.map({ $0 != .encryptedCXF }) ?? false {
-                throw Failure.invalid("--key opens an encrypted CXF export (--format cxf-hpke), not \(format!)")
+                throw CommandError.invalid("--key opens an encrypted CXF export (--format cxf-hpke), not \(format!)")
             }
             let locations = try options.locations()
             // Ctrl-C (SIGTERM, SIGHUP) is never silence: before the keeper has the import, the
@@ -494,7 +494,7 @@ extension VaultCommand {
                         FileHandle.write("\(file): \(DisplayText.escaping(problem.description))\n", to: .standardError)
                     }
                     let problems = imported.problems.count
-                    throw Failure.invalid(
+                    throw CommandError.invalid(
                         "\(file): \(problems) \(problems == 1 ? "entry" : "entries") of the \(imported.format.name) file cannot be read (above); nothing was imported"
                     )
                 }
@@ -512,9 +512,9 @@ extension VaultCommand {
                 } catch is JSONSyntaxError {
                     // Not one JSON object: the importer says where, as for any other file.
                     _ = try read(text, format: .cxf, detected: .cxf)
-                    throw Failure.invalid("\(file): the file is not a JSON object")
+                    throw CommandError.invalid("\(file): the file is not a JSON object")
                 } catch let error as VarlinkError where error.name == VarlinkService.InvalidParameter.name {
-                    throw Failure.invalid("\(file): \(error.message ?? error.sentence)")
+                    throw CommandError.invalid("\(file): \(error.message ?? error.sentence)")
                 }
             }
             return
@@ -530,10 +530,10 @@ extension VaultCommand {
                 do {
                     response = try EncryptedCXF.Response(parsing: text)
                 } catch {
-                    throw Failure.invalid("\(file): \(error)")
+                    throw CommandError.invalid("\(file): \(error)")
                 }
                 guard let key else {
-                    throw Failure.invalid(
+                    throw CommandError.invalid(
                         "\(file) is an encrypted CXF export: name the private key it was sealed to with --key KEYFILE (what keyport vault keygen wrote beside the request)"
                     )
                 }
@@ -541,7 +541,7 @@ extension VaultCommand {
                 do {
                     return try Importer.read(response, key: recipientKey)
                 } catch {
-                    throw Failure.invalid("\(file): \(error.message)")
+                    throw CommandError.invalid("\(file): \(error.message)")
                 }
             }
             let reading = ProgressBar("reading \(DisplayText.escaping(file))")
@@ -552,7 +552,7 @@ extension VaultCommand {
                     return try? options.passphrase("Password of the export: ")
                 }
             } catch {
-                throw Failure.invalid("\(file): \(error.message)")
+                throw CommandError.invalid("\(file): \(error.message)")
             }
         }
     }
@@ -610,14 +610,14 @@ extension VaultCommand {
                 // The vault's own program exports, so that keyportd knows it as the vault's app.
                 let command = try options.appCommand() + ["export"] + only
                 let reason = ProcessImage.replace(with: command[0], arguments: command)
-                throw Failure.io("cannot run \(command[0]) (\(reason)); install it beside keyport-cli")
+                throw CommandError.io("cannot run \(command[0]) (\(reason)); install it beside keyport-cli")
             }
             let format = format ?? (request == nil ? "cxf" : "cxf-hpke")
             guard ["cxf", "cxf-hpke", "otpauth"].contains(format) else {
-                throw Failure.invalid("--format takes cxf, cxf-hpke or otpauth, not '\(format)'")
+                throw CommandError.invalid("--format takes cxf, cxf-hpke or otpauth, not '\(format)'")
             }
             // The request is read and checked before the vault is asked for anything.
-            let sealTo = try request.map { path throws(Failure) in try readExportRequest(path) }
+            let sealTo = try request.map { path throws(CommandError) in try readExportRequest(path) }
             let items = try VaultSelection.items(try await vaultItems(options, progress: "exporting"), only: only)
             let bytes: [UInt8]
             if let sealTo {
@@ -626,7 +626,7 @@ extension VaultCommand {
                 do {
                     bytes = try EncryptedCXF.seal(document, for: sealTo, exporter: Exporter.rpID)
                 } catch {
-                    throw Failure.invalid("\(request!): \(error)")
+                    throw CommandError.invalid("\(request!): \(error)")
                 }
                 reportSealed(items, to: sealTo, output: output)
             } else if format == "otpauth" {
@@ -638,7 +638,7 @@ extension VaultCommand {
                 do {
                     try AtomicFile.write(Data(bytes), to: output, private: true)
                 } catch {
-                    throw Failure.io("cannot write \(output): \(error)", code: .unwritableOutput)
+                    throw CommandError.io("cannot write \(output): \(error)", code: .unwritableOutput)
                 }
             } else {
                 FileHandle.write(Data(bytes))
@@ -708,7 +708,7 @@ extension VaultCommand {
             let requestPath = requestPath
             // Checked before the passphrase is asked; the creation itself checks again, at once.
             for path in [output, requestPath] where FileManager.default.fileExists(atPath: path) {
-                throw Failure.invalid("\(path) exists already; Keyport will not overwrite it")
+                throw CommandError.invalid("\(path) exists already; Keyport will not overwrite it")
             }
             let passphrase: SecretBytes?
             if noPassphrase {
@@ -720,7 +720,9 @@ extension VaultCommand {
                 )
                 if !passphraseStdin {
                     let again = try readPassphrase("The same passphrase again: ", fromStandardInput: false)
-                    guard again.isEqual(to: passphrase!) else { throw Failure.invalid("the two passphrases differ") }
+                    guard again.isEqual(to: passphrase!) else {
+                        throw CommandError.invalid("the two passphrases differ")
+                    }
                 }
             }
             let sealing = passphrase.map { ($0, ScryptParameters.calibrated()) }
@@ -729,21 +731,21 @@ extension VaultCommand {
             do {
                 file = try EncryptedCXF.KeyFile.encode(key, sealing: sealing)
             } catch {
-                throw Failure.invalid("\(error)")
+                throw CommandError.invalid("\(error)")
             }
             do {
-                try file.withUnsafeBytes { bytes throws(AtomicFile.Failure) in
+                try file.withUnsafeBytes { bytes throws(AtomicFile.WriteError) in
                     try AtomicFile.create(bytes, at: output, mode: 0o600)
                 }
             } catch {
-                throw Failure.io(error.message, code: .unwritableOutput)
+                throw CommandError.io(error.message, code: .unwritableOutput)
             }
             do {
                 try AtomicFile.create(request, at: requestPath, mode: 0o644)
             } catch {
                 // A key without its request is of no use: remove the one just made.
                 unlink(output)
-                throw Failure.io(error.message, code: .unwritableOutput)
+                throw CommandError.io(error.message, code: .unwritableOutput)
             }
             let protection =
                 sealing.map { "sealed under your passphrase, scrypt N=2^\($0.1.logN), r=\($0.1.r), p=\($0.1.p)" }
@@ -769,7 +771,7 @@ extension VaultCommand {
 }
 
 /// An export request, read and checked (`keyport vault export --request`).
-func readExportRequest(_ path: String) throws(Failure) -> EncryptedCXF.Request {
+func readExportRequest(_ path: String) throws(CommandError) -> EncryptedCXF.Request {
     let bytes = try readInput(path, limit: 1 << 20)
     do {
         return try EncryptedCXF.Request(parsing: bytes)
@@ -780,7 +782,7 @@ func readExportRequest(_ path: String) throws(Failure) -> EncryptedCXF.Request {
 
 /// The private key of an encrypted export (`keyport vault import --key`), its passphrase asked
 /// for when it is sealed.
-func readRecipientKey(_ path: String, options: VaultOptions) throws(Failure) -> EncryptedCXF.RecipientKey {
+func readRecipientKey(_ path: String, options: VaultOptions) throws(CommandError) -> EncryptedCXF.RecipientKey {
     var bytes = try readInput(path, limit: 64 << 10)
     defer { Wipe.bytes(&bytes) }
     do {
@@ -798,7 +800,7 @@ func readRecipientKey(_ path: String, options: VaultOptions) throws(Failure) -> 
         return try parsed.open(passphrase: passphrase)
     } catch let error as EncryptedCXFError {
         throw .invalid("\(path): \(error)")
-    } catch let error as Failure {
+    } catch let error as CommandError {
         throw error
     } catch {
         throw .invalid("\(path): \(error)")

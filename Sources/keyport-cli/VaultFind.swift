@@ -30,7 +30,7 @@ struct FoundItems {
     func one(_ target: String, otherwise outcome: String) throws -> CXF.Item {
         if items.count == 1 && !wider { return items[0] }
         for item in items { FileHandle.write(ItemSummary(item).line + "\n") }
-        throw Failure.invalid(VaultTargetWords.notOne(items.count, how, target: target, outcome: outcome))
+        throw CommandError.invalid(VaultTargetWords.notOne(items.count, how, target: target, outcome: outcome))
     }
 }
 

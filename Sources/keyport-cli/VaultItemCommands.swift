@@ -78,7 +78,7 @@ extension VaultCommand {
                     )
                 }
             } catch let problem as ImportProblem {
-                throw Failure.invalid(problem.message)
+                throw CommandError.invalid(problem.message)
             }
             _ = try await callVaultKeeper(
                 try options.locations(),
@@ -131,13 +131,13 @@ extension VaultCommand {
             change.removeOTP = noOTP
             change.notes = notes ? readText("Type the notes; end them with Ctrl-D:") : nil
             guard !change.isEmpty else {
-                throw Failure.invalid("say what to change (`keyport vault edit --help` lists it); nothing changed")
+                throw CommandError.invalid("say what to change (`keyport vault edit --help` lists it); nothing changed")
             }
             let edited: CXF.Item
             do throws(ImportProblem) {
                 edited = try change.applied(to: item, at: Int64(Date().timeIntervalSince1970))
             } catch {
-                throw Failure.invalid("\(error.message); nothing changed")
+                throw CommandError.invalid("\(error.message); nothing changed")
             }
             let revision = try await callVaultKeeper(
                 locations,

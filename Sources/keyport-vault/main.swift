@@ -189,7 +189,7 @@ let server = VarlinkServer(
         version: "1",
         url: "https://keyport.invalid"
     ),
-    interfaces: [service.implementation],
+    interfaces: [service],
     maximumMessageSize: VaultKeeper.maximumMessageSize
 )
 let path = locations.keeperSocket

@@ -146,7 +146,7 @@ struct VaultShowCommand {
 func handOver(_ arguments: [String]) -> Never {
     guard let own = Executable.own else {
         writeError(
-            "keyport: cannot find where this program is installed (/proc/self/exe); keyport-cli cannot be found beside it\n"
+            "keyport: \(Executable.unknown); keyport-cli cannot be found beside it\n"
         )
         exit(2)
     }

@@ -24,6 +24,9 @@ let usage = """
     Started by systemd with socket activation, it serves the socket systemd passes.
 
     """
+// keyportd's review of an exchanged document runs its program again, in a process of its own.
+if Array(CommandLine.arguments.dropFirst()) == [ExchangeReview.argument] { ExchangeReview.run() }
+
 var allowsScriptedAgent = false
 for argument in CommandLine.arguments.dropFirst() {
     switch argument {

@@ -427,6 +427,9 @@ struct SchemeCallbackTests {
     }
 }
 
+// SchemeRegistration runs xdg-mime to its end, blocking its thread (it is for the command line's
+// synchronous commands): called here on a thread of its own, not on one of the few cooperative
+// threads the other tests' servers and clients need.
 @Suite("Custom-scheme registration")
 struct SchemeRegistrationTests {
     /// An environment whose XDG directories and HOME are all inside `scratch`.
@@ -536,10 +539,12 @@ struct SchemeRegistrationTests {
         x-scheme-handler/com.example.keyport=other-app.desktop;keyport-url-com.example.keyport.desktop;
         """.write(to: list, atomically: true, encoding: .utf8)
 
-        let result = try registration.register(
-            scheme: "com.example.keyport",
-            handlerCommand: ["/opt/my apps/keyport", "url-scheme", "open"]
-        )
+        let result = try await onOwnThread {
+            try registration.register(
+                scheme: "com.example.keyport",
+                handlerCommand: ["/opt/my apps/keyport", "url-scheme", "open"]
+            )
+        }
         let file = scratch.url.appendingPathComponent("data/applications/keyport-url-com.example.keyport.desktop")
         #expect(result.desktopFile.path == file.path)
         #expect(result.mimeType == "x-scheme-handler/com.example.keyport")
@@ -549,7 +554,7 @@ struct SchemeRegistrationTests {
         #expect(registration.isRegistered(scheme: "com.example.keyport") == true)
         #expect(registration.isRegistered(scheme: "com.example.other") == false)
 
-        #expect(try registration.unregister(scheme: "com.example.keyport"))
+        #expect(try await onOwnThread { try registration.unregister(scheme: "com.example.keyport") })
         #expect(!FileManager.default.fileExists(atPath: file.path))
         #expect(registration.isRegistered(scheme: "com.example.keyport") == false)
         // other-app.desktop is not installed, so xdg-mime reports no default, but its claim is kept.
@@ -558,7 +563,7 @@ struct SchemeRegistrationTests {
         #expect(edited.contains("text/html=firefox.desktop"))
         #expect(edited.contains("x-scheme-handler/com.example.keyport=other-app.desktop;"))
         #expect(!edited.contains("keyport-url-com.example.keyport.desktop"))
-        #expect(try registration.unregister(scheme: "com.example.keyport") == false)
+        #expect(try await onOwnThread { try registration.unregister(scheme: "com.example.keyport") } == false)
     }
 
     @Test("register then unregister leaves xdg-mime with no handler")
@@ -567,19 +572,21 @@ struct SchemeRegistrationTests {
         defer { scratch.remove() }
         let environment = environment(scratch)
         let registration = SchemeRegistration(environment: environment)
-        try registration.register(
-            scheme: "org.example.solo",
-            handlerCommand: ["/usr/bin/keyport", "url-scheme", "open"]
-        )
+        _ = try await onOwnThread {
+            try registration.register(
+                scheme: "org.example.solo",
+                handlerCommand: ["/usr/bin/keyport", "url-scheme", "open"]
+            )
+        }
         #expect(try await queryDefault("org.example.solo", environment) == "keyport-url-org.example.solo.desktop")
-        #expect(try registration.unregister(scheme: "org.example.solo"))
+        #expect(try await onOwnThread { try registration.unregister(scheme: "org.example.solo") })
         #expect(try await queryDefault("org.example.solo", environment) == "")
         let list = try String(contentsOf: scratch.url.appendingPathComponent("config/mimeapps.list"), encoding: .utf8)
         #expect(!list.contains("org.example.solo"))
     }
 
     @Test("unregister edits a symlinked mimeapps.list through the link: the link stays, the target keeps its mode 0600")
-    func symlinkedMimeAppsList() throws {
+    func symlinkedMimeAppsList() async throws {
         let scratch = try TemporaryDirectory("kp-test")
         defer { scratch.remove() }
         let registration = SchemeRegistration(environment: environment(scratch))
@@ -597,7 +604,7 @@ struct SchemeRegistrationTests {
         // A relative link, as dotfile managers make them.
         try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "../dotfiles/mimeapps.list")
 
-        #expect(try registration.unregister(scheme: "com.example.keyport"))
+        #expect(try await onOwnThread { try registration.unregister(scheme: "com.example.keyport") })
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == "../dotfiles/mimeapps.list")
         #expect(mode(of: target.path) == 0o600)
         let edited = try String(contentsOf: target, encoding: .utf8)

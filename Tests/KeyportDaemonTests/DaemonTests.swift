@@ -265,7 +265,8 @@ struct InterfaceDefinitionTests {
         #expect(Set(Browser.interface.methods.keys) == ["Cancel"])
         #expect(
             Browser.interface.errors.keys.sorted() == [
-                "Canceled", "DaemonUnavailable", "InvalidMessage", "MethodNotRelayed", "ReplyTooLarge",
+                "Canceled", "DaemonUnavailable", "HostUnavailable", "InvalidMessage", "MethodNotRelayed",
+                "ReplyTooLarge",
             ]
         )
         #expect(

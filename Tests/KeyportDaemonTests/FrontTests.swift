@@ -4,6 +4,12 @@ import KeyportTestSupport
 import Testing
 import Varlink
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 @Suite("the AutoFill request without Foundation")
 struct AutoFillClientJSONTests {
     @Test("the generated types write JSON that Foundation reads as the same values, and read it back")
@@ -191,16 +197,26 @@ struct InstalledProgramsTests {
         let marker = Array("Keyport_".utf8)
         let suffix = Array(".resources".utf8)
         for name in ["keyport", "keyport-cli", "keyportd", "keyport-vault"] {
-            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: builtProgram(name))))
-            // A bundle's name as SwiftPM's accessor writes it: Keyport_MODULE.resources.
-            var found: [String] = []
-            var index = 0
-            while let start = bytes[index...].firstRange(of: marker)?.lowerBound {
-                let window = bytes[start..<min(start + 80, bytes.count)]
-                if let end = window.firstRange(of: suffix)?.upperBound {
-                    found.append(String(decoding: bytes[start..<end], as: UTF8.self))
+            let program = try Data(contentsOf: URL(fileURLWithPath: builtProgram(name)), options: .alwaysMapped)
+            // A bundle's name as SwiftPM's accessor writes it: Keyport_MODULE.resources. Searched
+            // with memchr and memcmp: a debug build's programs are hundreds of megabytes, and a
+            // test that holds one of the few cooperative threads for a minute starves the others.
+            let found = program.withUnsafeBytes { bytes -> [String] in
+                guard let base = bytes.baseAddress else { return [] }
+                var found: [String] = []
+                var offset = 0
+                while offset + marker.count <= bytes.count,
+                    let hit = memchr(base + offset, Int32(marker[0]), bytes.count - offset - marker.count + 1)
+                {
+                    let start = base.distance(to: UnsafeRawPointer(hit))
+                    offset = start + 1
+                    guard memcmp(hit, marker, marker.count) == 0 else { continue }
+                    let window = UnsafeRawBufferPointer(rebasing: bytes[start..<min(start + 80, bytes.count)])
+                    if let end = window.firstRange(of: suffix)?.upperBound {
+                        found.append(String(decoding: window[..<end], as: UTF8.self))
+                    }
                 }
-                index = start + marker.count
+                return found
             }
             #expect(found.isEmpty, "\(name) names \(found)")
         }

@@ -18,7 +18,9 @@ struct ItemBuilderTests {
     @Test("a note and a card: CXF's note and credit-card, the card's number and code concealed; bad input says what")
     func noteAndCard() throws {
         let note = try ItemBuilder.note(title: "Wi-Fi", text: "the code is 42\nand the name is home")
-        guard case .note(let text) = note.credentials.first else { throw Failure("no note: \(note.credentials)") }
+        guard case .note(let text) = note.credentials.first else {
+            throw UnexpectedItem("no note: \(note.credentials)")
+        }
         #expect(text.content.value == "the code is 42\nand the name is home" && note.title == "Wi-Fi")
         #expect(throws: ImportProblem.self) { try ItemBuilder.note(title: "x", text: "") }
 
@@ -30,7 +32,7 @@ struct ItemBuilderTests {
             expiry: "4/30",
             code: "123"
         )
-        guard case .creditCard(let made) = card.credentials.first else { throw Failure("no card") }
+        guard case .creditCard(let made) = card.credentials.first else { throw UnexpectedItem("no card") }
         #expect(made.number?.value == "4111111111111111" && made.number?.fieldType == .concealedString)
         #expect(made.verificationNumber?.fieldType == .concealedString && made.expiryDate?.value == "2030-04")
         #expect(made.expiryDate?.fieldType == .yearMonth && made.fullName?.value == "Alice")
@@ -93,7 +95,7 @@ struct ItemBuilderTests {
         var totps: [CXF.TOTP] = []
         for case .totp(let totp) in edited.credentials { totps.append(totp) }
         #expect(totps.count == 1 && totps.first?.secret == "GEZDGNBVGY3TQOJQ" && totps.first?.digits == 8)
-        guard case .basicAuth(let login) = edited.credentials.first else { throw Failure("the login moved") }
+        guard case .basicAuth(let login) = edited.credentials.first else { throw UnexpectedItem("the login moved") }
         #expect(login.password?.value == "new" && login.username?.value == "alice")
 
         var unreadable = ItemEdit()
@@ -103,7 +105,7 @@ struct ItemBuilderTests {
         none.urls = []
         none.username = ""
         let bare = try none.applied(to: item, at: 0)
-        guard case .basicAuth(let noUser) = bare.credentials.first else { throw Failure("the login went") }
+        guard case .basicAuth(let noUser) = bare.credentials.first else { throw UnexpectedItem("the login went") }
         #expect(bare.scope == nil && noUser.username == nil && noUser.password?.value == "old")
     }
 
@@ -148,7 +150,7 @@ struct ItemBuilderTests {
     }
 }
 
-private struct Failure: Error, CustomStringConvertible {
+private struct UnexpectedItem: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
 }

@@ -106,7 +106,7 @@ struct PrivateDirectoryTests {
         defer { try? FileManager.default.removeItem(at: root) }
         let open = root.appendingPathComponent("open")
         #expect(mkdir(open.path, 0o700) == 0 && chmod(open.path, 0o755) == 0)
-        let error = #expect(throws: PrivateDirectory.Failure.self) {
+        let error = #expect(throws: PrivateDirectory.Unusable.self) {
             try PrivateDirectory.prepare(open.path, contents: "tests", create: true)
         }
         #expect(error?.reason == .unsafe)
@@ -115,7 +115,7 @@ struct PrivateDirectoryTests {
         let link = root.appendingPathComponent("link")
         let real = root.appendingPathComponent("real")
         #expect(mkdir(real.path, 0o700) == 0 && symlink(real.path, link.path) == 0)
-        let linked = #expect(throws: PrivateDirectory.Failure.self) {
+        let linked = #expect(throws: PrivateDirectory.Unusable.self) {
             try PrivateDirectory.prepare(link.path, contents: "tests", create: false)
         }
         #expect(linked?.reason == .unsafe)
@@ -124,7 +124,7 @@ struct PrivateDirectoryTests {
         // A private directory above an open one is not enough: each listed level is checked.
         let inner = root.appendingPathComponent("real/inner")
         #expect(mkdir(inner.path, 0o700) == 0)
-        let above = #expect(throws: PrivateDirectory.Failure.self) {
+        let above = #expect(throws: PrivateDirectory.Unusable.self) {
             try PrivateDirectory.prepare(inner.path, alsoPrivate: [open.path], contents: "tests", create: false)
         }
         #expect(above?.message.contains(open.path) == true)
@@ -203,7 +203,7 @@ struct AtomicFileTests {
 
     @Test("a failure names the file and leaves the old one as it was")
     func failure() throws {
-        let error = #expect(throws: AtomicFile.Failure.self) {
+        let error = #expect(throws: AtomicFile.WriteError.self) {
             try AtomicFile.write(Array("x".utf8), to: "/nonexistent-keyport-directory/file.json")
         }
         #expect(error?.message.hasPrefix("cannot write /nonexistent-keyport-directory/file.json") == true)

@@ -117,6 +117,28 @@ struct GeneratorTests {
         }
     }
 
+    @Test(
+        "a server's protocol has a requirement per method, named as Swift names functions, and a dispatch that calls each"
+    )
+    func serverProtocol() throws {
+        let source = try SwiftGenerator(
+            definition:
+                "interface org.example.a\nmethod Import(x: int) -> ()\nmethod URLFor(x: int) -> (url: string)\nmethod Go() -> ()",
+            fileName: "org.example.a",
+            module: "Module"
+        ).source()
+        #expect(source.contains("package protocol Server: VarlinkCore.VarlinkInterfaceServer {"))
+        for (function, method) in [("`import`", "Import"), ("urlFor", "URLFor"), ("go", "Go")] {
+            #expect(
+                source.contains("func \(function)(\n            _ parameters: consuming Module.A.\(method).Parameters,")
+            )
+            #expect(source.contains("case \"\(method)\":\n"))
+            #expect(source.contains("encoding: try await \(function)(\n"))
+        }
+        #expect(SwiftGenerator.functionName("RequestCredential") == "requestCredential")
+        #expect(SwiftGenerator.functionName("A") == "a")
+    }
+
     @Test("a type two interfaces of a module define alike is one Swift type; one defined otherwise is not")
     func sharedAcrossInterfaces() throws {
         let sources = try SwiftGenerator.sources(
@@ -136,7 +158,7 @@ struct GeneratorTests {
         #expect(byFile["org.example.c"]?.contains("package struct Id:") == true)
         #expect(byFile["org.example.c"]?.contains("package enum Kind:") == true)
 
-        let clash = #expect(throws: SwiftGenerator.Failure.self) {
+        let clash = #expect(throws: SwiftGenerator.DefinitionError.self) {
             try SwiftGenerator.sources(
                 of: [
                     ("org.example.thing", "interface org.example.thing\nmethod M() -> ()"),
@@ -162,10 +184,11 @@ struct GeneratorTests {
             ("interface org.example.self\nmethod M() -> ()", "org.example.self", "cannot name a type"),
             ("interface org.example.a\ntype Swift (x: int)", "org.example.a", "a module's name"),
             ("interface org.example.a\ntype T (Kind: int, kind: (x, y))", "org.example.a", "would have one name"),
+            ("interface org.example.a\ntype Server (x: int)", "org.example.a", "the generated servers' protocol"),
         ]
     )
     func generatorRefusals(definition: String, fileName: String, reason: String) {
-        let error = #expect(throws: SwiftGenerator.Failure.self) {
+        let error = #expect(throws: SwiftGenerator.DefinitionError.self) {
             try SwiftGenerator(definition: definition, fileName: fileName, module: "Module").source()
         }
         #expect(error?.description.contains(reason) == true, "\(error.map { "\($0)" } ?? "")")

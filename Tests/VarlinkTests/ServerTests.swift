@@ -41,67 +41,85 @@ private func next(_ stream: AsyncStream<Void>, within limit: Duration = .seconds
     }
 }
 
+/// `org.keyport.test`, served.
+private struct TestServer: TestService.Server {
+    let observations: Observations
+
+    func echo(_ input: consuming TestService.Echo.Parameters, request: VarlinkRequest) -> TestService.Echo.Reply {
+        let times = input.times ?? 1
+        return TestService.Echo.Reply(
+            echoed: TestService.Echoed(text: String(repeating: input.text, count: times), times: times)
+        )
+    }
+
+    func count(
+        _ input: consuming TestService.Count.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> TestService.Count.Reply {
+        guard request.call.more else { throw VarlinkError.expectedMore(request.call.method) }
+        for n in 1..<max(input.to, 1) { try await request.send(TestService.Count.Reply(n: n)) }
+        return TestService.Count.Reply(n: max(input.to, 1))
+    }
+
+    func caller(_: consuming TestService.Caller.Parameters, request: VarlinkRequest) -> TestService.Caller.Reply {
+        let process = request.peer.process
+        #expect(request.peer.credentials.pid == process.pid)
+        return TestService.Caller.Reply(
+            pid: Int(process.pid),
+            bySocket: process.pinning == .socketPeer,
+            program: (try? process.executable) ?? "unreadable"
+        )
+    }
+
+    func reflect(
+        _ input: consuming TestService.Reflect.Parameters,
+        request: VarlinkRequest
+    ) throws(VarlinkError) -> TestService.Reflect.Reply {
+        guard let descriptor = request.descriptors.take(input.file) else {
+            throw VarlinkError(TestService.Failed(message: "no descriptor \(input.file) came with the call"))
+        }
+        do {
+            let file = try MemoryFile(checking: descriptor)
+            let text = try file.withBytes { String(decoding: $0, as: UTF8.self) }
+            return TestService.Reflect.Reply(text: text, file: request.attach(file))
+        } catch {
+            throw VarlinkError(TestService.Failed(message: "\(error)"))
+        }
+    }
+
+    func wait(_: consuming TestService.Wait.Parameters, request: VarlinkRequest) async -> TestService.Wait.Reply {
+        observations.start.yield()
+        do {
+            try await Task.sleep(for: .seconds(600))
+        } catch {
+            observations.cancel.yield()
+        }
+        return TestService.Wait.Reply()
+    }
+
+    func later(
+        _: consuming TestService.Later.Parameters,
+        request: VarlinkRequest
+    ) throws(VarlinkError) -> TestService.Later.Reply {
+        throw VarlinkError.methodNotImplemented(TestService.Later.name)
+    }
+
+    func fail(
+        _: consuming TestService.Fail.Parameters,
+        request: VarlinkRequest
+    ) throws(VarlinkError) -> TestService.Fail.Reply {
+        throw VarlinkError(TestService.Failed(message: "it always fails"))
+    }
+}
+
 private func makeServer(
     _ observations: Observations,
     maximumMessageSize: Int = 1 << 20,
     limits: VarlinkConnectionLimits? = nil
 ) throws -> VarlinkServer {
-    let methods: [String: VarlinkMethodImplementation] = [
-        TestService.Echo.name: { request throws(VarlinkError) in
-            let input = try request.parameters(as: TestService.Echo.Parameters.self)
-            let times = input.times ?? 1
-            return RawJSON(
-                encoding: TestService.Echo.Reply(
-                    echoed: TestService.Echoed(text: String(repeating: input.text, count: times), times: times)
-                )
-            )
-        },
-        TestService.Count.name: { request throws(VarlinkError) in
-            let to = try request.parameters(as: TestService.Count.Parameters.self).to
-            guard request.call.more else { throw VarlinkError.expectedMore(request.call.method) }
-            for n in 1..<max(to, 1) { try await request.send(RawJSON(encoding: TestService.Count.Reply(n: n))) }
-            return RawJSON(encoding: TestService.Count.Reply(n: max(to, 1)))
-        },
-        TestService.Caller.name: { request throws(VarlinkError) in
-            let process = request.peer.process
-            #expect(request.peer.credentials.pid == process.pid)
-            return RawJSON(
-                encoding: TestService.Caller.Reply(
-                    pid: Int(process.pid),
-                    bySocket: process.pinning == .socketPeer,
-                    program: (try? process.executable) ?? "unreadable"
-                )
-            )
-        },
-        TestService.Wait.name: { _ throws(VarlinkError) in
-            observations.start.yield()
-            do {
-                try await Task.sleep(for: .seconds(600))
-            } catch {
-                observations.cancel.yield()
-            }
-            return .emptyObject
-        },
-        TestService.Reflect.name: { request throws(VarlinkError) in
-            let index = try request.parameters(as: TestService.Reflect.Parameters.self).file
-            guard let descriptor = request.descriptors.take(index) else {
-                throw VarlinkError(TestService.Failed(message: "no descriptor \(index) came with the call"))
-            }
-            do {
-                let file = try MemoryFile(checking: descriptor)
-                let text = try file.withBytes { String(decoding: $0, as: UTF8.self) }
-                return RawJSON(encoding: TestService.Reflect.Reply(text: text, file: request.attach(file)))
-            } catch {
-                throw VarlinkError(TestService.Failed(message: "\(error)"))
-            }
-        },
-        TestService.Fail.name: { _ throws(VarlinkError) in
-            throw VarlinkError(TestService.Failed(message: "it always fails"))
-        },
-    ]
-    return VarlinkServer(
+    VarlinkServer(
         info: VarlinkServiceInfo(vendor: "Keyport", product: "test", version: "1", url: "https://example.invalid"),
-        interfaces: [VarlinkInterfaceImplementation(TestService.interface, methods: methods)],
+        interfaces: [TestServer(observations: observations)],
         maximumMessageSize: maximumMessageSize,
         limits: limits
     )

@@ -170,17 +170,20 @@ enum IdentityWire {
     static func identity(_ identity: IdentityStore.CredentialIdentity) -> any ASCredentialIdentity {
         let service = service(identity.serviceIdentifier)
         let made: any ASCredentialIdentity =
-            identity.kind == .password
-            ? ASPasswordCredentialIdentity(
-                serviceIdentifier: service,
-                user: identity.user,
-                recordIdentifier: identity.recordIdentifier
-            )
-            : ASOneTimeCodeCredentialIdentity(
-                serviceIdentifier: service,
-                label: identity.user,
-                recordIdentifier: identity.recordIdentifier ?? ""
-            )
+            switch identity.kind {
+            case .password:
+                ASPasswordCredentialIdentity(
+                    serviceIdentifier: service,
+                    user: identity.user,
+                    recordIdentifier: identity.recordIdentifier
+                )
+            case .oneTimeCode:
+                ASOneTimeCodeCredentialIdentity(
+                    serviceIdentifier: service,
+                    label: identity.user,
+                    recordIdentifier: identity.recordIdentifier ?? ""
+                )
+            }
         made.rank = identity.rank
         return made
     }

@@ -70,99 +70,100 @@ public enum ASCredentialProviderExtension {
 }
 
 /// Turns `org.keyport.CredentialProvider` calls into view-controller calls.
-struct ProviderHost: Sendable {
+struct ProviderHost: CredentialProvider.Server {
     let type: ASCredentialProviderViewController.Type
 
     var server: VarlinkServer {
-        let requestFor: @Sendable (CredentialProvider.CredentialRequest) -> any ASCredentialRequest = { request in
-            let identity = IdentityWire.identity(request.credentialIdentity)
-            switch request.type {
-            case .password:
-                return ASPasswordCredentialRequest(
-                    credentialIdentity: identity as? ASPasswordCredentialIdentity
-                        ?? ASPasswordCredentialIdentity(
-                            serviceIdentifier: identity.serviceIdentifier,
-                            user: identity.user,
-                            recordIdentifier: identity.recordIdentifier
-                        )
-                )
-            case .oneTimeCode:
-                return ASOneTimeCodeCredentialRequest(
-                    credentialIdentity: identity as? ASOneTimeCodeCredentialIdentity
-                        ?? ASOneTimeCodeCredentialIdentity(
-                            serviceIdentifier: identity.serviceIdentifier,
-                            label: identity.user,
-                            recordIdentifier: identity.recordIdentifier ?? ""
-                        )
-                )
-            }
-        }
-        let methods: [String: VarlinkMethodImplementation] = [
-            CredentialProvider.ProvideWithoutUserInteraction.name: { [self] call throws(VarlinkError) in
-                let input = try call.parameters(as: CredentialProvider.ProvideWithoutUserInteraction.Parameters.self)
-                let request = input.request
-                let asked = requestFor(request)
-                return try await answer(expecting: .credential(request.type)) {
-                    $0.provideCredentialWithoutUserInteraction(for: asked)
-                }
-            },
-            CredentialProvider.ProvideWithUserInteraction.name: { [self] call throws(VarlinkError) in
-                let input = try call.parameters(as: CredentialProvider.ProvideWithoutUserInteraction.Parameters.self)
-                let request = input.request
-                let asked = requestFor(request)
-                return try await answer(expecting: .credential(request.type)) {
-                    $0.prepareInterfaceToProvideCredential(for: asked)
-                }
-            },
-            CredentialProvider.ProvideFromList.name: { [self] call throws(VarlinkError) in
-                let input = try call.parameters(as: CredentialProvider.ProvideFromList.Parameters.self)
-                let services = input.serviceIdentifiers.map(IdentityWire.service)
-                return try await answer(expecting: .credential(input.type)) { controller in
-                    switch input.type {
-                    case .password: controller.prepareCredentialList(for: services)
-                    case .oneTimeCode: controller.prepareOneTimeCodeCredentialList(for: services)
-                    }
-                }
-            },
-            CredentialProvider.SavePasswordWithoutUserInteraction.name: { [self] call throws(VarlinkError) in
-                let input = try call.parameters(
-                    as: CredentialProvider.SavePasswordWithoutUserInteraction.Parameters.self
-                )
-                let asked = Self.saveRequest(input.request)
-                return try await answer(expecting: .saved) {
-                    $0.performWithoutUserInteractionIfPossible(savePasswordRequest: asked)
-                }
-            },
-            CredentialProvider.SavePasswordWithUserInteraction.name: { [self] call throws(VarlinkError) in
-                let input = try call.parameters(
-                    as: CredentialProvider.SavePasswordWithoutUserInteraction.Parameters.self
-                )
-                let asked = Self.saveRequest(input.request)
-                return try await answer(expecting: .saved) { $0.prepareInterface(for: asked) }
-            },
-            CredentialProvider.Configure.name: { [self] _ throws(VarlinkError) in
-                try await answer(expecting: .configured) { $0.prepareInterfaceForExtensionConfiguration() }
-            },
-        ]
-        return VarlinkServer(
+        VarlinkServer(
             info: VarlinkServiceInfo(
                 vendor: "Keyport",
                 product: "credential provider",
                 version: "1",
                 url: CommandLine.arguments.first ?? ""
             ),
-            interfaces: [VarlinkInterfaceImplementation(CredentialProvider.interface, methods: methods)],
+            interfaces: [self],
             maximumMessageSize: 1 << 20
         )
     }
 
-    /// Makes a view controller for one call, runs `body` on it on the main actor, and waits for
-    /// its context to end; the reply for a credential of `kind` (`nil`: the settings).
-    /// What a method's request ends with when it succeeds.
-    private enum Expected {
-        case credential(CredentialProvider.CredentialType)
-        case saved
-        case configured
+    func provideWithoutUserInteraction(
+        _ input: consuming CredentialProvider.ProvideWithoutUserInteraction.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> CredentialProvider.ProvideWithoutUserInteraction.Reply {
+        let asked = Self.credentialRequest(input.request)
+        return try await credential(input.request.type) { $0.provideCredentialWithoutUserInteraction(for: asked) }
+    }
+
+    func provideWithUserInteraction(
+        _ input: consuming CredentialProvider.ProvideWithUserInteraction.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> CredentialProvider.ProvideWithUserInteraction.Reply {
+        let asked = Self.credentialRequest(input.request)
+        return try await credential(input.request.type) { $0.prepareInterfaceToProvideCredential(for: asked) }
+    }
+
+    func provideFromList(
+        _ input: consuming CredentialProvider.ProvideFromList.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> CredentialProvider.ProvideFromList.Reply {
+        let services = input.serviceIdentifiers.map(IdentityWire.service)
+        return try await credential(input.type) { controller in
+            switch input.type {
+            case .password: controller.prepareCredentialList(for: services)
+            case .oneTimeCode: controller.prepareOneTimeCodeCredentialList(for: services)
+            }
+        }
+    }
+
+    func savePasswordWithoutUserInteraction(
+        _ input: consuming CredentialProvider.SavePasswordWithoutUserInteraction.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> CredentialProvider.SavePasswordWithoutUserInteraction.Reply {
+        let asked = Self.saveRequest(input.request)
+        try await completion(.saved) { $0.performWithoutUserInteractionIfPossible(savePasswordRequest: asked) }
+        return .init()
+    }
+
+    func savePasswordWithUserInteraction(
+        _ input: consuming CredentialProvider.SavePasswordWithUserInteraction.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> CredentialProvider.SavePasswordWithUserInteraction.Reply {
+        let asked = Self.saveRequest(input.request)
+        try await completion(.saved) { $0.prepareInterface(for: asked) }
+        return .init()
+    }
+
+    func configure(
+        _: consuming CredentialProvider.Configure.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> CredentialProvider.Configure.Reply {
+        try await completion(.configured) { $0.prepareInterfaceForExtensionConfiguration() }
+        return .init()
+    }
+
+    /// The request Apple's view controller is given for `request`.
+    private static func credentialRequest(_ request: CredentialProvider.CredentialRequest) -> any ASCredentialRequest {
+        let identity = IdentityWire.identity(request.credentialIdentity)
+        switch request.type {
+        case .password:
+            return ASPasswordCredentialRequest(
+                credentialIdentity: identity as? ASPasswordCredentialIdentity
+                    ?? ASPasswordCredentialIdentity(
+                        serviceIdentifier: identity.serviceIdentifier,
+                        user: identity.user,
+                        recordIdentifier: identity.recordIdentifier
+                    )
+            )
+        case .oneTimeCode:
+            return ASOneTimeCodeCredentialRequest(
+                credentialIdentity: identity as? ASOneTimeCodeCredentialIdentity
+                    ?? ASOneTimeCodeCredentialIdentity(
+                        serviceIdentifier: identity.serviceIdentifier,
+                        label: identity.user,
+                        recordIdentifier: identity.recordIdentifier ?? ""
+                    )
+            )
+        }
     }
 
     private static func saveRequest(_ request: CredentialProvider.SavePasswordRequest) -> ASSavePasswordRequest {
@@ -181,10 +182,60 @@ struct ProviderHost: Sendable {
         )
     }
 
-    private func answer(
-        expecting expected: Expected,
+    /// The credential of `kind` that `body`, run on a new view controller, completes its request
+    /// with; an error when it cancels, or completes it otherwise.
+    private func credential(
+        _ kind: CredentialProvider.CredentialType,
         _ body: @escaping @MainActor @Sendable (ASCredentialProviderViewController) -> Void
-    ) async throws(VarlinkError) -> RawJSON {
+    ) async throws(VarlinkError) -> CredentialProvider.ProvideWithoutUserInteraction.Reply {
+        switch (await outcome(of: body), kind) {
+        case (.password(let credential), .password):
+            return .init(
+                credential: CredentialProvider.Credential(user: credential.user, password: credential.password)
+            )
+        case (.oneTimeCode(let credential), .oneTimeCode):
+            return .init(credential: CredentialProvider.Credential(code: credential.code))
+        case (.canceled(let error), _):
+            throw Self.canceled(error)
+        default:
+            throw Self.otherKind
+        }
+    }
+
+    /// What a request that ends without a credential needs from `body`'s view controller.
+    private enum Completion {
+        case saved
+        case configured
+    }
+
+    /// Returns once `body`, run on a new view controller, completed its request as `expected`;
+    /// an error when it cancels, or completes it otherwise.
+    private func completion(
+        _ expected: Completion,
+        _ body: @escaping @MainActor @Sendable (ASCredentialProviderViewController) -> Void
+    ) async throws(VarlinkError) {
+        switch (await outcome(of: body), expected) {
+        case (.saved, .saved), (.configured, .configured): return
+        case (.canceled(let error), _): throw Self.canceled(error)
+        default: throw Self.otherKind
+        }
+    }
+
+    private static func canceled(_ error: ASExtensionError) -> VarlinkError {
+        VarlinkError(
+            CredentialProvider.Canceled(code: error.code.rawValue, message: error.failureReason ?? "\(error.code)")
+        )
+    }
+
+    private static var otherKind: VarlinkError {
+        canceled(ASExtensionError(.failed, reason: "the provider completed the request as another kind of request"))
+    }
+
+    /// Makes a view controller for one call, runs `body` on it on the main actor, and waits for
+    /// its context to end: how it ended.
+    private func outcome(
+        of body: @escaping @MainActor @Sendable (ASCredentialProviderViewController) -> Void
+    ) async -> ASCredentialProviderExtensionContext.Outcome {
         let type = self.type
         let result = OneOutcome()
         let context = ASCredentialProviderExtensionContext { result.deliver($0) }
@@ -195,39 +246,10 @@ struct ProviderHost: Sendable {
         }
         // keyportd closing the connection (it gave up, or is stopping) cancels this call: the
         // request ends then, whether or not the provider ever completes it.
-        let outcome = await withTaskCancellationHandler {
+        return await withTaskCancellationHandler {
             await result.wait()
         } onCancel: {
             _ = result.deliver(.canceled(ASExtensionError(.failed, reason: "keyportd withdrew the request")))
-        }
-        func canceled(_ error: ASExtensionError) -> VarlinkError {
-            VarlinkError(
-                CredentialProvider.Canceled(code: error.code.rawValue, message: error.failureReason ?? "\(error.code)")
-            )
-        }
-        switch (outcome, expected) {
-        case (.password(let credential), .credential(.password)):
-            return RawJSON(
-                encoding:
-                    CredentialProvider.ProvideWithoutUserInteraction.Reply(
-                        credential: CredentialProvider.Credential(user: credential.user, password: credential.password)
-                    )
-            )
-        case (.oneTimeCode(let credential), .credential(.oneTimeCode)):
-            return RawJSON(
-                encoding:
-                    CredentialProvider.ProvideWithoutUserInteraction.Reply(
-                        credential: CredentialProvider.Credential(code: credential.code)
-                    )
-            )
-        case (.configured, .configured), (.saved, .saved):
-            return .emptyObject
-        case (.canceled(let error), _):
-            throw canceled(error)
-        default:
-            throw canceled(
-                ASExtensionError(.failed, reason: "the provider completed the request as another kind of request")
-            )
         }
     }
 }

@@ -27,7 +27,7 @@ private enum Outcome: Sendable {
 /// session (``DialogAgentLauncher``), which holds the role only until no question it was given is
 /// open; without a display it fails at once: nobody would see it. A question whose asker leaves
 /// is withdrawn, and the agent is told to take it off the screen.
-package final class AgentHub: Sendable {
+package final class AgentHub: Agent.Server {
     /// Who may be the agent.
     package struct Policy: Sendable {
         /// The program an agent must run (`keyport-cli` beside keyportd, links resolved); `nil`
@@ -276,9 +276,11 @@ package final class AgentHub: Sendable {
 
     /// `Serve`: makes the caller the agent, if it may be, and sends it each question as it comes,
     /// until its connection closes or another agent takes the role.
-    package func serve(_ call: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
+    package func serve(
+        _ input: consuming Agent.Serve.Parameters,
+        request call: VarlinkRequest
+    ) async throws(VarlinkError) -> Agent.Serve.Reply {
         guard call.call.more else { throw VarlinkError.expectedMore(call.call.method) }
-        let input = try call.parameters(as: Agent.Serve.Parameters.self)
         let process = call.peer.process
         let caller = Self.describe(process)
         if let refusal = refusal(of: process) {
@@ -353,7 +355,7 @@ package final class AgentHub: Sendable {
             confirmedInTime = try await confirmReplacement(by: caller, holder: busy.description)
             confirmed = busy.id
         }
-        guard let (id, previous) = taken else { return .emptyObject }
+        guard let (id, previous) = taken else { return .init() }
         previous?.events.yield(.replaced(by: caller, confirmed: confirmedInTime))
         previous?.events.finish()
         defer {
@@ -366,20 +368,20 @@ package final class AgentHub: Sendable {
             }
             for question in orphaned { question.outcome.resume(returning: .unanswered(.noAgent)) }
         }
-        try await call.send(RawJSON(encoding: Agent.Serve.Reply()))
+        try await call.send(Agent.Serve.Reply())
         // The stream ends when the agent's connection closes (its call is cancelled), or when
         // keyportd stops.
         for await event in events {
             switch event {
-            case .request(let request): try await call.send(RawJSON(encoding: Agent.Serve.Reply(request: request)))
-            case .withdrawn(let id): try await call.send(RawJSON(encoding: Agent.Serve.Reply(withdrawn: id)))
-            case .alert(let text): try await call.send(RawJSON(encoding: Agent.Serve.Reply(alert: text)))
+            case .request(let request): try await call.send(Agent.Serve.Reply(request: request))
+            case .withdrawn(let id): try await call.send(Agent.Serve.Reply(withdrawn: id))
+            case .alert(let text): try await call.send(Agent.Serve.Reply(alert: text))
             case .replaced(let by, let confirmed):
                 let why = confirmed ? "as you confirmed" : "as this agent did not answer its request in time"
                 throw VarlinkError(Agent.Replaced(message: "\(by) answers keyportd's questions now, \(why)"))
             }
         }
-        return .emptyObject
+        return .init()
     }
 
     /// Why `process` cannot be the agent, or `nil` when it can.
@@ -487,7 +489,7 @@ package final class AgentHub: Sendable {
 
     /// `Answer`: the person's answer to a waiting question, from the process that holds the role;
     /// a choice must be one offered (for a confirmation, "yes").
-    package func answer(_ answer: Agent.Answer.Parameters, from process: PinnedProcess) throws(VarlinkError) {
+    package func answer(_ answer: consuming Agent.Answer.Parameters, from process: PinnedProcess) throws(VarlinkError) {
         let problem: VarlinkError? = state.withLock { state in
             guard let holder = state.holder, holder.process.isSameProcess(as: process) else {
                 return VarlinkError(
@@ -543,33 +545,30 @@ package final class AgentHub: Sendable {
         holder?.events.finish()
     }
 
-    /// The interface and its methods, for the server.
-    package var implementation: VarlinkInterfaceImplementation {
-        VarlinkInterfaceImplementation(
-            Agent.interface,
-            methods: [
-                Agent.Serve.name: { [self] request throws(VarlinkError) in try await self.serve(request) },
-                Agent.Status.name: { [self] request throws(VarlinkError) in
-                    // The holder's command line and the display are the person's own business.
-                    if let app = try? request.peer.process.flatpakAppID {
-                        throw VarlinkError(
-                            Agent.NotAnAgent(message: "an app in the Flatpak sandbox of \(app) is not told who answers")
-                        )
-                    }
-                    let holder = state.withLock { state in
-                        state.holder.flatMap { $0.process.isAlive ? $0.description : nil }
-                    }
-                    let session = await policy.dialog?.session()
-                    return RawJSON(
-                        encoding: Agent.Status.Reply(holder: holder, display: session?.display, source: session?.source)
-                    )
-                },
-                Agent.Answer.name: { [self] request throws(VarlinkError) in
-                    let answer = try request.parameters(as: Agent.Answer.Parameters.self)
-                    try self.answer(answer, from: request.peer.process)
-                    return .emptyObject
-                },
-            ]
-        )
+    // MARK: - Status and answers
+
+    package func status(
+        _: consuming Agent.Status.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> Agent.Status.Reply {
+        // The holder's command line and the display are the person's own business.
+        if let app = try? request.peer.process.flatpakAppID {
+            throw VarlinkError(
+                Agent.NotAnAgent(message: "an app in the Flatpak sandbox of \(app) is not told who answers")
+            )
+        }
+        let holder = state.withLock { state in
+            state.holder.flatMap { $0.process.isAlive ? $0.description : nil }
+        }
+        let session = await policy.dialog?.session()
+        return Agent.Status.Reply(holder: holder, display: session?.display, source: session?.source)
+    }
+
+    package func answer(
+        _ input: consuming Agent.Answer.Parameters,
+        request: VarlinkRequest
+    ) throws(VarlinkError) -> Agent.Answer.Reply {
+        try answer(input, from: request.peer.process)
+        return .init()
     }
 }

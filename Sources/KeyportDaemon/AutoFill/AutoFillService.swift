@@ -12,7 +12,7 @@ import Varlink
 /// the best fit (same host and port, same host, same registrable domain), then the provider
 /// earlier in Settings, then the higher rank. Only providers enabled in Settings, and declaring
 /// the kind asked for, are considered.
-package final class AutoFillService: Sendable {
+package final class AutoFillService: AutoFill.Server {
     private let registry: ProviderRegistry
     private let identities: IdentityStoreService
     private let configuration: URL
@@ -254,8 +254,10 @@ package final class AutoFillService: Sendable {
     static let listedIdentities = 10_000
 
     /// `ListIdentities`: what fits, named, never a secret; no provider is asked.
-    private func listIdentities(_ request: VarlinkRequest) throws(VarlinkError) -> RawJSON {
-        let input = try request.parameters(as: AutoFill.ListIdentities.Parameters.self)
+    package func listIdentities(
+        _ input: consuming AutoFill.ListIdentities.Parameters,
+        request: VarlinkRequest
+    ) throws(VarlinkError) -> AutoFill.ListIdentities.Reply {
         guard !input.serviceIdentifiers.isEmpty else { return everyIdentity(of: input.type) }
         let fits = fits(kind: input.type, for: try Self.origins(of: input.serviceIdentifiers))
         let listed = (fits.exact.isEmpty ? fits.wider : fits.exact).map { candidate in
@@ -272,12 +274,12 @@ package final class AutoFillService: Sendable {
                 service: candidate.key.identifier
             )
         }
-        return RawJSON(encoding: AutoFill.ListIdentities.Reply(identities: listed, truncated: fits.truncated))
+        return AutoFill.ListIdentities.Reply(identities: listed, truncated: fits.truncated)
     }
 
     /// Every identity of `kind` of the enabled providers, in Settings' order, then by rank, site
     /// and user.
-    private func everyIdentity(of kind: IdentityStore.CredentialType) -> RawJSON {
+    private func everyIdentity(of kind: IdentityStore.CredentialType) -> AutoFill.ListIdentities.Reply {
         var listed: [AutoFill.FittingIdentity] = []
         var truncated = false
         for provider in enabledProviders(where: { $0.provides(kind) }) {
@@ -309,13 +311,15 @@ package final class AutoFillService: Sendable {
                 )
             }
         }
-        return RawJSON(encoding: AutoFill.ListIdentities.Reply(identities: listed, truncated: truncated))
+        return AutoFill.ListIdentities.Reply(identities: listed, truncated: truncated)
     }
 
-    private func requestCredential(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
-        let input = try request.parameters(as: AutoFill.RequestCredential.Parameters.self)
+    package func requestCredential(
+        _ input: consuming AutoFill.RequestCredential.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> AutoFill.RequestCredential.Reply {
         let requested = try Self.origins(of: input.serviceIdentifiers)
-        let kind = input.type == .password ? "password" : "one-time code"
+        let kind = input.type.noun
         let services =
             requested.map(\.description).joined(separator: ", ") + (input.user.map { " (user \($0))" } ?? "")
         let fits = fits(kind: input.type, user: input.user, only: input.identity, for: requested)
@@ -363,7 +367,12 @@ package final class AutoFillService: Sendable {
             interactive: input.interactive ?? true,
             as: Self.call(for: request, to: provider)
         )
-        return try answer(reply, from: provider, site: candidate.origin)
+        let credential = try answer(reply, from: provider)
+        return AutoFill.RequestCredential.Reply(
+            credential: credential,
+            provider: provider.id,
+            site: candidate.origin.description
+        )
     }
 
     /// Only wider fits: the person chooses one in the agent, or none; when the client named one
@@ -474,8 +483,10 @@ package final class AutoFillService: Sendable {
         RawJSON(encoding: AutoFill.SavePassword.Reply(provider: provider, asking: message))
     }
 
-    private func savePassword(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
-        let input = try request.parameters(as: AutoFill.SavePassword.Parameters.self)
+    package func savePassword(
+        _ input: consuming AutoFill.SavePassword.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> AutoFill.SavePassword.Reply {
         let address = try Self.origin(of: input.serviceIdentifier, parameter: "serviceIdentifier")
         guard !input.password.isEmpty else { throw .invalidParameter("password", "an empty password is not saved") }
         let savers = enabledProviders { $0.SavesPasswords }
@@ -513,7 +524,7 @@ package final class AutoFillService: Sendable {
             as: Self.call(for: request, to: provider)
         )
         logger.info("password saved", metadata: ["provider": "\(provider.id)"])
-        return RawJSON(encoding: AutoFill.SavePassword.Reply(provider: provider.id))
+        return AutoFill.SavePassword.Reply(provider: provider.id)
     }
 
     /// Seed 003's dance: `quick` without the person first; when the provider answers
@@ -542,8 +553,10 @@ package final class AutoFillService: Sendable {
         }
     }
 
-    private func requestFromList(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
-        let input = try request.parameters(as: AutoFill.RequestFromList.Parameters.self)
+    package func requestFromList(
+        _ input: consuming AutoFill.RequestFromList.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> AutoFill.RequestFromList.Reply {
         // A provider's own list is every credential of its kind, which keyportd's matching does not
         // filter: none of it goes to a web page sent in clear text, which anyone on the network
         // between can rewrite to take what the person picks (RequestCredential still gives such a
@@ -556,7 +569,7 @@ package final class AutoFillService: Sendable {
             )
         }
         let providers = enabledProviders { $0.provides(input.type) }
-        let kind = input.type == .password ? "passwords" : "one-time codes"
+        let kind = input.type.plural
         guard var provider = providers.first else {
             throw VarlinkError(
                 AutoFill.NoCredential(
@@ -592,7 +605,7 @@ package final class AutoFillService: Sendable {
             interactiveTime,
             as: Self.call(for: request, to: provider)
         )
-        return try answer(reply, from: provider, site: nil)
+        return AutoFill.RequestFromList.Reply(credential: try answer(reply, from: provider), provider: provider.id)
     }
 
     /// Calls the provider; its refusal and its failures become AutoFill's errors — except
@@ -636,35 +649,24 @@ package final class AutoFillService: Sendable {
             throw VarlinkError(AutoFill.Canceled(message: "\(provider.name) declined: \(why)"))
         } catch let error as VarlinkError {
             throw Self.failed(provider, "it answered with an error its interface does not have: \(error.name)")
-        } catch let error as ProviderPool.Failure {
+        } catch let error as ProviderPool.CallError {
             throw Self.failed(provider, error.description)
         } catch {
             throw Self.failed(provider, "it ended without answering (\(error))")
         }
     }
 
-    /// The credential `provider` answered, with the site its identity was saved for (`nil` when
-    /// the person picked from the provider's own list).
+    /// The credential in `provider`'s reply.
     private func answer(
         _ reply: RawJSON,
-        from provider: ProviderManifest,
-        site: ServiceOrigin?
-    ) throws(VarlinkError)
-        -> RawJSON
-    {
+        from provider: ProviderManifest
+    ) throws(VarlinkError) -> CredentialProvider.Credential {
         guard let credential = try? reply.decode(CredentialProvider.ProvideWithoutUserInteraction.Reply.self).credential
         else {
             throw Self.failed(provider, "its answer is not a credential")
         }
         logger.info("credential provided", metadata: ["provider": "\(provider.id)"])
-        // RequestFromList's reply is RequestCredential's without `site`, which is nil then.
-        return RawJSON(
-            encoding: AutoFill.RequestCredential.Reply(
-                credential: credential,
-                provider: provider.id,
-                site: site?.description
-            )
-        )
+        return credential
     }
 
     private static func failed(_ provider: ProviderManifest, _ why: String) -> VarlinkError {
@@ -674,22 +676,5 @@ package final class AutoFillService: Sendable {
     /// The `ASExtensionError` code of a provider's `Canceled`.
     private static func extensionCode(_ error: VarlinkError) -> Int? {
         error.parameters(as: CredentialProvider.Canceled.self)?.code
-    }
-
-    /// The interface and its methods, for the server.
-    package var implementation: VarlinkInterfaceImplementation {
-        VarlinkInterfaceImplementation(
-            AutoFill.interface,
-            methods: [
-                AutoFill.RequestCredential.name: { [self] request throws(VarlinkError) in
-                    try await requestCredential(request)
-                },
-                AutoFill.ListIdentities.name: { [self] request throws(VarlinkError) in try listIdentities(request) },
-                AutoFill.RequestFromList.name: { [self] request throws(VarlinkError) in
-                    try await requestFromList(request)
-                },
-                AutoFill.SavePassword.name: { [self] request throws(VarlinkError) in try await savePassword(request) },
-            ]
-        )
     }
 }

@@ -17,7 +17,7 @@ import Varlink
 /// first, then to any other socket in the callback directory (a session that began waiting
 /// before keyportd did), until one takes it. A URL that names a scheme nobody waits for reaches
 /// no session at all.
-package final class CallbacksService: Sendable {
+package final class CallbacksService: Callbacks.Server {
     private struct Session {
         var scheme: String
         var socket: String
@@ -41,9 +41,11 @@ package final class CallbacksService: Sendable {
     }
 
     /// `Listen(scheme, socket)`, with `more`: registers the session until its connection closes.
-    private func listen(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
+    package func listen(
+        _ input: consuming Callbacks.Listen.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> Callbacks.Listen.Reply {
         guard request.call.more else { throw VarlinkError.expectedMore(request.call.method) }
-        let input = try request.parameters(as: Callbacks.Listen.Parameters.self)
         let scheme: String
         switch PrivateURLScheme.check(input.scheme) {
         case .success(let valid): scheme = valid
@@ -58,16 +60,19 @@ package final class CallbacksService: Sendable {
             return state.nextSession
         }
         defer { _ = state.withLock { $0.sessions.removeValue(forKey: id) } }
-        try await request.send(.emptyObject)
+        try await request.send(Callbacks.Listen.Reply())
         // Until the session closes its connection (the server cancels this call then, which
         // ends the wait early) or keyportd stops.
         await stopping.wait()
-        return .emptyObject
+        return .init()
     }
 
     /// `Deliver(url)`: offers the URL to the waiting sessions until one takes it.
-    private func deliver(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
-        let text = try request.parameters(as: Callbacks.Deliver.Parameters.self).url
+    package func deliver(
+        _ input: consuming Callbacks.Deliver.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> Callbacks.Deliver.Reply {
+        let text = input.url
         // The definition's bound, which sessions hold to as well: a longer URL reaches none.
         guard text.utf8.count <= CallbackHandOff.maximumURLLength else {
             throw invalid(
@@ -83,7 +88,7 @@ package final class CallbacksService: Sendable {
         }
         for socket in registered where await CallbackHandOff.offer(text, to: socket) == .accepted {
             logger.info("callback handed over", metadata: ["scheme": "\(scheme)", "session": "registered"])
-            return .emptyObject
+            return .init()
         }
         let unregistered: Bool
         do {
@@ -98,7 +103,7 @@ package final class CallbacksService: Sendable {
         }
         if unregistered {
             logger.info("callback handed over", metadata: ["scheme": "\(scheme)", "session": "unregistered"])
-            return .emptyObject
+            return .init()
         }
         // The query (authorization code) and fragment stay out of messages and logs.
         throw VarlinkError(
@@ -113,16 +118,5 @@ package final class CallbacksService: Sendable {
 
     private func invalid(_ message: String) -> VarlinkError {
         VarlinkError(Callbacks.InvalidCallback(message: message))
-    }
-
-    /// The interface and its methods, for the server.
-    package var implementation: VarlinkInterfaceImplementation {
-        VarlinkInterfaceImplementation(
-            Callbacks.interface,
-            methods: [
-                Callbacks.Listen.name: { [self] request throws(VarlinkError) in try await self.listen(request) },
-                Callbacks.Deliver.name: { [self] request throws(VarlinkError) in try await self.deliver(request) },
-            ]
-        )
     }
 }

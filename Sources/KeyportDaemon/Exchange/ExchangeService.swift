@@ -24,7 +24,7 @@ import Varlink
 /// 4. `ReportImport`: the importer says what it kept; the exporter's call returns with that, or
 ///    without it once the importer has ended or gone quiet. Called with `more`, the exporter hears
 ///    each step on the way.
-package final class ExchangeService: Sendable {
+package final class ExchangeService: Exchange.Server {
     /// How long a started importer has to redeem its token.
     package let tokenLifetime: Duration
     /// How long the exporter waits, once the importer has the data, for it to say what it kept
@@ -99,9 +99,11 @@ package final class ExchangeService: Sendable {
 
     // MARK: - RequestExport
 
-    private func requestExport(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
+    package func requestExport(
+        _ input: consuming Exchange.RequestExport.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> Exchange.RequestExport.Reply {
         try refuseWhenStopping()
-        let input = try request.parameters(as: Exchange.RequestExport.Parameters.self)
         let caller = request.peer.process
         let manifests = registry.scan().manifests
         let (exporterID, exporterName, declared) = try identifyExporter(caller, among: manifests)
@@ -176,7 +178,7 @@ package final class ExchangeService: Sendable {
             "export approved",
             metadata: ["exporter": "\(exporterName)", "importer": "\(importer.id)", "version": "\(version)"]
         )
-        return RawJSON(encoding: Exchange.RequestExport.Reply(export: export, formatVersion: version))
+        return Exchange.RequestExport.Reply(export: export, formatVersion: version)
     }
 
     /// Which registered app that supports exchange the caller is (``AppResolver``), or keyport's
@@ -216,25 +218,19 @@ package final class ExchangeService: Sendable {
 
     // MARK: - ExportCredentials
 
-    private func exportCredentials(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
+    package func exportCredentials(
+        _ input: consuming Exchange.ExportCredentials.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> Exchange.ExportCredentials.Reply {
         try refuseWhenStopping()
-        // The parameters were checked against the interface as the call was read, and where each
-        // member lies is known: data that came in the message (it can be 50 MB) is copied out
-        // once, not read again.
-        let exportID: String
-        let inline: [UInt8]?
-        let descriptorIndex: Int?
-        do {
-            let parameters = request.call.parameters
-            exportID = try parameters.member("export")?.decode(String.self) ?? ""
-            inline = try parameters.member("data")?.bytes
-            descriptorIndex = try parameters.member("dataDescriptor")?.decode(Int.self)
-        } catch {
-            throw VarlinkError.invalidParameter("parameters", "\(error)")
-        }
-        // Consumed: the held document is then the only reference to the bytes, so that wiping it
-        // reaches them.
-        var document = try Self.document(inline: consume inline, descriptor: descriptorIndex, of: request)
+        let exportID = input.export
+        let descriptorIndex = input.dataDescriptor
+        // Taken out of the parameters, which are this call's own: the held document is then the
+        // only reference to the bytes that came in the message (they can be 50 MB), so that
+        // wiping it reaches them.
+        var inline = input.data?.bytes
+        input.data = nil
+        var document = try Self.document(inline: inline.take(), descriptor: descriptorIndex, of: request)
         let caller = request.peer.process
         let export = state.withLock { state -> Export? in
             guard let export = state.exports[exportID], export.exporter.pid == caller.pid, export.exporter.isAlive,
@@ -313,9 +309,7 @@ package final class ExchangeService: Sendable {
                 if request.call.more {
                     toldStarted.withLock {
                         $0 = Task {
-                            try? await request.send(
-                                RawJSON(encoding: Exchange.ExportCredentials.Reply(state: .started, importer: name))
-                            )
+                            try? await request.send(Exchange.ExportCredentials.Reply(state: .started, importer: name))
                         }
                     }
                 }
@@ -353,20 +347,17 @@ package final class ExchangeService: Sendable {
         try result.get()
         logger.info("export handed over", metadata: ["importer": "\(export.importer.id)"])
         if request.call.more {
-            try await request.send(RawJSON(encoding: Exchange.ExportCredentials.Reply(state: .handed, importer: name)))
+            try await request.send(Exchange.ExportCredentials.Reply(state: .handed, importer: name))
         }
         let report = await awaitReport(token, from: started.withLock { $0 })
         logger.info(
             report == nil ? "import not reported" : "import reported",
             metadata: ["importer": "\(export.importer.id)", "imported": "\(report?.imported ?? -1)"]
         )
-        return RawJSON(
-            encoding:
-                Exchange.ExportCredentials.Reply(
-                    state: report == nil ? .unreported : .reported,
-                    importer: name,
-                    report: report
-                )
+        return Exchange.ExportCredentials.Reply(
+            state: report == nil ? .unreported : .reported,
+            importer: name,
+            report: report
         )
     }
 
@@ -513,51 +504,53 @@ package final class ExchangeService: Sendable {
 
     /// The CXF validator's verdict on an export, for the log, once the importer has it: it never
     /// holds the hand-over up (what an importer can live with passes on as it came). It runs in a
-    /// process of its own — `keyport-cli cxf validate` beside keyportd, reading the memory file —
-    /// so that keyportd never builds a whole document's model (several times the document in
-    /// memory) and a flaw in the decoder cannot reach keyportd. Bytes that came in a message are
-    /// put in a memory file for it and wiped.
+    /// process of its own (``ExchangeReview``: keyportd's own program, reading the memory file) so
+    /// that keyportd never builds a whole document's model (several times the document in memory)
+    /// and a flaw in the decoder cannot reach keyportd. Bytes that came in a message are put in a
+    /// memory file for it and wiped. When no review can run, the log says why.
     private func review(_ document: consuming HeldDocument, from exporter: String) {
-        guard let validator = builtInExporter else {
-            document.wipe()
-            return
-        }
-        guard let file = try? document.sealed(name: "keyport-review") else {
-            document.wipe()
-            return
-        }
         let logger = logger
+        func notReviewed(_ why: String) {
+            logger.info("export not reviewed", metadata: ["exporter": "\(exporter)", "why": "\(why)"])
+        }
+        let file: MemoryFile
+        do {
+            file = try document.sealed(name: "keyport-review")
+        } catch {
+            document.wipe()
+            return notReviewed("the document could not be put in a memory file: \(error)")
+        }
         Task.detached(priority: .background) {
-            // Descriptor 3 in the child, read through /proc: a description of its own, read from
-            // the start, whatever the offset the exporter's left.
-            guard
-                let child = try? ChildProcess(
-                    executable: validator,
-                    arguments: ["cxf", "validate", "--json", "/proc/self/fd/3"],
+            let child: ChildProcess
+            do {
+                child = try ChildProcess(
+                    executable: Executable.running,
+                    arguments: [ExchangeReview.argument],
                     environment: [:],
                     streams: .captured(input: nil),
                     descriptor3: file.descriptor
                 )
-            else { return }
+            } catch {
+                return notReviewed("the review could not start: \(error)")
+            }
             withExtendedLifetime(file) {}
             await child.waitForExit()
             // Its output may still be on its way when it has exited.
             await child.output?.waitForEnd()
-            guard let output = child.output?.standardOutput,
-                let report = try? JSONSerialization.jsonObject(with: output) as? [String: Any],
-                let diagnostics = report["diagnostics"] as? [[String: Any]]
-            else {
-                let ended = child.termination.map { "\($0)" } ?? "unknown"
-                logger.info("export not reviewed", metadata: ["exporter": "\(exporter)", "validator": "\(ended)"])
-                return
-            }
-            let errors = diagnostics.filter { $0["severity"] as? String == "error" }.count
-            logger.info(
-                "export reviewed",
-                metadata: [
-                    "exporter": "\(exporter)", "errors": "\(errors)", "warnings": "\(diagnostics.count - errors)",
+            switch ExchangeReview.outcome(
+                of: child.termination,
+                output: Array(child.output?.standardOutput ?? Data()),
+                errors: Array(child.output?.standardError ?? Data())
+            ) {
+            case .verdict(let verdict):
+                var metadata: Logger.Metadata = [
+                    "exporter": "\(exporter)", "errors": "\(verdict.errors)", "warnings": "\(verdict.warnings)",
                 ]
-            )
+                if let unreadable = verdict.unreadable { metadata["unreadable"] = "\(unreadable)" }
+                logger.info("export reviewed", metadata: metadata)
+            case .notReviewed(let why):
+                notReviewed(why)
+            }
         }
     }
 
@@ -574,8 +567,11 @@ package final class ExchangeService: Sendable {
         }
     }
 
-    private func importCredentials(_ request: VarlinkRequest) async throws(VarlinkError) -> RawJSON {
-        let given = try request.parameters(as: Exchange.ImportCredentials.Parameters.self).token
+    package func importCredentials(
+        _ input: consuming Exchange.ImportCredentials.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> Exchange.ImportCredentials.Reply {
+        let given = input.token
         // A token is a UUID: compared as one, whatever the case of its letters.
         let token = UUID(uuidString: given)?.uuidString.lowercased() ?? given
         let caller = request.peer.process
@@ -618,7 +614,7 @@ package final class ExchangeService: Sendable {
         // the review's wipe reaches the bytes themselves.
         var document = HeldDocument.bytes([])
         swap(&document, &taken.document)
-        let reply: RawJSON
+        let reply: Exchange.ImportCredentials.Reply
         do {
             reply = try Self.reply(handing: &document, to: request)
         } catch {
@@ -646,7 +642,7 @@ package final class ExchangeService: Sendable {
     private static func reply(
         handing document: inout HeldDocument,
         to request: VarlinkRequest
-    ) throws(VarlinkError) -> RawJSON {
+    ) throws(VarlinkError) -> Exchange.ImportCredentials.Reply {
         if request.passesDescriptors {
             let file: MemoryFile
             do {
@@ -656,21 +652,19 @@ package final class ExchangeService: Sendable {
             }
             document = .file(file)
             let index = request.attach(file)
-            return RawJSON(encoding: Exchange.ImportCredentials.Reply(data: nil, dataDescriptor: index))
+            return Exchange.ImportCredentials.Reply(data: nil, dataDescriptor: index)
         }
         // Into a message: bytes that came in one were checked as it was read; a memory file's
-        // were only peeked at, and are checked to be one JSON object before they are pasted in,
+        // were only peeked at, and are checked to be one JSON object before they are written in,
         // so that they cannot add members to the reply or end the message early.
         do {
             switch document {
             case .bytes(let bytes):
-                var reply = Array(#"{"data":"#.utf8)
-                reply.reserveCapacity(reply.count + bytes.count + 1)
-                reply += bytes
-                reply.append(UInt8(ascii: "}"))
-                return RawJSON(bytes: reply)
+                return Exchange.ImportCredentials.Reply(data: RawJSON(bytes: bytes))
             case .file(let file):
-                return try JSONText.wrapping("data", object: try file.withBytes { Array($0) })
+                let bytes = try file.withBytes { Array($0) }
+                try JSONText.checkObject(bytes)
+                return Exchange.ImportCredentials.Reply(data: RawJSON(bytes: bytes))
             }
         } catch {
             throw VarlinkError(Exchange.ImporterFailed(message: "the data could not be handed over: \(error)"))
@@ -679,8 +673,10 @@ package final class ExchangeService: Sendable {
 
     // MARK: - ReportImport
 
-    private func reportImport(_ request: VarlinkRequest) throws(VarlinkError) {
-        let input = try request.parameters(as: Exchange.ReportImport.Parameters.self)
+    package func reportImport(
+        _ input: consuming Exchange.ReportImport.Parameters,
+        request: VarlinkRequest
+    ) throws(VarlinkError) -> Exchange.ReportImport.Reply {
         let token = UUID(uuidString: input.token)?.uuidString.lowercased() ?? input.token
         let caller = request.peer.process
         func invalid(_ message: String) -> VarlinkError {
@@ -706,31 +702,10 @@ package final class ExchangeService: Sendable {
         }
         guard let waiter else { throw invalid("this import was reported already") }
         waiter?.resume()
+        return .init()
     }
 
     // MARK: - Helpers
-
-    /// The interface and its methods, for the server.
-    package var implementation: VarlinkInterfaceImplementation {
-        VarlinkInterfaceImplementation(
-            Exchange.interface,
-            methods: [
-                Exchange.RequestExport.name: { [self] request throws(VarlinkError) in
-                    try await self.requestExport(request)
-                },
-                Exchange.ExportCredentials.name: { [self] request throws(VarlinkError) in
-                    try await self.exportCredentials(request)
-                },
-                Exchange.ImportCredentials.name: { [self] request throws(VarlinkError) in
-                    try await self.importCredentials(request)
-                },
-                Exchange.ReportImport.name: { [self] request throws(VarlinkError) in
-                    try self.reportImport(request)
-                    return .emptyObject
-                },
-            ]
-        )
-    }
 
     private func refuseWhenStopping() throws(VarlinkError) {
         if state.withLock({ $0.stopping }) {

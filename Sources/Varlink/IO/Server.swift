@@ -53,6 +53,11 @@ package struct VarlinkRequest: Sendable {
             descriptors: state.takeAttached()
         )
     }
+
+    /// Sends `reply`, which another will follow (see ``send(_:)-(RawJSON)``).
+    package func send(_ reply: some VarlinkCodable) async throws(VarlinkError) {
+        try await send(RawJSON(encoding: reply))
+    }
 }
 
 /// Where a connection's replies are written: swift-nio's channel, or the transport that passes
@@ -108,43 +113,6 @@ final class CallState: Sendable {
     }
 }
 
-extension VarlinkRequest {
-    /// The call's parameters as `T`. They were checked against the method's definition already, so a
-    /// failure here is a mismatch between the definition and `T`: reported, not trapped.
-    package func parameters<T: VarlinkCodable>(as type: T.Type) throws(VarlinkError) -> T {
-        do {
-            return try call.parameters.decode(type)
-        } catch {
-            throw VarlinkError.invalidParameter(error.path.isEmpty ? "parameters" : error.path, error.message)
-        }
-    }
-}
-
-/// What a method does with a call: the last (often the only) reply's parameters, or an error of
-/// the method's interface.
-package typealias VarlinkMethodImplementation = @Sendable (VarlinkRequest) async throws(VarlinkError) -> RawJSON
-
-/// An interface and the implementations of its methods.
-package struct VarlinkInterfaceImplementation: Sendable {
-    package var interface: VarlinkInterface
-    package var methods: [String: VarlinkMethodImplementation]
-
-    /// `methods` are keyed by the methods' full names (`Exchange.RequestExport.name`), each a
-    /// method the interface defines: a key that is not would leave its method unanswered
-    /// (`MethodNotImplemented`), a bug of the program's that stops it here.
-    package init(_ interface: VarlinkInterface, methods: [String: VarlinkMethodImplementation]) {
-        for name in methods.keys {
-            let prefix = interface.name + "."
-            precondition(
-                name.hasPrefix(prefix) && interface.methods[String(name.dropFirst(prefix.count))] != nil,
-                "\(name) is not a method of \(interface.name)"
-            )
-        }
-        self.interface = interface
-        self.methods = methods
-    }
-}
-
 /// What `org.varlink.service.GetInfo` says about a service.
 package struct VarlinkServiceInfo: Sendable, Equatable {
     package var vendor: String
@@ -170,7 +138,7 @@ package struct VarlinkServiceInfo: Sendable, Equatable {
 package final class VarlinkServer: Sendable {
     package let info: VarlinkServiceInfo
     package let maximumMessageSize: Int
-    private let interfaces: [String: VarlinkInterfaceImplementation]
+    private let interfaces: [String: any VarlinkInterfaceServer<VarlinkRequest>]
     /// swift-nio's connections, held to their limits (the descriptor transport has its own).
     private let connections: ConnectionTable
     /// The number the last connection accepted got, on any transport.
@@ -188,15 +156,15 @@ package final class VarlinkServer: Sendable {
     /// connections held to `limits` (by default ``VarlinkConnectionLimits/standard(maximumMessageSize:)``).
     package init(
         info: VarlinkServiceInfo,
-        interfaces: [VarlinkInterfaceImplementation],
+        interfaces: [any VarlinkInterfaceServer<VarlinkRequest>],
         maximumMessageSize: Int,
         limits: VarlinkConnectionLimits? = nil
     ) {
         self.info = info
         self.maximumMessageSize = maximumMessageSize
         connections = ConnectionTable(limits: limits ?? .standard(maximumMessageSize: maximumMessageSize))
-        var byName: [String: VarlinkInterfaceImplementation] = [:]
-        for implementation in interfaces { byName[implementation.interface.name] = implementation }
+        var byName: [String: any VarlinkInterfaceServer<VarlinkRequest>] = [:]
+        for server in interfaces { byName[type(of: server).interface.name] = server }
         self.interfaces = byName
     }
 
@@ -463,17 +431,15 @@ package final class VarlinkServer: Sendable {
     private func run(_ request: VarlinkRequest, serving served: Set<String>?) async throws(VarlinkError) -> RawJSON {
         let call = request.call
         if call.interface == VarlinkService.name { return try serviceMethod(call, serving: served) }
-        guard served?.contains(call.interface) ?? true, let implementation = interfaces[call.interface] else {
+        guard served?.contains(call.interface) ?? true, let server = interfaces[call.interface] else {
             throw VarlinkError.interfaceNotFound(call.interface)
         }
-        guard let method = implementation.interface.methods[call.methodName] else {
+        let interface = type(of: server).interface
+        guard let method = interface.methods[call.methodName] else {
             throw VarlinkError.methodNotFound(call.method)
         }
-        guard let body = implementation.methods[call.method] else {
-            throw VarlinkError.methodNotImplemented(call.method)
-        }
-        if let problem = implementation.interface.check(call.parameters, against: method.input) { throw problem }
-        return try await body(request)
+        if let problem = interface.check(call.parameters, against: method.input) { throw problem }
+        return try await server.dispatch(method: call.methodName, parameters: call.parameters, request: request)
     }
 
     /// `org.varlink.service`: `GetInfo` and `GetInterfaceDescription`.
@@ -496,11 +462,11 @@ package final class VarlinkServer: Sendable {
         if name == service.name {
             return RawJSON(encoding: VarlinkService.GetInterfaceDescription.Reply(description: service.description))
         }
-        guard served?.contains(name) ?? true, let implementation = interfaces[name] else {
+        guard served?.contains(name) ?? true, let server = interfaces[name] else {
             throw VarlinkError.interfaceNotFound(name)
         }
         return RawJSON(
-            encoding: VarlinkService.GetInterfaceDescription.Reply(description: implementation.interface.description)
+            encoding: VarlinkService.GetInterfaceDescription.Reply(description: type(of: server).interface.description)
         )
     }
 }

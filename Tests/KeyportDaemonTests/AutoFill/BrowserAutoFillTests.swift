@@ -25,7 +25,7 @@ struct BrowserAutoFillTests {
         for page in ["otp", "otp-named", "otp-boxes"] {
             let codes = ((results[page] as? [String: Any])?["codes"] as? [String]) ?? []
             let typed = values(page).sorted { $0.key < $1.key }.map(\.value).joined()
-            #expect(codes.contains(typed), "\(page): \(typed) not in \(codes)")
+            #expect(codes.contains(typed), "\(page): \(typed) not in \(codes): \(results[page] ?? "no outcome")")
         }
         // Nothing on load, nor on events the page makes up.
         #expect(values("synthetic") == empty, "\(context)")

@@ -205,6 +205,27 @@ struct ProvidersCommandTests {
         )
     }
 
+    @Test("the Settings file reads back as written, passes over members it does not know, and names what is wrong")
+    func settingsFile() throws {
+        let settings = ProviderSettings(enabled: ["org.example.a", "org.example.\"b\""])
+        #expect(try ProviderSettings(json: settings.json) == settings)
+        #expect(try ProviderSettings(json: ProviderSettings().json) == ProviderSettings())
+        #expect(
+            try ProviderSettings(json: Array(#"{"later": {"x": [1]}, "enabled": ["a.b"]}"#.utf8)).enabled == ["a.b"]
+        )
+        for (text, problem) in [
+            (#"["a.b"]"#, "it is not a JSON object"), (#"{"enabled": "a.b"}"#, "must be an array of app ids"),
+            (#"{"enabled": [1]}"#, "must be an array of app ids"), (#"{"enabled": []} {}"#, "there is more after"),
+        ] {
+            do {
+                _ = try ProviderSettings(json: Array(text.utf8))
+                Issue.record("\(text) was read as Settings")
+            } catch {
+                #expect("\(error)".contains(problem), "\(text): \(error)")
+            }
+        }
+    }
+
     @Test("an unknown or repeated id is refused with keyportd's reason (exit 1); nothing changes")
     func refusals() async throws {
         let sandbox = try Sandbox()

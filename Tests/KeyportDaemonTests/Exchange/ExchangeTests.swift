@@ -1,6 +1,7 @@
 import CKeyportSystem
 import CredentialExchangeFormat
 import Foundation
+import KeyportDaemon
 import KeyportInterfaces
 import KeyportSystem
 import KeyportTestSupport
@@ -161,6 +162,63 @@ struct ExchangeTests {
         }
         #expect(review.contains(fixture == "real-export-deviations.json" ? "warnings=" : "errors=0"), "\(review)")
         if fixture == "real-export-deviations.json" { #expect(!review.contains("warnings=0"), "\(review)") }
+    }
+
+    @Test(
+        "the review runs keyportd's codec in a process of its own: a verdict for a document, one naming what is unreadable, and why there is none"
+    )
+    func reviewProcess() async throws {
+        func review(_ text: String, sealed: Bool = true) async throws -> ExchangeReview.Outcome {
+            let program = try await Program.run(
+                "/usr/bin/python3",
+                [
+                    "-c",
+                    """
+                    import fcntl, os, subprocess, sys
+                    fd = os.memfd_create("review", os.MFD_ALLOW_SEALING)
+                    os.write(fd, sys.argv[2].encode())
+                    if sys.argv[3] == "sealed":
+                        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE)
+                    os.dup2(fd, 3, inheritable=True)
+                    result = subprocess.run([sys.argv[1], "--review"], pass_fds=(3,), capture_output=True)
+                    sys.stdout.buffer.write(result.stdout)
+                    sys.stderr.buffer.write(result.stderr)
+                    sys.exit(result.returncode)
+                    """,
+                    keyportd, text, sealed ? "sealed" : "open",
+                ],
+                timeout: .seconds(60)
+            )
+            return ExchangeReview.outcome(
+                of: program.termination,
+                output: Array(program.standardOutput.utf8),
+                errors: Array(program.standardError.utf8)
+            )
+        }
+        let document = try String(contentsOfFile: sample, encoding: .utf8)
+        #expect(try await review(document) == .verdict(Review.Verdict(errors: 0, warnings: 0)))
+        guard case .verdict(let unreadable) = try await review("{\"version\": ") else {
+            Issue.record("a document that is not JSON has a verdict")
+            return
+        }
+        #expect(unreadable.unreadable?.isEmpty == false && unreadable.errors == 0)
+        // A descriptor its sender could still write is not reviewed; the log says why.
+        guard case .notReviewed(let why) = try await review(document, sealed: false) else {
+            Issue.record("an unsealed file was reviewed")
+            return
+        }
+        #expect(
+            why.contains(
+                "the review exited with status 1: keyportd --review: the document cannot be read: the memory file is not sealed"
+            ),
+            "\(why)"
+        )
+        let garbled = ExchangeReview.outcome(of: .exited(0), output: Array("not json\n".utf8), errors: [])
+        guard case .notReviewed(let reason) = garbled else {
+            Issue.record("output that is no verdict was taken for one")
+            return
+        }
+        #expect(reason.hasPrefix("the review's verdict does not read as one"), "\(reason)")
     }
 
     @Test("a token is single use: the second redemption is InvalidToken")

@@ -23,7 +23,7 @@ import Musl
 /// provider: the next request starts it again.
 package final class ProviderPool: Sendable {
     /// A provider could not answer: why, for the client.
-    package struct Failure: Error, Sendable, CustomStringConvertible {
+    package struct CallError: Error, Sendable, CustomStringConvertible {
         package var description: String
     }
 
@@ -178,7 +178,7 @@ package final class ProviderPool: Sendable {
     /// stopped while one of its prompts waits on the person (`call` hears of them); calls to one
     /// provider are given one after another.
     ///
-    /// - Throws: the provider's ``VarlinkError``, or ``Failure`` when it could not answer.
+    /// - Throws: the provider's ``VarlinkError``, or ``CallError`` when it could not answer.
     package func call(
         _ provider: ProviderManifest,
         _ method: String,
@@ -198,7 +198,7 @@ package final class ProviderPool: Sendable {
             scheduleIdleStop(provider.id, running)
             return try outcome.get()
         }
-        throw Failure(description: "\(provider.name) stopped as it was asked; try again")
+        throw CallError(description: "\(provider.name) stopped as it was asked; try again")
     }
 
     /// The id of the provider keyportd started that `process` is (or was started by): keyportd's
@@ -250,7 +250,9 @@ package final class ProviderPool: Sendable {
     private func start(_ provider: ProviderManifest) throws -> Running {
         var ends: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
-            throw Failure(description: "cannot make a socket for \(provider.name): \(String(cString: strerror(errno)))")
+            throw CallError(
+                description: "cannot make a socket for \(provider.name): \(String(cString: strerror(errno)))"
+            )
         }
         var environment = self.environment
         environment["LISTEN_FDS"] = "1"
@@ -266,7 +268,7 @@ package final class ProviderPool: Sendable {
         } catch {
             close(ends[0])
             close(ends[1])
-            throw Failure(description: "\(provider.name) could not be started (\(provider.exec[0])): \(error)")
+            throw CallError(description: "\(provider.name) could not be started (\(provider.exec[0])): \(error)")
         }
         close(ends[1])
         logger.info("provider started", metadata: ["provider": "\(provider.id)", "pid": "\(child.pid)"])
@@ -307,7 +309,7 @@ package final class ProviderPool: Sendable {
                         watchdog.cancel()
                         running.current.withLock { $0 = nil }
                         if timedOut.withLock({ $0 }) {
-                            let failure = Failure(
+                            let failure = CallError(
                                 description: "\(name) did not answer within \(job.timeout.components.seconds) seconds"
                             )
                             job.reply.resume(returning: .failure(failure))
@@ -324,7 +326,7 @@ package final class ProviderPool: Sendable {
             // The connection is over: whatever still waits fails, and the provider goes.
             running.close()
             for await job in jobs {
-                job.reply.resume(returning: .failure(Failure(description: "\(name) is no longer running; try again")))
+                job.reply.resume(returning: .failure(CallError(description: "\(name) is no longer running; try again")))
             }
             self.running.withLock { if $0[id] === running { $0[id] = nil } }
             await self.stop(child, name: name, within: .seconds(3))

@@ -13,7 +13,7 @@ import Varlink
 /// A provider sees and changes only its own identities; which provider is calling is read from
 /// its process (``AppResolver``). Changes are refused while it is not enabled in Settings, as
 /// Apple's store is disabled then; every change is all or nothing.
-package final class IdentityStoreService: Sendable {
+package final class IdentityStoreService: IdentityStore.Server {
     /// One provider's identities, indexed as AutoFill looks them up: by origin (scheme, host and
     /// port: the exact fits, answered without the person) and by site (``ServiceOrigin/site(in:)``:
     /// where the wider fits, only offered, are found), so a request reads only the identities it
@@ -163,10 +163,13 @@ package final class IdentityStoreService: Sendable {
                 throw invalid("names no service: \(error)")
             }
             guard provider.capabilities.provides(identity.kind) else {
+                let declaration =
+                    switch identity.kind {
+                    case .password: "ProvidesPasswords"
+                    case .oneTimeCode: "ProvidesOneTimeCodes"
+                    }
                 throw invalid(
-                    identity.kind == .password
-                        ? "is a password, and \(provider.id)'s manifest does not declare ProvidesPasswords"
-                        : "is a one-time code, and \(provider.id)'s manifest does not declare ProvidesOneTimeCodes"
+                    "is a \(identity.kind.noun), and \(provider.id)'s manifest does not declare \(declaration)"
                 )
             }
         }
@@ -199,49 +202,66 @@ package final class IdentityStoreService: Sendable {
 
     // MARK: - Methods
 
-    private func save(_ request: VarlinkRequest) throws(VarlinkError) -> RawJSON {
+    package func state(
+        _: consuming IdentityStore.State.Parameters,
+        request: VarlinkRequest
+    ) throws(VarlinkError) -> IdentityStore.State.Reply {
+        IdentityStore.State.Reply(isEnabled: isEnabled(try provider(request)), supportsIncrementalUpdates: true)
+    }
+
+    package func save(
+        _ input: consuming IdentityStore.Save.Parameters,
+        request: VarlinkRequest
+    ) throws(VarlinkError) -> IdentityStore.Save.Reply {
         let provider = try provider(request)
-        let saved = try request.parameters(as: IdentityStore.Save.Parameters.self).identities
-        try check(saved, of: provider)
+        try check(input.identities, of: provider)
         // One identity per key: the last of a batch that repeats one counts.
         var seen = Set<IdentityStore.CredentialIdentity.Key>()
-        let unique = saved.reversed().filter { seen.insert($0.key).inserted }.reversed()
+        let unique = input.identities.reversed().filter { seen.insert($0.key).inserted }.reversed()
         try change(provider) { current in
             current.filter { !seen.contains($0.key) } + unique
         }
-        return .emptyObject
+        return .init()
     }
 
-    private func remove(_ request: VarlinkRequest) throws(VarlinkError) -> RawJSON {
+    package func remove(
+        _ input: consuming IdentityStore.Remove.Parameters,
+        request: VarlinkRequest
+    ) throws(VarlinkError) -> IdentityStore.Remove.Reply {
         let provider = try provider(request)
-        let removed = Set(try request.parameters(as: IdentityStore.Save.Parameters.self).identities.map(\.key))
+        let removed = Set(input.identities.map(\.key))
         try change(provider) { current in current.filter { !removed.contains($0.key) } }
-        return .emptyObject
+        return .init()
     }
 
-    private func replace(_ request: VarlinkRequest) throws(VarlinkError) -> RawJSON {
+    package func replace(
+        _ input: consuming IdentityStore.Replace.Parameters,
+        request: VarlinkRequest
+    ) throws(VarlinkError) -> IdentityStore.Replace.Reply {
         let provider = try provider(request)
-        let identities = try request.parameters(as: IdentityStore.Save.Parameters.self).identities
-        try check(identities, of: provider)
-        try change(provider) { _ in identities }
-        return .emptyObject
+        try check(input.identities, of: provider)
+        try change(provider) { _ in input.identities }
+        return .init()
     }
 
-    private func removeAll(_ request: VarlinkRequest) throws(VarlinkError) -> RawJSON {
+    package func removeAll(
+        _: consuming IdentityStore.RemoveAll.Parameters,
+        request: VarlinkRequest
+    ) throws(VarlinkError) -> IdentityStore.RemoveAll.Reply {
         let provider = try provider(request)
         try change(provider) { _ in [] }
-        return .emptyObject
+        return .init()
     }
 
-    private func listIdentities(_ request: VarlinkRequest) throws(VarlinkError) -> RawJSON {
+    package func list(
+        _ input: consuming IdentityStore.List.Parameters,
+        request: VarlinkRequest
+    ) throws(VarlinkError) -> IdentityStore.List.Reply {
         let provider = try provider(request)
-        let input = try request.parameters(as: IdentityStore.List.Parameters.self)
         let kinds = Set(input.kinds ?? IdentityStore.CredentialType.allCases)
         let identities = try stores.withLock { stores throws(VarlinkError) in try load(provider.id, &stores).all }
             .filter { kinds.contains($0.kind) }
-        guard let service = input.service else {
-            return RawJSON(encoding: IdentityStore.Save.Parameters(identities: identities))
-        }
+        guard let service = input.service else { return IdentityStore.List.Reply(identities: identities) }
         let requested: ServiceOrigin
         switch ServiceOrigin.parse(service.identifier) {
         case .success(let origin): requested = origin
@@ -253,32 +273,11 @@ package final class IdentityStoreService: Sendable {
             identities
             .compactMap { identity -> (IdentityStore.CredentialIdentity, ServiceFit)? in
                 guard let origin = ServiceOrigin(identity.serviceIdentifier.identifier) else { return nil }
-                let fit = origin.fit(for: requested, in: list)
+                let fit = origin.fit(for: requested, in: self.list)
                 return fit == .none ? nil : (identity, fit)
             }
             .sorted { ($0.1, $0.0.rank) > ($1.1, $1.0.rank) }
             .map(\.0)
-        return RawJSON(encoding: IdentityStore.Save.Parameters(identities: matching))
-    }
-
-    /// The interface and its methods, for the server.
-    package var implementation: VarlinkInterfaceImplementation {
-        VarlinkInterfaceImplementation(
-            IdentityStore.interface,
-            methods: [
-                IdentityStore.State.name: { [self] request throws(VarlinkError) in
-                    let provider = try provider(request)
-                    return RawJSON(
-                        encoding:
-                            IdentityStore.State.Reply(isEnabled: isEnabled(provider), supportsIncrementalUpdates: true)
-                    )
-                },
-                IdentityStore.Save.name: { [self] request throws(VarlinkError) in try save(request) },
-                IdentityStore.Remove.name: { [self] request throws(VarlinkError) in try remove(request) },
-                IdentityStore.Replace.name: { [self] request throws(VarlinkError) in try replace(request) },
-                IdentityStore.RemoveAll.name: { [self] request throws(VarlinkError) in try removeAll(request) },
-                IdentityStore.List.name: { [self] request throws(VarlinkError) in try listIdentities(request) },
-            ]
-        )
+        return IdentityStore.List.Reply(identities: matching)
     }
 }

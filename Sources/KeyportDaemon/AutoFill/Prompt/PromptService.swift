@@ -5,7 +5,7 @@ import Varlink
 /// `org.keyport.Prompt`: a provider asks the person, through the agents (``AgentHub``), in its
 /// own name: confirm, choose one of several, type a secret, or be told something. The Linux stand-in for the view a
 /// provider shows on Apple platforms. The answer is passed on; keyportd keeps nothing.
-package final class PromptService: Sendable {
+package final class PromptService: Prompt.Server {
     private let registry: ProviderRegistry
     private let agents: AgentHub
     private let pool: ProviderPool?
@@ -90,33 +90,38 @@ package final class PromptService: Sendable {
         }
     }
 
-    /// The interface and its methods, for the server.
-    package var implementation: VarlinkInterfaceImplementation {
-        VarlinkInterfaceImplementation(
-            Prompt.interface,
-            methods: [
-                Prompt.Confirm.name: { [self] request throws(VarlinkError) in
-                    let input = try request.parameters(as: Prompt.Confirm.Parameters.self)
-                    let answer = try await ask(request, kind: .confirm, message: input.message)
-                    return RawJSON(encoding: Prompt.Confirm.Reply(confirmed: answer.choice == Agent.yes))
-                },
-                Prompt.Choose.name: { [self] request throws(VarlinkError) in
-                    let input = try request.parameters(as: Prompt.Choose.Parameters.self)
-                    try Self.check(input.choices)
-                    let answer = try await ask(request, kind: .choose, message: input.message, choices: input.choices)
-                    return RawJSON(encoding: Prompt.Choose.Reply(choice: answer.choice))
-                },
-                Prompt.Notify.name: { [self] request throws(VarlinkError) in
-                    let input = try request.parameters(as: Prompt.Confirm.Parameters.self)
-                    _ = try await ask(request, kind: .notice, message: input.message)
-                    return .emptyObject
-                },
-                Prompt.Secret.name: { [self] request throws(VarlinkError) in
-                    let input = try request.parameters(as: Prompt.Confirm.Parameters.self)
-                    let answer = try await ask(request, kind: .secret, message: input.message)
-                    return RawJSON(encoding: Prompt.Secret.Reply(secret: answer.secret))
-                },
-            ]
-        )
+    // MARK: - Methods
+
+    package func confirm(
+        _ input: consuming Prompt.Confirm.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> Prompt.Confirm.Reply {
+        let answer = try await ask(request, kind: .confirm, message: input.message)
+        return Prompt.Confirm.Reply(confirmed: answer.choice == Agent.yes)
+    }
+
+    package func choose(
+        _ input: consuming Prompt.Choose.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> Prompt.Choose.Reply {
+        try Self.check(input.choices)
+        let answer = try await ask(request, kind: .choose, message: input.message, choices: input.choices)
+        return Prompt.Choose.Reply(choice: answer.choice)
+    }
+
+    package func secret(
+        _ input: consuming Prompt.Secret.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> Prompt.Secret.Reply {
+        let answer = try await ask(request, kind: .secret, message: input.message)
+        return Prompt.Secret.Reply(secret: answer.secret)
+    }
+
+    package func notify(
+        _ input: consuming Prompt.Notify.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> Prompt.Notify.Reply {
+        _ = try await ask(request, kind: .notice, message: input.message)
+        return .init()
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import KeyportEncoding
 import KeyportInterfaces
 import KeyportSystem
 import Synchronization
@@ -10,7 +11,7 @@ import Varlink
 ///
 /// Ids of apps that are not registered now stay in the file: an app that is reinstalled comes
 /// back where it was.
-package struct ProviderSettings: Codable, Hashable, Sendable {
+package struct ProviderSettings: Hashable, Sendable {
     package var enabled: [String]
 
     package init(enabled: [String] = []) {
@@ -43,7 +44,7 @@ package struct ProviderSettings: Codable, Hashable, Sendable {
         let file = file(in: configuration)
         guard FileManager.default.fileExists(atPath: file.path) else { return (ProviderSettings(), nil) }
         do {
-            return (try JSONDecoder().decode(ProviderSettings.self, from: Data(contentsOf: file)), nil)
+            return (try ProviderSettings(json: Array(Data(contentsOf: file))), nil)
         } catch {
             let problem = Providers.Problem(
                 manifest: file.path,
@@ -51,6 +52,36 @@ package struct ProviderSettings: Codable, Hashable, Sendable {
             )
             return (ProviderSettings(), problem)
         }
+    }
+
+    /// Reads `{"enabled": ["org.example.app", …]}`, read as keyportd reads every message
+    /// (``JSONCursor``); members a later version adds are passed over.
+    package init(json: [UInt8]) throws {
+        var cursor = JSONCursor(json)
+        let notIDs = cursor.error("\"enabled\" must be an array of app ids")
+        guard try cursor.peekKind() == .object else { throw cursor.error("it is not a JSON object") }
+        var enabled: [String] = []
+        try cursor.forEachMember { cursor, key in
+            guard key == "enabled" else { return try cursor.skipValue() }
+            guard try cursor.peekKind() == .array else { throw notIDs }
+            try cursor.forEachElement { cursor in
+                guard try cursor.peekKind() == .string else { throw notIDs }
+                enabled.append(try cursor.string())
+            }
+        }
+        guard cursor.isAtEnd else { throw cursor.error("there is more after the JSON object") }
+        self.enabled = enabled
+    }
+
+    /// The settings as the file holds them, one id a line.
+    package var json: [UInt8] {
+        var out = Array(#"{"enabled": ["#.utf8)
+        for (index, id) in enabled.enumerated() {
+            out += (index == 0 ? "\n  " : ",\n  ").utf8
+            JSONString.append(id, to: &out)
+        }
+        out += (enabled.isEmpty ? "]}\n" : "\n]}\n").utf8
+        return out
     }
 
     /// Writes the settings, creating the directory (0700) when needed.
@@ -61,9 +92,7 @@ package struct ProviderSettings: Codable, Hashable, Sendable {
                 withIntermediateDirectories: true,
                 attributes: [.posixPermissions: 0o700]
             )
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try AtomicFile.write(try encoder.encode(self), to: Self.file(in: configuration).path)
+            try AtomicFile.write(Data(json), to: Self.file(in: configuration).path)
         } catch {
             throw Providers.SaveError(message: "the settings could not be saved: \(error)")
         }
@@ -78,7 +107,7 @@ extension Providers {
 }
 
 /// `org.keyport.Providers`: the registry and the Settings.
-package final class ProvidersService: Sendable {
+package final class ProvidersService: Providers.Server {
     private let registry: ProviderRegistry
     private let configuration: URL
     /// Serialises read-modify-write of the settings file.
@@ -149,46 +178,54 @@ package final class ProvidersService: Sendable {
         return launched(process) == app
     }
 
-    /// The interface and its methods, for the server.
-    package var implementation: VarlinkInterfaceImplementation {
-        VarlinkInterfaceImplementation(
-            Providers.interface,
-            methods: [
-                Providers.List.name: { [self] _ throws(VarlinkError) in RawJSON(encoding: self.list()) },
-                Providers.Launched.name: { [self] request throws(VarlinkError) in
-                    let input = try request.parameters(as: Providers.Launched.Parameters.self)
-                    return RawJSON(encoding: Providers.Launched.Reply(launched: try launched(input.pid, for: request)))
-                },
-                Providers.Enable.name: { [self] request throws(VarlinkError) in
-                    let id = try request.parameters(as: Providers.Enable.Parameters.self).id
-                    try self.change([id]) { enabled, _ in if !enabled.contains(id) { enabled.append(id) } }
-                    return .emptyObject
-                },
-                Providers.Disable.name: { [self] request throws(VarlinkError) in
-                    let id = try request.parameters(as: Providers.Enable.Parameters.self).id
-                    try self.change([id]) { enabled, _ in enabled.removeAll { $0 == id } }
-                    return .emptyObject
-                },
-                Providers.Order.name: { [self] request throws(VarlinkError) in
-                    let ids = try request.parameters(as: Providers.Order.Parameters.self).ids
-                    var seen = Set<String>()
-                    for id in ids where !seen.insert(id).inserted {
-                        throw VarlinkError(
-                            Providers.DuplicateProvider(
-                                id: id,
-                                message:
-                                    "\(id) is given twice; name each provider once, in the order AutoFill should ask them"
-                            )
-                        )
-                    }
-                    try self.change(ids) { enabled, registered in
-                        // Unregistered ids kept in the settings stay, after the ones given.
-                        enabled = ids + enabled.filter { !registered.contains($0) && !ids.contains($0) }
-                    }
-                    return .emptyObject
-                },
-            ]
-        )
+    // MARK: - Methods
+
+    package func list(_: consuming Providers.List.Parameters, request: VarlinkRequest) -> Providers.List.Reply {
+        list()
+    }
+
+    package func launched(
+        _ input: consuming Providers.Launched.Parameters,
+        request: VarlinkRequest
+    ) throws(VarlinkError) -> Providers.Launched.Reply {
+        Providers.Launched.Reply(launched: try launched(input.pid, for: request))
+    }
+
+    package func enable(
+        _ input: consuming Providers.Enable.Parameters,
+        request: VarlinkRequest
+    ) throws(VarlinkError) -> Providers.Enable.Reply {
+        try change([input.id]) { enabled, _ in if !enabled.contains(input.id) { enabled.append(input.id) } }
+        return .init()
+    }
+
+    package func disable(
+        _ input: consuming Providers.Disable.Parameters,
+        request: VarlinkRequest
+    ) throws(VarlinkError) -> Providers.Disable.Reply {
+        try change([input.id]) { enabled, _ in enabled.removeAll { $0 == input.id } }
+        return .init()
+    }
+
+    package func order(
+        _ input: consuming Providers.Order.Parameters,
+        request: VarlinkRequest
+    ) throws(VarlinkError) -> Providers.Order.Reply {
+        let ids = input.ids
+        var seen = Set<String>()
+        for id in ids where !seen.insert(id).inserted {
+            throw VarlinkError(
+                Providers.DuplicateProvider(
+                    id: id,
+                    message: "\(id) is given twice; name each provider once, in the order AutoFill should ask them"
+                )
+            )
+        }
+        try change(ids) { enabled, registered in
+            // Unregistered ids kept in the settings stay, after the ones given.
+            enabled = ids + enabled.filter { !registered.contains($0) && !ids.contains($0) }
+        }
+        return .init()
     }
 
     /// Applies `edit` to the enabled list for the providers `ids`, which must all be registered.

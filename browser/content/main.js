@@ -1,0 +1,93 @@
+// Keyport AutoFill in the page, 6 of 6: finds the fields to fill, draws the menu frame under the
+// focused one, says whether that frame was visible and on top where the person clicked, and
+// fills what the background sends for this document. It never reads the site from the page: the
+// background knows it from this script's port, as the browser reports it. The parts before this
+// one only define; this one connects them to the page, once.
+"use strict";
+
+((K) => {
+  // A content script may be injected twice into one document (an extension reload): once is enough.
+  if (K.started) return;
+  K.started = true;
+  // A sandboxed document (an iframe's sandbox, CSP's) is of no site, whatever its address says:
+  // nothing is listed or filled there.
+  if (self.origin === "null") return;
+
+  let port = null;
+  /// The fields the background was told of, by the number it was given: id → WeakRef(element).
+  K.fields = new Map();
+  let nextField = 1;
+
+  function connect() {
+    port = chrome.runtime.connect({ name: "page" });
+    port.onMessage.addListener(onMessage);
+    // The background may restart (a service worker ends when idle): connect again when needed.
+    port.onDisconnect.addListener(() => {
+      port = null;
+      K.closeMenu();
+    });
+  }
+
+  K.post = (message) => {
+    if (!port) connect();
+    port.postMessage(message);
+  };
+
+  function remember(element) {
+    for (const [id, reference] of K.fields) if (reference.deref() === element) return id;
+    const id = nextField++;
+    K.fields.set(id, new WeakRef(element));
+    return id;
+  }
+
+  document.addEventListener(
+    "focusin",
+    (event) => {
+      const input = event.target;
+      if (!(input instanceof HTMLInputElement)) return;
+      const kind = K.kindOf(input);
+      if (!kind || (K.menu && K.menu.field === input)) return;
+      K.post({ type: "focus", kind, field: remember(input) });
+    },
+    true,
+  );
+
+  document.addEventListener("keydown", K.keydown, true);
+
+  document.addEventListener(
+    "submit",
+    (event) => {
+      // A page can make a trusted-looking submit (requestSubmit()): it only offers; saving takes
+      // the person's click on "Save".
+      if (event.isTrusted && event.target instanceof HTMLFormElement) K.submitted(event);
+    },
+    true,
+  );
+
+  function onMessage(message) {
+    switch (message.type) {
+      case "open":
+        return K.openMenu(message);
+      case "close":
+        return K.closeMenu(message.token);
+      case "check":
+        return K.check(message);
+      case "fill":
+        return K.fill(message);
+      case "adopt":
+        return K.adopt(message);
+      case "command": {
+        const focused = document.activeElement;
+        if (document.hasFocus() && focused instanceof HTMLInputElement && K.kindOf(focused)) {
+          K.post({ type: "focus", kind: K.kindOf(focused), field: remember(focused), command: true });
+        }
+        return;
+      }
+      case "unavailable":
+        console.info(`keyport: ${message.message}`);
+        return;
+    }
+  }
+
+  connect();
+})((globalThis.keyportAutoFill ??= {}));

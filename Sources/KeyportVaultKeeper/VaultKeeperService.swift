@@ -91,6 +91,19 @@ package final class VaultKeeperService: VaultKeeper.Server {
 
     // MARK: - Methods
 
+    /// The imports' parameters can be as large as a message (512 MiB, and an item read apart is an
+    /// allocation of its own): their callers are authorized before anything they sent is read.
+    package func admit(_ method: String, request: VarlinkRequest) async throws(VarlinkError) {
+        switch method {
+        case VaultKeeper.Import.name:
+            try await authorize(request, to: "import items into the vault \(vaultPath)")
+        case VaultKeeper.ImportDocument.name:
+            try await authorize(request, to: "import a credential exchange's items into the vault \(vaultPath)")
+        default:
+            return
+        }
+    }
+
     package func status(_: consuming VaultKeeper.Status.Parameters, request: VarlinkRequest) -> VaultKeeper.Status.Reply
     {
         status()
@@ -238,7 +251,7 @@ package final class VaultKeeperService: VaultKeeper.Server {
         _ input: consuming VaultKeeper.Import.Parameters,
         request: VarlinkRequest
     ) async throws(VarlinkError) -> VaultKeeper.Import.Reply {
-        try await authorize(request, to: "import items into the vault \(vaultPath)")
+        // Authorized before its items were read (admit).
         var items: [CXF.Item] = []
         items.reserveCapacity(input.items.count)
         for (index, raw) in input.items.enumerated() {
@@ -256,8 +269,8 @@ package final class VaultKeeperService: VaultKeeper.Server {
         _ input: consuming VaultKeeper.ImportDocument.Parameters,
         request: VarlinkRequest
     ) async throws(VarlinkError) -> VaultKeeper.ImportDocument.Reply {
-        try await authorize(request, to: "import a credential exchange's items into the vault \(vaultPath)")
-        // As large as a message the keeper takes: a document that came whole is read whole.
+        // Authorized before the document was read (admit). As large as a message the keeper
+        // takes: a document that came whole is read whole.
         let decoder = CXF.Decoder(options: CXF.DecodingOptions(maxDocumentSize: VaultKeeper.maximumMessageSize))
         let items: [CXF.Item]
         do {

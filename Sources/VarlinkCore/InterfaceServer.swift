@@ -14,6 +14,12 @@ package protocol VarlinkInterfaceServer<Request>: Sendable {
     /// The interface served.
     static var interface: VarlinkInterface { get }
 
+    /// Runs before the parameters of `method` (its full name, `org.keyport.Exchange.RequestExport`)
+    /// are read: a server that must refuse a caller before reading what it sent — an import as
+    /// large as a message, from a process it does not serve — refuses here. Every call is
+    /// admitted unless a server says otherwise.
+    func admit(_ method: String, request: Request) async throws(VarlinkError)
+
     /// Runs `method` (its name within the interface, checked against the definition already)
     /// with `parameters` (checked against its input already): its reply, or an error of the
     /// interface.
@@ -21,6 +27,8 @@ package protocol VarlinkInterfaceServer<Request>: Sendable {
 }
 
 extension VarlinkInterfaceServer {
+    package func admit(_ method: String, request: Request) async throws(VarlinkError) {}
+
     /// A call's parameters as `T`. They were checked against the method's definition already, so
     /// a failure here is a mismatch between the definition and `T`: reported, not trapped.
     package static func parameters<T: VarlinkCodable>(

@@ -85,6 +85,15 @@ package struct SwiftGenerator {
         if interface.memberNames.contains("Server") {
             throw DefinitionError(description: "the member Server has the name of the generated servers' protocol")
         }
+        var functions: [String: String] = [:]
+        for method in interface.memberNames where interface.methods[method] != nil {
+            if let other = functions.updateValue(method, forKey: Self.functionName(method)) {
+                throw DefinitionError(
+                    description:
+                        "the methods \(other) and \(method) would both be the server's function \(Self.functionName(method))"
+                )
+            }
+        }
         comments = Self.comments(in: definition)
     }
 
@@ -224,8 +233,8 @@ package struct SwiftGenerator {
         return out
     }
 
-    /// `dispatch` for `Server`: each method's parameters read, its requirement called, its reply
-    /// written.
+    /// `dispatch` for `Server`: each method admitted (``VarlinkInterfaceServer/admit(_:request:)``),
+    /// its parameters read, its requirement called, its reply written.
     private func serverDispatch() -> String {
         let server = "\(module).\(namespace).Server"
         var out = "\nextension \(server) {\n"
@@ -238,6 +247,7 @@ package struct SwiftGenerator {
         out += "        switch method {\n"
         for method in methods {
             out += "        case \(Self.quoted(method.name)):\n"
+            out += "            try await admit(\(qualified(method)).name, request: request)\n"
             out += "            return VarlinkCore.RawJSON(\n"
             out += "                encoding: try await \(Self.escaped(Self.functionName(method.name)))(\n"
             out += "                    try Self.parameters(parameters, as: \(qualified(method)).Parameters.self),\n"

@@ -25,7 +25,7 @@ function page(html, files = ["fields.js", "visibility.js"]) {
     return { left, top, width, height, right: left + width, bottom: top + height };
   };
   for (const file of files) window.eval(fs.readFileSync(path.join(content, file), "utf8"));
-  return { window, document: window.document, K: window.keyportAutoFill };
+  return { window, document: window.document, K: window.eval('globalThis[Symbol.for("org.keyport.AutoFill")]') };
 }
 
 test("a current password and the user name beside it are a sign-in; a new password is not", () => {
@@ -85,6 +85,14 @@ test("the user name of a password is the last visible text field before it in it
   const password = document.getElementById("password");
   assert.equal(K.userFieldFor(password).id, "second");
   assert.equal(K.passwordNear(document.getElementById("first")).id, "password");
+});
+
+test("an element the page names as the parts' namespace was once named stands in for nothing", () => {
+  const { window, K } = page(`<form id="keyportAutoFill"><input name="started"></form>`);
+  assert.equal(typeof K.kindOf, "function");
+  assert.equal(Object.getPrototypeOf(K), null);
+  assert.equal(K.started, undefined);
+  assert.equal(window.keyportAutoFill.kindOf, undefined);
 });
 
 test("concealment names what hides the menu: its own style or an ancestor's, across a shadow tree's host", () => {

@@ -185,6 +185,10 @@ struct GeneratorTests {
             ("interface org.example.a\ntype Swift (x: int)", "org.example.a", "a module's name"),
             ("interface org.example.a\ntype T (Kind: int, kind: (x, y))", "org.example.a", "would have one name"),
             ("interface org.example.a\ntype Server (x: int)", "org.example.a", "the generated servers' protocol"),
+            (
+                "interface org.example.a\nmethod URLFor() -> ()\nmethod UrlFor() -> ()", "org.example.a",
+                "would both be the server's function urlFor"
+            ),
         ]
     )
     func generatorRefusals(definition: String, fileName: String, reason: String) {

@@ -110,6 +110,15 @@ private struct TestServer: TestService.Server {
     ) throws(VarlinkError) -> TestService.Fail.Reply {
         throw VarlinkError(TestService.Failed(message: "it always fails"))
     }
+
+    func admit(_ method: String, request: VarlinkRequest) throws(VarlinkError) {
+        if method == TestService.Guarded.name { throw VarlinkError(TestService.Failed(message: "not admitted")) }
+    }
+
+    func guarded(_: consuming TestService.Guarded.Parameters, request: VarlinkRequest) -> TestService.Guarded.Reply {
+        Issue.record("a method its server did not admit ran")
+        return .init()
+    }
 }
 
 private func makeServer(
@@ -205,6 +214,8 @@ struct ServerTests {
                     ("org.keyport.test.Echo", #"{}"#, "org.varlink.service.InvalidParameter"),
                     ("org.keyport.test.Count", #"{"to":3}"#, "org.varlink.service.ExpectedMore"),
                     ("org.keyport.test.Fail", "{}", "org.keyport.test.Failed"),
+                    // Refused by the server's admit, before its parameters are read.
+                    ("org.keyport.test.Guarded", #"{"items":[{},{},{}]}"#, "org.keyport.test.Failed"),
                 ]
                 for (method, parameters, expected) in cases {
                     let error = await #expect(throws: VarlinkError.self) {

@@ -1,7 +1,11 @@
 // Keyport AutoFill in the page, 1 of 6 (the manifest loads them in order; each adds its part to
-// `globalThis.keyportAutoFill`, this extension's own: content scripts run in a world the page
-// cannot reach): which fields are filled, and whether the person can see one.
+// one namespace of this extension's own: content scripts run in a world the page cannot reach):
+// which fields are filled, and whether the person can see one.
 "use strict";
+
+// The parts' one namespace, keyed by a symbol: the window names the page's elements by their ids
+// and names, never by a symbol, so nothing of the page's can stand in for it.
+globalThis[Symbol.for("org.keyport.AutoFill")] ??= Object.create(null);
 
 ((K) => {
   // Defined once: a second injection into the document (main.js) finds it running.
@@ -82,4 +86,4 @@
   }
 
   Object.assign(K, { codeBoxes, kindOf, passwordNear, fillable, userFieldFor });
-})((globalThis.keyportAutoFill ??= {}));
+})(globalThis[Symbol.for("org.keyport.AutoFill")]);

@@ -64,4 +64,4 @@
   }
 
   Object.assign(K, { fill, adopt });
-})((globalThis.keyportAutoFill ??= {}));
+})(globalThis[Symbol.for("org.keyport.AutoFill")]);

@@ -90,4 +90,4 @@
   }
 
   connect();
-})((globalThis.keyportAutoFill ??= {}));
+})(globalThis[Symbol.for("org.keyport.AutoFill")]);

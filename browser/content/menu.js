@@ -109,4 +109,4 @@
   }
 
   Object.assign(K, { openMenu, closeMenu, keydown });
-})((globalThis.keyportAutoFill ??= {}));
+})(globalThis[Symbol.for("org.keyport.AutoFill")]);

@@ -23,4 +23,4 @@
   }
 
   Object.assign(K, { submitted });
-})((globalThis.keyportAutoFill ??= {}));
+})(globalThis[Symbol.for("org.keyport.AutoFill")]);

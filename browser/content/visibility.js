@@ -167,4 +167,4 @@
   }
 
   Object.assign(K, { STEADY_MS, FRAME_GAP_MS, concealment, checkFrame, timingProblem, monitor, check });
-})((globalThis.keyportAutoFill ??= {}));
+})(globalThis[Symbol.for("org.keyport.AutoFill")]);

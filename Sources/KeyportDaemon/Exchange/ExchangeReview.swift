@@ -1,4 +1,5 @@
 import CredentialExchangeFormat
+import KeyportEncoding
 import KeyportInterfaces
 import KeyportSystem
 import Varlink
@@ -58,15 +59,24 @@ package enum ExchangeReview {
     package static func outcome(of termination: ChildProcess.Termination?, output: [UInt8], errors: [UInt8]) -> Outcome
     {
         guard case .exited(0)? = termination else {
-            let said = String(decoding: errors, as: UTF8.self).split(separator: "\n").last.map { ": \($0)" } ?? ""
+            let said =
+                String(decoding: errors, as: UTF8.self).split(separator: "\n").last.map { ": \(shown($0))" } ?? ""
             return .notReviewed("the review \(termination.map { "\($0)" } ?? "did not end")\(said)")
         }
         var line = output[...]
         if line.last == UInt8(ascii: "\n") { line = line.dropLast() }
         do {
-            return .verdict(try Review.Verdict(json: RawJSON(bytes: Array(line))))
+            var verdict = try Review.Verdict(json: RawJSON(bytes: Array(line)))
+            verdict.unreadable = verdict.unreadable.map { shown(Substring($0)) }
+            return .verdict(verdict)
         } catch {
-            return .notReviewed("the review's verdict does not read as one: \(error)")
+            return .notReviewed("the review's verdict does not read as one: \(shown(Substring("\(error)")))")
         }
+    }
+
+    /// What the review process says, as the log shows it: it read a document nobody vouches for
+    /// (the process a flaw in the decoder would reach), so its words are escaped and cut short.
+    private static func shown(_ text: Substring) -> String {
+        DisplayText.escaping(DisplayText.excerpt(String(text), bytes: 200))
     }
 }

@@ -660,6 +660,9 @@ package final class ExchangeService: Exchange.Server {
         do {
             switch document {
             case .bytes(let bytes):
+                // The reply shares the document's buffer until it is written: it is gone by the
+                // time the review (after the reply) wipes the document, whose wipe then reaches
+                // the bytes themselves. Nothing may keep the reply longer.
                 return Exchange.ImportCredentials.Reply(data: RawJSON(bytes: bytes))
             case .file(let file):
                 let bytes = try file.withBytes { Array($0) }

@@ -215,7 +215,9 @@ struct ProvidersCommandTests {
         )
         for (text, problem) in [
             (#"["a.b"]"#, "it is not a JSON object"), (#"{"enabled": "a.b"}"#, "must be an array of app ids"),
-            (#"{"enabled": [1]}"#, "must be an array of app ids"), (#"{"enabled": []} {}"#, "there is more after"),
+            (#"{"enabled": [1]}"#, "must hold app ids"), (#"{"enabled": []} {}"#, "there is more after"),
+            (#"{"enable": []}"#, "\"enabled\" is missing"),
+            (#"{"enabled": ["a.b"], "enabled": ["c.d"]}"#, "given twice"),
         ] {
             do {
                 _ = try ProviderSettings(json: Array(text.utf8))

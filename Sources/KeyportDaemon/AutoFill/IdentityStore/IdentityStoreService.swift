@@ -202,6 +202,12 @@ package final class IdentityStoreService: IdentityStore.Server {
 
     // MARK: - Methods
 
+    /// Only a registered provider's processes use the store: anyone else is refused before the
+    /// identities it sent (up to a message's 64 MiB) are read.
+    package func admit(_ method: String, request: VarlinkRequest) async throws(VarlinkError) {
+        _ = try provider(request)
+    }
+
     package func state(
         _: consuming IdentityStore.State.Parameters,
         request: VarlinkRequest

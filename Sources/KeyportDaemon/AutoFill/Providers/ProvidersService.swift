@@ -58,18 +58,21 @@ package struct ProviderSettings: Hashable, Sendable {
     /// (``JSONCursor``); members a later version adds are passed over.
     package init(json: [UInt8]) throws {
         var cursor = JSONCursor(json)
-        let notIDs = cursor.error("\"enabled\" must be an array of app ids")
         guard try cursor.peekKind() == .object else { throw cursor.error("it is not a JSON object") }
-        var enabled: [String] = []
+        var enabled: [String]?
         try cursor.forEachMember { cursor, key in
             guard key == "enabled" else { return try cursor.skipValue() }
-            guard try cursor.peekKind() == .array else { throw notIDs }
+            guard enabled == nil else { throw cursor.error("\"enabled\" is given twice") }
+            guard try cursor.peekKind() == .array else { throw cursor.error("\"enabled\" must be an array of app ids") }
+            var ids: [String] = []
             try cursor.forEachElement { cursor in
-                guard try cursor.peekKind() == .string else { throw notIDs }
-                enabled.append(try cursor.string())
+                guard try cursor.peekKind() == .string else { throw cursor.error("\"enabled\" must hold app ids") }
+                ids.append(try cursor.string())
             }
+            enabled = ids
         }
         guard cursor.isAtEnd else { throw cursor.error("there is more after the JSON object") }
+        guard let enabled else { throw cursor.error("\"enabled\" is missing") }
         self.enabled = enabled
     }
 

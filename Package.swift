@@ -290,6 +290,10 @@ let tests: [Target] = [
         exclude: ["Peers"]
     ),
     .testTarget(
+        name: "KeyportCryptoTests",
+        dependencies: ["KeyportCrypto", "KeyportSystemCore", "KeyportEncoding", crypto]
+    ),
+    .testTarget(
         name: "VarlinkTests",
         dependencies: ["Varlink", "KeyportSystem", "KeyportTestSupport", "VarlinkGeneration", nioCore, nioPosix],
         exclude: ["Peers"],

@@ -596,15 +596,6 @@ struct VaultTamperTests {
         try vault.add(item("b", title: "B"))
         #expect(try Vault.unlock(at: scratch.path, passphrase: passphrase).count == 2)
     }
-
-    @Test("calibration picks N so that deriving takes about the target; caps hold")
-    func calibration() throws {
-        let parameters = ScryptParameters.calibrated(target: .milliseconds(100))
-        try parameters.check()
-        #expect(parameters.logN >= 14 && parameters.logN <= ScryptParameters.maximumLogN)
-        #expect(parameters.salt.count == 32)
-        #expect(try ScryptParameters(text: parameters.text) == parameters)
-    }
 }
 
 @Suite("Keyport Vault: imports")

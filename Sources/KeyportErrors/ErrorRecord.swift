@@ -3,16 +3,18 @@
 ///
 /// Two errors are the same error when their codes are (as swift-certificates' `CertificateError`
 /// compares): the sentence is for people and may be reworded, and the place is for whoever
-/// debugs. Each error type keeps its own public shape (`code`, `message`, an initializer with the
-/// code first) and holds one of these, so that equality, hashing and the recorded place are
-/// written once.
-package struct ErrorRecord<Code: Hashable & Sendable>: Hashable, Sendable, CustomStringConvertible {
-    package var code: Code
-    package var message: String
+/// debugs. Every error type of Keyport's own holds one of these (``RecordedError``), so that the
+/// code, the sentence, equality, hashing and the recorded place are written once. Apple's error
+/// types keep Apple's shape and do not.
+public struct ErrorRecord<Code: Hashable & Sendable>: Hashable, Sendable, CustomStringConvertible {
+    /// What kind of failure it is.
+    public package(set) var code: Code
+    /// What is wrong, for a person; never a secret.
+    public package(set) var message: String
     /// The file (`Module/File.swift`, as `#fileID` gives it) that made the error.
-    package let file: String
+    public let file: String
     /// The line in ``file``.
-    package let line: UInt
+    public let line: UInt
 
     package init(_ code: Code, _ message: String, file: String, line: UInt) {
         self.code = code
@@ -22,47 +24,54 @@ package struct ErrorRecord<Code: Hashable & Sendable>: Hashable, Sendable, Custo
     }
 
     /// `Module/File.swift:LINE`.
-    package var location: String { "\(file):\(line)" }
+    public var location: String { "\(file):\(line)" }
 
-    package static func == (left: ErrorRecord, right: ErrorRecord) -> Bool { left.code == right.code }
+    /// Records are equal when their codes are.
+    public static func == (left: ErrorRecord, right: ErrorRecord) -> Bool { left.code == right.code }
 
-    package func hash(into hasher: inout Hasher) { hasher.combine(code) }
+    /// Hashes the code, which is what equality compares.
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
-    package var description: String { message }
+    /// The message.
+    public var description: String { message }
 }
 
 /// A stable name for why an error happened (`wrong-passphrase`), as scripts and tests read it. A
-/// struct of constants rather than an enum, so that a new code breaks no `switch`. The package's
-/// own error types' codes conform; a public type's code spells the same out, its conformances
-/// being public.
-package protocol ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible where RawValue == String {}
+/// struct of constants rather than an enum, so that a new code breaks no `switch`.
+public protocol ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible where RawValue == String {}
 
 extension ErrorCode {
     /// The code's name.
-    package var description: String { rawValue }
+    public var description: String { rawValue }
 }
 
-/// A package-level error that holds an ``ErrorRecord``: its code, message, place and description
-/// come from the record, written once here. (Public error types spell these out, their
-/// conformances being public.)
-package protocol RecordedError: Error, Hashable, Sendable, CustomStringConvertible {
+/// An error of Keyport's own: its code, message, place and description come from its
+/// ``ErrorRecord``, written once here. Equality compares the record (its code) and whatever else
+/// the type stores, as Swift derives it.
+public protocol RecordedError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The type's codes.
     associatedtype Code: ErrorCode
+    /// The code, the message and the place.
     var record: ErrorRecord<Code> { get set }
 }
 
 extension RecordedError {
-    package var code: Code {
+    /// What kind of failure it is.
+    public var code: Code {
         get { record.code }
         set { record.code = newValue }
     }
 
-    package var message: String {
+    /// What is wrong, for a person; never a secret.
+    public var message: String {
         get { record.message }
         set { record.message = newValue }
     }
 
-    /// Where the error was made, for whoever debugs; equality compares codes.
-    package var location: String { record.location }
+    /// Where the error was made (`Module/File.swift:LINE`), for whoever debugs; equality compares
+    /// codes.
+    public var location: String { record.location }
 
-    package var description: String { message }
+    /// The message.
+    public var description: String { message }
 }

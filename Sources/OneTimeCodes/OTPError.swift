@@ -2,15 +2,13 @@ import KeyportErrors
 
 /// Why a one-time-code secret, parameter or document cannot be used. The message names the part
 /// that is wrong and never quotes a secret.
-public struct OTPError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct OTPError: RecordedError {
     /// What kind of failure an error is, by a stable name.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         /// The code's name, such as `invalid-secret`.
         public let rawValue: String
         /// The code named `rawValue`.
         public init(rawValue: String) { self.rawValue = rawValue }
-        /// The code's name.
-        public var description: String { rawValue }
 
         /// The secret is missing, empty or not Base32.
         public static let invalidSecret = Code(rawValue: "invalid-secret")
@@ -25,21 +23,8 @@ public struct OTPError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let unsupported = Code(rawValue: "unsupported")
     }
 
-    /// What kind of failure it is.
-    public var code: Code {
-        get { record.code }
-        set { record.code = newValue }
-    }
-    /// What is wrong, for a person; never a secret.
-    public var message: String {
-        get { record.message }
-        set { record.message = newValue }
-    }
-    /// Where the error was made (`Module/File.swift:LINE`), for whoever debugs; not part of
-    /// equality, which compares codes.
-    public var location: String { record.location }
     /// The code, the message and the place, kept as all Keyport's errors keep them.
-    private var record: ErrorRecord<Code>
+    public var record: ErrorRecord<Code>
 
     /// An error of kind `code` saying `message`.
     /// `file` and `line` record where it was made (``location``).
@@ -51,7 +36,4 @@ public struct OTPError: Error, Hashable, Sendable, CustomStringConvertible {
     ) {
         record = ErrorRecord(code, message, file: file, line: line)
     }
-
-    /// The message.
-    public var description: String { message }
 }

@@ -12,16 +12,14 @@ public enum BrowserChoice: Sendable {
 }
 
 /// Why a flow ended without a callback. Check ``code`` to tell the endings apart.
-public struct FlowEnding: Error, Hashable, Sendable, CustomStringConvertible {
+public struct FlowEnding: RecordedError {
     /// How the flow ended, as a stable name (`timed-out`). A struct of constants rather than an
     /// enum, so that a new code is not a breaking change for code that switches over them.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         /// The code's stable name, in kebab case.
         public let rawValue: String
         /// A code with the given name.
         public init(rawValue: String) { self.rawValue = rawValue }
-        /// The code's stable name.
-        public var description: String { rawValue }
 
         /// `cancel()` or the task's cancellation.
         public static let cancelled = Code(rawValue: "cancelled")
@@ -33,21 +31,8 @@ public struct FlowEnding: Error, Hashable, Sendable, CustomStringConvertible {
         public static let failed = Code(rawValue: "failed")
     }
 
-    /// How the flow ended.
-    public var code: Code {
-        get { record.code }
-        set { record.code = newValue }
-    }
-    /// What happened, in a sentence.
-    public var message: String {
-        get { record.message }
-        set { record.message = newValue }
-    }
-    /// Where the ending was made (`Module/File.swift:LINE`), for whoever debugs; not part of
-    /// equality, which compares codes.
-    public var location: String { record.location }
     /// The code, the message and the place, kept as all Keyport's errors keep them.
-    private var record: ErrorRecord<Code>
+    public var record: ErrorRecord<Code>
     /// The timeout that passed, for ``Code/timedOut``; `nil` for the other endings.
     public var timeout: Duration?
 
@@ -63,20 +48,6 @@ public struct FlowEnding: Error, Hashable, Sendable, CustomStringConvertible {
         record = ErrorRecord(code, message, file: file, line: line)
         self.timeout = timeout
     }
-
-    /// Endings are equal when their codes are (and their timeouts).
-    public static func == (left: FlowEnding, right: FlowEnding) -> Bool {
-        left.record == right.record && left.timeout == right.timeout
-    }
-
-    /// Hashes what equality compares.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(record)
-        hasher.combine(timeout)
-    }
-
-    /// The ``message``.
-    public var description: String { message }
 
     // The endings the flow itself reports, each with its message written once.
     static let cancelled = FlowEnding(.cancelled, "the sign-in was cancelled")

@@ -4,16 +4,14 @@ import KeyportErrors
 
 /// Why an OAuth step failed, with the server's words when it gave any. Check ``code`` to tell
 /// one failure from another. Descriptions never include a code, token, verifier or state.
-public struct OAuthError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct OAuthError: RecordedError {
     /// What went wrong, as a stable name (`state-mismatch`). A struct of constants rather than an
     /// enum, so that a new code is not a breaking change for code that switches over them.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         /// The code's stable name, in kebab case.
         public let rawValue: String
         /// A code with the given name.
         public init(rawValue: String) { self.rawValue = rawValue }
-        /// The code's stable name.
-        public var description: String { rawValue }
 
         /// The URL that arrived is not the registered redirect; nothing in it was looked at.
         public static let redirectMismatch = Code(rawValue: "redirect-mismatch")
@@ -36,21 +34,8 @@ public struct OAuthError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let unverifiableIDToken = Code(rawValue: "unverifiable-id-token")
     }
 
-    /// What went wrong.
-    public var code: Code {
-        get { record.code }
-        set { record.code = newValue }
-    }
-    /// What happened, in a sentence, with the server's `error_description` when it sent one.
-    public var message: String {
-        get { record.message }
-        set { record.message = newValue }
-    }
-    /// Where the error was made (`Module/File.swift:LINE`), for whoever debugs; not part of
-    /// equality, which compares codes.
-    public var location: String { record.location }
     /// The code, the message and the place, kept as all Keyport's errors keep them.
-    private var record: ErrorRecord<Code>
+    public var record: ErrorRecord<Code>
     /// The OAuth error code the server sent (`invalid_grant`, `access_denied`, …), as it sent it;
     /// `nil` when the failure is not the server's answer.
     ///
@@ -71,20 +56,6 @@ public struct OAuthError: Error, Hashable, Sendable, CustomStringConvertible {
         record = ErrorRecord(code, message, file: file, line: line)
         self.serverError = serverError
     }
-
-    /// Errors are equal when their codes are (and, for ``Code/server``, the server's codes).
-    public static func == (left: OAuthError, right: OAuthError) -> Bool {
-        left.record == right.record && left.serverError == right.serverError
-    }
-
-    /// Hashes what equality compares.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(record)
-        hasher.combine(serverError)
-    }
-
-    /// The ``message``.
-    public var description: String { message }
 }
 
 /// An authorization request for the code flow with PKCE (RFC 6749 §4.1, RFC 7636), with state and,

@@ -4,16 +4,14 @@ import KeyportErrors
 /// Why a custom-scheme callback could not be waited for, handed over, or registered. Check
 /// ``code`` to tell one failure from another; ``message`` says what happened and what to do next,
 /// and never holds a callback URL's query (it carries authorization codes).
-public struct SchemeCallbackError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct SchemeCallbackError: RecordedError {
     /// What went wrong, as a stable name (`invalid-scheme`). A struct of constants rather than an
     /// enum, so that a new code is not a breaking change for code that switches over them.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         /// The code's stable name, in kebab case.
         public let rawValue: String
         /// A code with the given name.
         public init(rawValue: String) { self.rawValue = rawValue }
-        /// The code's stable name.
-        public var description: String { rawValue }
 
         /// The name is not a URL scheme (RFC 3986 §3.1), or is one browsers handle themselves.
         public static let invalidScheme = Code(rawValue: "invalid-scheme")
@@ -33,21 +31,8 @@ public struct SchemeCallbackError: Error, Hashable, Sendable, CustomStringConver
         public static let registrationFailed = Code(rawValue: "registration-failed")
     }
 
-    /// What went wrong.
-    public var code: Code {
-        get { record.code }
-        set { record.code = newValue }
-    }
-    /// What happened and what to do next, in a sentence.
-    public var message: String {
-        get { record.message }
-        set { record.message = newValue }
-    }
-    /// Where the error was made (`Module/File.swift:LINE`), for whoever debugs; not part of
-    /// equality, which compares codes.
-    public var location: String { record.location }
     /// The code, the message and the place, kept as all Keyport's errors keep them.
-    private var record: ErrorRecord<Code>
+    public var record: ErrorRecord<Code>
 
     /// An error with `code` and the `message` a person reads.
     /// `file` and `line` record where it was made (``location``).
@@ -59,7 +44,4 @@ public struct SchemeCallbackError: Error, Hashable, Sendable, CustomStringConver
     ) {
         record = ErrorRecord(code, message, file: file, line: line)
     }
-
-    /// The ``message``.
-    public var description: String { message }
 }

@@ -171,6 +171,14 @@ let system: [Target] = [
     ),
 ]
 
+// MARK: - What every command line shares
+
+let commandLineParts: [Target] = [
+    // A command's failure and its exit code, reading a bounded input and writing output that is
+    // never silently cut short: for keyport-cli and the vault's commands alike; not a product.
+    .target(name: "KeyportCommandLine", dependencies: ["CredentialExchangeFormat", "KeyportSystem"])
+]
+
 // MARK: - Keyport Vault, the reference app (its wing: nothing below names it)
 
 let vault: [Target] = [
@@ -210,6 +218,16 @@ let vault: [Target] = [
             "KeyportInterfaces", "KeyportSystem", "KeyportEncoding", "KeyportDomains", "OneTimeCodes", "Varlink",
         ]
     ),
+    // `keyport vault`: the vault's commands, which keyport-cli mounts as a subcommand group; not a
+    // product.
+    .target(
+        name: "KeyportVaultCommands",
+        dependencies: [
+            "KeyportCommandLine", "KeyportVault", "KeyportVaultKeeper", "KeyportFormats", "KeyportCrypto",
+            "CredentialExchangeFormat", "KeyportEncoding", "KeyportSystem", "KeyportInterfaces", "Varlink",
+            "KeyportDomains", "OneTimeCodes", argumentParser,
+        ]
+    ),
     // Keyport Vault's keeper, its AutoFill provider, importer and exporter.
     .executableTarget(
         name: "keyport-vault",
@@ -238,9 +256,10 @@ let commandLine: [Target] = [
     .executableTarget(
         name: "keyport-cli",
         dependencies: [
-            "KeyportVault", "KeyportVaultKeeper", "KeyportFormats", "KeyportCrypto", "CredentialExchangeFormat",
-            "KeyportEncoding", "KeyportSystem", "OneTimeCodes", "AuthenticationServices", "KeyportDesktop",
-            "WebAuthentication", "KeyportInterfaces", "Varlink", "KeyportDomains", argumentParser, crypto,
+            "KeyportCommandLine", "KeyportVaultCommands", "KeyportVaultKeeper", "KeyportFormats", "KeyportCrypto",
+            "CredentialExchangeFormat", "KeyportEncoding", "KeyportSystem", "OneTimeCodes", "AuthenticationServices",
+            "KeyportDesktop", "WebAuthentication", "KeyportInterfaces", "Varlink", "KeyportDomains", argumentParser,
+            crypto,
         ]
     ),
 ]
@@ -393,7 +412,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
-    targets: foundations + varlink + interfaces + libraries + system + vault + commandLine + examples + tests
+    targets: foundations + varlink + interfaces + libraries + system + commandLineParts + vault + commandLine + examples
+        + tests
 )
 
 // scripts/test builds Keyport's own targets with every warning an error (KEYPORT_WARNINGS_AS_ERRORS=1),

@@ -1,4 +1,5 @@
 import Foundation
+import KeyportCommandLine
 import KeyportEncoding
 import KeyportInterfaces
 import KeyportSystem

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KeyportCommandLine
 import KeyportDesktop
 import KeyportEncoding
 import KeyportInterfaces

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CredentialExchangeFormat
 import Foundation
+import KeyportCommandLine
 
 struct CXFCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

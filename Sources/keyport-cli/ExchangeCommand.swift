@@ -2,6 +2,7 @@ import ArgumentParser
 import AuthenticationServices
 import CredentialExchangeFormat
 import Foundation
+import KeyportCommandLine
 import KeyportEncoding
 
 /// `keyport exchange`: hand credentials to another app through keyportd.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KeyportCommandLine
 import KeyportDomains
 import KeyportEncoding
 import KeyportInterfaces

@@ -1,4 +1,5 @@
 import Foundation
+import KeyportCommandLine
 import KeyportInterfaces
 import Varlink
 

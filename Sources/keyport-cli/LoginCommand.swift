@@ -1,6 +1,7 @@
 import ArgumentParser
 import AuthenticationServices
 import Foundation
+import KeyportCommandLine
 import KeyportSystem
 import WebAuthentication
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KeyportCommandLine
 import KeyportEncoding
 import KeyportInterfaces
 import Varlink

@@ -1,5 +1,6 @@
 import CredentialExchangeFormat
 import Foundation
+import KeyportCommandLine
 import KeyportEncoding
 
 /// What `keyport cxf validate` reports.

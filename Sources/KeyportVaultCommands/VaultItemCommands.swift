@@ -1,6 +1,7 @@
 import ArgumentParser
 import CredentialExchangeFormat
 import Foundation
+import KeyportCommandLine
 import KeyportDomains
 import KeyportEncoding
 import KeyportFormats

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KeyportCommandLine
 import KeyportInterfaces
 import KeyportSystem
 import KeyportVaultKeeper

@@ -1,5 +1,6 @@
 import CredentialExchangeFormat
 import Foundation
+import KeyportCommandLine
 import KeyportDomains
 import KeyportEncoding
 import KeyportInterfaces
@@ -35,7 +36,7 @@ struct FoundItems {
 }
 
 /// Item ids on the command line.
-enum ItemArguments {
+package enum ItemArguments {
     /// The `keyport vault` subcommands that take item ids as arguments.
     static let commandsTakingIDs: Set<String> = ["show", "rm", "edit", "export"]
 
@@ -45,7 +46,7 @@ enum ItemArguments {
     /// so an imported item's can begin with `-`), which the parser would read as a cluster of
     /// short options — one with an `h` in it printed the whole help and exited 0. No option of
     /// these commands is written so, so the command line is refused with the way to write it.
-    static func optionLikeID(in arguments: [String]) -> String? {
+    package static func optionLikeID(in arguments: [String]) -> String? {
         guard arguments.count > 2, arguments[0] == "vault", commandsTakingIDs.contains(arguments[1]) else {
             return nil
         }
@@ -63,7 +64,7 @@ enum ItemArguments {
     }
 
     /// What is said of such an argument, `argument`, given to `keyport vault COMMAND`.
-    static func optionLikeIDMessage(_ argument: String, command: String) -> String {
+    package static func optionLikeIDMessage(_ argument: String, command: String) -> String {
         let shown = DisplayText.escaping(argument)
         return
             "'\(shown)' begins with '-', so it would be read as options, and `keyport vault \(command)` has none written so; an item id that begins with '-' follows `--`: keyport vault \(command) -- \(shown)"

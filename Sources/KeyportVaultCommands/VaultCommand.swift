@@ -1,6 +1,7 @@
 import ArgumentParser
 import CredentialExchangeFormat
 import Foundation
+import KeyportCommandLine
 import KeyportCrypto
 import KeyportEncoding
 import KeyportFormats
@@ -14,8 +15,8 @@ import Varlink
 
 /// `keyport vault`: Keyport Vault, through its keeper (`keyport-vault keeper`), which holds the
 /// unlocked vault; only `init` opens the file itself.
-struct VaultCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct VaultCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "vault",
         abstract: "Keyport Vault: an encrypted password manager (through its keeper, keyport-vault keeper).",
         discussion: """
@@ -29,6 +30,8 @@ struct VaultCommand: AsyncParsableCommand {
             Import.self, Search.self, Export.self, Keygen.self, Passwd.self, Register.self,
         ]
     )
+
+    package init() {}
 }
 
 /// Where the vault is, and how its passphrase is read.

@@ -302,7 +302,7 @@ let tests: [Target] = [
     // peers (oathtool, pyotp, the Authlib server, the Selenium browser).
     .target(name: "KeyportTestSupport", dependencies: ["KeyportSystem"], path: "Tests/KeyportTestSupport"),
     .testTarget(name: "KeyportEncodingTests", dependencies: ["KeyportEncoding"]),
-    .testTarget(name: "KeyportSystemTests", dependencies: ["KeyportSystem", "KeyportDesktop", "KeyportTestSupport"]),
+    .testTarget(name: "KeyportSystemTests", dependencies: ["KeyportSystem", "KeyportTestSupport"]),
     .testTarget(
         name: "KeyportDomainsTests",
         dependencies: ["KeyportDomains", "KeyportTestSupport"],
@@ -317,6 +317,10 @@ let tests: [Target] = [
         dependencies: ["Varlink", "KeyportSystem", "KeyportTestSupport", "VarlinkGeneration", nioCore, nioPosix],
         exclude: ["Peers"],
         plugins: ["VarlinkInterfaces"]
+    ),
+    .testTarget(
+        name: "KeyportCallbacksTests",
+        dependencies: ["KeyportCallbacks", "KeyportTestSupport", "Varlink"]
     ),
     .testTarget(
         name: "CredentialExchangeFormatTests",
@@ -345,16 +349,41 @@ let tests: [Target] = [
             "KeyportInterfaces", "Varlink",
         ]
     ),
+    // keyportd with the example provider registered in its four modes, for the tests of AutoFill
+    // wherever people meet it (the daemon, the browser's host, the desktop).
+    .target(
+        name: "KeyportAutoFillTestSupport",
+        dependencies: ["KeyportTestSupport", "KeyportInterfaces", "Varlink"],
+        path: "Tests/KeyportAutoFillTestSupport"
+    ),
     // Tests run the built programs, `keyport` among them, from the build directory (`swift build
-    // --build-tests` builds every product); no test target depends on `keyport`, whose statically
+    // --build-tests` builds every product); no test target depends on `keyport` or `keyport-browser`, whose statically
     // linked standard library would otherwise be linked into the test bundle.
     .testTarget(
         name: "KeyportDaemonTests",
         dependencies: [
             "KeyportDaemon", "KeyportInterfaces", "keyportd", "keyport-cli", "keyport-vault", "Varlink",
-            "KeyportSystem", "CKeyportSystem", "KeyportTestSupport", "ExampleExporter", "ExampleImporter",
-            "ExampleProvider", "CredentialExchangeFormat", "WebAuthentication", "AuthenticationServices",
-            "KeyportVaultKeeper",
+            "KeyportSystem", "CKeyportSystem", "KeyportTestSupport", "KeyportAutoFillTestSupport", "ExampleExporter",
+            "ExampleImporter", "ExampleProvider", "CredentialExchangeFormat", "WebAuthentication",
+            "AuthenticationServices",
+        ],
+        exclude: ["Peers"]
+    ),
+    // The browser extension's host and the extension in Chromium and Firefox, against keyportd.
+    .testTarget(
+        name: "KeyportBrowserTests",
+        dependencies: [
+            "KeyportBrowser", "keyportd", "keyport-cli", "keyport-vault", "ExampleProvider",
+            "KeyportInterfaces", "KeyportSystem", "KeyportTestSupport", "KeyportAutoFillTestSupport",
+        ],
+        exclude: ["Peers"]
+    ),
+    // The person's session: the clipboard's display servers, typing into X11 and Wayland windows.
+    .testTarget(
+        name: "KeyportDesktopTests",
+        dependencies: [
+            "KeyportDesktop", "keyportd", "keyport-cli", "ExampleProvider", "KeyportSystem", "KeyportTestSupport",
+            "KeyportAutoFillTestSupport",
         ],
         exclude: ["Peers"]
     ),
@@ -370,7 +399,8 @@ let tests: [Target] = [
         name: "KeyportVaultTests",
         dependencies: [
             "KeyportVault", "KeyportCrypto", "CredentialExchangeFormat", "KeyportSystem", "KeyportTestSupport",
-            "KeyportInterfaces", "KeyportEncoding", "Varlink", "keyport-vault", "KeyportVaultKeeper", grdb,
+            "KeyportInterfaces", "KeyportEncoding", "Varlink", "keyport-vault", "KeyportVaultKeeper", "keyportd",
+            "keyport-cli", grdb,
         ]
     ),
     .testTarget(

@@ -6,7 +6,7 @@ import KeyportSystem
 // the click event's time in the menu's frame), through the extension's background, keyport-browser
 // (the native port already open), keyportd, Keyport Vault's provider (warm) and its keeper
 // (unlocked). The first fill, with the host just started, is reported beside the rest. The browser
-// is driven by the tests' own peer (Tests/KeyportDaemonTests/Peers/browser_autofill.py --bench),
+// is driven by the tests' own peer (Tests/KeyportBrowserTests/Peers/browser_autofill.py --bench),
 // from the test venv that scripts/test makes; programs come from this build.
 func browserFillBenchmark(runs: Int, browser: String) async throws {
     let build = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
@@ -75,7 +75,7 @@ func browserFillBenchmark(runs: Int, browser: String) async throws {
     let peer = try ChildProcess(
         executable: python,
         arguments: [
-            repository.appendingPathComponent("Tests/KeyportDaemonTests/Peers/browser_autofill.py").path,
+            repository.appendingPathComponent("Tests/KeyportBrowserTests/Peers/browser_autofill.py").path,
             "--browser", browser, "--keyport", keyport, "--extension",
             repository.appendingPathComponent("browser").path,
             "--work", root.appendingPathComponent("work").path, "--bench", "\(runs)",

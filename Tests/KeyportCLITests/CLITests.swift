@@ -14,11 +14,7 @@ struct CLI {
         }
     }
 
-    static var executable: URL {
-        // The test bundle and the products share a build directory.
-        let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        return exe.deletingLastPathComponent().appendingPathComponent("keyport")
-    }
+    static var executable: URL { URL(fileURLWithPath: builtProgram("keyport")) }
 
     static func fixture(_ name: String) throws -> String {
         try #require(Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Fixtures")).path

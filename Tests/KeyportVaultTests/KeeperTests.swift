@@ -18,8 +18,7 @@ import Musl
 #endif
 
 /// keyport-vault, built beside this test bundle.
-private let keeperProgram = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-    .appendingPathComponent("keyport-vault").path
+private let keeperProgram = builtProgram("keyport-vault")
 
 /// A vault with one login, and a keeper for it listening in a private directory.
 private struct AgentSandbox {

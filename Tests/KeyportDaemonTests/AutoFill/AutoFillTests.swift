@@ -1,121 +1,10 @@
 import Foundation
+import KeyportAutoFillTestSupport
 import KeyportInterfaces
 import KeyportSystem
 import KeyportTestSupport
 import Testing
 import Varlink
-
-/// keyportd, and the example provider registered four times (quiet, interactive, hang, crash), one
-/// program with the mode as its first argument: `ExampleProvider MODE save …` acts for MODE's
-/// registration, as keyportd tells a shared program's registrations apart by their arguments.
-struct AutoFillSandbox {
-    let directory: TemporaryDirectory
-    let environment: [String: String]
-    static let modes = ["quiet", "interactive", "hang", "crash"]
-
-    /// `privateRuntime`: a runtime directory of the sandbox's own (`XDG_RUNTIME_DIR`), for tests
-    /// whose vault keepers must be found and stopped (``runtime``).
-    init(timeout: Int = 3, idle: Int = 60, privateRuntime: Bool = false) throws {
-        directory = try TemporaryDirectory("kp-fill")
-        var environment = sandboxEnvironment(in: directory.url)
-        environment["KEYPORT_PROVIDER_TIMEOUT"] = "\(timeout)"
-        environment["KEYPORT_PROVIDER_IDLE"] = "\(idle)"
-        if privateRuntime { environment["XDG_RUNTIME_DIR"] = try directory.subdirectory("run").path }
-        self.environment = environment
-        let providers = try directory.subdirectory("data/keyport/providers")
-        for mode in Self.modes {
-            let manifest: [String: Any] = [
-                "id": "org.example.\(mode)", "name": "Example \(mode)", "exec": [program, mode],
-                "capabilities": [
-                    "ProvidesPasswords": true, "ProvidesOneTimeCodes": true,
-                    "SavesPasswords": mode == "quiet" || mode == "interactive",
-                ],
-            ]
-            try JSONSerialization.data(withJSONObject: manifest).write(
-                to: providers.appendingPathComponent("\(mode).json")
-            )
-        }
-    }
-
-    /// `XDG_RUNTIME_DIR=…`, as the environment of the processes started in it shows it.
-    var runtime: String { "XDG_RUNTIME_DIR=" + (environment["XDG_RUNTIME_DIR"] ?? "") }
-
-    /// The program of every mode's registration: the one example provider.
-    var program: String { builtProgram("ExampleProvider") }
-
-    /// `keyport agent --auto`, answering a provider's request for a secret with `secret`, or
-    /// declining everything without one.
-    func startAgent(secret: String?) async throws -> Program {
-        var arguments = ["agent", "--auto", secret == nil ? "decline" : "accept-first"]
-        if let secret {
-            let file = directory.url.appendingPathComponent("secret-\(UUID().uuidString)").path
-            try (secret + "\n").write(toFile: file, atomically: true, encoding: .utf8)
-            arguments += ["--secret-file", file]
-        }
-        let agent = try Program(KeyportDaemonTests.keyport, arguments, environment: environment)
-        _ = try await agent.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("waiting") }
-        return agent
-    }
-
-    func keyport(_ arguments: [String]) async throws -> Program.Ran {
-        try await Program.run(KeyportDaemonTests.keyport, arguments, environment: environment, timeout: .seconds(60))
-    }
-
-    /// Enables the providers in this order, then has each save its identities for `service`.
-    func setUp(order: [String], services: [String: String]) async throws {
-        #expect(try await keyport(["providers", "order"] + order.map { "org.example.\($0)" }).status == 0)
-        for (mode, service) in services {
-            let saved = try await Program.run(
-                program,
-                [mode, "save", service],
-                environment: environment,
-                timeout: .seconds(60)
-            )
-            #expect(saved.status == 0, "\(mode): \(saved.standardError)")
-        }
-    }
-
-    /// `ListIdentities` through keyportd.
-    func list(_ kind: AutoFill.CredentialType, _ services: [String]) async throws -> AutoFill.ListIdentities.Reply {
-        try await DaemonClient.withConnection(environment: environment) { connection in
-            try await connection.call(
-                AutoFill.ListIdentities.self,
-                .init(
-                    type: kind,
-                    serviceIdentifiers: services.map {
-                        AutoFill.ServiceIdentifier(identifier: $0, type: $0.contains("://") ? .URL : .domain)
-                    }
-                )
-            )
-        }
-    }
-
-    /// `RequestCredential` through keyportd: the reply, or the error's name and message.
-    func request(
-        _ kind: AutoFill.CredentialType,
-        _ services: [String],
-        interactive: Bool? = nil,
-        identity: AutoFill.IdentityReference? = nil
-    ) async throws -> Result<AutoFillClient.Answer, VarlinkError> {
-        let input = AutoFill.RequestCredential.Parameters(
-            type: kind,
-            serviceIdentifiers: services.map {
-                AutoFill.ServiceIdentifier(identifier: $0, type: $0.contains("://") ? .URL : .domain)
-            },
-            interactive: interactive,
-            identity: identity
-        )
-        do {
-            let reply = try await DaemonClient.withConnection(environment: environment) { connection in
-                try await connection.call(AutoFill.RequestCredential.self, input)
-            }
-            let credential = try #require(reply.credential, "the last reply carries the credential")
-            return .success(AutoFillClient.Answer(credential: credential, provider: reply.provider, site: reply.site))
-        } catch let error as VarlinkError {
-            return .failure(error)
-        }
-    }
-}
 
 /// The TOTP codes oathtool gives for the example's secret now and one period later (a request can
 /// straddle the boundary).
@@ -250,7 +139,7 @@ struct AutoFillTests {
             #expect(code.status == 0 && code.standardOutput.utf8.count == 7, "\(site): \(code.standardError)")
         }
         // What names no service is refused before keyportd is asked, saying what is wrong.
-        for front in [KeyportDaemonTests.keyport, builtProgram("keyport-cli")] {
+        for front in [KeyportTestSupport.keyport, builtProgram("keyport-cli")] {
             let bad = try await Program.run(
                 front,
                 ["password", "https://exa mple.com/"],
@@ -340,7 +229,7 @@ struct AutoFillTests {
 
         // The person chooses it: the password is given, and the reply says where it was saved.
         let agent = try Program(
-            KeyportDaemonTests.keyport,
+            KeyportTestSupport.keyport,
             ["agent", "--auto", "accept:1"],
             environment: sandbox.environment
         )
@@ -600,7 +489,7 @@ struct AutoFillListTests {
         #expect(unasked.status == 1 && unasked.standardError.contains("no agent is running to ask you which"))
 
         let agent = try Program(
-            KeyportDaemonTests.keyport,
+            KeyportTestSupport.keyport,
             ["agent", "--auto", "accept:org.example.interactive"],
             environment: sandbox.environment
         )

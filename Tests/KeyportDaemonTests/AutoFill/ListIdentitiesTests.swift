@@ -1,4 +1,5 @@
 import Foundation
+import KeyportAutoFillTestSupport
 import KeyportInterfaces
 import KeyportTestSupport
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import KeyportAutoFillTestSupport
 import KeyportTestSupport
 import Testing
 

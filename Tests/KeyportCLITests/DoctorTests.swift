@@ -30,7 +30,7 @@ struct DoctorTests {
         environment = server.environment(environment)
         func doctor() async throws -> Program.Ran {
             try await Program.run(
-                KeyportDaemonTests.keyport,
+                KeyportTestSupport.keyport,
                 ["doctor"],
                 environment: environment,
                 timeout: .seconds(60)
@@ -38,7 +38,7 @@ struct DoctorTests {
         }
         func keyport(_ arguments: [String], _ input: String? = nil) async throws -> Program.Ran {
             try await Program.run(
-                KeyportDaemonTests.keyport,
+                KeyportTestSupport.keyport,
                 arguments,
                 environment: environment,
                 input: input.map { Data($0.utf8) },
@@ -121,7 +121,7 @@ struct DoctorTests {
             "\(well.standardOutput)"
         )
         // An agent runs: it is the one asked.
-        let agent = try Program(KeyportDaemonTests.keyport, ["agent"], environment: environment)
+        let agent = try Program(KeyportTestSupport.keyport, ["agent"], environment: environment)
         defer { agent.stop() }
         _ = try await agent.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("waiting") }
         let held = try await doctor()

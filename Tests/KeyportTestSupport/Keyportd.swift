@@ -1,20 +1,20 @@
 import Foundation
-import KeyportTestSupport
 
-/// Where the package's programs were built: beside this test bundle.
-let buildDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+/// Where the package's programs were built: beside the test bundle running this.
+package let buildDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    .deletingLastPathComponent()
 
-/// The built program `name` (`keyportd`, `keyport`, an example app).
-func builtProgram(_ name: String) -> String {
+/// The built program `name` (`keyportd`, `keyport`, `keyport-vault`, an example app).
+package func builtProgram(_ name: String) -> String {
     buildDirectory.appendingPathComponent(name).path
 }
 
-let keyportd = builtProgram("keyportd")
-let keyport = builtProgram("keyport")
+package let keyportd = builtProgram("keyportd")
+package let keyport = builtProgram("keyport")
 
 /// This process's environment with keyportd's socket and every XDG directory it reads moved into
 /// `directory`, so a test's keyportd, agent and apps see only the test's manifests and Settings.
-func sandboxEnvironment(in directory: URL) -> [String: String] {
+package func sandboxEnvironment(in directory: URL) -> [String: String] {
     var environment = ProcessInfo.processInfo.environment
     environment["KEYPORT_SOCKET"] = directory.appendingPathComponent("d.sock").path
     environment["XDG_DATA_HOME"] = directory.appendingPathComponent("data").path
@@ -29,11 +29,16 @@ func sandboxEnvironment(in directory: URL) -> [String: String] {
 
 /// keyportd's option that lets `keyport agent --auto` answer for the person, which the tests'
 /// agents do.
-let scriptedAgent = "--allow-scripted-agent"
+package let scriptedAgent = "--allow-scripted-agent"
 
 /// Starts keyportd with `environment` and waits until it listens; it takes scripted agents unless
 /// `allowingScriptedAgent` is false.
-func startKeyportd(_ environment: [String: String], allowingScriptedAgent: Bool = true) async throws -> Program {
+package func startKeyportd(
+    _ environment: [String: String],
+    allowingScriptedAgent: Bool = true
+) async throws
+    -> Program
+{
     let daemon = try Program(keyportd, allowingScriptedAgent ? [scriptedAgent] : [], environment: environment)
     _ = try await daemon.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
     return daemon

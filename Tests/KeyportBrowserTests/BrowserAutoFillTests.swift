@@ -158,7 +158,7 @@ struct BrowserAutoFillTests {
         environment["KEYPORT_VAULT_SOCKET"] = directory.url.appendingPathComponent("vault.sock").path
         func keyport(_ arguments: [String], _ input: String? = nil) async throws -> Program.Ran {
             try await Program.run(
-                KeyportDaemonTests.keyport,
+                KeyportTestSupport.keyport,
                 arguments,
                 environment: environment,
                 input: input.map { Data($0.utf8) },
@@ -185,8 +185,8 @@ struct BrowserAutoFillTests {
                 try await Program.run(
                     python,
                     [
-                        Peers.file("Tests/KeyportDaemonTests/Peers/browser_autofill.py"), "--browser", browser,
-                        "--keyport", KeyportDaemonTests.keyport, "--extension", extensionDirectory, "--work", work.path,
+                        Peers.file("Tests/KeyportBrowserTests/Peers/browser_autofill.py"), "--browser", browser,
+                        "--keyport", KeyportTestSupport.keyport, "--extension", extensionDirectory, "--work", work.path,
                     ],
                     environment: environment,
                     timeout: .seconds(540)

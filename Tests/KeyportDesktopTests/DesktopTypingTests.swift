@@ -1,4 +1,5 @@
 import Foundation
+import KeyportAutoFillTestSupport
 import KeyportTestSupport
 import Testing
 
@@ -77,7 +78,7 @@ struct DesktopTypingTests {
         _ = try await field.waitForLine(timeout: .seconds(30)) { $0 == "ready" }
         func keyport(_ arguments: [String]) async throws -> Program.Ran {
             try await Program.run(
-                KeyportDaemonTests.keyport,
+                KeyportTestSupport.keyport,
                 arguments,
                 environment: environment,
                 timeout: .seconds(60)
@@ -94,7 +95,7 @@ struct DesktopTypingTests {
         // keyport fill: the person picks "alice" in rofi's menu; the password is typed after the code.
         do {
             _ = try Peers.require("/usr/bin/rofi", "rofi")
-            let picking = try Program(KeyportDaemonTests.keyport, ["fill", "example.com"], environment: environment)
+            let picking = try Program(KeyportTestSupport.keyport, ["fill", "example.com"], environment: environment)
             try await Task.sleep(for: .seconds(2))
             for keys in [["type", "--delay", "20", "alice"], ["key", "Return"]] {
                 _ = try await Program.run("/usr/bin/xdotool", keys, environment: environment, timeout: .seconds(30))
@@ -136,7 +137,7 @@ struct DesktopTypingTests {
         copy: String
     ) async throws {
         let copied = try await Program.run(
-            KeyportDaemonTests.keyport,
+            KeyportTestSupport.keyport,
             arguments,
             environment: environment,
             timeout: .seconds(60)
@@ -149,7 +150,7 @@ struct DesktopTypingTests {
 
         func serve(_ text: String, seconds: Int) async throws -> Program {
             let serving = try Program(
-                KeyportDaemonTests.keyport,
+                KeyportTestSupport.keyport,
                 ["clipboard-serve", "--seconds", "\(seconds)"],
                 environment: environment,
                 input: Data(text.utf8)
@@ -233,7 +234,7 @@ struct DesktopTypingTests {
 
         let expected = try await codes()
         let ran = try await Program.run(
-            KeyportDaemonTests.keyport,
+            KeyportTestSupport.keyport,
             ["type", "otp", "example.com"],
             environment: environment,
             timeout: .seconds(60)
@@ -267,7 +268,7 @@ struct DesktopTypingTests {
         var none = environment
         none.removeValue(forKey: "WAYLAND_DISPLAY")
         let nowhere = try await Program.run(
-            KeyportDaemonTests.keyport,
+            KeyportTestSupport.keyport,
             ["type", "otp", "example.com"],
             environment: none,
             timeout: .seconds(60)
@@ -320,7 +321,7 @@ struct DesktopTypingTests {
         busEnvironment["DBUS_SESSION_BUS_ADDRESS"] = address
         let backend = try Program(
             "/usr/bin/python3",
-            [Peers.file("Tests/KeyportDaemonTests/Peers/remote_desktop_backend.py"), answer.path, log.path],
+            [Peers.file("Tests/KeyportDesktopTests/Peers/remote_desktop_backend.py"), answer.path, log.path],
             environment: busEnvironment
         )
         defer { backend.stop() }
@@ -336,7 +337,7 @@ struct DesktopTypingTests {
         environment.removeValue(forKey: "DISPLAY")
         let expected = try await codes()
         let ran = try await Program.run(
-            KeyportDaemonTests.keyport,
+            KeyportTestSupport.keyport,
             ["type", "otp", "example.com"],
             environment: environment,
             timeout: .seconds(60)
@@ -357,7 +358,7 @@ struct DesktopTypingTests {
         let before = provided()
         #expect(before == 1, "keyportd logs each credential it gives: \(daemon.standardError)")
         let refused = try await Program.run(
-            KeyportDaemonTests.keyport,
+            KeyportTestSupport.keyport,
             ["type", "password", "example.com"],
             environment: environment,
             timeout: .seconds(60)
@@ -370,7 +371,7 @@ struct DesktopTypingTests {
         backend.stop()
         environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(directory.path)/none"
         let nowhere = try await Program.run(
-            KeyportDaemonTests.keyport,
+            KeyportTestSupport.keyport,
             ["type", "otp", "example.com"],
             environment: environment,
             timeout: .seconds(60)

@@ -1,4 +1,5 @@
 import Foundation
+import KeyportAutoFillTestSupport
 import KeyportInterfaces
 import KeyportTestSupport
 import Testing
@@ -162,7 +163,7 @@ struct BrowserHostTests {
         let extensionDirectory = Peers.file("browser")
         func keyport(_ arguments: [String]) async throws -> Program.Ran {
             try await Program.run(
-                KeyportDaemonTests.keyport,
+                KeyportTestSupport.keyport,
                 arguments,
                 environment: environment,
                 timeout: .seconds(60)

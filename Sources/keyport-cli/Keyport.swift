@@ -1,5 +1,4 @@
 import ArgumentParser
-import CredentialExchangeFormat
 import Foundation
 import KeyportCommandLine
 import KeyportEncoding

@@ -29,22 +29,6 @@ struct DesktopTypingTests {
         Gtk.main()
         """
 
-    /// The codes oathtool gives for the example provider's secret now and a period later.
-    private func codes() async throws -> Set<String> {
-        let oathtool = try Peers.require("/usr/bin/oathtool", "oathtool")
-        let now = Int(Date().timeIntervalSince1970)
-        var codes: Set<String> = []
-        for time in [now, now + 30] {
-            let ran = try await Program.run(
-                oathtool,
-                ["--totp", "--base32", "--now", "@\(time)", "JBSWY3DPEHPK3PXP"],
-                timeout: .seconds(30)
-            )
-            codes.insert(ran.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))
-        }
-        return codes
-    }
-
     /// What the field's file holds once it is `expected` (or after 10 seconds).
     private func typed(_ file: URL, matching expected: (String) -> Bool) async throws -> String {
         var text = ""
@@ -85,7 +69,7 @@ struct DesktopTypingTests {
             )
         }
 
-        let expected = try await codes()
+        let expected = try await Peers.oathtoolCodes()
         let ran = try await keyport(["type", "otp", "example.com"])
         #expect(ran.status == 0, "\(ran.standardError)")
         #expect(ran.standardError.contains("typed the one-time code"), "\(ran.standardError)")
@@ -232,7 +216,7 @@ struct DesktopTypingTests {
         defer { field.stop() }
         _ = try await field.waitForLine(timeout: .seconds(30)) { $0 == "ready" }
 
-        let expected = try await codes()
+        let expected = try await Peers.oathtoolCodes()
         let ran = try await Program.run(
             KeyportTestSupport.keyport,
             ["type", "otp", "example.com"],
@@ -335,7 +319,7 @@ struct DesktopTypingTests {
         environment["XDG_CURRENT_DESKTOP"] = "GNOME"
         environment["DBUS_SESSION_BUS_ADDRESS"] = address
         environment.removeValue(forKey: "DISPLAY")
-        let expected = try await codes()
+        let expected = try await Peers.oathtoolCodes()
         let ran = try await Program.run(
             KeyportTestSupport.keyport,
             ["type", "otp", "example.com"],

@@ -21,6 +21,23 @@ package enum Peers {
             .deletingLastPathComponent()
     }
 
+    /// The TOTP codes oathtool gives for `secret` (the example provider's by default) now and one
+    /// period later: a request can straddle the boundary.
+    package static func oathtoolCodes(secret: String = "JBSWY3DPEHPK3PXP") async throws -> Set<String> {
+        let oathtool = try require("/usr/bin/oathtool", "oathtool")
+        let now = Int(Date().timeIntervalSince1970)
+        var codes: Set<String> = []
+        for time in [now, now + 30] {
+            let ran = try await Program.run(
+                oathtool,
+                ["--totp", "--base32", "--now", "@\(time)", secret],
+                timeout: .seconds(30)
+            )
+            codes.insert(ran.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        return codes
+    }
+
     /// A file of the package, by its path from the package root.
     package static func file(_ path: String) -> String {
         packageRoot.appendingPathComponent(path).path

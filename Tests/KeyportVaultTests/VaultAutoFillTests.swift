@@ -59,21 +59,7 @@ struct VaultAutoFillTests {
             $0.contains("identities updated (2)")
         }
 
-        let oathtool = try Peers.require("/usr/bin/oathtool", "oathtool")
-        func codes() async throws -> Set<String> {
-            let now = Int(Date().timeIntervalSince1970)
-            var codes: Set<String> = []
-            for time in [now, now + 30] {
-                let ran = try await Program.run(
-                    oathtool,
-                    ["--totp", "--base32", "--now", "@\(time)", "JBSWY3DPEHPK3PXP"],
-                    timeout: .seconds(30)
-                )
-                codes.insert(ran.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))
-            }
-            return codes
-        }
-        var expected = try await codes()
+        var expected = try await Peers.oathtoolCodes()
         let code = try await run(["otp", "github.com"])
         #expect(
             code.status == 0 && expected.contains(code.standardOutput.trimmingCharacters(in: .newlines)),
@@ -100,7 +86,7 @@ struct VaultAutoFillTests {
         )
         defer { asking.stop() }
         _ = try await asking.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("waiting") }
-        expected = try await codes()
+        expected = try await Peers.oathtoolCodes()
         let unlocked = try await run(["otp", "github.com"])
         #expect(
             unlocked.status == 0 && expected.contains(unlocked.standardOutput.trimmingCharacters(in: .newlines)),
@@ -114,7 +100,7 @@ struct VaultAutoFillTests {
         }
 
         // "Show all": the person picks from the vault's own list in the agent (here the first).
-        expected = try await codes()
+        expected = try await Peers.oathtoolCodes()
         let listed = try await run(["otp", "github.com", "--list"])
         #expect(
             listed.status == 0 && expected.contains(listed.standardOutput.trimmingCharacters(in: .newlines)),

@@ -6,23 +6,6 @@ import KeyportTestSupport
 import Testing
 import Varlink
 
-/// The TOTP codes oathtool gives for the example's secret now and one period later (a request can
-/// straddle the boundary).
-private func oathtoolCodes() async throws -> Set<String> {
-    let oathtool = try Peers.require("/usr/bin/oathtool", "oathtool")
-    let now = Int(Date().timeIntervalSince1970)
-    var codes: Set<String> = []
-    for time in [now, now + 30] {
-        let ran = try await Program.run(
-            oathtool,
-            ["--totp", "--base32", "--now", "@\(time)", "JBSWY3DPEHPK3PXP"],
-            timeout: .seconds(30)
-        )
-        codes.insert(ran.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))
-    }
-    return codes
-}
-
 @Suite("AutoFill through keyportd and providers", .serialized)
 struct AutoFillTests {
     @Test("a one-time code and a password from the quiet provider: matched by site, the code equals oathtool's")
@@ -33,7 +16,7 @@ struct AutoFillTests {
         defer { daemon.stop() }
         try await sandbox.setUp(order: ["quiet"], services: ["quiet": "example.com"])
 
-        let before = try await oathtoolCodes()
+        let before = try await Peers.oathtoolCodes()
         let code = try await sandbox.request(.oneTimeCode, ["https://login.example.com/mfa", "example.com"]).get()
         #expect(code.provider == "org.example.quiet")
         #expect(before.contains(code.credential.code ?? "none"), "\(code.credential.code ?? "none") not in \(before)")
@@ -416,7 +399,7 @@ struct AutoFillClientTests {
         defer { daemon.stop() }
         try await sandbox.setUp(order: ["quiet"], services: ["quiet": "example.com"])
 
-        let before = try await oathtoolCodes()
+        let before = try await Peers.oathtoolCodes()
         let code = try await sandbox.keyport(["otp", "https://example.com/mfa"])
         #expect(code.status == 0, "\(code.standardError)")
         #expect(before.contains(code.standardOutput.trimmingCharacters(in: .newlines)), "\(code.standardOutput)")
@@ -479,7 +462,7 @@ struct AutoFillListTests {
         defer { daemon.stop() }
         #expect(try await sandbox.keyport(["providers", "enable", "org.example.quiet"]).status == 0)
         // No identity is needed: the person picks from the provider's own list.
-        let before = try await oathtoolCodes()
+        let before = try await Peers.oathtoolCodes()
         let one = try await sandbox.keyport(["otp", "example.org", "--list"])
         #expect(one.status == 0, "\(one.standardError)")
         #expect(before.contains(one.standardOutput.trimmingCharacters(in: .newlines)))

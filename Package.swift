@@ -116,7 +116,14 @@ let interfaces: [Target] = [
 // MARK: - The libraries apps build on (the products)
 
 let libraries: [Target] = [
-    .target(name: "CredentialExchangeFormat", dependencies: ["KeyportEncoding", crypto, asn1]),
+    // Writes the Swift of the credential types made only of editable fields, from their one
+    // definition (the CXFTypes plugin's tool); the standard library only, as it runs in every
+    // build of AuthenticationServices.
+    .executableTarget(name: "CXFTypesGenerate", dependencies: ["BuildToolSupport"]),
+    // Generates those types' CXF structs and schema tables in CredentialExchangeFormat, and
+    // Apple's structs of the same credentials in AuthenticationServices.
+    .plugin(name: "CXFTypes", capability: .buildTool(), dependencies: ["CXFTypesGenerate"]),
+    .target(name: "CredentialExchangeFormat", dependencies: ["KeyportEncoding", crypto, asn1], plugins: ["CXFTypes"]),
     .target(
         name: "OneTimeCodes",
         dependencies: ["KeyportEncoding", "CredentialExchangeFormat", "KeyportErrors", crypto]
@@ -137,7 +144,8 @@ let libraries: [Target] = [
         dependencies: [
             "CredentialExchangeFormat", "KeyportEncoding", "WebAuthentication", "KeyportInterfaces", "Varlink",
             "KeyportCallbacks", "KeyportSystem", logging, nioCore, nioPosix,
-        ]
+        ],
+        plugins: ["CXFTypes"]
     ),
 ]
 

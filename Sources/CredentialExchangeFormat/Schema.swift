@@ -43,128 +43,10 @@ package protocol SchemaCredential: Sendable {
     var unknownMembers: [JSONMember] { get set }
 }
 
-extension CXF.BasicAuth: SchemaCredential {
-    package static let type: StaticString = "basic-auth"
-    package static let blank = Self()
-    package static let members: [MemberSchema<Self>] = [
-        .init("username", .field(\.username, .string)),
-        .init("password", .field(\.password, .concealedString)),
-    ]
-}
-
 extension CXF.Note: SchemaCredential {
     package static let type: StaticString = "note"
     package static let blank = Self(content: CXF.EditableField(value: ""))
     package static let members: [MemberSchema<Self>] = [.init("content", .requiredField(\.content, .string))]
-}
-
-extension CXF.CreditCard: SchemaCredential {
-    package static let type: StaticString = "credit-card"
-    package static let blank = Self()
-    package static let members: [MemberSchema<Self>] = [
-        .init("number", .field(\.number, .concealedString)),
-        .init("fullName", .field(\.fullName, .string)),
-        .init("cardType", .field(\.cardType, .string)),
-        .init("verificationNumber", .field(\.verificationNumber, .concealedString)),
-        .init("pin", .field(\.pin, .concealedString)),
-        .init("expiryDate", .field(\.expiryDate, .yearMonth)),
-        .init("validFrom", .field(\.validFrom, .yearMonth)),
-    ]
-}
-
-extension CXF.Address: SchemaCredential {
-    package static let type: StaticString = "address"
-    package static let blank = Self()
-    package static let members: [MemberSchema<Self>] = [
-        .init("streetAddress", .field(\.streetAddress, .string)),
-        .init("postalCode", .field(\.postalCode, .string)),
-        .init("city", .field(\.city, .string)),
-        .init("territory", .field(\.territory, .subdivisionCode)),
-        .init("country", .field(\.country, .countryCode)),
-        .init("tel", .field(\.tel, .string)),
-    ]
-}
-
-extension CXF.APIKey: SchemaCredential {
-    package static let type: StaticString = "api-key"
-    package static let blank = Self()
-    package static let members: [MemberSchema<Self>] = [
-        .init("key", .field(\.key, .concealedString)),
-        .init("username", .field(\.username, .string)),
-        .init("keyType", .field(\.keyType, .string)),
-        .init("url", .field(\.url, .string)),
-        .init("validFrom", .field(\.validFrom, .date)),
-        .init("expiryDate", .field(\.expiryDate, .date)),
-    ]
-}
-
-extension CXF.DriversLicense: SchemaCredential {
-    package static let type: StaticString = "drivers-license"
-    package static let blank = Self()
-    package static let members: [MemberSchema<Self>] = [
-        .init("fullName", .field(\.fullName, .string)),
-        .init("birthDate", .field(\.birthDate, .date)),
-        .init("issueDate", .field(\.issueDate, .date)),
-        .init("expiryDate", .field(\.expiryDate, .date)),
-        .init("issuingAuthority", .field(\.issuingAuthority, .string)),
-        .init("territory", .field(\.territory, .subdivisionCode)),
-        .init("country", .field(\.country, .countryCode)),
-        .init("licenseNumber", .field(\.licenseNumber, .string)),
-        .init("licenseClass", .field(\.licenseClass, .string)),
-    ]
-}
-
-extension CXF.IdentityDocument: SchemaCredential {
-    package static let type: StaticString = "identity-document"
-    package static let blank = Self()
-    package static let members: [MemberSchema<Self>] = [
-        .init("issuingCountry", .field(\.issuingCountry, .countryCode)),
-        .init("documentNumber", .field(\.documentNumber, .string)),
-        .init("identificationNumber", .field(\.identificationNumber, .string)),
-        .init("nationality", .field(\.nationality, .string)),
-        .init("fullName", .field(\.fullName, .string)),
-        .init("birthDate", .field(\.birthDate, .date)),
-        .init("birthPlace", .field(\.birthPlace, .string)),
-        .init("sex", .field(\.sex, .string)),
-        .init("issueDate", .field(\.issueDate, .date)),
-        .init("expiryDate", .field(\.expiryDate, .date)),
-        .init("issuingAuthority", .field(\.issuingAuthority, .string)),
-    ]
-}
-
-extension CXF.Passport: SchemaCredential {
-    package static let type: StaticString = "passport"
-    package static let blank = Self()
-    package static let members: [MemberSchema<Self>] = [
-        .init("issuingCountry", .field(\.issuingCountry, .countryCode)),
-        .init("passportType", .field(\.passportType, .string)),
-        .init("passportNumber", .field(\.passportNumber, .string)),
-        .init("nationalIdentificationNumber", .field(\.nationalIdentificationNumber, .string)),
-        .init("nationality", .field(\.nationality, .string)),
-        .init("fullName", .field(\.fullName, .string)),
-        .init("birthDate", .field(\.birthDate, .date)),
-        .init("birthPlace", .field(\.birthPlace, .string)),
-        .init("sex", .field(\.sex, .string)),
-        .init("issueDate", .field(\.issueDate, .date)),
-        .init("expiryDate", .field(\.expiryDate, .date)),
-        .init("issuingAuthority", .field(\.issuingAuthority, .string)),
-    ]
-}
-
-extension CXF.PersonName: SchemaCredential {
-    package static let type: StaticString = "person-name"
-    package static let blank = Self()
-    package static let members: [MemberSchema<Self>] = [
-        .init("title", .field(\.title, .string)),
-        .init("given", .field(\.given, .string)),
-        .init("givenInformal", .field(\.givenInformal, .string)),
-        .init("given2", .field(\.given2, .string)),
-        .init("surnamePrefix", .field(\.surnamePrefix, .string)),
-        .init("surname", .field(\.surname, .string)),
-        .init("surname2", .field(\.surname2, .string)),
-        .init("credentials", .field(\.credentials, .string)),
-        .init("generation", .field(\.generation, .string)),
-    ]
 }
 
 extension CXF.GeneratedPassword: SchemaCredential {
@@ -183,17 +65,6 @@ extension CXF.SSHKey: SchemaCredential {
         .init("creationDate", .field(\.creationDate, .date)),
         .init("expiryDate", .field(\.expiryDate, .date)),
         .init("keyGenerationSource", .field(\.keyGenerationSource, .string)),
-    ]
-}
-
-extension CXF.WiFi: SchemaCredential {
-    package static let type: StaticString = "wifi"
-    package static let blank = Self()
-    package static let members: [MemberSchema<Self>] = [
-        .init("ssid", .field(\.ssid, .string)),
-        .init("networkSecurityType", .field(\.networkSecurityType, .wifiNetworkSecurityType)),
-        .init("passphrase", .field(\.passphrase, .concealedString)),
-        .init("hidden", .field(\.hidden, .boolean)),
     ]
 }
 

@@ -88,6 +88,7 @@ extension CXFImporter {
     }
 }
 
-// The pairs: where Apple's name differs from CXF's (`userName`/`username`, `telephone`/`tel`) the
-// table is the only place that says so.
-// (Each table is in its credential's file.)
+// The types themselves and their tables of pairs are generated from their one definition,
+// CredentialExchangeFormat's Schema/FieldCredentials.cxftypes (the CXFTypes plugin), with the CXF
+// structs they pair with: where Apple's name differs from CXF's (`userName`/`username`,
+// `telephone`/`tel`) that file is the only place that says so.

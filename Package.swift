@@ -50,7 +50,10 @@ let foundations: [Target] = [
     .target(name: "KeyportDomains", dependencies: ["KeyportDomainsCore"], plugins: ["EmbedText"]),
     // Keys from passphrases (scrypt, PBKDF2) with caps on the parameters a file may ask for: the
     // vault's and encrypted exports'; not a product.
-    .target(name: "KeyportCrypto", dependencies: ["KeyportSystemCore", "KeyportEncoding", crypto, cryptoExtras]),
+    .target(
+        name: "KeyportCrypto",
+        dependencies: ["KeyportSystemCore", "KeyportEncoding", "KeyportErrors", crypto, cryptoExtras]
+    ),
     // What the build-tool plugins' programs share (reading and writing text files, Swift
     // literals); the standard library and libc only; not a product.
     .target(name: "BuildToolSupport"),

@@ -1,15 +1,30 @@
 import Crypto
-import Foundation
 import KeyportEncoding
+import KeyportErrors
 import KeyportSystemCore
 import _CryptoExtras
 
 /// Why a key was not derived: parameters outside the caps (they come from a file, so an attacker
 /// may have chosen them), or a record that is not parameters at all.
-package struct KDFError: Error, Hashable, Sendable, CustomStringConvertible {
-    package var message: String
-    package init(_ message: String) { self.message = message }
-    package var description: String { message }
+package struct KDFError: RecordedError {
+    /// A stable name for why.
+    package struct Code: ErrorCode {
+        package let rawValue: String
+        package init(rawValue: String) { self.rawValue = rawValue }
+
+        /// Parameters outside Keyport's caps (too costly, or too cheap to protect anything).
+        package static let outsideCaps = Code(rawValue: "outside-caps")
+        /// A stored record that is not the parameters Keyport writes.
+        package static let notParameters = Code(rawValue: "not-parameters")
+        /// The derivation itself failed.
+        package static let derivationFailed = Code(rawValue: "derivation-failed")
+    }
+
+    package var record: ErrorRecord<Code>
+
+    package init(_ code: Code, _ message: String, file: String = #fileID, line: UInt = #line) {
+        record = ErrorRecord(code, message, file: file, line: line)
+    }
 }
 
 /// scrypt's parameters for turning a passphrase into a key — the one that wraps a password store's
@@ -48,22 +63,23 @@ package struct ScryptParameters: Hashable, Sendable {
     /// Refuses parameters outside the caps, saying which.
     package func check() throws(KDFError) {
         guard (10...Self.maximumLogN).contains(logN) else {
-            throw KDFError("scrypt's N is 2^\(logN); Keyport takes 2^10 to 2^\(Self.maximumLogN)")
+            throw KDFError(.outsideCaps, "scrypt's N is 2^\(logN); Keyport takes 2^10 to 2^\(Self.maximumLogN)")
         }
         guard (1...32).contains(r), (1...16).contains(p) else {
-            throw KDFError("scrypt's r is \(r) and p \(p); Keyport takes r 1–32 and p 1–16")
+            throw KDFError(.outsideCaps, "scrypt's r is \(r) and p \(p); Keyport takes r 1–32 and p 1–16")
         }
         let memory = 128 * r << logN
         guard memory <= Self.maximumMemory else {
             throw KDFError(
+                .outsideCaps,
                 "scrypt would need \(memory >> 20) MiB of memory; Keyport allows \(Self.maximumMemory >> 20) MiB"
             )
         }
         guard (r * p) << logN <= Self.maximumWork else {
-            throw KDFError("scrypt's work N·r·p is 2^\(logN)·\(r)·\(p), more than Keyport allows")
+            throw KDFError(.outsideCaps, "scrypt's work N·r·p is 2^\(logN)·\(r)·\(p), more than Keyport allows")
         }
         guard salt.count >= 16 else {
-            throw KDFError("scrypt's salt is \(salt.count) bytes; Keyport takes 16 or more")
+            throw KDFError(.outsideCaps, "scrypt's salt is \(salt.count) bytes; Keyport takes 16 or more")
         }
     }
 
@@ -83,7 +99,7 @@ package struct ScryptParameters: Hashable, Sendable {
                 )
             }
         } catch {
-            throw KDFError("scrypt failed: \(error)")
+            throw KDFError(.derivationFailed, "scrypt failed: \(error)")
         }
     }
 
@@ -111,21 +127,74 @@ package struct ScryptParameters: Hashable, Sendable {
         #"{"kdf":"scrypt","logN":\#(logN),"r":\#(r),"p":\#(p),"salt":"\#(Base64URL.encode(salt))"}"#
     }
 
-    /// Reads the stored form.
+    /// Reads the stored form: an object with exactly the members ``text`` writes, in any order.
     package init(text: String) throws(KDFError) {
-        struct Stored: Decodable {
-            var kdf: String
-            var logN: Int
-            var r: Int
-            var p: Int
-            var salt: String
+        let bytes = Array(text.utf8)
+        let stored = bytes.withUnsafeBufferPointer { buffer -> Stored? in
+            guard let base = buffer.baseAddress else { return nil }
+            var reader = JSONReader(base: base, count: buffer.count, maxDepth: 2)
+            return try? Stored(&reader)
         }
-        guard let stored = try? JSONDecoder().decode(Stored.self, from: Data(text.utf8)), stored.kdf == "scrypt",
-            let salt = try? Base64URL.decode(stored.salt)
+        guard let stored, stored.kdf == "scrypt", let logN = stored.logN, let r = stored.r, let p = stored.p,
+            let salt = stored.salt.flatMap({ try? Base64URL.decode($0) })
         else {
-            throw KDFError("the key-derivation record is not what Keyport writes: \(text.prefix(120))")
+            throw KDFError(.notParameters, "the key-derivation record is not what Keyport writes: \(text.prefix(120))")
         }
-        self.init(logN: stored.logN, r: stored.r, p: stored.p, salt: salt)
+        self.init(logN: logN, r: r, p: p, salt: salt)
+    }
+
+    /// The members of the stored form, as read; a repeated member, or anything but one object, is
+    /// a syntax failure.
+    private struct Stored {
+        var kdf: String?
+        var logN: Int?
+        var r: Int?
+        var p: Int?
+        var salt: String?
+
+        init(_ reader: inout JSONReader) throws(JSONReadFailure) {
+            reader.skipWhitespace()
+            try reader.enterObject()
+            var first = true
+            while try reader.nextKey(&first) {
+                if reader.keyIs("kdf") {
+                    try Self.once(&kdf, reader.kind == .string ? Self.string(&reader) : nil, reader)
+                } else if reader.keyIs("salt") {
+                    try Self.once(&salt, reader.kind == .string ? Self.string(&reader) : nil, reader)
+                } else if reader.keyIs("logN") {
+                    try Self.once(&logN, Self.integer(&reader), reader)
+                } else if reader.keyIs("r") {
+                    try Self.once(&r, Self.integer(&reader), reader)
+                } else if reader.keyIs("p") {
+                    try Self.once(&p, Self.integer(&reader), reader)
+                } else {
+                    throw reader.syntax("unknown member")
+                }
+            }
+            reader.skipWhitespace()
+            guard reader.pos == reader.count else { throw reader.syntax("text after the record") }
+        }
+
+        /// Stores a member's value, unless it repeats one or is of the wrong kind (`nil`).
+        private static func once<Value>(
+            _ slot: inout Value?,
+            _ value: Value?,
+            _ reader: JSONReader
+        ) throws(JSONReadFailure) {
+            guard slot == nil, let value else { throw reader.syntax("a repeated or ill-typed member") }
+            slot = value
+        }
+
+        private static func string(_ reader: inout JSONReader) throws(JSONReadFailure) -> String {
+            var invalidUTF8 = false
+            return try reader.string(try reader.scanString(), invalidUTF8: &invalidUTF8)
+        }
+
+        private static func integer(_ reader: inout JSONReader) throws(JSONReadFailure) -> Int? {
+            guard reader.kind == .number else { return nil }
+            let number = try reader.scanNumber()
+            return number.isInteger ? reader.int64(number).flatMap { Int(exactly: $0) } : nil
+        }
     }
 }
 
@@ -143,7 +212,7 @@ package enum PBKDF2SHA256 {
         outputByteCount: Int = 32
     ) throws(KDFError) -> SymmetricKey {
         guard (1...maximumRounds).contains(rounds) else {
-            throw KDFError("PBKDF2's round count is \(rounds); Keyport runs 1 to \(maximumRounds)")
+            throw KDFError(.outsideCaps, "PBKDF2's round count is \(rounds); Keyport runs 1 to \(maximumRounds)")
         }
         do {
             return try passphrase.withUnsafeBytes { bytes in
@@ -156,7 +225,7 @@ package enum PBKDF2SHA256 {
                 )
             }
         } catch {
-            throw KDFError("PBKDF2 failed: \(error)")
+            throw KDFError(.derivationFailed, "PBKDF2 failed: \(error)")
         }
     }
 }

@@ -46,6 +46,7 @@ struct KeyDerivationTests {
             (ScryptParameters(logN: 10, salt: Array(salt.prefix(15))), "salt is 15 bytes"),
         ] {
             let error = #expect(throws: KDFError.self) { try parameters.deriveKey(from: SecretBytes("p")) }
+            #expect(error?.code == .outsideCaps)
             #expect(error?.message.contains(problem) == true, "\(error?.message ?? "no error")")
         }
         let parameters = ScryptParameters(logN: 10, salt: salt)
@@ -57,10 +58,28 @@ struct KeyDerivationTests {
 
     @Test("a stored record that is not Keyport's is refused, quoted")
     func storedForm() {
-        for text in [#"{"kdf":"argon2","logN":10,"r":8,"p":1,"salt":"AAAAAAAAAAAAAAAAAAAAAA"}"#, "not json", "{}"] {
-            let error = #expect(throws: KDFError.self) { try ScryptParameters(text: text) }
+        let salt = "AAAAAAAAAAAAAAAAAAAAAA"
+        for text in [
+            #"{"kdf":"argon2","logN":10,"r":8,"p":1,"salt":"\#(salt)"}"#, "not json", "{}",
+            // A member repeated, unknown, of the wrong kind or missing; a number that is not an
+            // integer; a salt that is not base64url; text after the record.
+            #"{"kdf":"scrypt","logN":10,"logN":20,"r":8,"p":1,"salt":"\#(salt)"}"#,
+            #"{"kdf":"scrypt","logN":10,"r":8,"p":1,"salt":"\#(salt)","n":1}"#,
+            #"{"kdf":"scrypt","logN":"10","r":8,"p":1,"salt":"\#(salt)"}"#,
+            #"{"kdf":"scrypt","logN":10,"r":8,"salt":"\#(salt)"}"#,
+            #"{"kdf":"scrypt","logN":10.5,"r":8,"p":1,"salt":"\#(salt)"}"#,
+            #"{"kdf":"scrypt","logN":10,"r":8,"p":1,"salt":"*"}"#,
+            #"{"kdf":"scrypt","logN":10,"r":8,"p":1,"salt":"\#(salt)"} {}"#,
+        ] {
+            let error = #expect(throws: KDFError.self, "\(text)") { try ScryptParameters(text: text) }
+            #expect(error?.code == .notParameters)
             #expect(error?.message.contains("not what Keyport writes") == true)
         }
+        // Members in any order and whitespace are read.
+        let parameters = try? ScryptParameters(
+            text: #" { "salt": "\#(salt)", "p": 1, "r": 8, "logN": 10, "kdf": "scrypt" } "#
+        )
+        #expect(parameters == ScryptParameters(logN: 10, r: 8, p: 1, salt: [UInt8](repeating: 0, count: 16)))
     }
 
     @Test("calibration picks N so that deriving takes about the target; caps hold")

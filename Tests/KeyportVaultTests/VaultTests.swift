@@ -537,14 +537,20 @@ struct VaultTamperTests {
             [kdf.replacingOccurrences(of: #""logN":11"#, with: #""logN":10"#)]
         )
         expectError(.wrongPassphrase) { _ = try Vault.unlock(at: scratch.path, passphrase: passphrase) }
-        for (absurd, why) in [(#""logN":40"#, "N"), (#""logN":20,"r":32"#, "memory")] {
-            try scratch.tamper("UPDATE vault SET kdf = ?", [kdf.replacingOccurrences(of: #""logN":11"#, with: absurd)])
+        for (absurd, why) in [(#""logN":40,"r":8"#, "N"), (#""logN":20,"r":32"#, "memory")] {
+            try scratch.tamper(
+                "UPDATE vault SET kdf = ?",
+                [kdf.replacingOccurrences(of: #""logN":11,"r":8"#, with: absurd)]
+            )
             let start = ContinuousClock.now
             expectError(.unsafeParameters) { _ = try Vault.unlock(at: scratch.path, passphrase: passphrase) }
             #expect(ContinuousClock.now - start < .seconds(5), "refused before deriving (\(why))")
         }
-        try scratch.tamper("UPDATE vault SET kdf = 'not json'")
-        expectError(.corrupt) { _ = try Vault.unlock(at: scratch.path, passphrase: passphrase) }
+        // Not JSON, or a member said twice (which of the two would count is for no reader to guess).
+        for broken in ["not json", kdf.replacingOccurrences(of: #""r":8"#, with: #""r":8,"r":32"#)] {
+            try scratch.tamper("UPDATE vault SET kdf = ?", [broken])
+            expectError(.corrupt) { _ = try Vault.unlock(at: scratch.path, passphrase: passphrase) }
+        }
     }
 
     @Test("not a vault, not SQLite, truncated: a clear error, the file left as it is")

@@ -36,7 +36,7 @@ let foundations: [Target] = [
     // KeyportSystem's part that needs only the standard library and libc (XDG base directories,
     // private directories, socket paths, the environment, sealed memory files and descriptor
     // passing), for programs that must start fast; not a product.
-    .target(name: "KeyportSystemCore", dependencies: ["KeyportEncoding", "CKeyportSystem"]),
+    .target(name: "KeyportSystemCore", dependencies: ["KeyportEncoding", "KeyportErrors", "CKeyportSystem"]),
     // What every process-level part needs (child processes, private runtime directories, XDG base
     // directories, termination signals, peer credentials and pinned processes, small concurrency
     // helpers); not a product.
@@ -103,7 +103,7 @@ let interfaces: [Target] = [
     // Foundation or swift-nio; not a product.
     .target(
         name: "KeyportInterfacesCore",
-        dependencies: ["KeyportSystemCore", "VarlinkCore", "KeyportDomainsCore"],
+        dependencies: ["KeyportSystemCore", "VarlinkCore", "KeyportDomainsCore", "KeyportErrors"],
         plugins: ["VarlinkInterfaces"]
     ),
     // KeyportInterfacesCore with swift-nio's connections to keyportd, for everything that is not
@@ -113,7 +113,10 @@ let interfaces: [Target] = [
     // the private socket directory, a waiting session's server and registration, offering a URL to
     // the sessions; for keyportd, the URL handler and AuthenticationServices' listener; not a
     // product.
-    .target(name: "KeyportCallbacks", dependencies: ["Varlink", "KeyportInterfaces", "KeyportSystem", nioCore]),
+    .target(
+        name: "KeyportCallbacks",
+        dependencies: ["Varlink", "KeyportInterfaces", "KeyportSystem", "KeyportErrors", nioCore]
+    ),
 ]
 
 // MARK: - The libraries apps build on (the products)

@@ -1,25 +1,27 @@
+import KeyportErrors
+
 /// Why a callback could not be waited for or handed over, for the public API to say in its own
 /// error type (`SchemeCallbackError` in AuthenticationServices' Linux additions; the same codes).
-package struct CallbackHandOffError: Error, Hashable, Sendable, CustomStringConvertible {
-    package enum Reason: Hashable, Sendable {
+package struct CallbackHandOffError: RecordedError {
+    /// A stable name for why; SchemeCallbackError's codes of the same names.
+    package struct Code: ErrorCode {
+        package let rawValue: String
+        package init(rawValue: String) { self.rawValue = rawValue }
+
         /// The socket directory, or the one Keyport made above it, is not private to this user.
-        case unsafeDirectory
+        package static let unsafeDirectory = Code(rawValue: "unsafe-directory")
         /// The socket directory could not be created or read.
-        case directoryUnavailable
+        package static let directoryUnavailable = Code(rawValue: "directory-unavailable")
         /// The socket could not be opened (or its path is too long for a Unix-domain socket).
-        case listenFailed
+        package static let listenFailed = Code(rawValue: "listen-failed")
         /// The URL is longer than the hand-off carries.
-        case urlTooLong
+        package static let urlTooLong = Code(rawValue: "url-too-long")
     }
 
-    package var reason: Reason
-    /// What happened and what to do next; never a callback URL's query.
-    package var message: String
+    /// The code, and what happened and what to do next; never a callback URL's query.
+    package var record: ErrorRecord<Code>
 
-    package init(_ reason: Reason, _ message: String) {
-        self.reason = reason
-        self.message = message
+    package init(_ code: Code, _ message: String, file: String = #fileID, line: UInt = #line) {
+        record = ErrorRecord(code, message, file: file, line: line)
     }
-
-    package var description: String { message }
 }

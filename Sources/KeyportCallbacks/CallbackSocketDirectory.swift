@@ -56,10 +56,10 @@ package enum CallbackSocketDirectory {
                 create: create
             ).map { URL(fileURLWithPath: $0, isDirectory: true) }
         } catch {
-            switch error.reason {
-            case .unsafe: throw CallbackHandOffError(.unsafeDirectory, error.message)
-            case .unavailable: throw CallbackHandOffError(.directoryUnavailable, error.message)
-            }
+            throw CallbackHandOffError(
+                error.code == .unsafe ? .unsafeDirectory : .directoryUnavailable,
+                error.message
+            )
         }
     }
 

@@ -1,3 +1,4 @@
+import KeyportErrors
 import KeyportSystemCore
 
 #if canImport(Glibc)
@@ -7,11 +8,27 @@ import Musl
 #endif
 
 /// Why keyportd cannot start, or a client cannot find it: what happened and what to do.
-package struct DaemonError: Error, Hashable, Sendable, CustomStringConvertible {
-    package var description: String
+package struct DaemonError: RecordedError {
+    /// A stable name for why.
+    package struct Code: ErrorCode {
+        package let rawValue: String
+        package init(rawValue: String) { self.rawValue = rawValue }
 
-    package init(_ description: String) {
-        self.description = description
+        /// Nothing listens at keyportd's socket.
+        package static let notRunning = Code(rawValue: "not-running")
+        /// Nothing listens at the descriptor socket: keyportd is not running, or is older than this
+        /// program.
+        package static let noDescriptorSocket = Code(rawValue: "no-descriptor-socket")
+        /// `KEYPORT_SOCKET` names no usable path.
+        package static let misconfigured = Code(rawValue: "misconfigured")
+        /// The socket's directory is not private to this user, or cannot be made or read.
+        package static let unsafeDirectory = Code(rawValue: "unsafe-directory")
+    }
+
+    package var record: ErrorRecord<Code>
+
+    package init(_ code: Code, _ message: String, file: String = #fileID, line: UInt = #line) {
+        record = ErrorRecord(code, message, file: file, line: line)
     }
 }
 
@@ -49,7 +66,7 @@ package struct DaemonLocations: Hashable, Sendable {
         let base = BaseDirectories(environment: environment)
         if let chosen = environment[Self.socketVariable], !chosen.isEmpty {
             guard chosen.hasPrefix("/") else {
-                throw DaemonError("\(Self.socketVariable) must be an absolute path, not '\(chosen)'")
+                throw DaemonError(.misconfigured, "\(Self.socketVariable) must be an absolute path, not '\(chosen)'")
             }
             socket = FilePaths.standardized(chosen)
         } else {
@@ -59,6 +76,7 @@ package struct DaemonLocations: Hashable, Sendable {
         descriptorSocket = stem + "-fd.sock"
         guard descriptorSocket.utf8.count <= UnixSocketPath.maximumLength else {
             throw DaemonError(
+                .misconfigured,
                 "the socket path \(descriptorSocket) (beside \(socket)) is longer than the \(UnixSocketPath.maximumLength) bytes a Unix-domain socket allows; set \(Self.socketVariable) to a shorter path"
             )
         }
@@ -77,7 +95,7 @@ package struct DaemonLocations: Hashable, Sendable {
                 create: create
             ) != nil
         } catch {
-            throw DaemonError(error.message)
+            throw DaemonError(.unsafeDirectory, error.message)
         }
     }
 
@@ -110,6 +128,7 @@ extension DaemonError {
     /// before the descriptor socket is.
     package static func noDescriptorSocket(_ locations: DaemonLocations) -> DaemonError {
         DaemonError(
+            .noDescriptorSocket,
             "nothing listens at \(locations.descriptorSocket), where exchanges pass their documents: keyportd is not running (start it with `keyportd`, or `systemctl --user enable --now keyportd.socket`), or a keyportd older than this program runs (restart it: `systemctl --user restart keyportd.service`)"
         )
     }
@@ -117,6 +136,7 @@ extension DaemonError {
     /// keyportd is not listening at `locations.socket`.
     package static func notRunning(_ locations: DaemonLocations) -> DaemonError {
         DaemonError(
+            .notRunning,
             "keyportd is not running (nothing listens at \(locations.socket)); start it with `keyportd`, or `systemctl --user enable --now keyportd.socket`"
         )
     }

@@ -1,4 +1,5 @@
 import CKeyportSystem
+import KeyportErrors
 
 #if canImport(Glibc)
 import Glibc
@@ -8,11 +9,28 @@ import Musl
 
 /// Why a memory file could not be made, or a descriptor is not one that can be trusted to hold
 /// still: what is wrong, in a sentence.
-package struct MemoryFileError: Error, Hashable, Sendable, CustomStringConvertible {
-    package var description: String
+package struct MemoryFileError: RecordedError {
+    /// A stable name for why.
+    package struct Code: ErrorCode {
+        package let rawValue: String
+        package init(rawValue: String) { self.rawValue = rawValue }
 
-    package init(_ description: String) {
-        self.description = description
+        /// The kernel refused a call (making, writing, sealing, mapping, sending, receiving).
+        package static let systemCallFailed = Code(rawValue: "system-call-failed")
+        /// The descriptor is not a memory file sealed against every change.
+        package static let notSealed = Code(rawValue: "not-sealed")
+        /// The file is larger than the receiver takes.
+        package static let tooLarge = Code(rawValue: "too-large")
+        /// The file has holes: its bytes were never all written.
+        package static let sparse = Code(rawValue: "sparse")
+        /// More descriptors came with one message than the receiver takes.
+        package static let tooManyDescriptors = Code(rawValue: "too-many-descriptors")
+    }
+
+    package var record: ErrorRecord<Code>
+
+    package init(_ code: Code, _ message: String, file: String = #fileID, line: UInt = #line) {
+        record = ErrorRecord(code, message, file: file, line: line)
     }
 }
 
@@ -38,7 +56,9 @@ package final class MemoryFile: Sendable {
     /// - Throws: ``MemoryFileError`` when the kernel refuses (no memfd, or out of memory).
     package init(name: String, contents: UnsafeRawBufferPointer) throws(MemoryFileError) {
         let descriptor = ckp_sealable_memory_file(name)
-        guard descriptor >= 0 else { throw MemoryFileError("cannot make a memory file: \(Self.reason())") }
+        guard descriptor >= 0 else {
+            throw MemoryFileError(.systemCallFailed, "cannot make a memory file: \(Self.reason())")
+        }
         var written = 0
         while written < contents.count {
             let count = write(descriptor, contents.baseAddress! + written, contents.count - written)
@@ -46,14 +66,14 @@ package final class MemoryFile: Sendable {
             guard count > 0 else {
                 let reason = count == 0 ? "it took nothing" : Self.reason()
                 close(descriptor)
-                throw MemoryFileError("cannot write the memory file: \(reason)")
+                throw MemoryFileError(.systemCallFailed, "cannot write the memory file: \(reason)")
             }
             written += count
         }
         guard ckp_seal_memory_file(descriptor) == 0 else {
             let reason = Self.reason()
             close(descriptor)
-            throw MemoryFileError("cannot seal the memory file: \(reason)")
+            throw MemoryFileError(.systemCallFailed, "cannot seal the memory file: \(reason)")
         }
         self.descriptor = descriptor
         size = contents.count
@@ -67,13 +87,16 @@ package final class MemoryFile: Sendable {
         let seals = ckp_memory_file_seals(descriptor)
         guard seals >= 0 else {
             close(descriptor)
-            throw MemoryFileError("the descriptor is not a sealed memory file (memfd_create with MFD_ALLOW_SEALING)")
+            throw MemoryFileError(
+                .notSealed,
+                "the descriptor is not a sealed memory file (memfd_create with MFD_ALLOW_SEALING)"
+            )
         }
         // Shared memory, as memfd_create makes it: a huge-page file would map in pages larger than
         // its size says.
         guard ckp_is_shared_memory(descriptor) == 1 else {
             close(descriptor)
-            throw MemoryFileError("the descriptor is not a memory file of ordinary shared memory")
+            throw MemoryFileError(.notSealed, "the descriptor is not a memory file of ordinary shared memory")
         }
         var missing: [String] = []
         if seals & ckp_seal_write_flag() == 0 { missing.append("F_SEAL_WRITE") }
@@ -82,6 +105,7 @@ package final class MemoryFile: Sendable {
         guard missing.isEmpty else {
             close(descriptor)
             throw MemoryFileError(
+                .notSealed,
                 "the memory file is not sealed with \(missing.joined(separator: ", ")): its sender could still change it"
             )
         }
@@ -89,17 +113,23 @@ package final class MemoryFile: Sendable {
         guard fstat(descriptor, &status) == 0 else {
             let reason = Self.reason()
             close(descriptor)
-            throw MemoryFileError("cannot read the memory file's size: \(reason)")
+            throw MemoryFileError(.systemCallFailed, "cannot read the memory file's size: \(reason)")
         }
         guard Int(status.st_size) <= maximumSize else {
             close(descriptor)
-            throw MemoryFileError("the memory file is \(status.st_size) bytes, more than the \(maximumSize) taken")
+            throw MemoryFileError(
+                .tooLarge,
+                "the memory file is \(status.st_size) bytes, more than the \(maximumSize) taken"
+            )
         }
         // Every page written: a file truncated to a size and sealed, with holes, would cost its
         // sender nothing and its reader a fresh page for each hole read.
         guard Int(status.st_blocks) * 512 >= Int(status.st_size) else {
             close(descriptor)
-            throw MemoryFileError("the memory file has holes: its \(status.st_size) bytes were never all written")
+            throw MemoryFileError(
+                .sparse,
+                "the memory file has holes: its \(status.st_size) bytes were never all written"
+            )
         }
         self.descriptor = descriptor
         size = Int(status.st_size)
@@ -134,7 +164,7 @@ package final class MemoryFile: Sendable {
         guard size > 0 else { return UnsafeRawBufferPointer(start: nil, count: 0) }
         let (protection, sharing) = copyOnWrite ? (PROT_READ | PROT_WRITE, MAP_PRIVATE) : (PROT_READ, MAP_SHARED)
         guard let address = mmap(nil, size, protection, sharing, descriptor, 0), address != MAP_FAILED else {
-            throw MemoryFileError("cannot map the memory file: \(Self.reason())")
+            throw MemoryFileError(.systemCallFailed, "cannot map the memory file: \(Self.reason())")
         }
         return UnsafeRawBufferPointer(start: address, count: size)
     }
@@ -181,7 +211,9 @@ package enum DescriptorPassing {
                 )
             }
             if sent < 0, errno == EINTR { continue }
-            guard sent >= 0 else { throw MemoryFileError("cannot send: \(String(cString: strerror(errno)))") }
+            guard sent >= 0 else {
+                throw MemoryFileError(.systemCallFailed, "cannot send: \(String(cString: strerror(errno)))")
+            }
             return sent
         }
     }
@@ -215,11 +247,16 @@ package enum DescriptorPassing {
                 )
             }
         } while count < 0 && errno == EINTR
-        guard count >= 0 else { throw MemoryFileError("cannot receive: \(String(cString: strerror(errno)))") }
+        guard count >= 0 else {
+            throw MemoryFileError(.systemCallFailed, "cannot receive: \(String(cString: strerror(errno)))")
+        }
         let arrived = Array(descriptors.prefix(Int(received)))
         guard truncated == 0 else {
             for descriptor in arrived { close(descriptor) }
-            throw MemoryFileError("more than \(descriptors.count) descriptors came with one message")
+            throw MemoryFileError(
+                .tooManyDescriptors,
+                "more than \(descriptors.count) descriptors came with one message"
+            )
         }
         return (count, arrived)
     }

@@ -1,3 +1,5 @@
+import KeyportErrors
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -12,16 +14,23 @@ import Musl
 /// the effective user, and grant group and others nothing (mode 0700 or stricter).
 package enum PrivateDirectory {
     /// Why a directory cannot be used. `message` names the path and what to do.
-    package struct Unusable: Error, Sendable {
-        package enum Reason: Sendable {
+    package struct Unusable: RecordedError {
+        /// A stable name for why.
+        package struct Code: ErrorCode {
+            package let rawValue: String
+            package init(rawValue: String) { self.rawValue = rawValue }
+
             /// Another user's, open to others, or not a directory.
-            case unsafe
+            package static let unsafe = Code(rawValue: "unsafe")
             /// It could not be created or examined.
-            case unavailable
+            package static let unavailable = Code(rawValue: "unavailable")
         }
 
-        package var reason: Reason
-        package var message: String
+        package var record: ErrorRecord<Code>
+
+        package init(_ code: Code, _ message: String, file: String = #fileID, line: UInt = #line) {
+            record = ErrorRecord(code, message, file: file, line: line)
+        }
     }
 
     /// Makes sure `directory` exists (when `create`) and is private, and so are `alsoPrivate`
@@ -51,8 +60,8 @@ package enum PrivateDirectory {
             for path in missing.reversed() where mkdir(path, 0o700) != 0 && errno != EEXIST {
                 let reason = String(cString: strerror(errno))
                 throw Unusable(
-                    reason: .unavailable,
-                    message: "cannot create the directory \(path) for \(contents): \(reason)"
+                    .unavailable,
+                    "cannot create the directory \(path) for \(contents): \(reason)"
                 )
             }
             checked.append(contentsOf: missing)
@@ -76,31 +85,28 @@ package enum PrivateDirectory {
         guard lstat(path, &info) == 0 else {
             let reason = String(cString: strerror(errno))
             throw Unusable(
-                reason: .unavailable,
-                message: "cannot read the directory \(path) for \(contents): \(reason)"
+                .unavailable,
+                "cannot read the directory \(path) for \(contents): \(reason)"
             )
         }
         guard info.st_mode & S_IFMT == S_IFDIR else {
             throw Unusable(
-                reason: .unsafe,
-                message:
-                    "\(path) is not a directory (a link or a file is there); Keyport will not pass \(contents) through it. Remove it and try again"
+                .unsafe,
+                "\(path) is not a directory (a link or a file is there); Keyport will not pass \(contents) through it. Remove it and try again"
             )
         }
         let user = geteuid()
         guard info.st_uid == user else {
             throw Unusable(
-                reason: .unsafe,
-                message:
-                    "\(path) belongs to user \(info.st_uid), not to you (user \(user)); someone else could read \(contents) passed through it, so Keyport will not use it. Remove it, or set XDG_RUNTIME_DIR to a private directory"
+                .unsafe,
+                "\(path) belongs to user \(info.st_uid), not to you (user \(user)); someone else could read \(contents) passed through it, so Keyport will not use it. Remove it, or set XDG_RUNTIME_DIR to a private directory"
             )
         }
         let mode = info.st_mode & 0o777
         guard mode & 0o077 == 0 else {
             throw Unusable(
-                reason: .unsafe,
-                message:
-                    "\(path) is open to other users (mode \(String(mode, radix: 8))); \(contents) passed through it could be read by them, so Keyport will not use it. Run: chmod 700 \(path)"
+                .unsafe,
+                "\(path) is open to other users (mode \(String(mode, radix: 8))); \(contents) passed through it could be read by them, so Keyport will not use it. Run: chmod 700 \(path)"
             )
         }
     }

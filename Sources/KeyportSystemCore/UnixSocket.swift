@@ -1,19 +1,41 @@
+import KeyportErrors
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
 
-/// Why a Unix-domain socket could not be made or connected.
-package struct UnixSocketError: Error, Hashable, Sendable, CustomStringConvertible {
-    package var description: String
-    /// Nothing listens there: no socket at the path, or a stale one.
-    package var isRefused: Bool
+/// Why a Unix-domain socket could not be made, connected or used (Varlink's blocking connections
+/// say `VarlinkConnectionError`, the same type).
+package struct UnixSocketError: RecordedError {
+    /// A stable name for why.
+    package struct Code: ErrorCode {
+        package let rawValue: String
+        package init(rawValue: String) { self.rawValue = rawValue }
 
-    package init(_ description: String, isRefused: Bool = false) {
-        self.description = description
-        self.isRefused = isRefused
+        /// Nothing listens there: no socket at the path, or a stale one.
+        package static let refused = Code(rawValue: "refused")
+        /// The path does not fit in a socket address.
+        package static let pathTooLong = Code(rawValue: "path-too-long")
+        /// The system refused to make, bind or connect the socket for another reason.
+        package static let socketFailed = Code(rawValue: "socket-failed")
+        /// The connection broke, or the other side does not speak the protocol.
+        package static let connectionBroken = Code(rawValue: "connection-broken")
+        /// The process that answers is not the one the caller means to talk to, or cannot be told.
+        package static let unexpectedPeer = Code(rawValue: "unexpected-peer")
+        /// The service the caller starts did not come up.
+        package static let notStarted = Code(rawValue: "not-started")
     }
+
+    package var record: ErrorRecord<Code>
+
+    package init(_ code: Code, _ message: String, file: String = #fileID, line: UInt = #line) {
+        record = ErrorRecord(code, message, file: file, line: line)
+    }
+
+    /// Nothing listens there: no socket at the path, or a stale one.
+    package var isRefused: Bool { code == .refused }
 }
 
 /// Unix-domain socket addresses, for the connections and listeners that make their own sockets:
@@ -33,7 +55,7 @@ package enum UnixSocketAddress {
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
         let start = abstract ? 1 : 0
         guard start + path.utf8.count < capacity else {
-            throw UnixSocketError("the socket path \(path) is longer than \(capacity - 1 - start) bytes")
+            throw UnixSocketError(.pathTooLong, "the socket path \(path) is longer than \(capacity - 1 - start) bytes")
         }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             raw[0] = 0
@@ -52,11 +74,11 @@ package enum UnixSocketAddress {
 
     /// A new stream socket connected to `path` (close-on-exec).
     ///
-    /// - Throws: ``UnixSocketError``, with `isRefused` when nothing listens there.
+    /// - Throws: ``UnixSocketError``, ``UnixSocketError/Code-swift.struct/refused`` when nothing listens there.
     package static func connect(_ path: String, abstract: Bool = false) throws(UnixSocketError) -> Int32 {
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else {
-            throw UnixSocketError("cannot make a socket: \(String(cString: strerror(errno)))")
+            throw UnixSocketError(.socketFailed, "cannot make a socket: \(String(cString: strerror(errno)))")
         }
         let connected: Int32
         do {
@@ -75,8 +97,8 @@ package enum UnixSocketAddress {
             let code = errno
             close(descriptor)
             throw UnixSocketError(
-                "cannot connect to \(abstract ? "@" : "")\(path): \(String(cString: strerror(code)))",
-                isRefused: code == ECONNREFUSED || code == ENOENT
+                code == ECONNREFUSED || code == ENOENT ? .refused : .socketFailed,
+                "cannot connect to \(abstract ? "@" : "")\(path): \(String(cString: strerror(code)))"
             )
         }
         return descriptor

@@ -69,6 +69,7 @@ extension VaultKeeperClient {
         }
         guard let program = keeperProgram else {
             throw VarlinkConnectionError(
+                .notStarted,
                 "keyport-vault is not installed beside this program (\(Executable.own ?? Executable.running)), so the vault's keeper cannot be started"
             )
         }
@@ -84,6 +85,6 @@ extension VaultKeeperClient {
             if (try? await call(locations, VaultKeeper.Status.name)) != nil { return }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw VarlinkConnectionError("the vault's keeper \(program) did not start listening within 10 s")
+        throw VarlinkConnectionError(.notStarted, "the vault's keeper \(program) did not start listening within 10 s")
     }
 }

@@ -110,7 +110,10 @@ package enum VaultKeeperClient {
         do {
             peer = try PinnedProcess(peerOf: connection.socket)
         } catch {
-            throw VarlinkConnectionError("cannot tell which process serves \(locations.keeperSocket): \(error)")
+            throw VarlinkConnectionError(
+                .unexpectedPeer,
+                "cannot tell which process serves \(locations.keeperSocket): \(error)"
+            )
         }
         try check(peer, serves: locations)
         return connection

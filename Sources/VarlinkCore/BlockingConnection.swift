@@ -114,7 +114,7 @@ package final class VarlinkBlockingConnection {
         do {
             reply = try VarlinkReply(message: message)
         } catch {
-            throw VarlinkConnectionError("the service's reply is not Varlink: \(error)")
+            throw VarlinkConnectionError(.connectionBroken, "the service's reply is not Varlink: \(error)")
         }
         if let name = reply.error { throw VarlinkError(name: name, parameters: reply.parameters) }
         return (reply, descriptors)
@@ -139,7 +139,7 @@ package final class VarlinkBlockingConnection {
                     }
                     first = false
                 } catch {
-                    throw VarlinkConnectionError("the service closed the connection: \(error)")
+                    throw VarlinkConnectionError(.connectionBroken, "the service closed the connection: \(error)")
                 }
             }
         }
@@ -155,7 +155,10 @@ package final class VarlinkBlockingConnection {
                 }
                 guard count > 0 else {
                     for descriptor in descriptors { close(descriptor) }
-                    throw VarlinkConnectionError("the service closed the connection before it replied")
+                    throw VarlinkConnectionError(
+                        .connectionBroken,
+                        "the service closed the connection before it replied"
+                    )
                 }
                 received += try chunk.withUnsafeBytes { bytes in
                     try framing.append(UnsafeRawBufferPointer(rebasing: bytes[..<count]), descriptors: descriptors)
@@ -163,7 +166,7 @@ package final class VarlinkBlockingConnection {
             } catch let error as VarlinkConnectionError {
                 throw error
             } catch {
-                throw VarlinkConnectionError("the connection failed: \(error)")
+                throw VarlinkConnectionError(.connectionBroken, "the connection failed: \(error)")
             }
         }
         return received.removeFirst()

@@ -148,9 +148,8 @@ struct AgentCommand: AsyncParsableCommand {
                 continue
             } catch let error as VarlinkError {
                 throw CommandError.invalid(error.sentence)
-            } catch let error as DaemonError where served && !once {
+            } catch let error as DaemonError where served && !once && error.code == .notRunning {
                 // keyportd has not come back yet.
-                _ = error
             } catch let error as DaemonError {
                 throw CommandError.io(error.description)
             } catch is VarlinkConnectionError where served && !once {

@@ -73,21 +73,21 @@ struct CredentialExchangeManagerTests {
     @Test("keyportd out of reach is .failed; a cancelled task is .canceled, whatever the connection said")
     func mappingOutsideTheExchange() {
         let notRunning = KeyportdExchange.mapped(
-            DaemonError("keyportd is not running"),
+            DaemonError(.notRunning, "keyportd is not running"),
             side: .importing,
             cancelled: false
         )
         #expect(notRunning.code == .failed)
         #expect(notRunning.failureReason == "keyportd is not running")
         let broken = KeyportdExchange.mapped(
-            VarlinkConnectionError("the service closed the connection before it replied"),
+            VarlinkConnectionError(.connectionBroken, "the service closed the connection before it replied"),
             side: .exporting,
             cancelled: false
         )
         #expect(broken.code == .failed)
         #expect(broken.failureReason?.contains("closed the connection") == true)
         let cancelled = KeyportdExchange.mapped(
-            VarlinkConnectionError("the connection failed: CancellationError()"),
+            VarlinkConnectionError(.connectionBroken, "the connection failed: CancellationError()"),
             side: .exporting,
             cancelled: true
         )

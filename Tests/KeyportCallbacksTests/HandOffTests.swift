@@ -88,13 +88,13 @@ struct HandOffTests {
         let unsafe = #expect(throws: CallbackHandOffError.self) {
             _ = try CallbackSocketDirectory.prepare(open, environment: [:], create: false)
         }
-        #expect(unsafe?.reason == .unsafeDirectory)
+        #expect(unsafe?.code == .unsafeDirectory)
         #expect(unsafe?.message.contains(open.path) == true, "\(unsafe?.message ?? "")")
 
         let long = "x:/" + String(repeating: "a", count: CallbackHandOff.maximumURLLength)
         let tooLong = await #expect(throws: CallbackHandOffError.self) {
             _ = try await CallbackHandOff.deliver(long, directory: temporary.url, environment: [:])
         }
-        #expect(tooLong?.reason == .urlTooLong)
+        #expect(tooLong?.code == .urlTooLong)
     }
 }

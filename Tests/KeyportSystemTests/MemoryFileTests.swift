@@ -59,6 +59,7 @@ struct MemoryFileTests {
         try #require(open >= 0)
         #expect(write(open, "abc", 3) == 3)
         let unsealed = #expect(throws: MemoryFileError.self) { try MemoryFile(checking: open) }
+        #expect(unsealed?.code == .notSealed)
         #expect(unsealed?.description.contains("F_SEAL_WRITE, F_SEAL_SHRINK, F_SEAL_GROW") == true)
 
         // Sealed against writing only: it could still grow.
@@ -66,6 +67,7 @@ struct MemoryFileTests {
         try #require(partly >= 0)
         #expect(fcntl(partly, 1033, ckp_seal_write_flag()) == 0)  // F_ADD_SEALS
         let growing = #expect(throws: MemoryFileError.self) { try MemoryFile(checking: partly) }
+        #expect(growing?.code == .notSealed)
         #expect(growing?.description.contains("F_SEAL_SHRINK, F_SEAL_GROW") == true)
 
         // Sealed whole, but sized with ftruncate and never written: holes, which cost its sender
@@ -75,6 +77,7 @@ struct MemoryFileTests {
         #expect(ftruncate(sparse, 1 << 20) == 0)
         #expect(ckp_seal_memory_file(sparse) == 0)
         let holes = #expect(throws: MemoryFileError.self) { try MemoryFile(checking: sparse) }
+        #expect(holes?.code == .sparse)
         #expect(holes?.description.contains("has holes") == true)
 
         // Sealed and written, but larger than the receiver takes.
@@ -84,6 +87,7 @@ struct MemoryFileTests {
         let tooLarge = #expect(throws: MemoryFileError.self) {
             try MemoryFile(checking: dup(large.descriptor), maximumSize: 9_999)
         }
+        #expect(tooLarge?.code == .tooLarge)
         #expect(tooLarge?.description.contains("more than the 9999 taken") == true)
         #expect(!MemoryFile.isMemoryFile(-1))
         #expect(MemoryFile.isMemoryFile(large.descriptor))
@@ -93,6 +97,7 @@ struct MemoryFileTests {
         try #require(Glibc.pipe(&pipe) == 0)
         defer { close(pipe[1]) }
         let notAFile = #expect(throws: MemoryFileError.self) { try MemoryFile(checking: pipe[0]) }
+        #expect(notAFile?.code == .notSealed)
         #expect(notAFile?.description.contains("not a sealed memory file") == true)
         #expect(!MemoryFile.isMemoryFile(pipe[1]))
         #expect(Pipes.nobodyReads(pipe[1]), "the refused descriptor is closed")
@@ -104,6 +109,7 @@ struct MemoryFileTests {
         let ordinary = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         try #require(ordinary >= 0)
         let notMemory = #expect(throws: MemoryFileError.self) { try MemoryFile(checking: ordinary) }
+        #expect(notMemory?.code == .notSealed)
         #expect(notMemory?.description.contains("not a sealed memory file") == true)
     }
 
@@ -136,6 +142,7 @@ struct MemoryFileTests {
         let refused = #expect(throws: MemoryFileError.self) {
             try buffer.withUnsafeMutableBytes { _ = try DescriptorPassing.receive(into: $0, on: receiver, maximum: 2) }
         }
+        #expect(refused?.code == .tooManyDescriptors)
         #expect(refused?.description.contains("more than 2 descriptors") == true)
         // None of the three stayed open in this process.
         #expect(pipes.allSatisfy { Pipes.nobodyReads($0[1]) })

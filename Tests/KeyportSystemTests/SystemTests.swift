@@ -109,7 +109,7 @@ struct PrivateDirectoryTests {
         let error = #expect(throws: PrivateDirectory.Unusable.self) {
             try PrivateDirectory.prepare(open.path, contents: "tests", create: true)
         }
-        #expect(error?.reason == .unsafe)
+        #expect(error?.code == .unsafe)
         #expect(error?.message.contains("chmod 700 \(open.path)") == true)
 
         let link = root.appendingPathComponent("link")
@@ -118,7 +118,7 @@ struct PrivateDirectoryTests {
         let linked = #expect(throws: PrivateDirectory.Unusable.self) {
             try PrivateDirectory.prepare(link.path, contents: "tests", create: false)
         }
-        #expect(linked?.reason == .unsafe)
+        #expect(linked?.code == .unsafe)
         #expect(linked?.message.contains("not a directory") == true)
 
         // A private directory above an open one is not enough: each listed level is checked.

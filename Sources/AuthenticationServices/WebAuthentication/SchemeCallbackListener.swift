@@ -225,13 +225,8 @@ public enum SchemeCallbackDelivery {
 }
 
 extension SchemeCallbackError {
-    /// The hand-off's error, under its public code.
+    /// The hand-off's error, under the public code of the same name.
     init(_ error: CallbackHandOffError) {
-        switch error.reason {
-        case .unsafeDirectory: self.init(.unsafeDirectory, error.message)
-        case .directoryUnavailable: self.init(.directoryUnavailable, error.message)
-        case .listenFailed: self.init(.listenFailed, error.message)
-        case .urlTooLong: self.init(.urlTooLong, error.message)
-        }
+        self.init(Code(rawValue: error.code.rawValue), error.message)
     }
 }

@@ -34,7 +34,7 @@ package final class VarlinkConnection {
     /// - Throws: ``VarlinkConnectionError`` when the kernel does not say, or the peer has ended.
     package func peerProcess() async throws -> PinnedProcess {
         guard let provider = channel as? SocketOptionProvider else {
-            throw VarlinkConnectionError("the connection is not a socket")
+            throw VarlinkConnectionError(.socketFailed, "the connection is not a socket")
         }
         do {
             let credentials: SocketPeerCredentials = try await provider.unsafeGetSocketOption(
@@ -48,7 +48,7 @@ package final class VarlinkConnection {
             let peer = PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
             return try PinnedProcess(peer: peer, pidfd: pidfd)
         } catch {
-            throw VarlinkConnectionError("cannot tell which process serves this socket: \(error)")
+            throw VarlinkConnectionError(.unexpectedPeer, "cannot tell which process serves this socket: \(error)")
         }
     }
 
@@ -67,9 +67,9 @@ package final class VarlinkConnection {
                     channel.varlinkAsyncChannel(maximumMessageSize: maximumMessageSize)
                 }
         } catch let error as IOError where error.errnoCode == ECONNREFUSED || error.errnoCode == ENOENT {
-            throw VarlinkConnectionError("nothing listens at \(path)", isRefused: true)
+            throw VarlinkConnectionError(.refused, "nothing listens at \(path)")
         } catch {
-            throw VarlinkConnectionError("cannot connect to \(path): \(error)")
+            throw VarlinkConnectionError(.socketFailed, "cannot connect to \(path): \(error)")
         }
         return try await channel.executeThenClose { inbound, outbound in
             try await body(VarlinkConnection(inbound: inbound, outbound: outbound, channel: channel.channel))
@@ -90,7 +90,7 @@ package final class VarlinkConnection {
                     channel.varlinkAsyncChannel(maximumMessageSize: maximumMessageSize)
                 }
         } catch {
-            throw VarlinkConnectionError("cannot use descriptor \(descriptor) as a connection: \(error)")
+            throw VarlinkConnectionError(.socketFailed, "cannot use descriptor \(descriptor) as a connection: \(error)")
         }
         return try await channel.executeThenClose { inbound, outbound in
             try await body(VarlinkConnection(inbound: inbound, outbound: outbound, channel: channel.channel))
@@ -121,7 +121,7 @@ package final class VarlinkConnection {
         do {
             try await outbound.write(call.outgoing)
         } catch {
-            throw VarlinkConnectionError("the service closed the connection: \(error)")
+            throw VarlinkConnectionError(.connectionBroken, "the service closed the connection: \(error)")
         }
     }
 
@@ -133,14 +133,16 @@ package final class VarlinkConnection {
         do {
             message = try await inbound.next()
         } catch {
-            throw VarlinkConnectionError("the connection failed: \(error)")
+            throw VarlinkConnectionError(.connectionBroken, "the connection failed: \(error)")
         }
-        guard let message else { throw VarlinkConnectionError("the service closed the connection before it replied") }
+        guard let message else {
+            throw VarlinkConnectionError(.connectionBroken, "the service closed the connection before it replied")
+        }
         let reply: VarlinkReply
         do {
             reply = try VarlinkReply(message: message)
         } catch {
-            throw VarlinkConnectionError("the service's reply is not Varlink: \(error)")
+            throw VarlinkConnectionError(.connectionBroken, "the service's reply is not Varlink: \(error)")
         }
         if let name = reply.error { throw VarlinkError(name: name, parameters: reply.parameters) }
         return (reply.parameters, reply.continues)

@@ -87,7 +87,10 @@ extension VarlinkServer {
             listener.shutDown()
         }
         if !Task.isCancelled {
-            throw VarlinkConnectionError("\(path) stopped accepting connections: \(listener.failure ?? "unknown")")
+            throw VarlinkConnectionError(
+                .socketFailed,
+                "\(path) stopped accepting connections: \(listener.failure ?? "unknown")"
+            )
         }
     }
 
@@ -166,12 +169,12 @@ final class DescriptorSocket: Sendable {
     convenience init(listeningAt path: String) throws {
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else {
-            throw VarlinkConnectionError("cannot make a socket: \(String(cString: strerror(errno)))")
+            throw VarlinkConnectionError(.socketFailed, "cannot make a socket: \(String(cString: strerror(errno)))")
         }
         self.init(descriptor: descriptor)
         let bound = try UnixSocketAddress.with(path) { address, length in bind(descriptor, address, length) }
         guard bound == 0, listen(descriptor, SOMAXCONN) == 0 else {
-            throw VarlinkConnectionError("cannot listen at \(path): \(String(cString: strerror(errno)))")
+            throw VarlinkConnectionError(.socketFailed, "cannot listen at \(path): \(String(cString: strerror(errno)))")
         }
         // As serve(path:) does: the directory keeps other users out, the mode says so too.
         chmod(path, 0o600)

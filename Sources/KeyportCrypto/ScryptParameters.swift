@@ -8,23 +8,22 @@ import _CryptoExtras
 /// may have chosen them), or a record that is not parameters at all.
 package struct KDFError: RecordedError {
     /// A stable name for why.
-    package struct Code: ErrorCode {
-        package let rawValue: String
-        package init(rawValue: String) { self.rawValue = rawValue }
-
-        /// Parameters outside Keyport's caps (too costly, or too cheap to protect anything).
-        package static let outsideCaps = Code(rawValue: "outside-caps")
-        /// A stored record that is not the parameters Keyport writes.
-        package static let notParameters = Code(rawValue: "not-parameters")
-        /// The derivation itself failed.
-        package static let derivationFailed = Code(rawValue: "derivation-failed")
-    }
+    package typealias Code = ErrorCodeOf<KDFError>
 
     package var record: ErrorRecord<Code>
 
     package init(_ code: Code, _ message: String, file: String = #fileID, line: UInt = #line) {
         record = ErrorRecord(code, message, file: file, line: line)
     }
+}
+
+extension ErrorCodeOf<KDFError> {
+    /// Parameters outside Keyport's caps (too costly, or too cheap to protect anything).
+    package static let outsideCaps = Self(rawValue: "outside-caps")
+    /// A stored record that is not the parameters Keyport writes.
+    package static let notParameters = Self(rawValue: "not-parameters")
+    /// The derivation itself failed.
+    package static let derivationFailed = Self(rawValue: "derivation-failed")
 }
 
 /// scrypt's parameters for turning a passphrase into a key — the one that wraps a password store's

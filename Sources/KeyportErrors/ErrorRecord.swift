@@ -40,6 +40,16 @@ public struct ErrorRecord<Code: Hashable & Sendable>: Hashable, Sendable, Custom
 /// struct of constants rather than an enum, so that a new code breaks no `switch`.
 public protocol ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible where RawValue == String {}
 
+/// The codes of the error type `Owner`, its `Code`: each error type declares its codes once, as
+/// `static let`s in an extension of `ErrorCodeOf<Owner>`, and one type's codes are not another's
+/// (the owner is part of the type).
+public struct ErrorCodeOf<Owner>: ErrorCode {
+    /// The code's stable name, in kebab case (`invalid-secret`).
+    public let rawValue: String
+    /// The code named `rawValue`.
+    public init(rawValue: String) { self.rawValue = rawValue }
+}
+
 extension ErrorCode {
     /// The code's name.
     public var description: String { rawValue }

@@ -10,26 +10,25 @@ import Musl
 /// Why keyportd cannot start, or a client cannot find it: what happened and what to do.
 package struct DaemonError: RecordedError {
     /// A stable name for why.
-    package struct Code: ErrorCode {
-        package let rawValue: String
-        package init(rawValue: String) { self.rawValue = rawValue }
-
-        /// Nothing listens at keyportd's socket.
-        package static let notRunning = Code(rawValue: "not-running")
-        /// Nothing listens at the descriptor socket: keyportd is not running, or is older than this
-        /// program.
-        package static let noDescriptorSocket = Code(rawValue: "no-descriptor-socket")
-        /// `KEYPORT_SOCKET` names no usable path.
-        package static let misconfigured = Code(rawValue: "misconfigured")
-        /// The socket's directory is not private to this user, or cannot be made or read.
-        package static let unsafeDirectory = Code(rawValue: "unsafe-directory")
-    }
+    package typealias Code = ErrorCodeOf<DaemonError>
 
     package var record: ErrorRecord<Code>
 
     package init(_ code: Code, _ message: String, file: String = #fileID, line: UInt = #line) {
         record = ErrorRecord(code, message, file: file, line: line)
     }
+}
+
+extension ErrorCodeOf<DaemonError> {
+    /// Nothing listens at keyportd's socket.
+    package static let notRunning = Self(rawValue: "not-running")
+    /// Nothing listens at the descriptor socket: keyportd is not running, or is older than this
+    /// program.
+    package static let noDescriptorSocket = Self(rawValue: "no-descriptor-socket")
+    /// `KEYPORT_SOCKET` names no usable path.
+    package static let misconfigured = Self(rawValue: "misconfigured")
+    /// The socket's directory is not private to this user, or cannot be made or read.
+    package static let unsafeDirectory = Self(rawValue: "unsafe-directory")
 }
 
 /// Where keyportd listens and keeps its files, for the daemon and its clients alike.

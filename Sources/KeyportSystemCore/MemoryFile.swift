@@ -11,27 +11,26 @@ import Musl
 /// still: what is wrong, in a sentence.
 package struct MemoryFileError: RecordedError {
     /// A stable name for why.
-    package struct Code: ErrorCode {
-        package let rawValue: String
-        package init(rawValue: String) { self.rawValue = rawValue }
-
-        /// The kernel refused a call (making, writing, sealing, mapping, sending, receiving).
-        package static let systemCallFailed = Code(rawValue: "system-call-failed")
-        /// The descriptor is not a memory file sealed against every change.
-        package static let notSealed = Code(rawValue: "not-sealed")
-        /// The file is larger than the receiver takes.
-        package static let tooLarge = Code(rawValue: "too-large")
-        /// The file has holes: its bytes were never all written.
-        package static let sparse = Code(rawValue: "sparse")
-        /// More descriptors came with one message than the receiver takes.
-        package static let tooManyDescriptors = Code(rawValue: "too-many-descriptors")
-    }
+    package typealias Code = ErrorCodeOf<MemoryFileError>
 
     package var record: ErrorRecord<Code>
 
     package init(_ code: Code, _ message: String, file: String = #fileID, line: UInt = #line) {
         record = ErrorRecord(code, message, file: file, line: line)
     }
+}
+
+extension ErrorCodeOf<MemoryFileError> {
+    /// The kernel refused a call (making, writing, sealing, mapping, sending, receiving).
+    package static let systemCallFailed = Self(rawValue: "system-call-failed")
+    /// The descriptor is not a memory file sealed against every change.
+    package static let notSealed = Self(rawValue: "not-sealed")
+    /// The file is larger than the receiver takes.
+    package static let tooLarge = Self(rawValue: "too-large")
+    /// The file has holes: its bytes were never all written.
+    package static let sparse = Self(rawValue: "sparse")
+    /// More descriptors came with one message than the receiver takes.
+    package static let tooManyDescriptors = Self(rawValue: "too-many-descriptors")
 }
 
 /// A document in an anonymous memory file (memfd), sealed so that nobody — its writer included —

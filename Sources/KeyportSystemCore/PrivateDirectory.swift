@@ -16,15 +16,7 @@ package enum PrivateDirectory {
     /// Why a directory cannot be used. `message` names the path and what to do.
     package struct Unusable: RecordedError {
         /// A stable name for why.
-        package struct Code: ErrorCode {
-            package let rawValue: String
-            package init(rawValue: String) { self.rawValue = rawValue }
-
-            /// Another user's, open to others, or not a directory.
-            package static let unsafe = Code(rawValue: "unsafe")
-            /// It could not be created or examined.
-            package static let unavailable = Code(rawValue: "unavailable")
-        }
+        package typealias Code = ErrorCodeOf<Unusable>
 
         package var record: ErrorRecord<Code>
 
@@ -110,6 +102,13 @@ package enum PrivateDirectory {
             )
         }
     }
+}
+
+extension ErrorCodeOf<PrivateDirectory.Unusable> {
+    /// Another user's, open to others, or not a directory.
+    package static let unsafe = Self(rawValue: "unsafe")
+    /// It could not be created or examined.
+    package static let unavailable = Self(rawValue: "unavailable")
 }
 
 /// Unix-domain socket paths.

@@ -10,23 +10,7 @@ import Musl
 /// say `VarlinkConnectionError`, the same type).
 package struct UnixSocketError: RecordedError {
     /// A stable name for why.
-    package struct Code: ErrorCode {
-        package let rawValue: String
-        package init(rawValue: String) { self.rawValue = rawValue }
-
-        /// Nothing listens there: no socket at the path, or a stale one.
-        package static let refused = Code(rawValue: "refused")
-        /// The path does not fit in a socket address.
-        package static let pathTooLong = Code(rawValue: "path-too-long")
-        /// The system refused to make, bind or connect the socket for another reason.
-        package static let socketFailed = Code(rawValue: "socket-failed")
-        /// The connection broke, or the other side does not speak the protocol.
-        package static let connectionBroken = Code(rawValue: "connection-broken")
-        /// The process that answers is not the one the caller means to talk to, or cannot be told.
-        package static let unexpectedPeer = Code(rawValue: "unexpected-peer")
-        /// The service the caller starts did not come up.
-        package static let notStarted = Code(rawValue: "not-started")
-    }
+    package typealias Code = ErrorCodeOf<UnixSocketError>
 
     package var record: ErrorRecord<Code>
 
@@ -36,6 +20,21 @@ package struct UnixSocketError: RecordedError {
 
     /// Nothing listens there: no socket at the path, or a stale one.
     package var isRefused: Bool { code == .refused }
+}
+
+extension ErrorCodeOf<UnixSocketError> {
+    /// Nothing listens there: no socket at the path, or a stale one.
+    package static let refused = Self(rawValue: "refused")
+    /// The path does not fit in a socket address.
+    package static let pathTooLong = Self(rawValue: "path-too-long")
+    /// The system refused to make, bind or connect the socket for another reason.
+    package static let socketFailed = Self(rawValue: "socket-failed")
+    /// The connection broke, or the other side does not speak the protocol.
+    package static let connectionBroken = Self(rawValue: "connection-broken")
+    /// The process that answers is not the one the caller means to talk to, or cannot be told.
+    package static let unexpectedPeer = Self(rawValue: "unexpected-peer")
+    /// The service the caller starts did not come up.
+    package static let notStarted = Self(rawValue: "not-started")
 }
 
 /// Unix-domain socket addresses, for the connections and listeners that make their own sockets:
@@ -74,7 +73,7 @@ package enum UnixSocketAddress {
 
     /// A new stream socket connected to `path` (close-on-exec).
     ///
-    /// - Throws: ``UnixSocketError``, ``UnixSocketError/Code-swift.struct/refused`` when nothing listens there.
+    /// - Throws: ``UnixSocketError``, `refused` when nothing listens there.
     package static func connect(_ path: String, abstract: Bool = false) throws(UnixSocketError) -> Int32 {
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else {

@@ -34,7 +34,7 @@ extension Vault {
     /// given and the items of their sites, never with their product. `progress` hears the counts
     /// so far every 1 000 items (and once at the end), before they are committed. `cancelled` is
     /// asked before each 1 000 items and once more just before the commit: when it says so, the
-    /// transaction is rolled back and nothing was imported (``VaultError/Code-swift.struct/cancelled``).
+    /// transaction is rolled back and nothing was imported (`cancelled`).
     package func importItems(
         _ items: some Sequence<CXF.Item>,
         progress: ((ImportReport) -> Void)? = nil,

@@ -49,7 +49,7 @@ public struct OTPGenerator: Sendable {
 
     /// A generator for `secret`; the defaults are HOTP's (SHA-1, 6 digits).
     ///
-    /// - Throws: ``OTPError`` (``OTPError/Code/invalidParameter``) for a decimal format outside
+    /// - Throws: ``OTPError`` (`invalidParameter`) for a decimal format outside
     ///   ``digitRange``.
     public init(
         secret: OTPSecret,
@@ -133,7 +133,7 @@ public struct TOTP: Sendable {
 
     /// A TOTP generator; the defaults are RFC 6238's (SHA-1, 6 digits, 30 seconds, counting from 1970).
     ///
-    /// - Throws: ``OTPError`` (``OTPError/Code/invalidParameter``) for a period that is not positive or
+    /// - Throws: ``OTPError`` (`invalidParameter`) for a period that is not positive or
     ///   digits outside ``OTPGenerator/digitRange``.
     public init(
         secret: OTPSecret,

@@ -10,7 +10,7 @@ public struct OTPVerifier: Sendable {
 
     /// A verifier accepting codes `window` steps either side of the current one.
     ///
-    /// - Throws: ``OTPError`` (``OTPError/Code/invalidParameter``) for a window outside 0 to 100.
+    /// - Throws: ``OTPError`` (`invalidParameter`) for a window outside 0 to 100.
     public init(totp: TOTP, window: Int = 1) throws(OTPError) {
         guard (0...100).contains(window) else {
             throw OTPError(.invalidParameter, "a window of \(window) steps is not sensible; use 0 to 100")

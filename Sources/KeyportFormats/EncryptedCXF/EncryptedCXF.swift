@@ -88,33 +88,7 @@ package enum EncryptedCXF {
 /// pointer), and what to do.
 package struct EncryptedCXFError: RecordedError {
     /// A stable name for why, for scripts and tests.
-    package struct Code: ErrorCode {
-        package let rawValue: String
-        package init(rawValue: String) { self.rawValue = rawValue }
-
-        /// Not JSON at all (CXP's `invalid-json`).
-        package static let invalidJSON = Code(rawValue: "invalid-json")
-        /// JSON, but a member is missing, repeated, unknown or of the wrong type.
-        package static let malformed = Code(rawValue: "malformed")
-        /// A version of CXP's messages Keyport does not speak (CXP's `unsupported-version`).
-        package static let unsupportedVersion = Code(rawValue: "unsupported-version")
-        /// No HPKE suite Keyport seals or opens with (CXP's `incompatible-hpke-parameters`).
-        package static let incompatibleHPKEParameters = Code(rawValue: "incompatible-hpke-parameters")
-        /// The suite Keyport would choose has no key (CXP's `missing-importer-key`).
-        package static let missingImporterKey = Code(rawValue: "missing-importer-key")
-        /// The importer's key is not an X25519 public key as RFC 8037 writes one (CXP's
-        /// `incorrect-importer-key-encoding`).
-        package static let incorrectImporterKeyEncoding = Code(rawValue: "incorrect-importer-key-encoding")
-        /// The sealed export does not open: changed after it was sealed, or sealed to another key.
-        package static let tampered = Code(rawValue: "tampered")
-        /// Another of the three files where this one was expected (a request given to import).
-        package static let wrongFile = Code(rawValue: "wrong-file")
-        /// The passphrase does not open the key file (or its sealed part was changed).
-        package static let wrongPassphrase = Code(rawValue: "wrong-passphrase")
-        /// Key-derivation parameters in the key file outside what Keyport accepts (an attacker
-        /// may have written them).
-        package static let unsafeParameters = Code(rawValue: "unsafe-parameters")
-    }
+    package typealias Code = ErrorCodeOf<EncryptedCXFError>
 
     package var record: ErrorRecord<Code>
 
@@ -131,6 +105,31 @@ package struct EncryptedCXFError: RecordedError {
         "the export does not open: it was changed after it was sealed, or it was not sealed for this key (the file, "
             + "or the request it answers, belongs to another key pair); nothing was imported"
     )
+}
+
+extension ErrorCodeOf<EncryptedCXFError> {
+    /// Not JSON at all (CXP's `invalid-json`).
+    package static let invalidJSON = Self(rawValue: "invalid-json")
+    /// JSON, but a member is missing, repeated, unknown or of the wrong type.
+    package static let malformed = Self(rawValue: "malformed")
+    /// A version of CXP's messages Keyport does not speak (CXP's `unsupported-version`).
+    package static let unsupportedVersion = Self(rawValue: "unsupported-version")
+    /// No HPKE suite Keyport seals or opens with (CXP's `incompatible-hpke-parameters`).
+    package static let incompatibleHPKEParameters = Self(rawValue: "incompatible-hpke-parameters")
+    /// The suite Keyport would choose has no key (CXP's `missing-importer-key`).
+    package static let missingImporterKey = Self(rawValue: "missing-importer-key")
+    /// The importer's key is not an X25519 public key as RFC 8037 writes one (CXP's
+    /// `incorrect-importer-key-encoding`).
+    package static let incorrectImporterKeyEncoding = Self(rawValue: "incorrect-importer-key-encoding")
+    /// The sealed export does not open: changed after it was sealed, or sealed to another key.
+    package static let tampered = Self(rawValue: "tampered")
+    /// Another of the three files where this one was expected (a request given to import).
+    package static let wrongFile = Self(rawValue: "wrong-file")
+    /// The passphrase does not open the key file (or its sealed part was changed).
+    package static let wrongPassphrase = Self(rawValue: "wrong-passphrase")
+    /// Key-derivation parameters in the key file outside what Keyport accepts (an attacker
+    /// may have written them).
+    package static let unsafeParameters = Self(rawValue: "unsafe-parameters")
 }
 
 // MARK: - X25519 keys as JWKs

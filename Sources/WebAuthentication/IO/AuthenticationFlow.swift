@@ -15,28 +15,14 @@ public enum BrowserChoice: Sendable {
 public struct FlowEnding: RecordedError {
     /// How the flow ended, as a stable name (`timed-out`). A struct of constants rather than an
     /// enum, so that a new code is not a breaking change for code that switches over them.
-    public struct Code: ErrorCode {
-        /// The code's stable name, in kebab case.
-        public let rawValue: String
-        /// A code with the given name.
-        public init(rawValue: String) { self.rawValue = rawValue }
-
-        /// `cancel()` or the task's cancellation.
-        public static let cancelled = Code(rawValue: "cancelled")
-        /// No callback arrived within the timeout (``FlowEnding/timeout``).
-        public static let timedOut = Code(rawValue: "timed-out")
-        /// The browser Keyport launched exited before the callback arrived (the person closed it).
-        public static let browserClosed = Code(rawValue: "browser-closed")
-        /// The browser could not be started, or the callback channel failed; the message says how.
-        public static let failed = Code(rawValue: "failed")
-    }
+    public typealias Code = ErrorCodeOf<FlowEnding>
 
     /// The code, the message and the place, kept as all Keyport's errors keep them.
     public var record: ErrorRecord<Code>
-    /// The timeout that passed, for ``Code/timedOut``; `nil` for the other endings.
+    /// The timeout that passed, for `Code.timedOut`; `nil` for the other endings.
     public var timeout: Duration?
 
-    /// An ending with `code`, the `message` a person reads and, for ``Code/timedOut``, the
+    /// An ending with `code`, the `message` a person reads and, for `Code.timedOut`, the
     /// `timeout` that passed; `file` and `line` record where it was made (``location``).
     public init(
         _ code: Code,
@@ -62,6 +48,17 @@ public struct FlowEnding: RecordedError {
     }
 
     static func failed(_ reason: String) -> FlowEnding { FlowEnding(.failed, reason) }
+}
+
+extension ErrorCodeOf<FlowEnding> {
+    /// `cancel()` or the task's cancellation.
+    public static let cancelled = Self(rawValue: "cancelled")
+    /// No callback arrived within the timeout (``FlowEnding/timeout``).
+    public static let timedOut = Self(rawValue: "timed-out")
+    /// The browser Keyport launched exited before the callback arrived (the person closed it).
+    public static let browserClosed = Self(rawValue: "browser-closed")
+    /// The browser could not be started, or the callback channel failed; the message says how.
+    public static let failed = Self(rawValue: "failed")
 }
 
 /// One web sign-in on Linux: show the page, wait for the callback, clean up. This is the engine

@@ -57,7 +57,7 @@ public struct OAuthClient: Sendable {
     }
 
     /// Redeems `code` at `tokenEndpoint` with the request's redirect URI and PKCE verifier. A
-    /// redirect is never followed (the request fails with ``OAuthError/Code/redirectRefused``).
+    /// redirect is never followed (the request fails with `OAuthError.Code.redirectRefused`).
     /// The response's ``TokenResponse/receivedDirectlyFrom`` names the endpoint it came from.
     public func redeem(
         _ code: OAuthSecretValue,

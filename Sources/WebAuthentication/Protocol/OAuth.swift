@@ -7,32 +7,7 @@ import KeyportErrors
 public struct OAuthError: RecordedError {
     /// What went wrong, as a stable name (`state-mismatch`). A struct of constants rather than an
     /// enum, so that a new code is not a breaking change for code that switches over them.
-    public struct Code: ErrorCode {
-        /// The code's stable name, in kebab case.
-        public let rawValue: String
-        /// A code with the given name.
-        public init(rawValue: String) { self.rawValue = rawValue }
-
-        /// The URL that arrived is not the registered redirect; nothing in it was looked at.
-        public static let redirectMismatch = Code(rawValue: "redirect-mismatch")
-        /// The redirect's `state` is missing or not the one sent: possibly a forged response.
-        public static let stateMismatch = Code(rawValue: "state-mismatch")
-        /// The redirect names another authorization server (RFC 9207 `iss`).
-        public static let issuerMismatch = Code(rawValue: "issuer-mismatch")
-        /// The person declined at the server (`error=access_denied`).
-        public static let accessDenied = Code(rawValue: "access-denied")
-        /// The server answered with another OAuth error code (RFC 6749 §4.1.2.1, §5.2), which
-        /// ``OAuthError/serverError`` holds.
-        public static let server = Code(rawValue: "server")
-        /// The server's answer is not what the protocol says it must be.
-        public static let invalidResponse = Code(rawValue: "invalid-response")
-        /// A server answered with a redirect Keyport does not follow: any redirect of the token
-        /// request, or a discovery redirect off the issuer's origin or to plain http.
-        public static let redirectRefused = Code(rawValue: "redirect-refused")
-        /// An ID token whose signature Keyport cannot vouch for: it did not come straight from the
-        /// token endpoint (TLS or loopback, no redirect), and Keyport does not verify signatures.
-        public static let unverifiableIDToken = Code(rawValue: "unverifiable-id-token")
-    }
+    public typealias Code = ErrorCodeOf<OAuthError>
 
     /// The code, the message and the place, kept as all Keyport's errors keep them.
     public var record: ErrorRecord<Code>
@@ -56,6 +31,28 @@ public struct OAuthError: RecordedError {
         record = ErrorRecord(code, message, file: file, line: line)
         self.serverError = serverError
     }
+}
+
+extension ErrorCodeOf<OAuthError> {
+    /// The URL that arrived is not the registered redirect; nothing in it was looked at.
+    public static let redirectMismatch = Self(rawValue: "redirect-mismatch")
+    /// The redirect's `state` is missing or not the one sent: possibly a forged response.
+    public static let stateMismatch = Self(rawValue: "state-mismatch")
+    /// The redirect names another authorization server (RFC 9207 `iss`).
+    public static let issuerMismatch = Self(rawValue: "issuer-mismatch")
+    /// The person declined at the server (`error=access_denied`).
+    public static let accessDenied = Self(rawValue: "access-denied")
+    /// The server answered with another OAuth error code (RFC 6749 §4.1.2.1, §5.2), which
+    /// ``OAuthError/serverError`` holds.
+    public static let server = Self(rawValue: "server")
+    /// The server's answer is not what the protocol says it must be.
+    public static let invalidResponse = Self(rawValue: "invalid-response")
+    /// A server answered with a redirect Keyport does not follow: any redirect of the token
+    /// request, or a discovery redirect off the issuer's origin or to plain http.
+    public static let redirectRefused = Self(rawValue: "redirect-refused")
+    /// An ID token whose signature Keyport cannot vouch for: it did not come straight from the
+    /// token endpoint (TLS or loopback, no redirect), and Keyport does not verify signatures.
+    public static let unverifiableIDToken = Self(rawValue: "unverifiable-id-token")
 }
 
 /// An authorization request for the code flow with PKCE (RFC 6749 §4.1, RFC 7636), with state and,

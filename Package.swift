@@ -163,7 +163,7 @@ let system: [Target] = [
         name: "KeyportDaemon",
         dependencies: [
             "Varlink", "KeyportSystem", "KeyportEncoding", "KeyportInterfaces", "CredentialExchangeFormat",
-            "KeyportCallbacks", "KeyportDomains", logging, serviceLifecycle,
+            "KeyportCallbacks", "KeyportDomains", "KeyportErrors", logging, serviceLifecycle,
         ]
     ),
     .executableTarget(
@@ -173,7 +173,7 @@ let system: [Target] = [
     // The person's graphical session as `keyport` meets it: the clipboard served by Keyport itself
     // (an X11 selection, a Wayland data-control source) with the hint that keeps a secret out of
     // clipboard histories; the standard library only; not a product.
-    .target(name: "KeyportDesktop", dependencies: ["KeyportSystemCore"]),
+    .target(name: "KeyportDesktop", dependencies: ["KeyportSystemCore", "KeyportErrors"]),
     // The browser extension's native messaging host: relays its AutoFill calls to keyportd.
     // Started by the browser for each port the extension opens, so it starts as `keyport` does:
     // the standard library linked in, no Foundation or swift-nio.
@@ -338,7 +338,7 @@ let tests: [Target] = [
     ),
     .testTarget(
         name: "CredentialExchangeFormatTests",
-        dependencies: ["CredentialExchangeFormat", "KeyportEncoding", crypto],
+        dependencies: ["CredentialExchangeFormat", "KeyportEncoding", "KeyportTestSupport", crypto],
         resources: [.copy("Fixtures")]
     ),
     .testTarget(

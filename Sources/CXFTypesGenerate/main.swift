@@ -10,6 +10,12 @@
 // app authors' too.
 import BuildToolSupport
 
+/// CXF 1.0's field types (`CXF.FieldType`), as the definition writes them.
+let fieldTypes = [
+    "string", "concealed-string", "email", "number", "boolean", "date", "year-month", "wifi-network-security-type",
+    "subdivision-code", "country-code",
+]
+
 struct Member {
     var key: String
     var appleName: String
@@ -33,7 +39,7 @@ func parse(_ text: String, path: String) -> [CredentialType] {
     for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
         let line = String(raw.trimmingWhitespace)
         if line.isEmpty || line.hasPrefix("#") { continue }
-        let words = line.split(separator: " ").map(String.init)
+        let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
         let place = "\(path):\(index + 1)"
         switch words[0] {
         case "credential":
@@ -56,6 +62,11 @@ func parse(_ text: String, path: String) -> [CredentialType] {
             )
         case "member":
             guard words.count == 3 else { fail("\(place): expected `member KEY[:APPLE-NAME] FIELD-TYPE`") }
+            // A type the codec does not know would leave the member's values unchecked, and a
+            // misspelt `concealed-string` would stop treating them as secrets.
+            guard fieldTypes.contains(words[2]) else {
+                fail("\(place): `\(words[2])` is not a CXF field type (\(fieldTypes.joined(separator: ", ")))")
+            }
             guard !types.isEmpty else { fail("\(place): a member before any `credential`") }
             let names = words[1].split(separator: ":").map(String.init)
             guard names.count == 1 || names.count == 2 else { fail("\(place): expected KEY or KEY:APPLE-NAME") }
@@ -64,6 +75,10 @@ func parse(_ text: String, path: String) -> [CredentialType] {
             )
         default:
             guard !types.isEmpty else { fail("\(place): text before any `credential`") }
+            // A description never starts with a keyword: such a line is a misspelt declaration.
+            guard !["credential", "member"].contains(words[0].lowercased()) else {
+                fail("\(place): `\(words[0])` must be the line's first word, in lower case")
+            }
             let last = types.count - 1
             if types[last].members.isEmpty {
                 types[last].doc += types[last].doc.isEmpty ? line : " " + line
@@ -89,8 +104,8 @@ func parse(_ text: String, path: String) -> [CredentialType] {
 extension Substring {
     var trimmingWhitespace: Substring {
         var s = self
-        while s.first == " " { s.removeFirst() }
-        while s.last == " " || s.last == "\r" { s.removeLast() }
+        while s.first == " " || s.first == "\t" { s.removeFirst() }
+        while s.last == " " || s.last == "\t" || s.last == "\r" { s.removeLast() }
         return s
     }
 }

@@ -1,9 +1,39 @@
+import KeyportErrors
 import KeyportSystemCore
 
 /// Why Keyport could not copy or type in the person's session, said for the person.
-package struct DesktopError: Error, Hashable, Sendable, CustomStringConvertible {
-    package var description: String
-    package init(_ description: String) { self.description = description }
+package struct DesktopError: RecordedError {
+    /// A stable name for why.
+    package typealias Code = ErrorCodeOf<DesktopError>
+
+    package var record: ErrorRecord<Code>
+
+    package init(_ code: Code, _ message: String, file: String = #fileID, line: UInt = #line) {
+        record = ErrorRecord(code, message, file: file, line: line)
+    }
+}
+
+extension ErrorCodeOf<DesktopError> {
+    /// No graphical session, or no session bus, to work in: the variables that name one are not
+    /// set, or name something else.
+    package static let noSession = Self(rawValue: "no-session")
+    /// The display server, the bus or the portal could not be reached, or the connection broke.
+    package static let unreachable = Self(rawValue: "unreachable")
+    /// It did not answer in time.
+    package static let timedOut = Self(rawValue: "timed-out")
+    /// It refused what was asked.
+    package static let refused = Self(rawValue: "refused")
+    /// The person declined in the desktop's own dialog.
+    package static let declined = Self(rawValue: "declined")
+    /// It lacks what Keyport needs (a data-control protocol, a keyboard, a portal), or the text is
+    /// one it cannot carry faithfully.
+    package static let unsupported = Self(rawValue: "unsupported")
+    /// It said something Keyport cannot read.
+    package static let protocolError = Self(rawValue: "protocol-error")
+    /// The text is longer than the clipboard takes.
+    package static let tooLong = Self(rawValue: "too-long")
+    /// Another program's copy took the clipboard from Keyport's.
+    package static let replaced = Self(rawValue: "replaced")
 }
 
 /// The clipboard served by Keyport itself: the text and, beside it, the hint password managers and
@@ -51,7 +81,10 @@ package enum ClipboardOwner {
         ready: () -> Void
     ) throws(DesktopError) -> Ending {
         guard text.count <= maximumLength else {
-            throw DesktopError("the text is \(text.count) bytes long; the clipboard takes at most \(maximumLength)")
+            throw DesktopError(
+                .tooLong,
+                "the text is \(text.count) bytes long; the clipboard takes at most \(maximumLength)"
+            )
         }
         let deadline = ContinuousClock.now + .seconds(seconds)
         var waylandProblem: DesktopError?
@@ -76,11 +109,11 @@ package enum ClipboardOwner {
                     .serve(text, until: deadline, ready: ready)
             } catch {
                 let both = [waylandProblem?.description, error.description].compactMap(\.self)
-                throw DesktopError(both.joined(separator: "; "))
+                throw DesktopError(.unreachable, both.joined(separator: "; "))
             }
         }
         throw waylandProblem
-            ?? DesktopError("no graphical session: neither WAYLAND_DISPLAY nor DISPLAY is set")
+            ?? DesktopError(.noSession, "no graphical session: neither WAYLAND_DISPLAY nor DISPLAY is set")
     }
 
     /// The MIME types (Wayland) and target names (X11) the text is offered as. `STRING` and

@@ -42,7 +42,7 @@ final class DBusConnection {
     /// the first of them that answers), authenticates, and says Hello.
     init(environment: [String: String]) throws(DesktopError) {
         guard let addresses = environment["DBUS_SESSION_BUS_ADDRESS"], !addresses.isEmpty else {
-            throw DesktopError("no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)")
+            throw DesktopError(.noSession, "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)")
         }
         var connected: Int32?
         var problems: [String] = []
@@ -67,6 +67,7 @@ final class DBusConnection {
         }
         guard let connected else {
             throw DesktopError(
+                .unreachable,
                 "cannot reach the D-Bus session bus at \(addresses): \(problems.joined(separator: "; "))"
             )
         }
@@ -78,10 +79,10 @@ final class DBusConnection {
         }.joined()
         try socket.write([0] + Array("AUTH EXTERNAL ".utf8) + uid + [13, 10])
         guard let answer = try socket.readLine(until: deadline) else {
-            throw DesktopError("the D-Bus session bus did not answer")
+            throw DesktopError(.timedOut, "the D-Bus session bus did not answer")
         }
         guard answer.hasPrefix("OK ") else {
-            throw DesktopError("the D-Bus session bus refused Keyport: \(answer)")
+            throw DesktopError(.refused, "the D-Bus session bus refused Keyport: \(answer)")
         }
         try socket.write(Array("BEGIN\r\n".utf8))
         let hello = try call(
@@ -91,7 +92,7 @@ final class DBusConnection {
             member: "Hello"
         )
         guard let name = hello.first?.string, name.hasPrefix(":") else {
-            throw DesktopError("the D-Bus session bus gave Keyport no name")
+            throw DesktopError(.protocolError, "the D-Bus session bus gave Keyport no name")
         }
         uniqueName = name
     }
@@ -153,7 +154,7 @@ final class DBusConnection {
         let deadline = ContinuousClock.now + timeout
         while true {
             guard let reply = try next(until: deadline) else {
-                throw DesktopError("\(destination) did not answer \(member) in time")
+                throw DesktopError(.timedOut, "\(destination) did not answer \(member) in time")
             }
             if reply.type == Self.signal {
                 // Kept for signal(path:…), a bounded number: the portal sends one per request.
@@ -163,7 +164,7 @@ final class DBusConnection {
             guard reply.replySerial == sent else { continue }
             if reply.type == Self.error {
                 let said = reply.body.first?.string.map { ": \($0)" } ?? ""
-                throw DesktopError("\(member) failed with \(reply.errorName ?? "an error")\(said)")
+                throw DesktopError(.refused, "\(member) failed with \(reply.errorName ?? "an error")\(said)")
             }
             return reply.body
         }
@@ -198,7 +199,7 @@ final class DBusConnection {
             let fixed = Array(socket.peek(16))
             let bigEndian = fixed[0] == UInt8(ascii: "B")
             guard bigEndian || fixed[0] == UInt8(ascii: "l") else {
-                throw DesktopError("the D-Bus session bus sent a message Keyport cannot read")
+                throw DesktopError(.protocolError, "the D-Bus session bus sent a message Keyport cannot read")
             }
             func length(at offset: Int) -> Int {
                 let value = fixed.read32(at: offset)
@@ -208,7 +209,10 @@ final class DBusConnection {
             let fieldsLength = length(at: 12)
             let headerLength = (16 + fieldsLength + 7) / 8 * 8
             guard fieldsLength <= Self.maximumMessage, bodyLength <= Self.maximumMessage else {
-                throw DesktopError("the D-Bus session bus sent a message larger than \(Self.maximumMessage) bytes")
+                throw DesktopError(
+                    .protocolError,
+                    "the D-Bus session bus sent a message larger than \(Self.maximumMessage) bytes"
+                )
             }
             guard try socket.fill(headerLength + bodyLength, until: deadline) else { return nil }
             let bytes = socket.take(headerLength + bodyLength)
@@ -241,7 +245,10 @@ final class DBusConnection {
             message.body = try body.read(signature: signature)
             return message
         } catch {
-            throw DesktopError("the D-Bus session bus sent a message Keyport cannot read: \(error.description)")
+            throw DesktopError(
+                .protocolError,
+                "the D-Bus session bus sent a message Keyport cannot read: \(error.description)"
+            )
         }
     }
 }

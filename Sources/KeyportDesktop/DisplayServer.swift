@@ -32,8 +32,8 @@ package enum DisplayServer {
             }
         }
         guard !problems.isEmpty else {
-            throw DesktopError("no graphical session: neither WAYLAND_DISPLAY nor DISPLAY is set")
+            throw DesktopError(.noSession, "no graphical session: neither WAYLAND_DISPLAY nor DISPLAY is set")
         }
-        throw DesktopError(problems.joined(separator: "; "))
+        throw DesktopError(.unreachable, problems.joined(separator: "; "))
     }
 }

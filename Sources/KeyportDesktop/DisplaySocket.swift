@@ -40,7 +40,7 @@ final class DisplaySocket {
                 send(descriptor, raw.baseAddress! + sent, raw.count - sent, Int32(MSG_NOSIGNAL))
             }
             if count < 0, errno == EINTR { continue }
-            guard count > 0 else { throw DesktopError("\(name) closed the connection: \(reason())") }
+            guard count > 0 else { throw DesktopError(.unreachable, "\(name) closed the connection: \(reason())") }
             sent += count
         }
     }
@@ -57,7 +57,7 @@ final class DisplaySocket {
             var wait = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             let ready = poll(&wait, 1, milliseconds)
             if ready < 0, errno == EINTR { continue }
-            guard ready >= 0 else { throw DesktopError("cannot wait for \(name): \(reason())") }
+            guard ready >= 0 else { throw DesktopError(.unreachable, "cannot wait for \(name): \(reason())") }
             guard ready > 0 else { continue }
             // What was taken is let go once all of it was, or once it is large.
             if start > 0, start == buffer.count || start > 65536 {
@@ -77,10 +77,10 @@ final class DisplaySocket {
             let received: (count: Int, descriptors: [Int32])
             switch result {
             case .success(let value): received = value
-            case .failure(let error): throw DesktopError("cannot read from \(name): \(error)")
+            case .failure(let error): throw DesktopError(.unreachable, "cannot read from \(name): \(error)")
             }
             descriptors += received.descriptors
-            guard received.count > 0 else { throw DesktopError("\(name) closed the connection") }
+            guard received.count > 0 else { throw DesktopError(.unreachable, "\(name) closed the connection") }
             buffer += chunk.prefix(received.count)
         }
         return true

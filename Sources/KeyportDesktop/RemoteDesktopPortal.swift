@@ -36,11 +36,12 @@ package final class RemoteDesktopPortal {
             )
         } catch {
             throw DesktopError(
+                .unsupported,
                 "the desktop has no RemoteDesktop portal (xdg-desktop-portal with GNOME's or KDE's backend): \(error)"
             )
         }
         guard case .variant(_, .uint32(let types)) = available.first, types & Self.keyboard != 0 else {
-            throw DesktopError("the desktop's RemoteDesktop portal offers no keyboard")
+            throw DesktopError(.unsupported, "the desktop's RemoteDesktop portal offers no keyboard")
         }
         // The portal's own connection, now that the call started it: only it answers requests.
         let owner = try bus.call(
@@ -50,7 +51,9 @@ package final class RemoteDesktopPortal {
             member: "GetNameOwner",
             [.string(Self.portal)]
         )
-        guard let portalName = owner.first?.string else { throw DesktopError("the RemoteDesktop portal has no owner") }
+        guard let portalName = owner.first?.string else {
+            throw DesktopError(.unsupported, "the RemoteDesktop portal has no owner")
+        }
         let token = "keyport\(UInt32.random(in: 0...UInt32.max))"
         let created = try Self.request(
             bus,
@@ -61,7 +64,7 @@ package final class RemoteDesktopPortal {
             timeout: .seconds(30)
         )
         guard let session = created["session_handle"]?.string else {
-            throw DesktopError("the RemoteDesktop portal made no session")
+            throw DesktopError(.unsupported, "the RemoteDesktop portal made no session")
         }
         self.session = session
         do throws(DesktopError) {
@@ -85,7 +88,7 @@ package final class RemoteDesktopPortal {
                 timeout: timeout
             )
             guard let devices = started["devices"]?.uint32, devices & Self.keyboard != 0 else {
-                throw DesktopError("the keyboard was not allowed in the RemoteDesktop portal's dialog")
+                throw DesktopError(.declined, "the keyboard was not allowed in the RemoteDesktop portal's dialog")
             }
         } catch {
             close()
@@ -136,13 +139,16 @@ package final class RemoteDesktopPortal {
                 until: .now + timeout
             )
         else {
-            throw DesktopError("the RemoteDesktop portal did not answer \(method) in time")
+            throw DesktopError(.timedOut, "the RemoteDesktop portal did not answer \(method) in time")
         }
         switch response.body.first?.uint32 {
         case 0: return response.body.count > 1 ? response.body[1].dictionary : [:]
         case 1:
-            throw DesktopError("you did not allow Keyport to type (the RemoteDesktop portal's dialog was cancelled)")
-        default: throw DesktopError("the RemoteDesktop portal ended \(method) without an answer")
+            throw DesktopError(
+                .declined,
+                "you did not allow Keyport to type (the RemoteDesktop portal's dialog was cancelled)"
+            )
+        default: throw DesktopError(.protocolError, "the RemoteDesktop portal ended \(method) without an answer")
         }
     }
 
@@ -164,6 +170,7 @@ package final class RemoteDesktopPortal {
         }
         guard typable else {
             throw DesktopError(
+                .unsupported,
                 "the text holds a character other than printable ASCII, which the portal may drop unseen; nothing was typed"
             )
         }

@@ -39,12 +39,15 @@ struct WaylandClipboard {
         } else if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
             path = runtime + "/" + display
         } else {
-            throw DesktopError("WAYLAND_DISPLAY=\(display) names a socket in XDG_RUNTIME_DIR, which is not set")
+            throw DesktopError(
+                .noSession,
+                "WAYLAND_DISPLAY=\(display) names a socket in XDG_RUNTIME_DIR, which is not set"
+            )
         }
         do {
             socket = DisplaySocket(descriptor: try UnixSocketAddress.connect(path), name: "the Wayland compositor")
         } catch {
-            throw DesktopError("cannot reach the Wayland compositor: \(error)")
+            throw DesktopError(.unreachable, "cannot reach the Wayland compositor: \(error)")
         }
     }
 
@@ -69,7 +72,7 @@ struct WaylandClipboard {
             // wl_registry.global(name, interface, version)
             var reader = Reader(event.body)
             guard let name = reader.uint(), let interface = reader.string(), let version = reader.uint() else {
-                throw DesktopError("the Wayland compositor sent a global Keyport cannot read")
+                throw DesktopError(.protocolError, "the Wayland compositor sent a global Keyport cannot read")
             }
             if interface == "wl_seat", seat == nil { seat = (name, version) }
             if let rank = Self.managers.firstIndex(of: interface),
@@ -79,9 +82,12 @@ struct WaylandClipboard {
             }
         }
         guard let manager else {
-            throw DesktopError("the Wayland compositor offers no data control (ext-data-control or wlr-data-control)")
+            throw DesktopError(
+                .unsupported,
+                "the Wayland compositor offers no data control (ext-data-control or wlr-data-control)"
+            )
         }
-        guard let seat else { throw DesktopError("the Wayland compositor has no seat") }
+        guard let seat else { throw DesktopError(.unsupported, "the Wayland compositor has no seat") }
 
         let types = ClipboardOwner.textTypes(for: text) + [ClipboardOwner.passwordManagerHint]
         var requests = message(Self.registry, 0, bind(seat.name, "wl_seat", 1, Self.seat))
@@ -111,6 +117,7 @@ struct WaylandClipboard {
                 let type = reader.string()
                 guard let descriptor = socket.takeDescriptor() else {
                     throw DesktopError(
+                        .protocolError,
                         "the Wayland compositor asked for the text without a descriptor to write it to"
                     )
                 }
@@ -121,7 +128,9 @@ struct WaylandClipboard {
                 }
                 close(descriptor)
             case (Self.source, 1):
-                guard isReady else { throw DesktopError("another program's copy replaced Keyport's at once") }
+                guard isReady else {
+                    throw DesktopError(.replaced, "another program's copy replaced Keyport's at once")
+                }
                 return .replaced
             case (Self.device, 0):
                 // data_offer(id): the compositor's offer of a selection (Keyport's own among
@@ -129,7 +138,7 @@ struct WaylandClipboard {
                 var reader = Reader(event.body)
                 if let offer = reader.uint() { try socket.write(message(offer, 1, [])) }
             case (Self.device, 2):
-                throw DesktopError("the Wayland compositor ended Keyport's clipboard device")
+                throw DesktopError(.replaced, "the Wayland compositor ended Keyport's clipboard device")
             default:
                 break
             }
@@ -206,21 +215,21 @@ struct WaylandClipboard {
         let word = header.read32(at: 4)
         let size = Int(word >> 16)
         guard size >= 8, size % 4 == 0 else {
-            throw DesktopError("the Wayland compositor sent an event Keyport cannot read")
+            throw DesktopError(.protocolError, "the Wayland compositor sent an event Keyport cannot read")
         }
         guard try socket.fill(size, until: deadline) else { return nil }
         let bytes = socket.take(size)
         return (bytes.read32(at: 0), Int(word & 0xFFFF), Array(bytes[8...]))
     }
 
-    private func late() -> DesktopError { DesktopError("the Wayland compositor did not answer in time") }
+    private func late() -> DesktopError { DesktopError(.timedOut, "the Wayland compositor did not answer in time") }
 
     /// wl_display.error(object, code, message), said.
     private func refusal(_ body: [UInt8]) -> DesktopError {
         var reader = Reader(body)
         _ = reader.uint()
         _ = reader.uint()
-        return DesktopError("the Wayland compositor refused: \(reader.string() ?? "no reason given")")
+        return DesktopError(.refused, "the Wayland compositor refused: \(reader.string() ?? "no reason given")")
     }
 
     /// Reads an event's arguments in order.

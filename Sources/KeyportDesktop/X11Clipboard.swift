@@ -38,7 +38,7 @@ struct X11Clipboard {
             do {
                 descriptor = try UnixSocketAddress.connect(path, abstract: true)
             } catch {
-                throw DesktopError("cannot reach the X server \(display): \(atPath); \(error)")
+                throw DesktopError(.unreachable, "cannot reach the X server \(display): \(atPath); \(error)")
             }
         }
         socket = DisplaySocket(descriptor: descriptor, name: "the X server \(display)")
@@ -58,27 +58,31 @@ struct X11Clipboard {
         try socket.write(setup)
         let deadline = ContinuousClock.now + time
         guard try socket.fill(8, until: deadline) else {
-            throw DesktopError("the X server \(display) did not answer")
+            throw DesktopError(.timedOut, "the X server \(display) did not answer")
         }
         let header = socket.peek(8)
         let extra = header.read16(at: 6) * 4
         guard try socket.fill(8 + extra, until: deadline) else {
-            throw DesktopError("the X server \(display) did not answer")
+            throw DesktopError(.timedOut, "the X server \(display) did not answer")
         }
         let reply = socket.take(8 + extra)
         guard reply[0] != 2 else {
             throw DesktopError(
+                .unsupported,
                 "the X server \(display) asks for more authentication than MIT-MAGIC-COOKIE-1, all Keyport gives"
             )
         }
         guard reply[0] == 1 else {
             let reason = String(decoding: reply[8..<min(reply.count, 8 + Int(reply[1]))], as: UTF8.self)
             throw DesktopError(
+                .refused,
                 "the X server \(display) refused the connection: \(reason.isEmpty ? "authentication is required" : reason)"
             )
         }
         let body = Array(reply[8...])
-        guard body.count >= 32 else { throw DesktopError("the X server \(display) sent a short set-up reply") }
+        guard body.count >= 32 else {
+            throw DesktopError(.protocolError, "the X server \(display) sent a short set-up reply")
+        }
         let base = body.read32(at: 4)
         let mask = body.read32(at: 8)
         idBase = base | (1 << UInt32(mask.trailingZeroBitCount))
@@ -87,7 +91,7 @@ struct X11Clipboard {
         let formats = Int(body[21])
         let screens = 32 + (vendorLength + 3) / 4 * 4 + formats * 8
         guard body[20] > 0, body.count >= screens + 4 else {
-            throw DesktopError("the X server \(display) has no screen")
+            throw DesktopError(.unsupported, "the X server \(display) has no screen")
         }
         root = body.read32(at: screens)
     }
@@ -95,15 +99,16 @@ struct X11Clipboard {
     /// `[host]:number[.screen]`, with the host empty or `unix`: a server on this machine.
     static func parse(_ display: String) throws(DesktopError) -> (host: String, number: Int) {
         guard let colon = display.lastIndex(of: ":") else {
-            throw DesktopError("DISPLAY=\(display) is not an X display (such as :0)")
+            throw DesktopError(.noSession, "DISPLAY=\(display) is not an X display (such as :0)")
         }
         let host = String(display[..<colon])
         let rest = display[display.index(after: colon)...]
         guard let number = Int(rest.prefix { $0 != "." }), number >= 0 else {
-            throw DesktopError("DISPLAY=\(display) is not an X display (such as :0)")
+            throw DesktopError(.noSession, "DISPLAY=\(display) is not an X display (such as :0)")
         }
         guard host.isEmpty || host == "unix" else {
             throw DesktopError(
+                .unsupported,
                 "DISPLAY=\(display) is an X server over the network; Keyport copies only on this machine's"
             )
         }
@@ -119,6 +124,7 @@ struct X11Clipboard {
     ) throws(DesktopError) -> ClipboardOwner.Ending {
         guard text.count + 24 <= maximumRequest else {
             throw DesktopError(
+                .tooLong,
                 "the X server takes at most \(maximumRequest - 24) bytes at once; the text is \(text.count)"
             )
         }
@@ -172,7 +178,9 @@ struct X11Clipboard {
             switch packet[0] {
             case 0: throw error(packet, doing: "setting up Keyport's window")
             case 1:
-                guard atoms.count < names.count else { throw DesktopError("the X server answered more than was asked") }
+                guard atoms.count < names.count else {
+                    throw DesktopError(.protocolError, "the X server answered more than was asked")
+                }
                 atoms[names[atoms.count]] = packet.read32(at: 8)
             case 28 where packet.read32(at: 4) == window: stamp = packet.read32(at: 12)
             default: break
@@ -198,7 +206,7 @@ struct X11Clipboard {
             default: break
             }
         }
-        guard owner == window else { throw DesktopError("the X server did not give Keyport the clipboard") }
+        guard owner == window else { throw DesktopError(.replaced, "the X server did not give Keyport the clipboard") }
         ready()
 
         let offered = (["TARGETS", "TIMESTAMP", ClipboardOwner.passwordManagerHint] + textTypes).map { atoms[$0]! }
@@ -300,14 +308,16 @@ struct X11Clipboard {
         let head = socket.peek(32)
         let extra = head.first == 1 ? Int(head.read32(at: 4)) * 4 : 0
         // Keyport asks for nothing long: a reply the size of a request at most.
-        guard extra <= 1 << 20 else { throw DesktopError("\(socket.name) sent a reply of \(extra) bytes") }
+        guard extra <= 1 << 20 else {
+            throw DesktopError(.protocolError, "\(socket.name) sent a reply of \(extra) bytes")
+        }
         guard try socket.fill(32 + extra, until: deadline) else { return nil }
         return socket.take(32 + extra)
     }
 
-    private func late() -> DesktopError { DesktopError("\(socket.name) did not answer in time") }
+    private func late() -> DesktopError { DesktopError(.timedOut, "\(socket.name) did not answer in time") }
 
     private func error(_ packet: [UInt8], doing what: String) -> DesktopError {
-        DesktopError("the X server refused \(what): error \(packet[1]) on request \(packet[10])")
+        DesktopError(.refused, "the X server refused \(what): error \(packet[1]) on request \(packet[10])")
     }
 }

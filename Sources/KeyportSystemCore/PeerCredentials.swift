@@ -1,5 +1,6 @@
 #if os(Linux)
 import CKeyportSystem
+import KeyportErrors
 
 #if canImport(Glibc)
 import Glibc
@@ -8,28 +9,30 @@ import Musl
 #endif
 
 /// Why a socket's peer or a process could not be identified. `message` says what happened.
-package struct ProcessIdentityError: Error, Sendable, CustomStringConvertible {
-    package enum Reason: Sendable, Equatable {
-        /// The descriptor is not a connected Unix socket, or the kernel knows no process for its
-        /// peer in this pid namespace (it reports pid 0 for a peer in a namespace this process
-        /// cannot see).
-        case noPeer
-        /// The process ended: before it could be pinned, or before what was read about it could be
-        /// trusted to be its.
-        case exited
-        /// No pidfd could be had: the kernel has none (Linux before 5.3), or refused one (too many
-        /// open descriptors).
-        case pidfdUnavailable
-        /// A file about the process could not be read or understood: `/proc/PID/exe` of a process
-        /// that is not dumpable, a `/proc` mounted with `hidepid`, a `.flatpak-info` without an app
-        /// id.
-        case unreadable
+package struct ProcessIdentityError: RecordedError {
+    /// A stable name for why.
+    package typealias Code = ErrorCodeOf<ProcessIdentityError>
+
+    package var record: ErrorRecord<Code>
+
+    package init(_ code: Code, _ message: String, file: String = #fileID, line: UInt = #line) {
+        record = ErrorRecord(code, message, file: file, line: line)
     }
+}
 
-    package var reason: Reason
-    package var message: String
-
-    package var description: String { message }
+extension ErrorCodeOf<ProcessIdentityError> {
+    /// The descriptor is not a connected Unix socket, or the kernel knows no process for its peer in
+    /// this pid namespace (it reports pid 0 for a peer in a namespace this process cannot see).
+    package static let noPeer = Self(rawValue: "no-peer")
+    /// The process ended: before it could be pinned, or before what was read about it could be
+    /// trusted to be its.
+    package static let exited = Self(rawValue: "exited")
+    /// No pidfd could be had: the kernel has none (Linux before 5.3), or refused one (too many open
+    /// descriptors).
+    package static let pidfdUnavailable = Self(rawValue: "pidfd-unavailable")
+    /// A file about the process could not be read or understood: `/proc/PID/exe` of a process that
+    /// is not dumpable, a `/proc` mounted with `hidepid`, a `.flatpak-info` without an app id.
+    package static let unreadable = Self(rawValue: "unreadable")
 }
 
 /// Who was at the other end of a Unix socket when it connected, as the kernel recorded it then
@@ -56,8 +59,8 @@ package struct PeerCredentials: Sendable, Hashable {
         var gid: UInt32 = 0
         guard ckp_peer_credentials(descriptor, &pid, &uid, &gid) == 0 else {
             throw ProcessIdentityError(
-                reason: .noPeer,
-                message: "cannot read the peer credentials of descriptor \(descriptor): \(errorText())"
+                .noPeer,
+                "cannot read the peer credentials of descriptor \(descriptor): \(errorText())"
             )
         }
         self.pid = pid
@@ -113,9 +116,8 @@ package final class PinnedProcess: Sendable {
             // process may have it.
             if code == ESRCH { throw Self.ended(credentials.pid, "before it could be pinned") }
             throw ProcessIdentityError(
-                reason: .pidfdUnavailable,
-                message:
-                    "cannot pin the peer of descriptor \(descriptor) (process \(credentials.pid)): \(errorText(code))"
+                .pidfdUnavailable,
+                "cannot pin the peer of descriptor \(descriptor) (process \(credentials.pid)): \(errorText(code))"
             )
         }
         try self.init(peer: credentials, pidfd: pidfd >= 0 ? pidfd : nil)
@@ -147,9 +149,8 @@ package final class PinnedProcess: Sendable {
 
     private static func noProcess(_ credentials: PeerCredentials) -> ProcessIdentityError {
         ProcessIdentityError(
-            reason: .noPeer,
-            message:
-                "the kernel reports no process for the socket's peer: the peer runs in a pid namespace this process cannot see, or the socket is not a Unix socket"
+            .noPeer,
+            "the kernel reports no process for the socket's peer: the peer runs in a pid namespace this process cannot see, or the socket is not a Unix socket"
         )
     }
 
@@ -274,15 +275,15 @@ package final class PinnedProcess: Sendable {
                 let bytes = readAll(info, limit: 1 << 20)
             else {
                 throw ProcessIdentityError(
-                    reason: .unreadable,
-                    message: "\(infoPath) of process \(pid) is not a readable file of at most 1 MiB"
+                    .unreadable,
+                    "\(infoPath) of process \(pid) is not a readable file of at most 1 MiB"
                 )
             }
             try checkAlive(after: "reading \(infoPath)")
             guard let id = AppIdentity.flatpakAppID(fromInfo: String(decoding: bytes, as: UTF8.self)) else {
                 throw ProcessIdentityError(
-                    reason: .unreadable,
-                    message: "\(infoPath) of process \(pid) names no valid app id"
+                    .unreadable,
+                    "\(infoPath) of process \(pid) names no valid app id"
                 )
             }
             return id
@@ -430,11 +431,11 @@ package final class PinnedProcess: Sendable {
     private func failure(reading path: String, code: Int32 = errno) -> ProcessIdentityError {
         let reason = errorText(code)
         guard isAlive else { return Self.ended(pid, "before \(path) could be read") }
-        return ProcessIdentityError(reason: .unreadable, message: "cannot read \(path): \(reason)")
+        return ProcessIdentityError(.unreadable, "cannot read \(path): \(reason)")
     }
 
     private static func ended(_ pid: pid_t, _ when: String) -> ProcessIdentityError {
-        ProcessIdentityError(reason: .exited, message: "process \(pid) ended \(when)")
+        ProcessIdentityError(.exited, "process \(pid) ended \(when)")
     }
 
     private static func openPIDFD(_ pid: pid_t) throws(ProcessIdentityError) -> Int32 {
@@ -445,11 +446,11 @@ package final class PinnedProcess: Sendable {
             throw ended(pid, "before it could be pinned")
         case ENOSYS:
             throw ProcessIdentityError(
-                reason: .pidfdUnavailable,
-                message: "this kernel has no pidfds (Linux 5.3 or later is needed); process \(pid) cannot be pinned"
+                .pidfdUnavailable,
+                "this kernel has no pidfds (Linux 5.3 or later is needed); process \(pid) cannot be pinned"
             )
         default:
-            throw ProcessIdentityError(reason: .pidfdUnavailable, message: "cannot pin process \(pid): \(errorText())")
+            throw ProcessIdentityError(.pidfdUnavailable, "cannot pin process \(pid): \(errorText())")
         }
     }
 

@@ -59,7 +59,12 @@ package enum PrivateDirectory {
             checked.append(contentsOf: missing)
         }
         for path in Set(checked).sorted() {
-            try checkPrivate(path, contents: contents)
+            do {
+                try checkPrivate(path, contents: contents)
+            } catch  where !create && !exists(target) {
+                // Removed since it was seen: it does not exist, as when it was never there.
+                return nil
+            }
         }
         return target
     }

@@ -85,7 +85,7 @@ struct PeerCredentialsTests {
         #expect(await child.waitForExit(timeout: .seconds(60)) == .signalled(SIGKILL))
         #expect(!process.isAlive)
         let error = #expect(throws: ProcessIdentityError.self) { try process.executable }
-        #expect(error?.reason == .exited)
+        #expect(error?.code == .exited)
         #expect(error?.message.contains("process \(pid) ended") == true)
         // What the kernel recorded at connect time stays.
         #expect(try PeerCredentials(socket: connection) == credentials)
@@ -103,7 +103,7 @@ struct PeerCredentialsTests {
         #expect(await child.waitForExit(timeout: .seconds(60)) == .signalled(SIGKILL))
         #expect(!process.isAlive)
         let error = #expect(throws: ProcessIdentityError.self) { try process.cgroupUnit }
-        #expect(error?.reason == .exited)
+        #expect(error?.code == .exited)
     }
 
     @Test(
@@ -135,7 +135,7 @@ struct PeerCredentialsTests {
         // /proc/PID/exe now shows the successor's program; the pidfd refuses it.
         #expect(!process.isAlive)
         let error = #expect(throws: ProcessIdentityError.self) { try process.executable }
-        #expect(error?.reason == .exited)
+        #expect(error?.code == .exited)
         #expect(try PinnedProcess(pid: pid).isAlive)
     }
 
@@ -166,7 +166,7 @@ struct PeerCredentialsTests {
         #expect(child.isAlive)
         #expect(try !child.isDescendant(of: parent))
         let error = #expect(throws: ProcessIdentityError.self) { try parent.isDescendant(of: ourselves) }
-        #expect(error?.reason == .exited)
+        #expect(error?.code == .exited)
     }
 
     @Test(
@@ -205,10 +205,10 @@ struct PeerCredentialsTests {
         #expect(pipe(&ends) == 0)
         defer { for end in ends { close(end) } }
         let error = #expect(throws: ProcessIdentityError.self) { try PeerCredentials(socket: ends[0]) }
-        #expect(error?.reason == .noPeer)
+        #expect(error?.code == .noPeer)
         #expect(error?.message.contains("descriptor \(ends[0])") == true)
         let pinning = #expect(throws: ProcessIdentityError.self) { try PinnedProcess(peerOf: ends[0]) }
-        #expect(pinning?.reason == .noPeer)
+        #expect(pinning?.code == .noPeer)
 
         // A TCP connection has a peer, but no process the kernel records for it.
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -229,11 +229,11 @@ struct PeerCredentialsTests {
         }
         #expect(connected)
         let tcp = #expect(throws: ProcessIdentityError.self) { try PinnedProcess(peerOf: client) }
-        #expect(tcp?.reason == .noPeer)
+        #expect(tcp?.code == .noPeer)
 
         // Larger than any pid_max the kernel allows (4,194,304).
         let none = #expect(throws: ProcessIdentityError.self) { try PinnedProcess(pid: 0x3fff_ffff) }
-        #expect(none?.reason == .exited)
+        #expect(none?.code == .exited)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import KeyportEncoding
+import KeyportErrors
 import KeyportInterfaces
 import KeyportSystem
 import Synchronization
@@ -46,7 +47,7 @@ package struct ProviderManifest: Hashable, Sendable {
         var versionsGiven = false
         var cursor = JSONCursor(Array(data))
         do {
-            guard try cursor.peekKind() == .object else { throw ManifestError("it is not a JSON object") }
+            guard try cursor.peekKind() == .object else { throw ManifestError(.notJSON, "it is not a JSON object") }
             try cursor.forEachMember { cursor, key in
                 switch key {
                 case "id": id = try Self.string(&cursor)
@@ -73,12 +74,12 @@ package struct ProviderManifest: Hashable, Sendable {
                     }
                 case "capabilities":
                     guard try cursor.peekKind() == .object else {
-                        throw ManifestError("\"capabilities\" must be an object")
+                        throw ManifestError(.invalidMember, "\"capabilities\" must be an object")
                     }
                     try cursor.forEachMember { cursor, key in
                         func flag() throws -> Bool {
                             guard try cursor.peekKind() == .bool else {
-                                throw ManifestError("\"capabilities.\(key)\" must be true or false")
+                                throw ManifestError(.invalidMember, "\"capabilities.\(key)\" must be true or false")
                             }
                             return try cursor.bool()
                         }
@@ -90,6 +91,7 @@ package struct ProviderManifest: Hashable, Sendable {
                         case "ImportsCredentials": capabilities.ImportsCredentials = try flag()
                         case "SupportedCredentialExchangeVersions":
                             let problem = ManifestError(
+                                .invalidMember,
                                 "\"capabilities.SupportedCredentialExchangeVersions\" must be versions such as [\"1.0\"]"
                             )
                             guard try cursor.peekKind() == .array else { throw problem }
@@ -108,17 +110,17 @@ package struct ProviderManifest: Hashable, Sendable {
                 default: try cursor.skipValue()
                 }
             }
-            guard cursor.isAtEnd else { throw ManifestError("there is more after the JSON object") }
+            guard cursor.isAtEnd else { throw ManifestError(.notJSON, "there is more after the JSON object") }
         } catch let error as ManifestError {
             throw error
         } catch {
-            throw ManifestError("it is not JSON (\(error))")
+            throw ManifestError(.notJSON, "it is not JSON (\(error))")
         }
         guard let id, Self.isReverseDNS(id) else {
-            throw ManifestError("\"id\" must be a reverse-DNS name such as org.example.app")
+            throw ManifestError(.invalidMember, "\"id\" must be a reverse-DNS name such as org.example.app")
         }
         guard let name, !name.trimmingWhitespace(newlines: false).isEmpty else {
-            throw ManifestError("\"name\" must be the app's name, a non-empty string")
+            throw ManifestError(.invalidMember, "\"name\" must be the app's name, a non-empty string")
         }
         guard let exec, exec.first?.hasPrefix("/") == true else { throw Self.badExec }
         if capabilities.SupportsCredentialExchange, !versionsGiven {
@@ -137,9 +139,11 @@ package struct ProviderManifest: Hashable, Sendable {
     }
 
     private static let badExec = ManifestError(
+        .invalidMember,
         "\"exec\" must be an array of strings whose first is the program's absolute path"
     )
     private static let badHelpers = ManifestError(
+        .invalidMember,
         "\"helpers\" must be an array of command lines, each an array of strings whose first is the program's absolute path"
     )
 
@@ -175,12 +179,26 @@ package struct ProviderManifest: Hashable, Sendable {
 }
 
 /// Why a manifest was skipped.
-package struct ManifestError: Error, Hashable, Sendable, CustomStringConvertible {
-    package var description: String
+package struct ManifestError: RecordedError {
+    /// A stable name for why.
+    package typealias Code = ErrorCodeOf<ManifestError>
 
-    package init(_ description: String) {
-        self.description = description
+    package var record: ErrorRecord<Code>
+
+    package init(_ code: Code, _ message: String, file: String = #fileID, line: UInt = #line) {
+        record = ErrorRecord(code, message, file: file, line: line)
     }
+}
+
+extension ErrorCodeOf<ManifestError> {
+    /// The file cannot be read, or is larger than a manifest may be.
+    package static let unreadable = Self(rawValue: "unreadable")
+    /// It is not one JSON object.
+    package static let notJSON = Self(rawValue: "not-json")
+    /// A member is missing, of the wrong type, or not a value the manifest allows.
+    package static let invalidMember = Self(rawValue: "invalid-member")
+    /// Another manifest registers the same id.
+    package static let duplicateID = Self(rawValue: "duplicate-id")
 }
 
 /// The registered apps: every manifest in the providers directories, as they are when asked (an
@@ -238,13 +256,16 @@ package struct ProviderRegistry: Sendable {
                 stamps[file] = FileStamp(file)
                 do {
                     guard let data = FileManager.default.contents(atPath: file) else {
-                        throw ManifestError("it cannot be read")
+                        throw ManifestError(.unreadable, "it cannot be read")
                     }
-                    guard data.count <= 1 << 20 else { throw ManifestError("it is larger than 1 MiB") }
+                    guard data.count <= 1 << 20 else { throw ManifestError(.unreadable, "it is larger than 1 MiB") }
                     let manifest = try ProviderManifest(data: data, file: file)
                     if let earlier = byID[manifest.id] {
                         if earlier.directory == directory {
-                            throw ManifestError("the id \(manifest.id) is already registered by \(earlier.file)")
+                            throw ManifestError(
+                                .duplicateID,
+                                "the id \(manifest.id) is already registered by \(earlier.file)"
+                            )
                         }
                         continue
                     }

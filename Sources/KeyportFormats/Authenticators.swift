@@ -141,7 +141,7 @@ enum Aegis {
         do {
             file = try JSONDecoder().decode(File.self, from: Data(text))
         } catch {
-            throw ImportError("the file is not an Aegis export: \(error)")
+            throw ImportError(.malformed, "the file is not an Aegis export: \(error)")
         }
         let content: Content
         switch file.db {
@@ -149,7 +149,10 @@ enum Aegis {
         case .sealed(let sealed): content = try open(sealed, header: file.header, passphrase: passphrase)
         }
         guard content.version <= 3 else {
-            throw ImportError("the Aegis vault is of version \(content.version); Keyport reads versions up to 3")
+            throw ImportError(
+                .unsupportedVersion,
+                "the Aegis vault is of version \(content.version); Keyport reads versions up to 3"
+            )
         }
         let groups = Dictionary(
             (content.groups ?? []).map { ($0.uuid, $0.name) },
@@ -194,10 +197,10 @@ enum Aegis {
         // one password slot (and a backup one), so four are enough.
         let slots = (header.slots ?? []).filter { $0.type == 1 }.prefix(4)
         guard let params = header.params, !slots.isEmpty else {
-            throw ImportError("the Aegis export is encrypted but has no password slot Keyport can open")
+            throw ImportError(.encrypted, "the Aegis export is encrypted but has no password slot Keyport can open")
         }
         guard let passphrase = passphrase?() else {
-            throw ImportError("the Aegis export is encrypted: Keyport needs its password")
+            throw ImportError(.encrypted, "the Aegis export is encrypted: Keyport needs its password")
         }
         var masterKey: SymmetricKey?
         for slot in slots {
@@ -207,23 +210,26 @@ enum Aegis {
             do {
                 key = try parameters.deriveKey(from: passphrase)
             } catch {
-                throw ImportError("the Aegis export's password slot asks for \(error.message)")
+                throw ImportError(.unsafeParameters, "the Aegis export's password slot asks for \(error.message)")
             }
             if let opened = openBox(slot.key, nonce: slot.key_params.nonce, tag: slot.key_params.tag, key: key) {
                 masterKey = SymmetricKey(data: opened)
                 break
             }
         }
-        guard let masterKey else { throw ImportError("the password does not open the Aegis export") }
+        guard let masterKey else { throw ImportError(.wrongPassword, "the password does not open the Aegis export") }
         guard let ciphertext = Data(base64Encoded: sealed),
             let plaintext = openBox(ciphertext, nonce: params.nonce, tag: params.tag, key: masterKey)
         else {
-            throw ImportError("the Aegis export's database does not open with its own key: the file was changed")
+            throw ImportError(
+                .tampered,
+                "the Aegis export's database does not open with its own key: the file was changed"
+            )
         }
         do {
             return try JSONDecoder().decode(Content.self, from: Data(plaintext))
         } catch {
-            throw ImportError("the Aegis export's database opened but is not Aegis's: \(error)")
+            throw ImportError(.malformed, "the Aegis export's database opened but is not Aegis's: \(error)")
         }
     }
 
@@ -277,13 +283,14 @@ enum TwoFAS {
         do {
             backup = try JSONDecoder().decode(Backup.self, from: Data(text))
         } catch {
-            throw ImportError("the file is not a 2FAS backup: \(error)")
+            throw ImportError(.malformed, "the file is not a 2FAS backup: \(error)")
         }
         guard backup.servicesEncrypted?.isEmpty != false, backup.reference?.isEmpty != false else {
-            throw ImportError("the 2FAS backup is encrypted; export it again from 2FAS without a password")
+            throw ImportError(.encrypted, "the 2FAS backup is encrypted; export it again from 2FAS without a password")
         }
         guard (backup.schemaVersion ?? 1) <= 4 else {
             throw ImportError(
+                .unsupportedVersion,
                 "the 2FAS backup is of schema \(backup.schemaVersion ?? 0); Keyport reads schemas up to 4"
             )
         }

@@ -102,10 +102,11 @@ enum Bitwarden {
         do {
             export = try JSONDecoder().decode(Export.self, from: Data(text))
         } catch {
-            throw ImportError("the file is not Bitwarden's JSON export: \(describe(error))")
+            throw ImportError(.malformed, "the file is not Bitwarden's JSON export: \(describe(error))")
         }
         guard export.encrypted != true else {
             throw ImportError(
+                .encrypted,
                 "the file is Bitwarden's encrypted export; export again as \"JSON\" (not \"JSON (Encrypted)\")"
             )
         }

@@ -70,15 +70,16 @@ enum CSVFormats {
         do {
             rows = try CSV.rows(text)
         } catch {
-            throw ImportError("the file cannot be read as \(format.name): \(error)")
+            throw ImportError(.malformed, "the file cannot be read as \(format.name): \(error)")
         }
         guard let header = rows.first, let known = formats.first(where: { $0.format == format }) else {
-            throw ImportError("the file is empty: \(format.name) starts with a header row")
+            throw ImportError(.malformed, "the file is empty: \(format.name) starts with a header row")
         }
         let names = header.fields.map { $0.trimmingWhitespace(newlines: false).lowercased() }
         let missing = known.columns.subtracting(names)
         guard missing.isEmpty else {
             throw ImportError(
+                .malformed,
                 "line \(header.line): the header has no column \(missing.sorted().joined(separator: ", ")); this is not \(format.name)"
             )
         }

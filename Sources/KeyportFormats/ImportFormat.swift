@@ -1,4 +1,5 @@
 import CredentialExchangeFormat
+import KeyportErrors
 
 /// The exports Keyport reads.
 package enum ImportFormat: String, CaseIterable, Sendable {
@@ -61,12 +62,34 @@ package struct ImportProblem: Error, Hashable, Sendable, CustomStringConvertible
 }
 
 /// Why a file cannot be read at all.
-package struct ImportError: Error, Hashable, Sendable, CustomStringConvertible {
-    package var message: String
+package struct ImportError: RecordedError {
+    /// A stable name for why.
+    package typealias Code = ErrorCodeOf<ImportError>
 
-    package init(_ message: String) { self.message = message }
+    package var record: ErrorRecord<Code>
 
-    package var description: String { message }
+    package init(_ code: Code, _ message: String, file: String = #fileID, line: UInt = #line) {
+        record = ErrorRecord(code, message, file: file, line: line)
+    }
+}
+
+extension ErrorCodeOf<ImportError> {
+    /// The file is in no format Keyport recognises.
+    package static let unrecognised = Self(rawValue: "unrecognised")
+    /// The file is not what its format says (not JSON, XML or CSV; another shape; cut short; empty).
+    package static let malformed = Self(rawValue: "malformed")
+    /// A version of the format Keyport does not read.
+    package static let unsupportedVersion = Self(rawValue: "unsupported-version")
+    /// The file is encrypted, and Keyport lacks, or cannot use, what opens it.
+    package static let encrypted = Self(rawValue: "encrypted")
+    /// The password given does not open the file.
+    package static let wrongPassword = Self(rawValue: "wrong-password")
+    /// The file's key-derivation parameters are outside Keyport's caps.
+    package static let unsafeParameters = Self(rawValue: "unsafe-parameters")
+    /// The encrypted export does not open with the key given, or was changed.
+    package static let cannotOpen = Self(rawValue: "cannot-open")
+    /// What the file's own key protects was changed.
+    package static let tampered = Self(rawValue: "tampered")
 }
 
 /// What a file held: the items, and the entries that could not be read (a file with any is not

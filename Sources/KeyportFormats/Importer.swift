@@ -47,7 +47,7 @@ package enum Importer {
             do {
                 _ = try CXF.Decoder().decodeJSON(text)
             } catch {
-                throw ImportError("the file is not valid JSON: \(error)")
+                throw ImportError(.malformed, "the file is not valid JSON: \(error)")
             }
         }
         guard let format = recognised else {
@@ -55,15 +55,18 @@ package enum Importer {
                 JSONPeek(text, from: text.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0).isEncryptedBitwarden
             {
                 throw ImportError(
+                    .encrypted,
                     "the file is an encrypted Bitwarden export, which only Bitwarden can open; export the vault again as \"JSON\" (not \"JSON (Encrypted)\"), import it, and delete that file"
                 )
             }
             if text.first(where: { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }) == UInt8(ascii: "<") {
                 throw ImportError(
+                    .malformed,
                     "the file is XML, but no KeePass export (it has no <KeePassFile> element near its start); is it cut short?"
                 )
             }
             throw ImportError(
+                .unrecognised,
                 "the file's format is not one Keyport recognises; name it with --format (\(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")))"
             )
         }
@@ -96,10 +99,11 @@ package enum Importer {
         do {
             response = try EncryptedCXF.Response(parsing: text)
         } catch {
-            throw ImportError(error.description)
+            throw ImportError(.malformed, error.description)
         }
         guard let key else {
             throw ImportError(
+                .encrypted,
                 "the file is an encrypted CXF export: name the private key it was sealed to with --key KEYFILE "
                     + "(what keyport vault keygen wrote beside the request)"
             )
@@ -117,7 +121,7 @@ package enum Importer {
         do {
             document = try EncryptedCXF.open(response, with: key)
         } catch {
-            throw ImportError(error.description)
+            throw ImportError(.cannotOpen, error.description)
         }
         defer { Wipe.bytes(&document) }
         var imported = try readCXF(document)
@@ -130,9 +134,9 @@ package enum Importer {
         do {
             decoded = try CXF.Decoder().decode(text)
         } catch  where error.code == .syntax {
-            throw ImportError("the file is not valid JSON: \(error)")
+            throw ImportError(.malformed, "the file is not valid JSON: \(error)")
         } catch {
-            throw ImportError("the file is not CXF: \(error)")
+            throw ImportError(.malformed, "the file is not CXF: \(error)")
         }
         let items: [CXF.Item] =
             switch decoded.document {

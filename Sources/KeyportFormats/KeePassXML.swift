@@ -15,13 +15,14 @@ enum KeePassXML {
         do {
             try XMLNode.checkMarkup(text)
         } catch {
-            throw ImportError("the file is not KeePass XML Keyport reads: \(error)")
+            throw ImportError(.malformed, "the file is not KeePass XML Keyport reads: \(error)")
         }
         // KeePass and KeePassXC end every export with its root's end tag: a file without it was
         // cut short (a truncated copy or download), whatever else the parser makes of it.
         let content = text.lastIndex { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }.map { text[...$0] } ?? []
         guard content.reversed().starts(with: "</KeePassFile>".utf8.reversed()) else {
             throw ImportError(
+                .malformed,
                 "the file ends before </KeePassFile>, as no KeePass export does: it was cut short; export it again"
             )
         }
@@ -59,10 +60,10 @@ enum KeePassXML {
                 return try XMLNode.parse(bytes, taking: take)
             }
         } catch {
-            throw ImportError("the file is not KeePass XML: \(error)")
+            throw ImportError(.malformed, "the file is not KeePass XML: \(error)")
         }
         guard root.name == "KeePassFile", root.child("Root")?.child("Group") != nil else {
-            throw ImportError("the file is XML but not a KeePass export (no KeePassFile/Root/Group)")
+            throw ImportError(.malformed, "the file is XML but not a KeePass export (no KeePassFile/Root/Group)")
         }
         return imported
     }

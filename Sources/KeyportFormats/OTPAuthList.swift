@@ -35,7 +35,7 @@ enum OTPAuthList {
             }
         }
         guard !imported.items.isEmpty || !imported.problems.isEmpty else {
-            throw ImportError("the file holds no otpauth:// URI")
+            throw ImportError(.malformed, "the file holds no otpauth:// URI")
         }
         return imported
     }

@@ -284,7 +284,10 @@ struct ImportTests {
         #expect(steam?.contains("encoder=steam") == true, "\(steam ?? "none")")
 
         let encrypted = #"{"encrypted": true, "encKeyValidation_DO_NOT_EDIT": "x", "items": []}"#
-        #expect(throws: ImportError.self) { try Importer.read(Array(encrypted.utf8), format: .bitwarden) }
+        let encryptedError = #expect(throws: ImportError.self) {
+            try Importer.read(Array(encrypted.utf8), format: .bitwarden)
+        }
+        #expect(encryptedError?.code == .encrypted)
     }
 
     @Test(
@@ -488,7 +491,10 @@ struct ImportTests {
             steam = custom.fields.first { $0.label == "otpauth" }?.value
         }
         #expect(steam?.contains("encoder=steam") == true)
-        #expect(throws: ImportError.self) { try Importer.read(Array("<KeePassFile><Root>".utf8), format: .keepassXML) }
+        let cut = #expect(throws: ImportError.self) {
+            try Importer.read(Array("<KeePassFile><Root>".utf8), format: .keepassXML)
+        }
+        #expect(cut?.code == .malformed)
     }
 
     @Test("KeePass XML past 10 MB (libxml2 refuses one chunk that large): every entry comes in")
@@ -550,7 +556,8 @@ struct ImportTests {
 
     @Test("a file in no format Keyport knows is refused, saying how to name one")
     func unknown() {
-        #expect(throws: ImportError.self) { try Importer.read(Array("just,some\ncsv,text\n".utf8)) }
+        let unknown = #expect(throws: ImportError.self) { try Importer.read(Array("just,some\ncsv,text\n".utf8)) }
+        #expect(unknown?.code == .unrecognised)
         #expect(throws: ImportError.self) { try Importer.read(Array("{\"x\":1}".utf8), format: .bitwarden) }
     }
 }

@@ -85,7 +85,7 @@ let varlink: [Target] = [
     // clients that must start fast; not a product.
     .target(
         name: "VarlinkCore",
-        dependencies: ["VarlinkIDL", "KeyportEncoding", "KeyportSystemCore"],
+        dependencies: ["VarlinkIDL", "KeyportEncoding", "KeyportErrors", "KeyportSystemCore"],
         plugins: ["VarlinkInterfaces"]
     ),
     // Varlink, systemd's IPC (NUL-terminated JSON, interface definitions, introspection) on

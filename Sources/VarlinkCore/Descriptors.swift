@@ -1,3 +1,4 @@
+import KeyportErrors
 import Synchronization
 
 #if canImport(Glibc)
@@ -39,8 +40,22 @@ package final class ReceivedDescriptors: Sendable {
 }
 
 /// A message whose framing or descriptors break the rules: the connection it came on is closed.
-package struct DescriptorFramingError: Error, Hashable, Sendable, CustomStringConvertible {
-    package var description: String
+package struct DescriptorFramingError: RecordedError {
+    /// A stable name for why.
+    package typealias Code = ErrorCodeOf<DescriptorFramingError>
+
+    package var record: ErrorRecord<Code>
+
+    package init(_ code: Code, _ message: String, file: String = #fileID, line: UInt = #line) {
+        record = ErrorRecord(code, message, file: file, line: line)
+    }
+}
+
+extension ErrorCodeOf<DescriptorFramingError> {
+    /// A message is longer than the connection takes.
+    package static let tooLong = Self(rawValue: "too-long")
+    /// A message carries more descriptors than the connection takes.
+    package static let tooManyDescriptors = Self(rawValue: "too-many-descriptors")
 }
 
 /// Varlink's framing (each message followed by a NUL) on a socket that passes descriptors, and
@@ -114,13 +129,15 @@ package final class DescriptorFraming {
 
     private func tooLong() -> DescriptorFramingError {
         DescriptorFramingError(
-            description: "a message is longer than \(maximumMessageSize) bytes, the most this connection takes"
+            .tooLong,
+            "a message is longer than \(maximumMessageSize) bytes, the most this connection takes"
         )
     }
 
     private func tooManyDescriptors() -> DescriptorFramingError {
         DescriptorFramingError(
-            description: "a message carries more than \(maximumDescriptors) descriptors, the most this connection takes"
+            .tooManyDescriptors,
+            "a message carries more than \(maximumDescriptors) descriptors, the most this connection takes"
         )
     }
 }

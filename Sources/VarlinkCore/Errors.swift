@@ -1,13 +1,24 @@
 import KeyportEncoding
+import KeyportErrors
 
 /// A message that is not a Varlink message at all (not JSON, not an object, no method). There is no
 /// Varlink error for this: the peer does not speak the protocol, and the connection is closed.
-package struct VarlinkMessageError: Error, Hashable, Sendable, CustomStringConvertible {
-    package var description: String
+package struct VarlinkMessageError: RecordedError {
+    /// A stable name for why.
+    package typealias Code = ErrorCodeOf<VarlinkMessageError>
 
-    package init(_ description: String) {
-        self.description = description
+    package var record: ErrorRecord<Code>
+
+    package init(_ code: Code, _ message: String, file: String = #fileID, line: UInt = #line) {
+        record = ErrorRecord(code, message, file: file, line: line)
     }
+}
+
+extension ErrorCodeOf<VarlinkMessageError> {
+    /// Not a call: not a JSON object, or no `method`.
+    package static let notACall = Self(rawValue: "not-a-call")
+    /// Not a reply: not a JSON object of a reply's members.
+    package static let notAReply = Self(rawValue: "not-a-reply")
 }
 
 /// An error reply: a fully qualified error name from an interface (`org.keyport.Exchange.UserDeclined`)

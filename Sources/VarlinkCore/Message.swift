@@ -139,10 +139,10 @@ package struct VarlinkCall: Hashable, Sendable {
             }
             guard cursor.isAtEnd else { throw cursor.error("only one JSON object may be in a message") }
         } catch {
-            throw VarlinkMessageError("the message is not a Varlink call: \(error)")
+            throw VarlinkMessageError(.notACall, "the message is not a Varlink call: \(error)")
         }
         guard let method, !method.isEmpty else {
-            throw VarlinkMessageError("the message is not a Varlink call: it names no \"method\"")
+            throw VarlinkMessageError(.notACall, "the message is not a Varlink call: it names no \"method\"")
         }
         self.init(
             method: method,
@@ -228,7 +228,7 @@ package struct VarlinkReply: Hashable, Sendable {
             }
             guard cursor.isAtEnd else { throw cursor.error("only one JSON object may be in a message") }
         } catch {
-            throw VarlinkMessageError("the message is not a Varlink reply: \(error)")
+            throw VarlinkMessageError(.notAReply, "the message is not a Varlink reply: \(error)")
         }
         self.parameters = parameters
         self.continues = continues

@@ -39,6 +39,7 @@ struct MessageTests {
     )
     func notACall(text: String, reason: String) {
         let error = #expect(throws: VarlinkMessageError.self) { try VarlinkCall(message: bytes(text)) }
+        #expect(error?.code == .notACall)
         #expect(error?.description.contains(reason) == true, "\(error?.description ?? "")")
     }
 

@@ -57,10 +57,9 @@ func percentile(_ values: [Double], _ fraction: Double) -> Double {
 }
 
 func autoFillBenchmark(identities total: Int, runs: Int, shape: SiteShape) async throws {
-    let build = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-    let keyportd = build.appendingPathComponent("keyportd").path
-    let keyport = build.appendingPathComponent("keyport").path
-    let provider = build.appendingPathComponent("ExampleProvider").path
+    let keyportd = buildDirectory.appendingPathComponent("keyportd").path
+    let keyport = buildDirectory.appendingPathComponent("keyport").path
+    let provider = buildDirectory.appendingPathComponent("ExampleProvider").path
     for program in [keyportd, keyport, provider] where !FileManager.default.isExecutableFile(atPath: program) {
         print("\(program) is missing: swift build -c release first")
         exit(2)
@@ -70,16 +69,12 @@ func autoFillBenchmark(identities total: Int, runs: Int, shape: SiteShape) async
         print("\(program) is missing (the peer): apt-get install gnome-keyring libsecret-tools dbus")
         exit(2)
     }
-    let root = privateDirectory("kp-fill")
+    let root = try benchSandbox(
+        "kp-fill",
+        making: ["data/keyport/providers", "config/keyport", "state/keyport/identities"]
+    )
     defer { try? FileManager.default.removeItem(at: root) }
     let manager = FileManager.default
-    for directory in ["data/keyport/providers", "config/keyport", "state/keyport/identities"] {
-        try manager.createDirectory(
-            at: root.appendingPathComponent(directory),
-            withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700]
-        )
-    }
 
     // Three providers, each a copy of ExampleProvider under its own name, enabled in this order;
     // the identities written as keyportd keeps them (a domain each, N round-robin over them; the
@@ -110,14 +105,7 @@ func autoFillBenchmark(identities total: Int, runs: Int, shape: SiteShape) async
     }
     try JSONEncoder().encode(["enabled": ids]).write(to: root.appendingPathComponent("config/keyport/settings.json"))
 
-    var environment = ProcessInfo.processInfo.environment
-    environment["KEYPORT_SOCKET"] = root.appendingPathComponent("d.sock").path
-    environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
-    environment["XDG_DATA_DIRS"] = root.appendingPathComponent("none").path
-    environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
-    environment["XDG_STATE_HOME"] = root.appendingPathComponent("state").path
-    environment["KEYPORT_LOG"] = "warning"
-    environment["KEYPORT_PROVIDER_IDLE"] = "3600"
+    let environment = benchEnvironment(root)
 
     // keyportd's matching alone, in this process, over the same files.
     let locations = try DaemonLocations(environment: environment)

@@ -9,12 +9,11 @@ import KeyportSystem
 // is driven by the tests' own peer (Tests/KeyportBrowserTests/Peers/browser_autofill.py --bench),
 // from the test venv that scripts/test makes; programs come from this build.
 func browserFillBenchmark(runs: Int, browser: String) async throws {
-    let build = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-    let repository = build.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    let keyport = build.appendingPathComponent("keyport").path
+    let repository = buildDirectory.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let keyport = buildDirectory.appendingPathComponent("keyport").path
     let python = repository.appendingPathComponent(".venv/bin/python3").path
     for program in ["keyportd", "keyport", "keyport-cli", "keyport-vault", "keyport-browser"]
-    where !FileManager.default.isExecutableFile(atPath: build.appendingPathComponent(program).path) {
+    where !FileManager.default.isExecutableFile(atPath: buildDirectory.appendingPathComponent(program).path) {
         print("\(program) is missing: swift build -c release --product \(program) first")
         exit(2)
     }
@@ -22,29 +21,14 @@ func browserFillBenchmark(runs: Int, browser: String) async throws {
         print("the test venv is missing (\(python)): run scripts/test once")
         exit(2)
     }
-    let root = privateDirectory("kp-browser-bench")
+    let root = try benchSandbox("kp-browser-bench", making: ["home", "work"])
     defer { try? FileManager.default.removeItem(at: root) }
-    for directory in ["home", "run", "work"] {
-        try FileManager.default.createDirectory(
-            at: root.appendingPathComponent(directory),
-            withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700]
-        )
-    }
-    var environment = ProcessInfo.processInfo.environment
+    var environment = benchEnvironment(root)
     environment["HOME"] = root.appendingPathComponent("home").path
     environment["XDG_RUNTIME_DIR"] = root.appendingPathComponent("run").path
-    environment["KEYPORT_SOCKET"] = root.appendingPathComponent("run/d.sock").path
-    environment["KEYPORT_VAULT_SOCKET"] = root.appendingPathComponent("run/vault.sock").path
-    environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
-    environment["XDG_DATA_DIRS"] = root.appendingPathComponent("none").path
-    environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
-    environment["XDG_STATE_HOME"] = root.appendingPathComponent("state").path
-    environment["KEYPORT_LOG"] = "warning"
-    environment["KEYPORT_PROVIDER_IDLE"] = "3600"
 
     let daemon = try ChildProcess(
-        executable: build.appendingPathComponent("keyportd").path,
+        executable: buildDirectory.appendingPathComponent("keyportd").path,
         arguments: [],
         environment: environment
     )

@@ -36,11 +36,10 @@ private func timeProcess(_ program: String, _ arguments: [String]) throws -> Dou
 /// `keyport cxf validate` and `keyport cxf fmt` of a document of `items` items, against
 /// `KeyportBench foundation-decode` and `foundation-fmt`, `rounds` times each, interleaved.
 func cxfCommandsBenchmark(items: Int, rounds: Int) throws {
-    let build = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
     // The command as a person runs it: `keyport`, which hands `cxf` to keyport-cli beside it.
-    let keyport = build.appendingPathComponent("keyport").path
-    let bench = build.appendingPathComponent("KeyportBench").path
-    for program in [keyport, build.appendingPathComponent("keyport-cli").path]
+    let keyport = buildDirectory.appendingPathComponent("keyport").path
+    let bench = buildDirectory.appendingPathComponent("KeyportBench").path
+    for program in [keyport, buildDirectory.appendingPathComponent("keyport-cli").path]
     where !FileManager.default.isExecutableFile(atPath: program) {
         print("\(program) is missing: swift build -c release --product keyport and --product keyport-cli first")
         exit(2)

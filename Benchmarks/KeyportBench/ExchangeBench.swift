@@ -51,10 +51,9 @@ func exchangeImporter() async throws {
 
 /// Runs `rounds` exchanges of a document of `items` items and prints the times.
 func exchangeBenchmark(items: Int, rounds: Int) async throws {
-    let build = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-    let keyportd = build.appendingPathComponent("keyportd").path
-    let keyport = build.appendingPathComponent("keyport").path
-    let bench = build.appendingPathComponent("KeyportBench").path
+    let keyportd = buildDirectory.appendingPathComponent("keyportd").path
+    let keyport = buildDirectory.appendingPathComponent("keyport").path
+    let bench = buildDirectory.appendingPathComponent("KeyportBench").path
     for program in [keyportd, keyport] where !FileManager.default.isExecutableFile(atPath: program) {
         print("\(program) is missing: swift build -c release --product keyportd --product keyport first")
         exit(2)
@@ -64,10 +63,9 @@ func exchangeBenchmark(items: Int, rounds: Int) async throws {
     print("exchange: \(items) items, \(bytes.count) bytes, \(rounds) rounds")
 
     // A private sandbox: sockets, manifests, settings.
-    let root = privateDirectory("kp-bench")
+    let root = try benchSandbox("kp-bench", making: ["data/keyport/providers"])
     defer { try? FileManager.default.removeItem(at: root) }
     let providers = root.appendingPathComponent("data/keyport/providers")
-    try FileManager.default.createDirectory(at: providers, withIntermediateDirectories: true)
     let marker = root.appendingPathComponent("imported").path
     // keyportd recognises an app by its program, and one program two manifests name is nobody's:
     // the importer runs as a program of its own, a link to (or copy of) this one.
@@ -85,13 +83,8 @@ func exchangeBenchmark(items: Int, rounds: Int) async throws {
         ]
         try JSONSerialization.data(withJSONObject: manifest).write(to: providers.appendingPathComponent("\(id).json"))
     }
-    var environment = ProcessInfo.processInfo.environment
-    environment["KEYPORT_SOCKET"] = root.appendingPathComponent("d.sock").path
-    environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
-    environment["XDG_DATA_DIRS"] = root.appendingPathComponent("none").path
-    environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
+    var environment = benchEnvironment(root)
     environment["KEYPORT_BENCH_MARKER"] = marker
-    environment["KEYPORT_LOG"] = "warning"
     for (name, value) in environment { setenv(name, value, 1) }
 
     let daemon = try ChildProcess(executable: keyportd, arguments: ["--allow-scripted-agent"], environment: environment)

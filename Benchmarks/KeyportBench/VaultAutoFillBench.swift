@@ -19,28 +19,12 @@ import Musl
 // the provider hold meanwhile, beside the vault file's size. Then `keyport vault add` (a new
 // process, the keeper unlocked) adding one login.
 func vaultAutoFillBenchmark(items count: Int, runs: Int) async throws {
-    let build = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-    let keyportd = build.appendingPathComponent("keyportd").path
-    let keyport = build.appendingPathComponent("keyport").path
-    let vaultProgram = build.appendingPathComponent("keyport-vault").path
-    let root = privateDirectory("kp-vault-fill")
+    let keyportd = buildDirectory.appendingPathComponent("keyportd").path
+    let keyport = buildDirectory.appendingPathComponent("keyport").path
+    let vaultProgram = buildDirectory.appendingPathComponent("keyport-vault").path
+    let root = try benchSandbox("kp-vault-fill", making: ["data/keyport/providers", "config/keyport"])
     defer { try? FileManager.default.removeItem(at: root) }
-    for directory in ["data/keyport/providers", "config/keyport", "run"] {
-        try FileManager.default.createDirectory(
-            at: root.appendingPathComponent(directory),
-            withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700]
-        )
-    }
-    var environment = ProcessInfo.processInfo.environment
-    environment["KEYPORT_SOCKET"] = root.appendingPathComponent("run/d.sock").path
-    environment["KEYPORT_VAULT_SOCKET"] = root.appendingPathComponent("run/vault.sock").path
-    environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
-    environment["XDG_DATA_DIRS"] = root.appendingPathComponent("none").path
-    environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
-    environment["XDG_STATE_HOME"] = root.appendingPathComponent("state").path
-    environment["KEYPORT_LOG"] = "warning"
-    environment["KEYPORT_PROVIDER_IDLE"] = "3600"
+    let environment = benchEnvironment(root)
     // As `keyport vault register` writes it: the vault's app and its keeper, each with the path.
     let vaultPath = try VaultLocations(environment: environment).defaultVault
     let manifest: [String: Any] = [
@@ -96,7 +80,9 @@ func vaultAutoFillBenchmark(items count: Int, runs: Int) async throws {
     _ = try vault.importItems(logins)
     let size = (try FileManager.default.attributesOfItem(atPath: locations.defaultVault)[.size] as? Int) ?? 0
 
-    let daemon = try ChildProcess(executable: keyportd, arguments: [], environment: environment)
+    // A scripted agent answers for the person: the keeper asks them before `keyport vault add`, a
+    // program it has not seen, writes to the vault.
+    let daemon = try ChildProcess(executable: keyportd, arguments: ["--allow-scripted-agent"], environment: environment)
     defer { daemon.signalGroup(SIGTERM) }
     let keeper = try ChildProcess(
         executable: vaultProgram,
@@ -160,6 +146,12 @@ func vaultAutoFillBenchmark(items count: Int, runs: Int) async throws {
             && ((try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? "").contains("keyport-vault")
     }
 
+    let agent = try ChildProcess(
+        executable: keyport,
+        arguments: ["agent", "--auto", "accept-first"],
+        environment: environment
+    )
+    defer { agent.signalGroup(SIGTERM) }
     // Adding one login through `keyport vault add`, a new process each time.
     let adds = try await spawnTimes(
         keyport,

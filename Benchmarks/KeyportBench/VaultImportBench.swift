@@ -15,8 +15,7 @@ import Musl
 // Peak memory is each process's VmHWM (the command's, sampled every 10 ms, and the keeper's own
 // high-water mark once the import is done).
 func vaultImportBenchmark(items count: Int, rounds: Int, shape: SiteShape) async throws {
-    let build = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-    let keyport = build.appendingPathComponent("keyport").path
+    let keyport = buildDirectory.appendingPathComponent("keyport").path
     let bytes = vaultImportDocument(items: count, shape: shape)
     let files = privateDirectory("kp-vault-import")
     defer { try? FileManager.default.removeItem(at: files) }
@@ -32,16 +31,11 @@ func vaultImportBenchmark(items count: Int, rounds: Int, shape: SiteShape) async
     var ratios: [Double] = []
     let passphrase = "bench passphrase\n"
     for round in 0..<rounds {
-        let root = privateDirectory("kp-vault-import-round")
+        let root = try benchSandbox("kp-vault-import-round")
         defer {
             for pid in keepers(of: root) { kill(pid, SIGTERM) }
             try? FileManager.default.removeItem(at: root)
         }
-        try FileManager.default.createDirectory(
-            at: root.appendingPathComponent("run"),
-            withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700]
-        )
         let environment = benchEnvironment(root)
         _ = try await timed(
             keyport,

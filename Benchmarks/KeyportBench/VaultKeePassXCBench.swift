@@ -21,9 +21,8 @@ func vaultKeePassXCBenchmark(entries count: Int, shape: SiteShape) async throws 
     guard FileManager.default.isExecutableFile(atPath: keepassxc) else {
         throw BenchFailure(description: "\(keepassxc) is missing: scripts/test installs it (Debian's keepassxc)")
     }
-    let build = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-    let keyport = build.appendingPathComponent("keyport").path
-    let root = privateDirectory("kp-vault-keepassxc")
+    let keyport = buildDirectory.appendingPathComponent("keyport").path
+    let root = try benchSandbox("kp-vault-keepassxc")
     defer {
         // The vault's keeper, which `keyport vault unlock` started, listens on this run's socket.
         _ = try? ChildProcess.run(
@@ -34,11 +33,6 @@ func vaultKeePassXCBenchmark(entries count: Int, shape: SiteShape) async throws 
         for pid in keepers(of: root) { kill(pid, SIGTERM) }
         try? FileManager.default.removeItem(at: root)
     }
-    try FileManager.default.createDirectory(
-        at: root.appendingPathComponent("run"),
-        withIntermediateDirectories: true,
-        attributes: [.posixPermissions: 0o700]
-    )
     let environment = benchEnvironment(root)
     // The file is what KeePassXC writes: the generated entries (each with an earlier version in
     // its history) imported by keepassxc-cli into a database, and that database exported as
@@ -65,7 +59,7 @@ func vaultKeePassXCBenchmark(entries count: Int, shape: SiteShape) async throws 
     // `vault show HOST` as a person runs it, the `keyport` front (one call to the keeper), beside
     // keyport-cli given the same command (Foundation, swift-nio and ArgumentParser starting),
     // round by round: 200 each, for a p99.
-    let keyportCLI = build.appendingPathComponent("keyport-cli").path
+    let keyportCLI = buildDirectory.appendingPathComponent("keyport-cli").path
     var warm: [Double] = []
     var warmCLI: [Double] = []
     for round in 0..<200 {
@@ -244,17 +238,6 @@ func version(_ program: String) throws -> String {
     return String(decoding: ran.standardOutput, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
-/// Keyport's locations and XDG directories inside `root`.
-func benchEnvironment(_ root: URL) -> [String: String] {
-    var environment = ProcessInfo.processInfo.environment
-    environment["KEYPORT_SOCKET"] = root.appendingPathComponent("run/d.sock").path
-    environment["KEYPORT_VAULT_SOCKET"] = root.appendingPathComponent("run/vault.sock").path
-    environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
-    environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
-    environment["XDG_STATE_HOME"] = root.appendingPathComponent("state").path
-    return environment
-}
-
 /// The vault keepers listening in `root` (started by `keyport vault unlock`, with its socket in
 /// their environment).
 func keepers(of root: URL) -> [pid_t] {
@@ -265,7 +248,7 @@ func keepers(of root: URL) -> [pid_t] {
             environ.split(separator: 0).contains(where: { String(decoding: $0, as: UTF8.self) == own }),
             let command = try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8),
             command.hasPrefix(
-                URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().path
+                buildDirectory.path
                     + "/keyport-vault"
             )
         else { return nil }

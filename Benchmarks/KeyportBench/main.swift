@@ -1,5 +1,6 @@
 import CredentialExchangeFormat
 import Foundation
+import KeyportSystem
 
 // Release-built benchmarks; see docs/performance.md for the numbers and how to run them.
 //   swift run -c release KeyportBench cxf [items]
@@ -29,6 +30,39 @@ func measure<T>(_ runs: Int, _ body: () throws -> T) rethrows -> (seconds: Doubl
         last = result
     }
     return (best, last!)
+}
+
+/// The directory this program was built into, where keyportd, keyport and the apps are beside it.
+let buildDirectory = URL(fileURLWithPath: Executable.directory ?? FileManager.default.currentDirectoryPath)
+
+/// Keyport's locations and XDG directories inside `root`, as the benchmarks' keyportd, vault
+/// keepers and commands share them: the sockets in `run/`, no system-wide data directories, quiet
+/// logs, providers kept warm between requests.
+func benchEnvironment(_ root: URL) -> [String: String] {
+    var environment = ProcessInfo.processInfo.environment
+    environment["KEYPORT_SOCKET"] = root.appendingPathComponent("run/d.sock").path
+    environment["KEYPORT_VAULT_SOCKET"] = root.appendingPathComponent("run/vault.sock").path
+    environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
+    environment["XDG_DATA_DIRS"] = root.appendingPathComponent("none").path
+    environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
+    environment["XDG_STATE_HOME"] = root.appendingPathComponent("state").path
+    environment["KEYPORT_LOG"] = "warning"
+    environment["KEYPORT_PROVIDER_IDLE"] = "3600"
+    return environment
+}
+
+/// A new private sandbox for a benchmark (``privateDirectory(_:)``) with `run/` and each of
+/// `directories` made in it (0700).
+func benchSandbox(_ prefix: String, making directories: [String] = []) throws -> URL {
+    let root = privateDirectory(prefix)
+    for directory in ["run"] + directories {
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent(directory),
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
+    }
+    return root
 }
 
 /// A new private (0700) directory under the temporary directory, named `prefix-XXXXXX`.

@@ -56,7 +56,7 @@ package struct AutoFillSandbox {
     }
 
     package func keyport(_ arguments: [String]) async throws -> Program.Ran {
-        try await Program.run(KeyportTestSupport.keyport, arguments, environment: environment, timeout: .seconds(60))
+        try await runKeyport(arguments, environment: environment, timeout: .seconds(60))
     }
 
     /// Enables the providers in this order, then has each save its identities for `service`; throws

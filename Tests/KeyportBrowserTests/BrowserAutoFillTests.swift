@@ -157,13 +157,7 @@ struct BrowserAutoFillTests {
         environment["XDG_RUNTIME_DIR"] = try directory.subdirectory("run").path
         environment["KEYPORT_VAULT_SOCKET"] = directory.url.appendingPathComponent("vault.sock").path
         func keyport(_ arguments: [String], _ input: String? = nil) async throws -> Program.Ran {
-            try await Program.run(
-                KeyportTestSupport.keyport,
-                arguments,
-                environment: environment,
-                input: input.map { Data($0.utf8) },
-                timeout: .seconds(120)
-            )
+            try await runKeyport(arguments, input, environment: environment)
         }
         let daemon = try await startKeyportd(environment)
         defer { daemon.stop() }

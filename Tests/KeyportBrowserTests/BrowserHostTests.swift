@@ -162,12 +162,7 @@ struct BrowserHostTests {
         environment["HOME"] = try sandbox.directory.subdirectory("home").path
         let extensionDirectory = Peers.file("browser")
         func keyport(_ arguments: [String]) async throws -> Program.Ran {
-            try await Program.run(
-                KeyportTestSupport.keyport,
-                arguments,
-                environment: environment,
-                timeout: .seconds(60)
-            )
+            try await runKeyport(arguments, environment: environment, timeout: .seconds(60))
         }
         let config = environment["XDG_CONFIG_HOME"]!
         // Google Chrome's folder is there already (the person uses Chrome); the others are not.

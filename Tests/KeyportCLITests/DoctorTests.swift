@@ -37,13 +37,7 @@ struct DoctorTests {
             )
         }
         func keyport(_ arguments: [String], _ input: String? = nil) async throws -> Program.Ran {
-            try await Program.run(
-                KeyportTestSupport.keyport,
-                arguments,
-                environment: environment,
-                input: input.map { Data($0.utf8) },
-                timeout: .seconds(120)
-            )
+            try await runKeyport(arguments, input, environment: environment)
         }
 
         // Nothing yet, and no systemd user manager (a container): keyportd is to be started by hand.

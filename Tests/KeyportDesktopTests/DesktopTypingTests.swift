@@ -61,12 +61,7 @@ struct DesktopTypingTests {
         defer { field.stop() }
         _ = try await field.waitForLine(timeout: .seconds(30)) { $0 == "ready" }
         func keyport(_ arguments: [String]) async throws -> Program.Ran {
-            try await Program.run(
-                KeyportTestSupport.keyport,
-                arguments,
-                environment: environment,
-                timeout: .seconds(60)
-            )
+            try await runKeyport(arguments, environment: environment, timeout: .seconds(60))
         }
 
         let expected = try await Peers.oathtoolCodes()

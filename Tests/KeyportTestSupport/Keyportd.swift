@@ -12,6 +12,23 @@ package func builtProgram(_ name: String) -> String {
 package let keyportd = builtProgram("keyportd")
 package let keyport = builtProgram("keyport")
 
+/// Runs the built `keyport` with `arguments` to its end, in exactly `environment`, with `input` (a
+/// passphrase, a document) on its standard input.
+package func runKeyport(
+    _ arguments: [String],
+    _ input: String? = nil,
+    environment: [String: String],
+    timeout: Duration = .seconds(120)
+) async throws -> Program.Ran {
+    try await Program.run(
+        keyport,
+        arguments,
+        environment: environment,
+        input: input.map { Data($0.utf8) },
+        timeout: timeout
+    )
+}
+
 /// This process's environment with keyportd's socket and every XDG directory it reads moved into
 /// `directory`, so a test's keyportd, agent and apps see only the test's manifests and Settings.
 package func sandboxEnvironment(in directory: URL) -> [String: String] {

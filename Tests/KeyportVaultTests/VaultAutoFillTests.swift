@@ -21,13 +21,7 @@ struct VaultAutoFillTests {
         environment["KEYPORT_VAULT_SOCKET"] = directory.url.appendingPathComponent("vault.sock").path
         environment["KEYPORT_PROVIDER_TIMEOUT"] = "10"
         func run(_ arguments: [String], _ input: String? = nil) async throws -> Program.Ran {
-            try await Program.run(
-                keyport,
-                arguments,
-                environment: environment,
-                input: input.map { Data($0.utf8) },
-                timeout: .seconds(120)
-            )
+            try await runKeyport(arguments, input, environment: environment)
         }
         let daemon = try await startKeyportd(environment)
         defer { daemon.stop() }
@@ -211,13 +205,7 @@ struct VaultAutoFillTests {
             directory.remove()
         }
         func run(_ arguments: [String], _ input: String? = nil) async throws -> Program.Ran {
-            try await Program.run(
-                keyport,
-                arguments,
-                environment: environment,
-                input: input.map { Data($0.utf8) },
-                timeout: .seconds(120)
-            )
+            try await runKeyport(arguments, input, environment: environment)
         }
         /// `vault status` once the vault's keeper has heard from AutoFill about its last change.
         func status(_ vault: [String], until expected: String) async throws -> String {

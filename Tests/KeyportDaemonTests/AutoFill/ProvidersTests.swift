@@ -156,12 +156,7 @@ struct ProvidersCommandTests {
         }
 
         func keyport(_ arguments: [String]) async throws -> Program.Ran {
-            try await Program.run(
-                builtProgram("keyport"),
-                arguments,
-                environment: environment,
-                timeout: .seconds(60)
-            )
+            try await runKeyport(arguments, environment: environment, timeout: .seconds(60))
         }
     }
 

@@ -1,4 +1,5 @@
 import KeyportEncoding
+import KeyportErrors
 // VarlinkCore is the interface definition language (VarlinkIDL) with the protocol around it: users
 // of VarlinkCore see both.
 @_exported import VarlinkIDL
@@ -26,7 +27,7 @@ extension VarlinkCodable {
     package init(json: RawJSON) throws(VarlinkDecodingError) {
         var cursor = JSONCursor(json.bytes)
         try self.init(varlink: &cursor)
-        guard cursor.isAtEnd else { throw VarlinkDecodingError(path: "", "there is more after the value") }
+        guard cursor.isAtEnd else { throw VarlinkDecodingError(.syntax, "there is more after the value") }
     }
 }
 
@@ -45,20 +46,24 @@ extension RawJSON {
 }
 
 /// Why a value is not what its type says: where (a member path) and what is wrong.
-package struct VarlinkDecodingError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct VarlinkDecodingError: RecordedError {
+    /// A stable name for why.
+    package typealias Code = ErrorCodeOf<VarlinkDecodingError>
+
+    package var record: ErrorRecord<Code>
     /// The member it is about, `credential.user` or `items[2]`; empty for the value itself.
     package var path: String
-    package var message: String
 
-    package init(path: String, _ message: String) {
+    package init(_ code: Code, path: String = "", _ message: String, file: String = #fileID, line: UInt = #line) {
+        record = ErrorRecord(code, message, file: file, line: line)
         self.path = path
-        self.message = message
     }
 
     /// The same error, one level further out: inside member (or element) `step`.
     package func within(_ step: String) -> VarlinkDecodingError {
-        let joined = path.isEmpty ? step : (path.hasPrefix("[") ? step + path : "\(step).\(path)")
-        return VarlinkDecodingError(path: joined, message)
+        var outer = self
+        outer.path = path.isEmpty ? step : (path.hasPrefix("[") ? step + path : "\(step).\(path)")
+        return outer
     }
 
     package var description: String { path.isEmpty ? message : "\(path): \(message)" }
@@ -68,6 +73,17 @@ package struct VarlinkDecodingError: Error, Hashable, Sendable, CustomStringConv
     package static func shown(_ text: String) -> String {
         text.count <= 64 ? text : String(text.prefix(64)) + "…"
     }
+}
+
+extension ErrorCodeOf<VarlinkDecodingError> {
+    /// The text is not JSON, or more follows the value.
+    package static let syntax = Self(rawValue: "syntax")
+    /// A value of another kind than the type's (a string for a number, …).
+    package static let wrongKind = Self(rawValue: "wrong-kind")
+    /// A value of the right kind that the type cannot hold (out of range, not one of an enum's).
+    package static let invalidValue = Self(rawValue: "invalid-value")
+    /// A member the type requires is absent.
+    package static let missing = Self(rawValue: "missing")
 }
 
 extension JSONCursor {
@@ -94,7 +110,7 @@ extension JSONCursor {
         } catch let error as VarlinkDecodingError {
             throw error
         } catch {
-            throw VarlinkDecodingError(path: "", "\(error)")
+            throw VarlinkDecodingError(.syntax, "\(error)")
         }
     }
 
@@ -110,14 +126,14 @@ extension JSONCursor {
         do {
             return try read(&self)
         } catch {
-            throw VarlinkDecodingError(path: "", error.description)
+            throw VarlinkDecodingError(.syntax, error.description)
         }
     }
 
     /// Checks that the next value is of `kind` (`expected` says it as a person reads it).
     fileprivate mutating func expect(_ kind: Kind, _ expected: String) throws(VarlinkDecodingError) {
         let found = try reading { cursor throws(JSONSyntaxError) in try cursor.peekKind() }
-        guard found == kind else { throw VarlinkDecodingError(path: "", "\(expected) was expected, not \(found)") }
+        guard found == kind else { throw VarlinkDecodingError(.wrongKind, "\(expected) was expected, not \(found)") }
     }
 }
 
@@ -200,7 +216,7 @@ extension Int: VarlinkCodable {
         let number = try cursor.reading { cursor throws(JSONSyntaxError) in try cursor.number() }
         guard number.isInteger, let value = Int(number.text) else {
             throw VarlinkDecodingError(
-                path: "",
+                .invalidValue,
                 "\(VarlinkDecodingError.shown(number.text)) is not an integer of 64 bits"
             )
         }
@@ -216,7 +232,7 @@ extension Double: VarlinkCodable {
         let number = try cursor.reading { cursor throws(JSONSyntaxError) in try cursor.number() }
         guard let value = Double(number.text), value.isFinite else {
             throw VarlinkDecodingError(
-                path: "",
+                .invalidValue,
                 "\(VarlinkDecodingError.shown(number.text)) is not a number of 64 bits"
             )
         }
@@ -234,7 +250,7 @@ extension RawJSON: VarlinkCodable {
         do {
             self = try cursor.object()
         } catch {
-            throw VarlinkDecodingError(path: "", "\(error)")
+            throw VarlinkDecodingError(.syntax, "\(error)")
         }
     }
 
@@ -271,7 +287,7 @@ extension Array: VarlinkCodable where Element: VarlinkCodable {
         } catch let error as VarlinkDecodingError {
             throw error
         } catch {
-            throw VarlinkDecodingError(path: "", "\(error)")
+            throw VarlinkDecodingError(.syntax, "\(error)")
         }
         self = elements
     }

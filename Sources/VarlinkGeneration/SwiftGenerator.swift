@@ -346,7 +346,7 @@ package struct SwiftGenerator {
             \(indent)        let value = try Swift.String(varlink: &cursor)
             \(indent)        guard let known = Self(rawValue: value) else {
             \(indent)            throw VarlinkCore.VarlinkDecodingError(
-            \(indent)                path: "",
+            \(indent)                .invalidValue,
             \(indent)                "\\"\\(VarlinkCore.VarlinkDecodingError.shown(value))\\" is not one of \(listed)"
             \(indent)            )
             \(indent)        }
@@ -431,7 +431,7 @@ package struct SwiftGenerator {
         for field in fields where !field.type.isOptional {
             out += "\(inner)    guard let v_\(field.name) else {\n"
             out +=
-                "\(inner)        throw VarlinkCore.VarlinkDecodingError(path: \(Self.quoted(field.name)), \"missing\")\n"
+                "\(inner)        throw VarlinkCore.VarlinkDecodingError(.missing, path: \(Self.quoted(field.name)), \"missing\")\n"
             out += "\(inner)    }\n"
         }
         out +=

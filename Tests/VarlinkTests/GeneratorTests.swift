@@ -95,6 +95,10 @@ struct GeneratorTests {
             try RawJSON(bytes: Array(text.utf8)).decode(CornerCases.Everything.self)
         }
         #expect(error?.description == problem)
+        // A missing member, a value of another kind and an impossible value each have their code.
+        let code: VarlinkDecodingError.Code =
+            problem.hasSuffix(": missing") ? .missing : problem.contains("was expected") ? .wrongKind : .invalidValue
+        #expect(error?.code == code, "\(problem)")
     }
 
     @Test("every interface of Keyport's generates, and Swift names it as docs/protocol.md does")

@@ -1,21 +1,40 @@
 import KeyportEncoding
+import KeyportErrors
 
 /// Why a message is not the JSON it must be: what was expected and at which byte.
-package struct JSONSyntaxError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct JSONSyntaxError: RecordedError {
+    /// A stable name for why.
+    package typealias Code = ErrorCodeOf<JSONSyntaxError>
+
+    package var record: ErrorRecord<Code>
     /// Offset of the offending byte from the start of the message.
     package var offset: Int
-    package var message: String
+
+    package init(_ code: Code, offset: Int, _ message: String, file: String = #fileID, line: UInt = #line) {
+        record = ErrorRecord(code, message, file: file, line: line)
+        self.offset = offset
+    }
 
     package var description: String { "\(message) at byte \(offset)" }
 }
 
+extension ErrorCodeOf<JSONSyntaxError> {
+    /// The text is not JSON.
+    package static let syntax = Self(rawValue: JSONReadFailure.syntax)
+    /// Objects and arrays nest deeper than the reader takes.
+    package static let tooDeep = Self(rawValue: JSONReadFailure.tooDeep)
+    /// JSON, but not what the message must hold there (a member of the wrong type, one given twice,
+    /// more than one object).
+    package static let unexpected = Self(rawValue: "unexpected")
+}
+
 extension JSONSyntaxError {
-    /// What the reader said, where.
+    /// What the reader said, where, under the reader's code.
     init(_ failure: JSONReadFailure) {
         switch failure {
-        case .fatal(_, let offset, let message): self.init(offset: offset, message: message)
+        case .fatal(let code, let offset, let message): self.init(Code(rawValue: code), offset: offset, message)
         // The reader raises neither; only its users do.
-        case .malformed(let message), .unsupported(let message): self.init(offset: 0, message: message)
+        case .malformed(let message), .unsupported(let message): self.init(.unexpected, offset: 0, message)
         }
     }
 }
@@ -60,7 +79,7 @@ package struct JSONCursor {
         return copy.offset == end
     }
 
-    package func error(_ message: String) -> JSONSyntaxError { JSONSyntaxError(offset: offset, message: message) }
+    package func error(_ message: String) -> JSONSyntaxError { JSONSyntaxError(.unexpected, offset: offset, message) }
 
     /// Runs `body` with the reader on the bytes from ``offset``, and moves the cursor to where the
     /// reader stopped. A failure leaves the cursor where it was; the error says where it failed.

@@ -126,11 +126,13 @@ struct EncryptedExportCLITests {
         )
         let payload = try #require(response["payload"] as? String)
         let x = try #require(((response["hpke"] as? [String: Any])?["key"] as? [String: String])?["x"])
-        let middle = payload.index(payload.startIndex, offsetBy: payload.count / 2)
+        // One character in the middle of the payload, flipped; the index is the file's, not the payload's.
+        let payloadRange = try #require(file.range(of: payload))
+        let middle = file.index(payloadRange.lowerBound, offsetBy: payload.count / 2)
         let otherKey = try #require(suite["key"] as? [String: String])["x"]!  // a valid key, not the one sealed with
         let changes: [(String, String, String)] = [
             (
-                "payload", file.replacingCharacters(in: middle...middle, with: payload[middle] == "A" ? "B" : "A"),
+                "payload", file.replacingCharacters(in: middle...middle, with: file[middle] == "A" ? "B" : "A"),
                 "[tampered]"
             ),
             ("encapsulated key", file.replacingOccurrences(of: x, with: otherKey), "[tampered]"),

@@ -3,7 +3,7 @@
 //
 //   CXFTypesGenerate cxf|apple OUTPUT.swift INPUT.cxftypes
 //
-// `cxf`, in CredentialExchangeFormat: each type's `CXF` struct and its `ObjectSchema` table (the
+// `cxf`, in CredentialExchangeFormat: each type's `CXF` struct and its `MemberSchema` table (the
 // decoder, the encoder and the validator walk the table). `apple`, in AuthenticationServices:
 // Apple's `ASImportableCredential` struct of each credential, Codable through its table of pairs
 // with the CXF members. The standard library only: it runs in every build of AuthenticationServices,
@@ -163,18 +163,14 @@ func cxfSource(_ types: [CredentialType]) -> String {
     out.removeLast()
     out += "}\n"
     for type in types {
-        out += "\nextension CXF.\(type.cxfName): SchemaObject {\n"
-        out += "    package static let schema = ObjectSchema<Self>(\n"
-        out += "        credential: \"\(type.wireType)\",\n"
-        out += "        blank: { Self() },\n"
-        out += "        [\n"
+        out += "\nextension CXF.\(type.cxfName): SchemaCredential {\n"
+        out += "    package static let type: StaticString = \"\(type.wireType)\"\n"
+        out += "    package static let blank = Self()\n"
+        out += "    package static let members: [MemberSchema<Self>] = [\n"
         for member in type.members {
-            let key = member.key
-            out +=
-                "            .field(\"\(key)\", \\.\(key), { $0.\(key) }, { $0.\(key) = $1 }, .\(member.fieldType.camelCased)),\n"
+            out += "        .init(\"\(member.key)\", .field(\\.\(member.key), .\(member.fieldType.camelCased))),\n"
         }
-        out += "        ]\n"
-        out += "    )\n}\n"
+        out += "    ]\n}\n"
     }
     return out
 }

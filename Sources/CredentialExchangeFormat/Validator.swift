@@ -289,22 +289,22 @@ struct ValidationRun {
 
     mutating func credential(_ credential: CXF.Credential, account: Data) {
         switch credential {
-        case .basicAuth(let c): fields(c)
-        case .note(let c): fields(c)
-        case .creditCard(let c): fields(c)
-        case .address(let c): fields(c)
-        case .apiKey(let c): fields(c)
-        case .driversLicense(let c): fields(c)
-        case .identityDocument(let c): fields(c)
-        case .passport(let c): fields(c)
-        case .personName(let c): fields(c)
-        case .wifi(let c): fields(c)
+        case .basicAuth(let c): schema(c)
+        case .note(let c): schema(c)
+        case .creditCard(let c): schema(c)
+        case .address(let c): schema(c)
+        case .apiKey(let c): schema(c)
+        case .driversLicense(let c): schema(c)
+        case .identityDocument(let c): schema(c)
+        case .passport(let c): schema(c)
+        case .personName(let c): schema(c)
+        case .wifi(let c): schema(c)
         case .generatedPassword(let c):
             if c.password.isEmpty {
                 report(.warning, .emptyRequiredValue, "password", "the generated password is empty")
             }
         case .sshKey(let c):
-            fields(c)
+            schema(c)
             key(c.privateKey, "privateKey", sshKeyType: c.keyType)
         case .passkey(let p):
             if p.credentialId.isEmpty {
@@ -349,13 +349,21 @@ struct ValidationRun {
         }
     }
 
-    /// The editable fields of a credential its table describes.
-    mutating func fields<C: SchemaObject>(_ c: C) {
-        for member in C.schema.members {
-            guard let field = member.field, let value = field.value(c) else { continue }
-            path.append(.key(member.key))
-            self.field(value, expected: field.expected, required: field.isRequired)
-            path.removeLast()
+    mutating func schema<C: SchemaCredential>(_ c: C) {
+        for member in C.members {
+            switch member.kind {
+            case .field(let keyPath, let expected):
+                guard let f = c[keyPath: keyPath] else { continue }
+                path.append(.key(member.key))
+                field(f, expected: expected, required: false)
+                path.removeLast()
+            case .requiredField(let keyPath, let expected):
+                path.append(.key(member.key))
+                field(c[keyPath: keyPath], expected: expected, required: true)
+                path.removeLast()
+            case .string, .requiredString, .requiredBytes:
+                break
+            }
         }
     }
 

@@ -26,10 +26,8 @@ struct FieldCredentialsDefinitionTests {
             + "    member hidden boolean\n        whether it hides its name.\n"
         let cxf = try await Self.generate(definition)
         #expect(cxf.status == 0, "\(cxf.standardError)")
-        #expect(cxf.standardOutput.contains(#".field("ssid", \.ssid, { $0.ssid }, { $0.ssid = $1 }, .string)"#))
-        #expect(
-            cxf.standardOutput.contains(#".field("hidden", \.hidden, { $0.hidden }, { $0.hidden = $1 }, .boolean)"#)
-        )
+        #expect(cxf.standardOutput.contains(#".init("ssid", .field(\.ssid, .string))"#))
+        #expect(cxf.standardOutput.contains(#".init("hidden", .field(\.hidden, .boolean))"#))
         let apple = try await Self.generate(definition, mode: "apple")
         #expect(apple.status == 0, "\(apple.standardError)")
         #expect(apple.standardOutput.contains("In CXF JSON `networkName` is the member `ssid`."))

@@ -5,10 +5,10 @@ import Foundation
 
 /// One of Apple's credential types made only of optional editable fields, each the counterpart of a
 /// member of a CXF credential type. Only the pairing is written here: the member's wire name and the
-/// field type it calls for come from the CXF type's `ObjectSchema` table, which the CXF decoder,
+/// field type it calls for come from the CXF type's `MemberSchema` table, which the CXF decoder,
 /// encoder and validator walk too. Codable and the conversions both ways walk ``cxfFields``.
 protocol CXFFieldCredential: Sendable {
-    associatedtype CXFCredential: SchemaObject
+    associatedtype CXFCredential: SchemaCredential
     /// The credential with no fields, where decoding and conversion from CXF start.
     init()
     static var cxfFields: CXFFieldTable<Self, CXFCredential> { get }
@@ -16,7 +16,7 @@ protocol CXFFieldCredential: Sendable {
 
 /// The members of a CXF credential type in its schema's order, each with the property of Apple's type
 /// that holds it.
-struct CXFFieldTable<Credential, CXFCredential: SchemaObject>: Sendable {
+struct CXFFieldTable<Credential, CXFCredential: SchemaCredential>: Sendable {
     typealias ApplePath = WritableKeyPath<Credential, ASImportableEditableField?> & Sendable
     typealias CXFPath = WritableKeyPath<CXFCredential, CXF.EditableField?> & Sendable
 
@@ -37,30 +37,29 @@ struct CXFFieldTable<Credential, CXFCredential: SchemaObject>: Sendable {
     /// optional editable field; one no pair names is one Apple's type lacks.
     init(_ pairs: [(apple: ApplePath, cxf: CXFPath)]) {
         var unpaired = pairs
-        let type = CXFCredential.schema.type
-        entries = CXFCredential.schema.members.map { member in
-            guard let field = member.field, case .optional(let cxf) = field.place else {
-                preconditionFailure("'\(member.key)' of \(type) is not an optional editable field")
+        entries = CXFCredential.members.map { member in
+            guard case .field(let cxf, let expected) = member.kind else {
+                preconditionFailure("'\(member.key)' of \(CXFCredential.type) is not an optional editable field")
             }
             let apple = unpaired.firstIndex { $0.cxf == cxf }.map { unpaired.remove(at: $0).apple }
-            return Entry(key: member.key.description, expected: .init(field.expected), cxf: cxf, apple: apple)
+            return Entry(key: member.key.description, expected: .init(expected), cxf: cxf, apple: apple)
         }
-        precondition(unpaired.isEmpty, "a pair names a member \(type) does not have, or one twice")
+        precondition(unpaired.isEmpty, "a pair names a member \(CXFCredential.type) does not have, or one twice")
     }
 }
 
 extension CXFFieldCredential {
     static func decodeFields(from decoder: any Decoder) throws -> Self {
-        try CXFCoding.decode(CXF.Part<CXFCredential>.object, from: decoder) { $0.fields($1) }
+        try CXFCoding.decode(CXF.Part<CXFCredential>.schemaCredential, from: decoder) { $0.fields($1) }
     }
 
     func encodeFields(to encoder: any Encoder) throws {
-        try CXFCoding.encode(CXF.Part<CXFCredential>.object, cxfCredential, to: encoder)
+        try CXFCoding.encode(CXF.Part<CXFCredential>.schemaCredential, cxfCredential, to: encoder)
     }
 
     /// The CXF form of the credential.
     var cxfCredential: CXFCredential {
-        var credential = CXFCredential.schema.blank
+        var credential = CXFCredential.blank
         for entry in Self.cxfFields.entries {
             guard let apple = entry.apple else { continue }
             credential[keyPath: entry.cxf] = self[keyPath: apple].map { CXF.EditableField($0) }

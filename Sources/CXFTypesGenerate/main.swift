@@ -3,8 +3,8 @@
 //
 //   CXFTypesGenerate cxf|apple OUTPUT.swift INPUT.cxftypes
 //
-// `cxf`, in CredentialExchangeFormat: each type's `CXF` struct and its `MemberSchema` table (the
-// decoder, the encoder and the validator walk the table). `apple`, in AuthenticationServices:
+// `cxf`, in CredentialExchangeFormat: each type's `CXF` struct and its list of members (the
+// decoder, the encoder and the validator walk it). `apple`, in AuthenticationServices:
 // Apple's `ASImportableCredential` struct of each credential, Codable through its table of pairs
 // with the CXF members. The standard library only: it runs in every build of AuthenticationServices,
 // app authors' too.
@@ -163,14 +163,16 @@ func cxfSource(_ types: [CredentialType]) -> String {
     out.removeLast()
     out += "}\n"
     for type in types {
-        out += "\nextension CXF.\(type.cxfName): SchemaCredential {\n"
-        out += "    package static let type: StaticString = \"\(type.wireType)\"\n"
-        out += "    package static let blank = Self()\n"
-        out += "    package static let members: [MemberSchema<Self>] = [\n"
+        out += "\nextension CXF.\(type.cxfName): SchemaObject {\n"
+        out += "    package static let schema = ObjectSchema(credential: \"\(type.wireType)\", of: Self.self)\n"
+        out += "    package static var blank: Self { Self() }\n\n"
+        out +=
+            "    package mutating func members<V: MemberVisitor>(_ v: inout V, _ c: inout V.Context) throws(V.VisitError) {\n"
         for member in type.members {
-            out += "        .init(\"\(member.key)\", .field(\\.\(member.key), .\(member.fieldType.camelCased))),\n"
+            out +=
+                "        try v.optional(\"\(member.key)\", &\(member.key), .field(.\(member.fieldType.camelCased)), &c)\n"
         }
-        out += "    ]\n}\n"
+        out += "    }\n}\n"
     }
     return out
 }
@@ -209,7 +211,9 @@ func appleSource(_ types: [CredentialType]) -> String {
         out += "\nextension ASImportableCredential.\(type.appleName): CXFFieldCredential {\n"
         out += "    init() {}\n"
         out += "    static let cxfFields = CXFFieldTable<Self, CXF.\(type.cxfName)>([\n"
-        for member in type.members { out += "        (\\.\(member.appleName), \\.\(member.key)),\n" }
+        for member in type.members {
+            out += "        (\"\(member.key)\", \\.\(member.appleName), \\.\(member.key)),\n"
+        }
         out += "    ])\n}\n"
     }
     return out

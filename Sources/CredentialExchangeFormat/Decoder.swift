@@ -226,28 +226,6 @@ package struct PeekedHeader: Sendable, Equatable {
     package var hasAccounts = false
 }
 
-/// The members an object must have: their bit in the object's `seen` mask, their name, and what
-/// stands in for them when they are missing.
-struct RequiredMembers: Sendable {
-    struct Member: Sendable {
-        let bit: Int
-        let key: StaticString
-        let standIn: String
-        /// Error when an importer cannot use the object without it, warning when the stand-in serves.
-        let severity: Diagnostic.Severity
-    }
-
-    let members: [Member]
-    let mask: UInt64
-
-    init(_ members: [(Int, StaticString, String)], errors: Set<Int> = []) {
-        self.members = members.map {
-            Member(bit: $0.0, key: $0.1, standIn: $0.2, severity: errors.contains($0.0) ? .error : .warning)
-        }
-        mask = members.reduce(0) { $0 | 1 << $1.0 }
-    }
-}
-
 /// One step of a JSON pointer, kept cheap while decoding and rendered only for a diagnostic.
 enum PathComponent {
     case key(StaticString)
@@ -268,7 +246,7 @@ enum PathComponent {
 /// Nothing the document holds is lost: a member that cannot be read as its type is kept verbatim
 /// among the object's unknown members (outside credentials), or makes the whole credential kept
 /// verbatim (inside one); see "Nothing lost" in docs/architecture.md.
-struct DocumentDecoder {
+package struct DocumentDecoder {
     var s: JSONScanner
     /// Bytes of model the decode may still build (see ``spend(_:)``).
     var budget: Int
@@ -370,14 +348,6 @@ struct DocumentDecoder {
             member: key
         )
         pendingUnknown.append(JSONMember(key: key, value: value))
-    }
-
-    /// Reports the members of `required` that `seen` lacks.
-    @inline(__always) mutating func reportMissing(_ seen: UInt64, _ required: RequiredMembers) {
-        guard seen & required.mask != required.mask else { return }
-        for member in required.members where seen & (1 << member.bit) == 0 {
-            report(member.severity, .missingMember, "the required member '\(member.key)' is missing; \(member.standIn)")
-        }
     }
 
     mutating func reportInvalidUTF8(member: String?) {

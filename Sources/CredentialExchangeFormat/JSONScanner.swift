@@ -4,7 +4,7 @@ import KeyportEncoding
 /// ``CXFDecodingError/Code``'s name; `malformed` (a credential that cannot be typed, kept verbatim
 /// with an error) and `unsupported` (a credential using a value this version does not know, kept
 /// verbatim with a warning) are caught where an element can be kept verbatim instead.
-typealias ScanFailure = JSONReadFailure
+package typealias ScanFailure = JSONReadFailure
 
 /// The decoder's cursor: Keyport's one JSON reader.
 typealias JSONScanner = JSONReader

@@ -4,7 +4,7 @@ import struct Foundation.Data
 
 /// Writes JSON bytes: compact by default, indented when asked. Keys are `StaticString`s the codec
 /// owns; values are escaped as RFC 8259 requires and nothing more (no `\/`, no `\u` for non-ASCII).
-struct JSONWriter {
+package struct JSONWriter {
     var out: [UInt8] = []
     let pretty: Bool
     private var first = true

@@ -414,9 +414,9 @@ extension CXF {
             )
         }
 
-        private var storage: Storage
+        fileprivate var storage: Storage
 
-        private var mutableStorage: Storage {
+        fileprivate var mutableStorage: Storage {
             mutating get {
                 if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
                 return storage
@@ -440,7 +440,7 @@ extension CXF {
 
         /// `@unchecked Sendable`: the storage is only mutated through `mutableStorage`, which first
         /// makes it unique to the value being mutated, so no two threads ever share a mutable one.
-        private final class Storage: @unchecked Sendable {
+        fileprivate final class Storage: @unchecked Sendable {
             var id: Data?
             var fieldType: FieldType
             var value: String
@@ -767,5 +767,33 @@ extension CXF {
                 }
             }
         }
+    }
+}
+
+extension CXF.EditableField: SchemaObject {
+    package static let schema = ObjectSchema("an editable field", of: Self.self)
+    package static var blank: Self { Self(value: "") }
+
+    /// The members live in the shared storage: a visitor that changes them gets storage of its own
+    /// first, one that only reads them reads the shared one (no copy, no check).
+    package mutating func members<V: MemberVisitor>(_ v: inout V, _ c: inout V.Context) throws(V.VisitError) {
+        let storage = V.changesMembers ? mutableStorage : storage
+        try v.optional("id", &storage.id, .id, &c)
+        try v.required(
+            "fieldType",
+            &storage.fieldType,
+            .custom(read: { d, _ throws(ScanFailure) in try d.fieldType() }, write: { $0.string($1.rawValue) }),
+            .assumed("the type the member calls for is assumed"),
+            &c
+        )
+        try v.required(
+            "value",
+            &storage.value,
+            .custom(read: { d, _ throws(ScanFailure) in try d.fieldValue() }, write: { $0.string($1) }),
+            .empty,
+            &c
+        )
+        try v.optional("label", &storage.label, .string, &c)
+        try v.optional("extensions", &storage.extensions, .extensions, &c)
     }
 }

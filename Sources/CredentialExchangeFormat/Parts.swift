@@ -77,6 +77,25 @@ extension CXF.Part {
 
 // MARK: - The parts
 
+extension CXF.Part where Value: SchemaObject {
+    /// An object read and written by its ``SchemaObject/members(_:_:)``: an account, an item, a credential's payload (its
+    /// `type` may be there or not, and every member must read as its type)…
+    package static var object: Self {
+        let schema = Value.schema
+        return Self(
+            name: schema.name,
+            read: { d throws(ScanFailure) in
+                guard schema.inCredential else { return try d.object() }
+                d.inCredential = true
+                defer { d.inCredential = false }
+                return try d.object()
+            },
+            write: { $0.object($1) },
+            discriminator: schema.discriminator.map { $0.key.description }
+        )
+    }
+}
+
 extension CXF.Part where Value == CXF.Document {
     /// A whole document, either shape.
     package static var document: Self {
@@ -85,98 +104,10 @@ extension CXF.Part where Value == CXF.Document {
             read: { d throws(ScanFailure) in try d.document() },
             write: { w, document in
                 switch document {
-                case .header(let header): w.header(header)
-                case .account(let account): w.account(account)
+                case .header(let header): w.object(header)
+                case .account(let account): w.object(account)
                 }
             }
-        )
-    }
-}
-
-extension CXF.Part where Value == CXF.Version {
-    /// The `version` object.
-    package static var version: Self {
-        Self(
-            name: "a version",
-            read: { d throws(ScanFailure) in try d.version() },
-            write: { $0.version($1) }
-        )
-    }
-}
-
-extension CXF.Part where Value == CXF.Account {
-    /// An account.
-    package static var account: Self {
-        Self(
-            name: "an account",
-            read: { d throws(ScanFailure) in try d.account() },
-            write: { $0.account($1) }
-        )
-    }
-}
-
-extension CXF.Part where Value == CXF.Collection {
-    /// A collection.
-    package static var collection: Self {
-        Self(
-            name: "a collection",
-            read: { d throws(ScanFailure) in try d.collection() },
-            write: { $0.collection($1) }
-        )
-    }
-}
-
-extension CXF.Part where Value == CXF.LinkedItem {
-    /// A collection's reference to an item.
-    package static var linkedItem: Self {
-        Self(
-            name: "a linked item",
-            read: { d throws(ScanFailure) in try d.linkedItem() },
-            write: { $0.linkedItem($1) }
-        )
-    }
-}
-
-extension CXF.Part where Value == CXF.Item {
-    /// An item, as ``CXF/Item/json`` writes it.
-    package static var item: Self {
-        Self(
-            name: "an item",
-            read: { d throws(ScanFailure) in try d.item() },
-            write: { $0.item($1) }
-        )
-    }
-}
-
-extension CXF.Part where Value == CXF.CredentialScope {
-    /// An item's `scope`.
-    package static var scope: Self {
-        Self(
-            name: "a scope",
-            read: { d throws(ScanFailure) in try d.scope() },
-            write: { $0.scope($1) }
-        )
-    }
-}
-
-extension CXF.Part where Value == CXF.AndroidAppIdentifier {
-    /// An Android app of a scope.
-    package static var androidApp: Self {
-        Self(
-            name: "an Android app",
-            read: { d throws(ScanFailure) in try d.androidApp() },
-            write: { $0.androidApp($1) }
-        )
-    }
-}
-
-extension CXF.Part where Value == CXF.AndroidAppCertificateFingerprint {
-    /// An Android app's certificate fingerprint.
-    package static var certificate: Self {
-        Self(
-            name: "a certificate fingerprint",
-            read: { d throws(ScanFailure) in try d.certificate() },
-            write: { $0.certificate($1) }
         )
     }
 }
@@ -188,7 +119,7 @@ extension CXF.Part where Value == CXF.EditableField {
         Self(
             name: "an editable field",
             read: { d throws(ScanFailure) in try d.fieldObject(expected: expected) },
-            write: { $0.field($1) }
+            write: { $0.object($1) }
         )
     }
 }
@@ -204,29 +135,6 @@ extension CXF.Part where Value == CXF.Extension {
     }
 }
 
-extension CXF.Part where Value == CXF.SharedExtension {
-    /// The members of a `shared` extension.
-    package static var sharedExtension: Self {
-        Self(
-            name: "a shared extension",
-            read: { d throws(ScanFailure) in try d.sharedExtension() },
-            write: { $0.sharedExtension($1) },
-            discriminator: "name"
-        )
-    }
-}
-
-extension CXF.Part where Value == CXF.SharedExtension.Accessor {
-    /// One accessor of a `shared` extension.
-    package static var accessor: Self {
-        Self(
-            name: "an accessor",
-            read: { d throws(ScanFailure) in try d.accessor() },
-            write: { $0.accessor($1) }
-        )
-    }
-}
-
 extension CXF.Part where Value == CXF.Credential {
     /// A credential of any type; one of an unknown type, or that cannot be typed, is kept verbatim.
     package static var credential: Self {
@@ -234,119 +142,6 @@ extension CXF.Part where Value == CXF.Credential {
             name: "a credential",
             read: { d throws(ScanFailure) in try d.credential() },
             write: { $0.credential($1) }
-        )
-    }
-}
-
-extension CXF.Part {
-    /// A credential's payload (or a part of one) read as one type, with a credential's rule that
-    /// every member must read as its type; the `type` member may be there or not.
-    fileprivate static func payload(
-        _ name: String,
-        discriminator: String? = "type",
-        read: @escaping @Sendable (inout DocumentDecoder) throws(ScanFailure) -> Value,
-        write: @escaping @Sendable (inout JSONWriter, Value) -> Void
-    ) -> Self {
-        Self(
-            name: name,
-            read: { d throws(ScanFailure) in
-                d.inCredential = true
-                defer { d.inCredential = false }
-                return try read(&d)
-            },
-            write: write,
-            discriminator: discriminator
-        )
-    }
-}
-
-extension CXF.Part where Value: SchemaCredential {
-    /// A credential type described by its ``MemberSchema`` table.
-    package static var schemaCredential: Self {
-        payload(
-            "a \(Value.type) credential",
-            read: { d throws(ScanFailure) in try d.schemaCredential() },
-            write: { $0.schemaCredential($1) }
-        )
-    }
-}
-
-extension CXF.Part where Value == CXF.Passkey {
-    /// A `passkey` credential.
-    package static var passkey: Self {
-        payload(
-            "a passkey credential",
-            read: { d throws(ScanFailure) in try d.passkey() },
-            write: { $0.passkey($1) }
-        )
-    }
-}
-
-extension CXF.Part where Value == CXF.FIDO2Extensions {
-    /// A passkey's `fido2Extensions`.
-    package static var fido2Extensions: Self {
-        payload(
-            "a passkey's fido2Extensions",
-            discriminator: nil,
-            read: { d throws(ScanFailure) in try d.fido2Extensions() },
-            write: { $0.fido2Extensions($1) }
-        )
-    }
-}
-
-extension CXF.Part where Value == CXF.FIDO2Extensions.HMACCredentials {
-    /// A passkey's `hmacCredentials`.
-    package static var hmacCredentials: Self {
-        payload(
-            "a passkey's hmacCredentials",
-            discriminator: nil,
-            read: { d throws(ScanFailure) in try d.hmacCredentials() },
-            write: { $0.hmacCredentials($1) }
-        )
-    }
-}
-
-extension CXF.Part where Value == CXF.FIDO2Extensions.LargeBlob {
-    /// A passkey's `largeBlob`.
-    package static var largeBlob: Self {
-        payload(
-            "a passkey's largeBlob",
-            discriminator: nil,
-            read: { d throws(ScanFailure) in try d.largeBlob() },
-            write: { $0.largeBlob($1) }
-        )
-    }
-}
-
-extension CXF.Part where Value == CXF.TOTP {
-    /// A `totp` credential.
-    package static var totp: Self {
-        payload(
-            "a totp credential",
-            read: { d throws(ScanFailure) in try d.totp() },
-            write: { $0.totp($1) }
-        )
-    }
-}
-
-extension CXF.Part where Value == CXF.CustomFields {
-    /// A `custom-fields` credential.
-    package static var customFields: Self {
-        payload(
-            "a custom-fields credential",
-            read: { d throws(ScanFailure) in try d.customFields() },
-            write: { $0.customFields($1) }
-        )
-    }
-}
-
-extension CXF.Part where Value == CXF.ItemReference {
-    /// An `item-reference` credential.
-    package static var itemReference: Self {
-        payload(
-            "an item-reference credential",
-            read: { d throws(ScanFailure) in try d.itemReference() },
-            write: { $0.itemReference($1) }
         )
     }
 }

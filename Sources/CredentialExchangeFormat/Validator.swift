@@ -289,22 +289,22 @@ struct ValidationRun {
 
     mutating func credential(_ credential: CXF.Credential, account: Data) {
         switch credential {
-        case .basicAuth(let c): schema(c)
-        case .note(let c): schema(c)
-        case .creditCard(let c): schema(c)
-        case .address(let c): schema(c)
-        case .apiKey(let c): schema(c)
-        case .driversLicense(let c): schema(c)
-        case .identityDocument(let c): schema(c)
-        case .passport(let c): schema(c)
-        case .personName(let c): schema(c)
-        case .wifi(let c): schema(c)
+        case .basicAuth(let c): fields(c)
+        case .note(let c): fields(c)
+        case .creditCard(let c): fields(c)
+        case .address(let c): fields(c)
+        case .apiKey(let c): fields(c)
+        case .driversLicense(let c): fields(c)
+        case .identityDocument(let c): fields(c)
+        case .passport(let c): fields(c)
+        case .personName(let c): fields(c)
+        case .wifi(let c): fields(c)
         case .generatedPassword(let c):
             if c.password.isEmpty {
                 report(.warning, .emptyRequiredValue, "password", "the generated password is empty")
             }
         case .sshKey(let c):
-            schema(c)
+            fields(c)
             key(c.privateKey, "privateKey", sshKeyType: c.keyType)
         case .passkey(let p):
             if p.credentialId.isEmpty {
@@ -349,21 +349,44 @@ struct ValidationRun {
         }
     }
 
-    mutating func schema<C: SchemaCredential>(_ c: C) {
-        for member in C.members {
-            switch member.kind {
-            case .field(let keyPath, let expected):
-                guard let f = c[keyPath: keyPath] else { continue }
-                path.append(.key(member.key))
-                field(f, expected: expected, required: false)
-                path.removeLast()
-            case .requiredField(let keyPath, let expected):
-                path.append(.key(member.key))
-                field(c[keyPath: keyPath], expected: expected, required: true)
-                path.removeLast()
-            case .string, .requiredString, .requiredBytes:
-                break
-            }
+    /// The editable fields of a credential, walked by its ``SchemaObject/members(_:_:)``.
+    mutating func fields<C: SchemaObject>(_ c: C) {
+        var checker = FieldChecker()
+        var c = c
+        c.members(&checker, &self)
+    }
+
+    /// Checks each editable field member against the field type it calls for.
+    struct FieldChecker: MemberVisitor {
+        typealias Context = ValidationRun
+        typealias VisitError = Never
+        static var changesMembers: Bool { false }
+        func required<C: ValueCoder>(
+            _ key: StaticString,
+            _ value: inout C.Value,
+            _ coder: C,
+            _ missing: ObjectSchema.Missing,
+            _ v: inout ValidationRun
+        ) {
+            check(key, value as? CXF.EditableField, coder, required: true, &v)
+        }
+
+        func optional<C: ValueCoder>(_ key: StaticString, _ value: inout C.Value?, _ coder: C, _ v: inout ValidationRun)
+        {
+            check(key, value as? CXF.EditableField, coder, required: false, &v)
+        }
+
+        private func check<C: ValueCoder>(
+            _ key: StaticString,
+            _ field: CXF.EditableField?,
+            _ coder: C,
+            required: Bool,
+            _ v: inout ValidationRun
+        ) {
+            guard let expected = coder.fieldType, let field else { return }
+            v.path.append(.key(key))
+            v.field(field, expected: expected, required: required)
+            v.path.removeLast()
         }
     }
 

@@ -494,7 +494,7 @@ package final class Vault: Sendable {
             )
         }
         do {
-            return try CXF.Decoder().decode(.item, from: json)
+            return try CXF.Decoder().decode(CXF.Part<CXF.Item>.object, from: json)
         } catch {
             throw VaultError(.corrupt, "the item \(Self.show(id)) in \(path) is sealed but not CXF: \(error)")
         }

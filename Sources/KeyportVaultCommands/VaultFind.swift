@@ -18,7 +18,7 @@ struct FoundItems {
         try await vaultKeeper { () async throws in
             let reply = try await VaultKeeperClient.call(locations, VaultKeeper.Find.self, .init(target: target))
             return FoundItems(
-                items: try reply.items.map { try CXF.Decoder().decode(.item, from: $0.bytes) },
+                items: try reply.items.map { try CXF.Decoder().decode(CXF.Part<CXF.Item>.object, from: $0.bytes) },
                 how: reply.how,
                 wider: reply.wider
             )

@@ -25,7 +25,7 @@ extension VaultKeeperClient {
         var items: [CXF.Item] = []
         func add(_ reply: RawJSON) throws {
             guard let item = try reply.decode(VaultKeeper.List.Reply.self).item else { return }
-            items.append(try CXF.Decoder().decode(.item, from: item.bytes))
+            items.append(try CXF.Decoder().decode(CXF.Part<CXF.Item>.object, from: item.bytes))
             progress?(items.count)
         }
         try add(try await call(locations, VaultKeeper.List.name, more: true, each: add))
@@ -44,7 +44,7 @@ extension VaultKeeperClient {
         exact: Bool = false
     ) async throws -> [CXF.Item] {
         let reply = try await call(locations, VaultKeeper.Lookup.self, .init(service: service, exact: exact))
-        return try reply.items.map { try CXF.Decoder().decode(.item, from: $0.bytes) }
+        return try reply.items.map { try CXF.Decoder().decode(CXF.Part<CXF.Item>.object, from: $0.bytes) }
     }
 
     /// Takes `items` into the unlocked vault in one transaction (`Import`): what was imported,

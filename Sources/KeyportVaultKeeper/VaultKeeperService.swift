@@ -256,7 +256,7 @@ package final class VaultKeeperService: VaultKeeper.Server {
         items.reserveCapacity(input.items.count)
         for (index, raw) in input.items.enumerated() {
             do {
-                items.append(try CXF.Decoder().decode(.item, from: raw.bytes))
+                items.append(try CXF.Decoder().decode(CXF.Part<CXF.Item>.object, from: raw.bytes))
             } catch {
                 throw .invalidParameter("items", "item \(index + 1) is not a CXF item: \(error)")
             }
@@ -574,7 +574,7 @@ package final class VaultKeeperService: VaultKeeper.Server {
 
     private static func item(_ raw: RawJSON) throws(VarlinkError) -> CXF.Item {
         do {
-            return try CXF.Decoder().decode(.item, from: raw.bytes)
+            return try CXF.Decoder().decode(CXF.Part<CXF.Item>.object, from: raw.bytes)
         } catch {
             throw .invalidParameter("item", "the item is not a CXF item: \(error)")
         }

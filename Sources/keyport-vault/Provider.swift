@@ -321,7 +321,7 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
 
     private func item(id: String, _ locations: VaultLocations) async throws -> CXF.Item? {
         let reply = try await VaultKeeperClient.call(locations, VaultKeeper.Get.self, .init(id: id))
-        return try reply.item.map { try CXF.Decoder().decode(.item, from: $0.bytes) }
+        return try reply.item.map { try CXF.Decoder().decode(CXF.Part<CXF.Item>.object, from: $0.bytes) }
     }
 
 }

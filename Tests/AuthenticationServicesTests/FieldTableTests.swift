@@ -9,7 +9,13 @@ import Testing
 private struct AddressWithoutTelephone: CXFFieldCredential, Codable, Equatable {
     var city: ASImportableEditableField?
 
-    static let cxfFields = CXFFieldTable<Self, CXF.Address>([(\.city, \.city)])
+    static let cxfFields = CXFFieldTable<Self, CXF.Address>(
+        [("city", \.city, \.city)],
+        lacking: [
+            ("streetAddress", \.streetAddress), ("postalCode", \.postalCode), ("territory", \.territory),
+            ("country", \.country), ("tel", \.tel),
+        ]
+    )
 
     init() {}
     init(from decoder: any Decoder) throws { self = try Self.decodeFields(from: decoder) }
@@ -38,31 +44,37 @@ struct FieldTableTests {
         let tables: [(String, [String: String?], [String])] = [
             (
                 "BasicAuthentication", Self.pairing(ASImportableCredential.BasicAuthentication.self),
-                CXF.BasicAuth.members.map(\.key.description)
+                CXF.BasicAuth.schema.members.map(\.key.description)
             ),
             (
                 "CreditCard", Self.pairing(ASImportableCredential.CreditCard.self),
-                CXF.CreditCard.members.map(\.key.description)
+                CXF.CreditCard.schema.members.map(\.key.description)
             ),
-            ("Address", Self.pairing(ASImportableCredential.Address.self), CXF.Address.members.map(\.key.description)),
-            ("APIKey", Self.pairing(ASImportableCredential.APIKey.self), CXF.APIKey.members.map(\.key.description)),
+            (
+                "Address", Self.pairing(ASImportableCredential.Address.self),
+                CXF.Address.schema.members.map(\.key.description)
+            ),
+            (
+                "APIKey", Self.pairing(ASImportableCredential.APIKey.self),
+                CXF.APIKey.schema.members.map(\.key.description)
+            ),
             (
                 "DriversLicense", Self.pairing(ASImportableCredential.DriversLicense.self),
-                CXF.DriversLicense.members.map(\.key.description)
+                CXF.DriversLicense.schema.members.map(\.key.description)
             ),
             (
                 "IdentityDocument", Self.pairing(ASImportableCredential.IdentityDocument.self),
-                CXF.IdentityDocument.members.map(\.key.description)
+                CXF.IdentityDocument.schema.members.map(\.key.description)
             ),
             (
                 "Passport", Self.pairing(ASImportableCredential.Passport.self),
-                CXF.Passport.members.map(\.key.description)
+                CXF.Passport.schema.members.map(\.key.description)
             ),
             (
                 "PersonName", Self.pairing(ASImportableCredential.PersonName.self),
-                CXF.PersonName.members.map(\.key.description)
+                CXF.PersonName.schema.members.map(\.key.description)
             ),
-            ("WiFi", Self.pairing(ASImportableCredential.WiFi.self), CXF.WiFi.members.map(\.key.description)),
+            ("WiFi", Self.pairing(ASImportableCredential.WiFi.self), CXF.WiFi.schema.members.map(\.key.description)),
         ]
         for (name, pairs, cxfMembers) in tables {
             // Every property of Apple's type got a member, the member of its name.
@@ -93,7 +105,9 @@ struct FieldTableTests {
 
     @Test("a CXF member Apple's type lacks: reported when converting, skipped when decoding, absent in CXF")
     func memberAppleLacks() throws {
-        #expect(AddressWithoutTelephone.cxfFields.entries.map(\.key) == CXF.Address.members.map(\.key.description))
+        #expect(
+            AddressWithoutTelephone.cxfFields.entries.map(\.key) == CXF.Address.schema.members.map(\.key.description)
+        )
         #expect(AddressWithoutTelephone.cxfFields.entries.filter { $0.apple != nil }.map(\.key) == ["city"])
 
         let cxf = CXF.Address(city: CXF.EditableField(value: "Paris"), tel: CXF.EditableField(value: "+33 1"))

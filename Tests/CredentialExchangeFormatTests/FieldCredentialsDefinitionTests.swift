@@ -26,14 +26,14 @@ struct FieldCredentialsDefinitionTests {
             + "    member hidden boolean\n        whether it hides its name.\n"
         let cxf = try await Self.generate(definition)
         #expect(cxf.status == 0, "\(cxf.standardError)")
-        #expect(cxf.standardOutput.contains(#".init("ssid", .field(\.ssid, .string))"#))
-        #expect(cxf.standardOutput.contains(#".init("hidden", .field(\.hidden, .boolean))"#))
+        #expect(cxf.standardOutput.contains(#"try v.optional("ssid", &ssid, .field(.string), &c)"#))
+        #expect(cxf.standardOutput.contains(#"try v.optional("hidden", &hidden, .field(.boolean), &c)"#))
         let apple = try await Self.generate(definition, mode: "apple")
         #expect(apple.status == 0, "\(apple.standardError)")
         #expect(apple.standardOutput.contains("In CXF JSON `networkName` is the member `ssid`."))
         #expect(apple.standardOutput.contains("networkName: ASImportableEditableField?,\n"))
         #expect(apple.standardOutput.contains("hidden: ASImportableEditableField? = nil\n"))
-        #expect(apple.standardOutput.contains(#"(\.networkName, \.ssid)"#))
+        #expect(apple.standardOutput.contains(#"("ssid", \.networkName, \.ssid)"#))
     }
 
     @Test(

@@ -74,7 +74,7 @@ struct ItemBuilderTests {
              ],
              "x-item": [1, 2]}
             """#
-        let item = try CXF.Decoder().decode(.item, from: Array(json.utf8))
+        let item = try CXF.Decoder().decode(CXF.Part<CXF.Item>.object, from: Array(json.utf8))
         var change = ItemEdit()
         #expect(change.isEmpty)
         change.title = "Example (work)"

@@ -259,7 +259,10 @@ struct VaultKeeperTests {
         locations.keeperSocket = sandbox.socket
         locations.vault = sandbox.vault
         let items = try (0..<2500).map {
-            try CXF.Decoder().decode(.item, from: Array(loginJSON("item-\($0)", site: "site-\($0).example").utf8))
+            try CXF.Decoder().decode(
+                CXF.Part<CXF.Item>.object,
+                from: Array(loginJSON("item-\($0)", site: "site-\($0).example").utf8)
+            )
         }
         var heard: [VaultKeeper.Import.Reply] = []
         let report = try await VaultKeeperClient.importItems(items, locations) { heard.append($0) }
@@ -267,7 +270,10 @@ struct VaultKeeperTests {
         #expect(heard.last == report && heard.map(\.imported) == heard.map(\.imported).sorted(), "\(heard)")
 
         let more = try (0..<100).map {
-            try CXF.Decoder().decode(.item, from: Array(loginJSON("more-\($0)", site: "x.example").utf8))
+            try CXF.Decoder().decode(
+                CXF.Part<CXF.Item>.object,
+                from: Array(loginJSON("more-\($0)", site: "x.example").utf8)
+            )
         }
         await #expect {
             try await VaultKeeperClient.importItems(more, locations, limit: 10_000)

@@ -58,16 +58,6 @@ public struct ASExportedCredentialData: Codable, Hashable, Sendable {
         /// The raw value `"1.0"` is a guess: Apple's is not documented. Do not rely on it.
         case v1 = "1.0"
 
-        /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
-        public init(from decoder: any Decoder) throws {
-            self = try CXFCoding.decode(CXF.Part<CXF.Version>.version, from: decoder) { try $0.version($1) }
-        }
-
-        /// Writes CXF JSON as `CXF.Encoder` writes it.
-        public func encode(to encoder: any Encoder) throws {
-            try CXFCoding.encode(CXF.Part<CXF.Version>.version, CXF.Version(self), to: encoder)
-        }
-
         /// The version for a CXF major version, if this implementation reads it.
         init?(major: UInt32) {
             guard major == 1 else { return nil }
@@ -78,15 +68,5 @@ public struct ASExportedCredentialData: Codable, Hashable, Sendable {
             "Unsupported Credential Exchange Format version \(major).\(minor): only version 1.x can be imported. "
                 + "Export again with CXF 1.0, or update the importing app."
         }
-    }
-
-    /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.Document>.document, from: decoder) { try $0.document($1) }
-    }
-
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(CXF.Part<CXF.Document>.document, CXF.Document(self), to: encoder)
     }
 }

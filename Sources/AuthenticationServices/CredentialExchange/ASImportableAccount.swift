@@ -35,16 +35,6 @@ public struct ASImportableAccount: Codable, Hashable, Sendable {
         self.collections = collections
         self.items = items
     }
-
-    /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.Account>.account, from: decoder) { $0.account($1) }
-    }
-
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(CXF.Part<CXF.Account>.account, CXF.Account(self), to: encoder)
-    }
 }
 
 /// A folder-like group of items. Collections nest.
@@ -85,16 +75,6 @@ public struct ASImportableCollection: Codable, Hashable, Sendable {
         self.items = items
         self.subcollections = subcollections
     }
-
-    /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.Collection>.collection, from: decoder) { $0.collection($1) }
-    }
-
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(CXF.Part<CXF.Collection>.collection, CXF.Collection(self), to: encoder)
-    }
 }
 
 /// A reference to an item: in the same account, or in another account of the export.
@@ -108,15 +88,5 @@ public struct ASImportableLinkedItem: Codable, Hashable, Sendable {
     public init(item: Data, account: Data? = nil) {
         self.item = item
         self.account = account
-    }
-
-    /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.LinkedItem>.linkedItem, from: decoder) { $0.linkedItem($1) }
-    }
-
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(CXF.Part<CXF.LinkedItem>.linkedItem, CXF.LinkedItem(self), to: encoder)
     }
 }

@@ -52,18 +52,6 @@ public struct ASImportableEditableField: Codable, Hashable, Sendable {
         /// The case name is a guess consistent with CXF: Apple's raw value is known, its case name is not.
         case subdivisionCode = "subdivision-code"
     }
-
-    /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.EditableField>.field(expected: .string), from: decoder) {
-            $0.field($1)
-        }
-    }
-
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(CXF.Part<CXF.EditableField>.field(expected: .string), CXF.EditableField(self), to: encoder)
-    }
 }
 
 extension ASImportableEditableField: CustomStringConvertible, CustomDebugStringConvertible {

@@ -76,44 +76,6 @@ public enum ASImportableExtension: Codable, Hashable, Sendable {
                 /// Change who the item is shared with.
                 case manage
             }
-
-            /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
-            public init(from decoder: any Decoder) throws {
-                self = try CXFCoding.decode(CXF.Part<CXF.SharedExtension.Accessor>.accessor, from: decoder) {
-                    $0.accessor($1)
-                }
-            }
-
-            /// Writes CXF JSON as `CXF.Encoder` writes it.
-            public func encode(to encoder: any Encoder) throws {
-                try CXFCoding.encode(
-                    CXF.Part<CXF.SharedExtension.Accessor>.accessor,
-                    CXF.SharedExtension.Accessor(self),
-                    to: encoder
-                )
-            }
         }
-
-        /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
-        public init(from decoder: any Decoder) throws {
-            self = try CXFCoding.decode(CXF.Part<CXF.SharedExtension>.sharedExtension, from: decoder) {
-                $0.sharedExtension($1)
-            }
-        }
-
-        /// Writes CXF JSON as `CXF.Encoder` writes it.
-        public func encode(to encoder: any Encoder) throws {
-            try CXFCoding.encode(CXF.Part<CXF.SharedExtension>.sharedExtension, CXF.SharedExtension(self), to: encoder)
-        }
-    }
-
-    /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.Extension>.extension, from: decoder) { $0.itemExtension($1) }
-    }
-
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(CXF.Part<CXF.Extension>.extension, CXF.Extension(self), to: encoder)
     }
 }

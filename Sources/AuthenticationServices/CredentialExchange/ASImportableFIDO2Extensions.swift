@@ -15,18 +15,6 @@ public struct ASImportableFIDO2Extensions: Codable, Hashable, Sendable {
         self.hmacCredentials = hmacCredentials
         self.largeBlob = largeBlob
     }
-
-    /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.FIDO2Extensions>.fido2Extensions, from: decoder) {
-            $0.fido2Extensions($1)
-        }
-    }
-
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(CXF.Part<CXF.FIDO2Extensions>.fido2Extensions, CXF.FIDO2Extensions(self), to: encoder)
-    }
 }
 
 /// A representation of FIDO2 HMAC credentials as defined in CXF: the secrets behind a passkey's
@@ -59,22 +47,6 @@ public struct ASImportableFIDO2HMACCredential: Codable, Hashable, Sendable {
         /// HMAC-SHA-256 (`hmac-sha256`).
         case hmacSHA256 = "hmac-sha256"
     }
-
-    /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.FIDO2Extensions.HMACCredentials>.hmacCredentials, from: decoder) {
-            $0.hmacCredentials($1)
-        }
-    }
-
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(
-            CXF.Part<CXF.FIDO2Extensions.HMACCredentials>.hmacCredentials,
-            CXF.FIDO2Extensions.HMACCredentials(self),
-            to: encoder
-        )
-    }
 }
 
 /// The data a passkey's `largeBlob` extension stores. (Apple: 26.4.)
@@ -88,22 +60,6 @@ public struct ASImportableFIDO2LargeBlob: Codable, Hashable, Sendable {
     public init(uncompressedSize: Int, data: Data) {
         self.uncompressedSize = uncompressedSize
         self.data = data
-    }
-
-    /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.FIDO2Extensions.LargeBlob>.largeBlob, from: decoder) {
-            $0.largeBlob($1)
-        }
-    }
-
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(
-            CXF.Part<CXF.FIDO2Extensions.LargeBlob>.largeBlob,
-            CXF.FIDO2Extensions.LargeBlob(self),
-            to: encoder
-        )
     }
 }
 

@@ -82,16 +82,6 @@ public struct ASImportableItem: Codable, Hashable, Sendable {
         self.tags = tags
         self.extensions = extensions
     }
-
-    /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.Item>.item, from: decoder) { $0.item($1) }
-    }
-
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(CXF.Part<CXF.Item>.item, CXF.Item(self), to: encoder)
-    }
 }
 
 /// Where an item's credentials may be used: websites and Android apps.
@@ -129,22 +119,6 @@ public struct ASImportableCredentialScope: Codable, Hashable, Sendable {
             self.certificate = certificate
             self.name = name
         }
-
-        /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
-        public init(from decoder: any Decoder) throws {
-            self = try CXFCoding.decode(CXF.Part<CXF.AndroidAppIdentifier>.androidApp, from: decoder) {
-                $0.androidApp($1)
-            }
-        }
-
-        /// Writes CXF JSON as `CXF.Encoder` writes it.
-        public func encode(to encoder: any Encoder) throws {
-            try CXFCoding.encode(
-                CXF.Part<CXF.AndroidAppIdentifier>.androidApp,
-                CXF.AndroidAppIdentifier(self),
-                to: encoder
-            )
-        }
     }
 
     /// The fingerprint of an Android app's signing certificate.
@@ -161,31 +135,5 @@ public struct ASImportableCredentialScope: Codable, Hashable, Sendable {
             self.fingerprint = fingerprint
             self.hashAlgorithm = hashAlgorithm
         }
-
-        /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
-        public init(from decoder: any Decoder) throws {
-            self = try CXFCoding.decode(CXF.Part<CXF.AndroidAppCertificateFingerprint>.certificate, from: decoder) {
-                $0.certificate($1)
-            }
-        }
-
-        /// Writes CXF JSON as `CXF.Encoder` writes it.
-        public func encode(to encoder: any Encoder) throws {
-            try CXFCoding.encode(
-                CXF.Part<CXF.AndroidAppCertificateFingerprint>.certificate,
-                CXF.AndroidAppCertificateFingerprint(self),
-                to: encoder
-            )
-        }
-    }
-
-    /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.CredentialScope>.scope, from: decoder) { $0.scope($1) }
-    }
-
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(CXF.Part<CXF.CredentialScope>.scope, CXF.CredentialScope(self), to: encoder)
     }
 }

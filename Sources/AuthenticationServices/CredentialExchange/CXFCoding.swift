@@ -84,3 +84,337 @@ enum CXFCoding {
         try part.encodeJSON(value).encode(to: encoder)
     }
 }
+
+// MARK: - Apple's types
+
+extension ASExportedCredentialData {
+    /// Reads CXF JSON through the CXF codec, as an import reads it.
+    public init(from decoder: any Decoder) throws {
+        self = try CXFCoding.decode(CXF.Part<CXF.Document>.document, from: decoder) { try $0.document($1) }
+    }
+
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
+    public func encode(to encoder: any Encoder) throws {
+        try CXFCoding.encode(CXF.Part<CXF.Document>.document, CXF.Document(self), to: encoder)
+    }
+}
+
+extension ASExportedCredentialData.FormatVersion {
+    /// Reads CXF JSON through the CXF codec, as an import reads it.
+    public init(from decoder: any Decoder) throws {
+        self = try CXFCoding.decode(CXF.Part<CXF.Version>.object, from: decoder) { try $0.version($1) }
+    }
+
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
+    public func encode(to encoder: any Encoder) throws {
+        try CXFCoding.encode(CXF.Part<CXF.Version>.object, CXF.Version(self), to: encoder)
+    }
+}
+
+extension ASImportableAccount {
+    /// Reads CXF JSON through the CXF codec, as an import reads it.
+    public init(from decoder: any Decoder) throws {
+        self = try CXFCoding.decode(CXF.Part<CXF.Account>.object, from: decoder) { $0.account($1) }
+    }
+
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
+    public func encode(to encoder: any Encoder) throws {
+        try CXFCoding.encode(CXF.Part<CXF.Account>.object, CXF.Account(self), to: encoder)
+    }
+}
+
+extension ASImportableCollection {
+    /// Reads CXF JSON through the CXF codec, as an import reads it.
+    public init(from decoder: any Decoder) throws {
+        self = try CXFCoding.decode(CXF.Part<CXF.Collection>.object, from: decoder) { $0.collection($1) }
+    }
+
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
+    public func encode(to encoder: any Encoder) throws {
+        try CXFCoding.encode(CXF.Part<CXF.Collection>.object, CXF.Collection(self), to: encoder)
+    }
+}
+
+extension ASImportableCredential {
+    /// Reads CXF JSON through the CXF codec, as an import reads it.
+    public init(from decoder: any Decoder) throws {
+        self = try CXFCoding.decode(CXF.Part<CXF.Credential>.credential, from: decoder) { $0.credential($1) }
+    }
+
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
+    public func encode(to encoder: any Encoder) throws {
+        try CXFCoding.encode(CXF.Part<CXF.Credential>.credential, CXF.Credential(self), to: encoder)
+    }
+}
+
+extension ASImportableCredential.CustomFields {
+    /// Reads CXF JSON through the CXF codec, as an import reads it.
+    public init(from decoder: any Decoder) throws {
+        self = try CXFCoding.decode(CXF.Part<CXF.CustomFields>.object, from: decoder) { $0.customFields($1) }
+    }
+
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
+    public func encode(to encoder: any Encoder) throws {
+        try CXFCoding.encode(CXF.Part<CXF.CustomFields>.object, CXF.CustomFields(self), to: encoder)
+    }
+}
+
+extension ASImportableCredential.GeneratedPassword {
+    /// Reads CXF JSON through the CXF codec, as an import reads it.
+    public init(from decoder: any Decoder) throws {
+        self = try CXFCoding.decode(CXF.Part<CXF.GeneratedPassword>.object, from: decoder) {
+            $0.generatedPassword($1)
+        }
+    }
+
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
+    public func encode(to encoder: any Encoder) throws {
+        try CXFCoding.encode(
+            CXF.Part<CXF.GeneratedPassword>.object,
+            CXF.GeneratedPassword(self),
+            to: encoder
+        )
+    }
+}
+
+extension ASImportableCredential.ItemReference {
+    /// Reads CXF JSON through the CXF codec, as an import reads it.
+    public init(from decoder: any Decoder) throws {
+        self = try CXFCoding.decode(CXF.Part<CXF.ItemReference>.object, from: decoder) {
+            $0.itemReference($1)
+        }
+    }
+
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
+    public func encode(to encoder: any Encoder) throws {
+        try CXFCoding.encode(CXF.Part<CXF.ItemReference>.object, CXF.ItemReference(self), to: encoder)
+    }
+}
+
+extension ASImportableCredential.Note {
+    /// Reads CXF JSON through the CXF codec, as an import reads it.
+    public init(from decoder: any Decoder) throws {
+        self = try CXFCoding.decode(CXF.Part<CXF.Note>.object, from: decoder) { $0.note($1) }
+    }
+
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
+    public func encode(to encoder: any Encoder) throws {
+        try CXFCoding.encode(CXF.Part<CXF.Note>.object, CXF.Note(self), to: encoder)
+    }
+}
+
+extension ASImportableCredential.Passkey {
+    /// Reads CXF JSON through the CXF codec, as an import reads it.
+    public init(from decoder: any Decoder) throws {
+        self = try CXFCoding.decode(CXF.Part<CXF.Passkey>.object, from: decoder) { $0.passkey($1) }
+    }
+
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
+    public func encode(to encoder: any Encoder) throws {
+        try CXFCoding.encode(CXF.Part<CXF.Passkey>.object, CXF.Passkey(self), to: encoder)
+    }
+}
+
+extension ASImportableCredential.SSHKey {
+    /// Reads CXF JSON through the CXF codec, as an import reads it.
+    public init(from decoder: any Decoder) throws {
+        self = try CXFCoding.decode(CXF.Part<CXF.SSHKey>.object, from: decoder) { $0.sshKey($1) }
+    }
+
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
+    public func encode(to encoder: any Encoder) throws {
+        try CXFCoding.encode(CXF.Part<CXF.SSHKey>.object, CXF.SSHKey(self), to: encoder)
+    }
+}
+
+extension ASImportableCredential.TOTP {
+    /// Reads CXF JSON through the CXF codec, as an import reads it.
+    public init(from decoder: any Decoder) throws {
+        self = try CXFCoding.decode(CXF.Part<CXF.TOTP>.object, from: decoder) { $0.totp($1) }
+    }
+
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
+    public func encode(to encoder: any Encoder) throws {
+        try CXFCoding.encode(CXF.Part<CXF.TOTP>.object, CXF.TOTP(self), to: encoder)
+    }
+}
+
+extension ASImportableCredentialScope {
+    /// Reads CXF JSON through the CXF codec, as an import reads it.
+    public init(from decoder: any Decoder) throws {
+        self = try CXFCoding.decode(CXF.Part<CXF.CredentialScope>.object, from: decoder) { $0.scope($1) }
+    }
+
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
+    public func encode(to encoder: any Encoder) throws {
+        try CXFCoding.encode(CXF.Part<CXF.CredentialScope>.object, CXF.CredentialScope(self), to: encoder)
+    }
+}
+
+extension ASImportableCredentialScope.AndroidAppCertificationFingerprint {
+    /// Reads CXF JSON through the CXF codec, as an import reads it.
+    public init(from decoder: any Decoder) throws {
+        self = try CXFCoding.decode(CXF.Part<CXF.AndroidAppCertificateFingerprint>.object, from: decoder) {
+            $0.certificate($1)
+        }
+    }
+
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
+    public func encode(to encoder: any Encoder) throws {
+        try CXFCoding.encode(
+            CXF.Part<CXF.AndroidAppCertificateFingerprint>.object,
+            CXF.AndroidAppCertificateFingerprint(self),
+            to: encoder
+        )
+    }
+}
+
+extension ASImportableCredentialScope.AndroidAppID {
+    /// Reads CXF JSON through the CXF codec, as an import reads it.
+    public init(from decoder: any Decoder) throws {
+        self = try CXFCoding.decode(CXF.Part<CXF.AndroidAppIdentifier>.object, from: decoder) {
+            $0.androidApp($1)
+        }
+    }
+
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
+    public func encode(to encoder: any Encoder) throws {
+        try CXFCoding.encode(
+            CXF.Part<CXF.AndroidAppIdentifier>.object,
+            CXF.AndroidAppIdentifier(self),
+            to: encoder
+        )
+    }
+}
+
+extension ASImportableEditableField {
+    /// Reads CXF JSON through the CXF codec, as an import reads it.
+    public init(from decoder: any Decoder) throws {
+        self = try CXFCoding.decode(CXF.Part<CXF.EditableField>.field(expected: .string), from: decoder) {
+            $0.field($1)
+        }
+    }
+
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
+    public func encode(to encoder: any Encoder) throws {
+        try CXFCoding.encode(CXF.Part<CXF.EditableField>.field(expected: .string), CXF.EditableField(self), to: encoder)
+    }
+}
+
+extension ASImportableExtension {
+    /// Reads CXF JSON through the CXF codec, as an import reads it.
+    public init(from decoder: any Decoder) throws {
+        self = try CXFCoding.decode(CXF.Part<CXF.Extension>.extension, from: decoder) { $0.itemExtension($1) }
+    }
+
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
+    public func encode(to encoder: any Encoder) throws {
+        try CXFCoding.encode(CXF.Part<CXF.Extension>.extension, CXF.Extension(self), to: encoder)
+    }
+}
+
+extension ASImportableExtension.Shared {
+    /// Reads CXF JSON through the CXF codec, as an import reads it.
+    public init(from decoder: any Decoder) throws {
+        self = try CXFCoding.decode(CXF.Part<CXF.SharedExtension>.object, from: decoder) {
+            $0.sharedExtension($1)
+        }
+    }
+
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
+    public func encode(to encoder: any Encoder) throws {
+        try CXFCoding.encode(CXF.Part<CXF.SharedExtension>.object, CXF.SharedExtension(self), to: encoder)
+    }
+}
+
+extension ASImportableExtension.Shared.SharingAccessor {
+    /// Reads CXF JSON through the CXF codec, as an import reads it.
+    public init(from decoder: any Decoder) throws {
+        self = try CXFCoding.decode(CXF.Part<CXF.SharedExtension.Accessor>.object, from: decoder) {
+            $0.accessor($1)
+        }
+    }
+
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
+    public func encode(to encoder: any Encoder) throws {
+        try CXFCoding.encode(
+            CXF.Part<CXF.SharedExtension.Accessor>.object,
+            CXF.SharedExtension.Accessor(self),
+            to: encoder
+        )
+    }
+}
+
+extension ASImportableFIDO2Extensions {
+    /// Reads CXF JSON through the CXF codec, as an import reads it.
+    public init(from decoder: any Decoder) throws {
+        self = try CXFCoding.decode(CXF.Part<CXF.FIDO2Extensions>.object, from: decoder) {
+            $0.fido2Extensions($1)
+        }
+    }
+
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
+    public func encode(to encoder: any Encoder) throws {
+        try CXFCoding.encode(CXF.Part<CXF.FIDO2Extensions>.object, CXF.FIDO2Extensions(self), to: encoder)
+    }
+}
+
+extension ASImportableFIDO2HMACCredential {
+    /// Reads CXF JSON through the CXF codec, as an import reads it.
+    public init(from decoder: any Decoder) throws {
+        self = try CXFCoding.decode(CXF.Part<CXF.FIDO2Extensions.HMACCredentials>.object, from: decoder) {
+            $0.hmacCredentials($1)
+        }
+    }
+
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
+    public func encode(to encoder: any Encoder) throws {
+        try CXFCoding.encode(
+            CXF.Part<CXF.FIDO2Extensions.HMACCredentials>.object,
+            CXF.FIDO2Extensions.HMACCredentials(self),
+            to: encoder
+        )
+    }
+}
+
+extension ASImportableFIDO2LargeBlob {
+    /// Reads CXF JSON through the CXF codec, as an import reads it.
+    public init(from decoder: any Decoder) throws {
+        self = try CXFCoding.decode(CXF.Part<CXF.FIDO2Extensions.LargeBlob>.object, from: decoder) {
+            $0.largeBlob($1)
+        }
+    }
+
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
+    public func encode(to encoder: any Encoder) throws {
+        try CXFCoding.encode(
+            CXF.Part<CXF.FIDO2Extensions.LargeBlob>.object,
+            CXF.FIDO2Extensions.LargeBlob(self),
+            to: encoder
+        )
+    }
+}
+
+extension ASImportableItem {
+    /// Reads CXF JSON through the CXF codec, as an import reads it.
+    public init(from decoder: any Decoder) throws {
+        self = try CXFCoding.decode(CXF.Part<CXF.Item>.object, from: decoder) { $0.item($1) }
+    }
+
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
+    public func encode(to encoder: any Encoder) throws {
+        try CXFCoding.encode(CXF.Part<CXF.Item>.object, CXF.Item(self), to: encoder)
+    }
+}
+
+extension ASImportableLinkedItem {
+    /// Reads CXF JSON through the CXF codec, as an import reads it.
+    public init(from decoder: any Decoder) throws {
+        self = try CXFCoding.decode(CXF.Part<CXF.LinkedItem>.object, from: decoder) { $0.linkedItem($1) }
+    }
+
+    /// Writes CXF JSON as `CXF.Encoder` writes it.
+    public func encode(to encoder: any Encoder) throws {
+        try CXFCoding.encode(CXF.Part<CXF.LinkedItem>.object, CXF.LinkedItem(self), to: encoder)
+    }
+}

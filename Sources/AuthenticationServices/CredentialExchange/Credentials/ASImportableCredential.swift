@@ -62,16 +62,6 @@ public enum ASImportableCredential: Codable, Hashable, Sendable {
         case .wifi: "wifi"
         }
     }
-
-    /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.Credential>.credential, from: decoder) { $0.credential($1) }
-    }
-
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(CXF.Part<CXF.Credential>.credential, CXF.Credential(self), to: encoder)
-    }
 }
 
 // MARK: - CXF → AS (each case in its credential's file)

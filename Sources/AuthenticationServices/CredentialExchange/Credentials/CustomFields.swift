@@ -17,16 +17,6 @@ extension ASImportableCredential {
             self.label = label
             self.fields = fields
         }
-
-        /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
-        public init(from decoder: any Decoder) throws {
-            self = try CXFCoding.decode(CXF.Part<CXF.CustomFields>.customFields, from: decoder) { $0.customFields($1) }
-        }
-
-        /// Writes CXF JSON as `CXF.Encoder` writes it.
-        public func encode(to encoder: any Encoder) throws {
-            try CXFCoding.encode(CXF.Part<CXF.CustomFields>.customFields, CXF.CustomFields(self), to: encoder)
-        }
     }
 }
 

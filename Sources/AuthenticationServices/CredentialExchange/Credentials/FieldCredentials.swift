@@ -5,10 +5,10 @@ import Foundation
 
 /// One of Apple's credential types made only of optional editable fields, each the counterpart of a
 /// member of a CXF credential type. Only the pairing is written here: the member's wire name and the
-/// field type it calls for come from the CXF type's `MemberSchema` table, which the CXF decoder,
-/// encoder and validator walk too. Codable and the conversions both ways walk ``cxfFields``.
+/// field type it calls for come from the CXF type's `ObjectSchema`, gathered from the list of
+/// members the CXF decoder, encoder and validator walk too. Codable and the conversions both ways walk ``cxfFields``.
 protocol CXFFieldCredential: Sendable {
-    associatedtype CXFCredential: SchemaCredential
+    associatedtype CXFCredential: SchemaObject
     /// The credential with no fields, where decoding and conversion from CXF start.
     init()
     static var cxfFields: CXFFieldTable<Self, CXFCredential> { get }
@@ -16,7 +16,7 @@ protocol CXFFieldCredential: Sendable {
 
 /// The members of a CXF credential type in its schema's order, each with the property of Apple's type
 /// that holds it.
-struct CXFFieldTable<Credential, CXFCredential: SchemaCredential>: Sendable {
+struct CXFFieldTable<Credential, CXFCredential: SchemaObject>: Sendable {
     typealias ApplePath = WritableKeyPath<Credential, ASImportableEditableField?> & Sendable
     typealias CXFPath = WritableKeyPath<CXFCredential, CXF.EditableField?> & Sendable
 
@@ -33,28 +33,36 @@ struct CXFFieldTable<Credential, CXFCredential: SchemaCredential>: Sendable {
 
     let entries: [Entry]
 
-    /// Pairs each of Apple's properties with its CXF member. Every member of the CXF type must be an
-    /// optional editable field; one no pair names is one Apple's type lacks.
-    init(_ pairs: [(apple: ApplePath, cxf: CXFPath)]) {
-        var unpaired = pairs
-        entries = CXFCredential.members.map { member in
-            guard case .field(let cxf, let expected) = member.kind else {
-                preconditionFailure("'\(member.key)' of \(CXFCredential.type) is not an optional editable field")
+    /// Pairs each CXF member, by its wire name, with the property of Apple's type that holds it;
+    /// `lacking` names the members Apple's type has no place for. Every member of the CXF type
+    /// must be an optional editable field, and named once.
+    init(_ pairs: [(key: String, apple: ApplePath, cxf: CXFPath)], lacking: [(key: String, cxf: CXFPath)] = []) {
+        var unpaired =
+            pairs.map { (key: $0.key, apple: Optional($0.apple), cxf: $0.cxf) }
+            + lacking.map { (key: $0.key, apple: nil, cxf: $0.cxf) }
+        let type = CXFCredential.schema.type
+        entries = CXFCredential.schema.members.map { member in
+            guard member.missing == nil, let expected = member.fieldType else {
+                preconditionFailure("'\(member.key)' of \(type) is not an optional editable field")
             }
-            let apple = unpaired.firstIndex { $0.cxf == cxf }.map { unpaired.remove(at: $0).apple }
-            return Entry(key: member.key.description, expected: .init(expected), cxf: cxf, apple: apple)
+            let key = member.key.description
+            guard let index = unpaired.firstIndex(where: { $0.key == key }) else {
+                preconditionFailure("no pair names '\(key)' of \(type)")
+            }
+            let pair = unpaired.remove(at: index)
+            return Entry(key: key, expected: .init(expected), cxf: pair.cxf, apple: pair.apple)
         }
-        precondition(unpaired.isEmpty, "a pair names a member \(CXFCredential.type) does not have, or one twice")
+        precondition(unpaired.isEmpty, "a pair names a member \(type) does not have, or names one twice")
     }
 }
 
 extension CXFFieldCredential {
     static func decodeFields(from decoder: any Decoder) throws -> Self {
-        try CXFCoding.decode(CXF.Part<CXFCredential>.schemaCredential, from: decoder) { $0.fields($1) }
+        try CXFCoding.decode(CXF.Part<CXFCredential>.object, from: decoder) { $0.fields($1) }
     }
 
     func encodeFields(to encoder: any Encoder) throws {
-        try CXFCoding.encode(CXF.Part<CXFCredential>.schemaCredential, cxfCredential, to: encoder)
+        try CXFCoding.encode(CXF.Part<CXFCredential>.object, cxfCredential, to: encoder)
     }
 
     /// The CXF form of the credential.

@@ -11,22 +11,6 @@ extension ASImportableCredential {
         public init(password: String) {
             self.password = password
         }
-
-        /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
-        public init(from decoder: any Decoder) throws {
-            self = try CXFCoding.decode(CXF.Part<CXF.GeneratedPassword>.schemaCredential, from: decoder) {
-                $0.generatedPassword($1)
-            }
-        }
-
-        /// Writes CXF JSON as `CXF.Encoder` writes it.
-        public func encode(to encoder: any Encoder) throws {
-            try CXFCoding.encode(
-                CXF.Part<CXF.GeneratedPassword>.schemaCredential,
-                CXF.GeneratedPassword(self),
-                to: encoder
-            )
-        }
     }
 }
 

@@ -11,18 +11,6 @@ extension ASImportableCredential {
         public init(reference: ASImportableLinkedItem) {
             self.reference = reference
         }
-
-        /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
-        public init(from decoder: any Decoder) throws {
-            self = try CXFCoding.decode(CXF.Part<CXF.ItemReference>.itemReference, from: decoder) {
-                $0.itemReference($1)
-            }
-        }
-
-        /// Writes CXF JSON as `CXF.Encoder` writes it.
-        public func encode(to encoder: any Encoder) throws {
-            try CXFCoding.encode(CXF.Part<CXF.ItemReference>.itemReference, CXF.ItemReference(self), to: encoder)
-        }
     }
 }
 

@@ -11,16 +11,6 @@ extension ASImportableCredential {
         public init(content: ASImportableEditableField) {
             self.content = content
         }
-
-        /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
-        public init(from decoder: any Decoder) throws {
-            self = try CXFCoding.decode(CXF.Part<CXF.Note>.schemaCredential, from: decoder) { $0.note($1) }
-        }
-
-        /// Writes CXF JSON as `CXF.Encoder` writes it.
-        public func encode(to encoder: any Encoder) throws {
-            try CXFCoding.encode(CXF.Part<CXF.Note>.schemaCredential, CXF.Note(self), to: encoder)
-        }
     }
 }
 

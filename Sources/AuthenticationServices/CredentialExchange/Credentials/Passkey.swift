@@ -61,16 +61,6 @@ extension ASImportableCredential {
             self.key = key
             self.fido2Extensions = fido2Extensions
         }
-
-        /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
-        public init(from decoder: any Decoder) throws {
-            self = try CXFCoding.decode(CXF.Part<CXF.Passkey>.passkey, from: decoder) { $0.passkey($1) }
-        }
-
-        /// Writes CXF JSON as `CXF.Encoder` writes it.
-        public func encode(to encoder: any Encoder) throws {
-            try CXFCoding.encode(CXF.Part<CXF.Passkey>.passkey, CXF.Passkey(self), to: encoder)
-        }
     }
 }
 

@@ -33,16 +33,6 @@ extension ASImportableCredential {
             self.expiryDate = expiryDate
             self.keyGenerationSource = keyGenerationSource
         }
-
-        /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
-        public init(from decoder: any Decoder) throws {
-            self = try CXFCoding.decode(CXF.Part<CXF.SSHKey>.schemaCredential, from: decoder) { $0.sshKey($1) }
-        }
-
-        /// Writes CXF JSON as `CXF.Encoder` writes it.
-        public func encode(to encoder: any Encoder) throws {
-            try CXFCoding.encode(CXF.Part<CXF.SSHKey>.schemaCredential, CXF.SSHKey(self), to: encoder)
-        }
     }
 }
 

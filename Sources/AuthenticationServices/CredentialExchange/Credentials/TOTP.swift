@@ -47,16 +47,6 @@ extension ASImportableCredential {
             /// HMAC-SHA-512.
             case sha512
         }
-
-        /// Reads CXF JSON through the CXF codec, as an import reads it (see `CXFCoding`).
-        public init(from decoder: any Decoder) throws {
-            self = try CXFCoding.decode(CXF.Part<CXF.TOTP>.totp, from: decoder) { $0.totp($1) }
-        }
-
-        /// Writes CXF JSON as `CXF.Encoder` writes it.
-        public func encode(to encoder: any Encoder) throws {
-            try CXFCoding.encode(CXF.Part<CXF.TOTP>.totp, CXF.TOTP(self), to: encoder)
-        }
     }
 }
 

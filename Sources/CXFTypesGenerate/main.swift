@@ -198,11 +198,7 @@ func appleSource(_ types: [CredentialType]) -> String {
         }.joined(separator: ",\n")
         out += "\n        ) {\n"
         for member in type.members { out += "            self.\(member.appleName) = \(member.appleName)\n" }
-        out += "        }\n\n"
-        out += "        /// Reads it from CXF JSON, with the specification's member names.\n"
-        out += "        public init(from decoder: any Decoder) throws { self = try Self.decodeFields(from: decoder) }\n"
-        out += "        /// Writes it as CXF JSON, with the specification's member names.\n"
-        out += "        public func encode(to encoder: any Encoder) throws { try encodeFields(to: encoder) }\n"
+        out += "        }\n"
         out += "    }\n\n"
     }
     out.removeLast()

@@ -18,8 +18,6 @@ private struct AddressWithoutTelephone: CXFFieldCredential, Codable, Equatable {
     )
 
     init() {}
-    init(from decoder: any Decoder) throws { self = try Self.decodeFields(from: decoder) }
-    func encode(to encoder: any Encoder) throws { try encodeFields(to: encoder) }
 }
 
 @Suite("Apple's field-only credentials, derived from the CXF schema")

@@ -87,334 +87,215 @@ enum CXFCoding {
 
 // MARK: - Apple's types
 
-extension ASExportedCredentialData {
+/// One of Apple's CXF types: `Codable` as the part of a CXF document it converts to and from.
+protocol CXFCodable: Codable {
+    associatedtype CXFValue
+    /// The part of a CXF document the type is read and written as.
+    static var cxfPart: CXF.Part<CXFValue> { get }
+    /// The value in the CXF model.
+    var cxfValue: CXFValue { get }
+    /// The CXF value converted as an import converts it; `nil` (with the reason in `importer`) when
+    /// the type cannot hold it at all.
+    static func imported(_ value: CXFValue, by importer: inout CXFImporter) throws -> Self?
+}
+
+extension CXFCodable {
     /// Reads CXF JSON through the CXF codec, as an import reads it.
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.Document>.document, from: decoder) { try $0.document($1) }
-    }
+    public init(from decoder: any Decoder) throws { self = try Self.decodedAsCXF(from: decoder) }
 
     /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(CXF.Part<CXF.Document>.document, CXF.Document(self), to: encoder)
+    public func encode(to encoder: any Encoder) throws { try encodeAsCXF(to: encoder) }
+
+    static func decodedAsCXF(from decoder: any Decoder) throws -> Self {
+        try CXFCoding.decode(cxfPart, from: decoder) { try imported($1, by: &$0) }
+    }
+
+    func encodeAsCXF(to encoder: any Encoder) throws {
+        try CXFCoding.encode(Self.cxfPart, cxfValue, to: encoder)
     }
 }
 
-extension ASExportedCredentialData.FormatVersion {
-    /// Reads CXF JSON through the CXF codec, as an import reads it.
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.Version>.object, from: decoder) { try $0.version($1) }
-    }
+extension CXFCodable where CXFValue: SchemaObject {
+    static var cxfPart: CXF.Part<CXFValue> { .object }
+}
 
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(CXF.Part<CXF.Version>.object, CXF.Version(self), to: encoder)
+extension ASExportedCredentialData: CXFCodable {
+    static var cxfPart: CXF.Part<CXF.Document> { .document }
+    var cxfValue: CXF.Document { CXF.Document(self) }
+    static func imported(_ value: CXF.Document, by importer: inout CXFImporter) throws -> Self? {
+        try importer.document(value)
     }
 }
 
-extension ASImportableAccount {
+extension ASExportedCredentialData.FormatVersion: CXFCodable {
+    // A `String` enum has the standard library's `Codable` of its raw value, which would be chosen
+    // over ``CXFCodable``'s: these say which.
+
     /// Reads CXF JSON through the CXF codec, as an import reads it.
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.Account>.object, from: decoder) { $0.account($1) }
-    }
+    public init(from decoder: any Decoder) throws { self = try Self.decodedAsCXF(from: decoder) }
 
     /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(CXF.Part<CXF.Account>.object, CXF.Account(self), to: encoder)
+    public func encode(to encoder: any Encoder) throws { try encodeAsCXF(to: encoder) }
+
+    var cxfValue: CXF.Version { CXF.Version(self) }
+    static func imported(_ value: CXF.Version, by importer: inout CXFImporter) throws -> Self? {
+        try importer.version(value)
     }
 }
 
-extension ASImportableCollection {
-    /// Reads CXF JSON through the CXF codec, as an import reads it.
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.Collection>.object, from: decoder) { $0.collection($1) }
-    }
-
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(CXF.Part<CXF.Collection>.object, CXF.Collection(self), to: encoder)
+extension ASImportableAccount: CXFCodable {
+    var cxfValue: CXF.Account { CXF.Account(self) }
+    static func imported(_ value: CXF.Account, by importer: inout CXFImporter) -> Self? {
+        importer.account(value)
     }
 }
 
-extension ASImportableCredential {
-    /// Reads CXF JSON through the CXF codec, as an import reads it.
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.Credential>.credential, from: decoder) { $0.credential($1) }
-    }
-
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(CXF.Part<CXF.Credential>.credential, CXF.Credential(self), to: encoder)
+extension ASImportableCollection: CXFCodable {
+    var cxfValue: CXF.Collection { CXF.Collection(self) }
+    static func imported(_ value: CXF.Collection, by importer: inout CXFImporter) -> Self? {
+        importer.collection(value)
     }
 }
 
-extension ASImportableCredential.CustomFields {
-    /// Reads CXF JSON through the CXF codec, as an import reads it.
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.CustomFields>.object, from: decoder) { $0.customFields($1) }
-    }
-
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(CXF.Part<CXF.CustomFields>.object, CXF.CustomFields(self), to: encoder)
+extension ASImportableCredential: CXFCodable {
+    static var cxfPart: CXF.Part<CXF.Credential> { .credential }
+    var cxfValue: CXF.Credential { CXF.Credential(self) }
+    static func imported(_ value: CXF.Credential, by importer: inout CXFImporter) -> Self? {
+        importer.credential(value)
     }
 }
 
-extension ASImportableCredential.GeneratedPassword {
-    /// Reads CXF JSON through the CXF codec, as an import reads it.
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.GeneratedPassword>.object, from: decoder) {
-            $0.generatedPassword($1)
-        }
-    }
-
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(
-            CXF.Part<CXF.GeneratedPassword>.object,
-            CXF.GeneratedPassword(self),
-            to: encoder
-        )
+extension ASImportableCredential.CustomFields: CXFCodable {
+    var cxfValue: CXF.CustomFields { CXF.CustomFields(self) }
+    static func imported(_ value: CXF.CustomFields, by importer: inout CXFImporter) -> Self? {
+        importer.customFields(value)
     }
 }
 
-extension ASImportableCredential.ItemReference {
-    /// Reads CXF JSON through the CXF codec, as an import reads it.
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.ItemReference>.object, from: decoder) {
-            $0.itemReference($1)
-        }
-    }
-
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(CXF.Part<CXF.ItemReference>.object, CXF.ItemReference(self), to: encoder)
+extension ASImportableCredential.GeneratedPassword: CXFCodable {
+    var cxfValue: CXF.GeneratedPassword { CXF.GeneratedPassword(self) }
+    static func imported(_ value: CXF.GeneratedPassword, by importer: inout CXFImporter) -> Self? {
+        importer.generatedPassword(value)
     }
 }
 
-extension ASImportableCredential.Note {
-    /// Reads CXF JSON through the CXF codec, as an import reads it.
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.Note>.object, from: decoder) { $0.note($1) }
-    }
-
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(CXF.Part<CXF.Note>.object, CXF.Note(self), to: encoder)
+extension ASImportableCredential.ItemReference: CXFCodable {
+    var cxfValue: CXF.ItemReference { CXF.ItemReference(self) }
+    static func imported(_ value: CXF.ItemReference, by importer: inout CXFImporter) -> Self? {
+        importer.itemReference(value)
     }
 }
 
-extension ASImportableCredential.Passkey {
-    /// Reads CXF JSON through the CXF codec, as an import reads it.
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.Passkey>.object, from: decoder) { $0.passkey($1) }
-    }
-
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(CXF.Part<CXF.Passkey>.object, CXF.Passkey(self), to: encoder)
+extension ASImportableCredential.Note: CXFCodable {
+    var cxfValue: CXF.Note { CXF.Note(self) }
+    static func imported(_ value: CXF.Note, by importer: inout CXFImporter) -> Self? {
+        importer.note(value)
     }
 }
 
-extension ASImportableCredential.SSHKey {
-    /// Reads CXF JSON through the CXF codec, as an import reads it.
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.SSHKey>.object, from: decoder) { $0.sshKey($1) }
-    }
-
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(CXF.Part<CXF.SSHKey>.object, CXF.SSHKey(self), to: encoder)
+extension ASImportableCredential.Passkey: CXFCodable {
+    var cxfValue: CXF.Passkey { CXF.Passkey(self) }
+    static func imported(_ value: CXF.Passkey, by importer: inout CXFImporter) -> Self? {
+        importer.passkey(value)
     }
 }
 
-extension ASImportableCredential.TOTP {
-    /// Reads CXF JSON through the CXF codec, as an import reads it.
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.TOTP>.object, from: decoder) { $0.totp($1) }
-    }
-
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(CXF.Part<CXF.TOTP>.object, CXF.TOTP(self), to: encoder)
+extension ASImportableCredential.SSHKey: CXFCodable {
+    var cxfValue: CXF.SSHKey { CXF.SSHKey(self) }
+    static func imported(_ value: CXF.SSHKey, by importer: inout CXFImporter) -> Self? {
+        importer.sshKey(value)
     }
 }
 
-extension ASImportableCredentialScope {
-    /// Reads CXF JSON through the CXF codec, as an import reads it.
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.CredentialScope>.object, from: decoder) { $0.scope($1) }
-    }
-
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(CXF.Part<CXF.CredentialScope>.object, CXF.CredentialScope(self), to: encoder)
+extension ASImportableCredential.TOTP: CXFCodable {
+    var cxfValue: CXF.TOTP { CXF.TOTP(self) }
+    static func imported(_ value: CXF.TOTP, by importer: inout CXFImporter) -> Self? {
+        importer.totp(value)
     }
 }
 
-extension ASImportableCredentialScope.AndroidAppCertificationFingerprint {
-    /// Reads CXF JSON through the CXF codec, as an import reads it.
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.AndroidAppCertificateFingerprint>.object, from: decoder) {
-            $0.certificate($1)
-        }
-    }
-
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(
-            CXF.Part<CXF.AndroidAppCertificateFingerprint>.object,
-            CXF.AndroidAppCertificateFingerprint(self),
-            to: encoder
-        )
+extension ASImportableCredentialScope: CXFCodable {
+    var cxfValue: CXF.CredentialScope { CXF.CredentialScope(self) }
+    static func imported(_ value: CXF.CredentialScope, by importer: inout CXFImporter) -> Self? {
+        importer.scope(value)
     }
 }
 
-extension ASImportableCredentialScope.AndroidAppID {
-    /// Reads CXF JSON through the CXF codec, as an import reads it.
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.AndroidAppIdentifier>.object, from: decoder) {
-            $0.androidApp($1)
-        }
-    }
-
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(
-            CXF.Part<CXF.AndroidAppIdentifier>.object,
-            CXF.AndroidAppIdentifier(self),
-            to: encoder
-        )
+extension ASImportableCredentialScope.AndroidAppCertificationFingerprint: CXFCodable {
+    var cxfValue: CXF.AndroidAppCertificateFingerprint { CXF.AndroidAppCertificateFingerprint(self) }
+    static func imported(_ value: CXF.AndroidAppCertificateFingerprint, by importer: inout CXFImporter) -> Self? {
+        importer.certificate(value)
     }
 }
 
-extension ASImportableEditableField {
-    /// Reads CXF JSON through the CXF codec, as an import reads it.
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.EditableField>.field(expected: .string), from: decoder) {
-            $0.field($1)
-        }
-    }
-
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(CXF.Part<CXF.EditableField>.field(expected: .string), CXF.EditableField(self), to: encoder)
+extension ASImportableCredentialScope.AndroidAppID: CXFCodable {
+    var cxfValue: CXF.AndroidAppIdentifier { CXF.AndroidAppIdentifier(self) }
+    static func imported(_ value: CXF.AndroidAppIdentifier, by importer: inout CXFImporter) -> Self? {
+        importer.androidApp(value)
     }
 }
 
-extension ASImportableExtension {
-    /// Reads CXF JSON through the CXF codec, as an import reads it.
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.Extension>.extension, from: decoder) { $0.itemExtension($1) }
-    }
-
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(CXF.Part<CXF.Extension>.extension, CXF.Extension(self), to: encoder)
+extension ASImportableEditableField: CXFCodable {
+    static var cxfPart: CXF.Part<CXF.EditableField> { .field(expected: .string) }
+    var cxfValue: CXF.EditableField { CXF.EditableField(self) }
+    static func imported(_ value: CXF.EditableField, by importer: inout CXFImporter) -> Self? {
+        importer.field(value)
     }
 }
 
-extension ASImportableExtension.Shared {
-    /// Reads CXF JSON through the CXF codec, as an import reads it.
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.SharedExtension>.object, from: decoder) {
-            $0.sharedExtension($1)
-        }
-    }
-
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(CXF.Part<CXF.SharedExtension>.object, CXF.SharedExtension(self), to: encoder)
+extension ASImportableExtension: CXFCodable {
+    static var cxfPart: CXF.Part<CXF.Extension> { .extension }
+    var cxfValue: CXF.Extension { CXF.Extension(self) }
+    static func imported(_ value: CXF.Extension, by importer: inout CXFImporter) -> Self? {
+        importer.itemExtension(value)
     }
 }
 
-extension ASImportableExtension.Shared.SharingAccessor {
-    /// Reads CXF JSON through the CXF codec, as an import reads it.
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.SharedExtension.Accessor>.object, from: decoder) {
-            $0.accessor($1)
-        }
-    }
-
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(
-            CXF.Part<CXF.SharedExtension.Accessor>.object,
-            CXF.SharedExtension.Accessor(self),
-            to: encoder
-        )
+extension ASImportableExtension.Shared: CXFCodable {
+    var cxfValue: CXF.SharedExtension { CXF.SharedExtension(self) }
+    static func imported(_ value: CXF.SharedExtension, by importer: inout CXFImporter) -> Self? {
+        importer.sharedExtension(value)
     }
 }
 
-extension ASImportableFIDO2Extensions {
-    /// Reads CXF JSON through the CXF codec, as an import reads it.
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.FIDO2Extensions>.object, from: decoder) {
-            $0.fido2Extensions($1)
-        }
-    }
-
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(CXF.Part<CXF.FIDO2Extensions>.object, CXF.FIDO2Extensions(self), to: encoder)
+extension ASImportableExtension.Shared.SharingAccessor: CXFCodable {
+    var cxfValue: CXF.SharedExtension.Accessor { CXF.SharedExtension.Accessor(self) }
+    static func imported(_ value: CXF.SharedExtension.Accessor, by importer: inout CXFImporter) -> Self? {
+        importer.accessor(value)
     }
 }
 
-extension ASImportableFIDO2HMACCredential {
-    /// Reads CXF JSON through the CXF codec, as an import reads it.
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.FIDO2Extensions.HMACCredentials>.object, from: decoder) {
-            $0.hmacCredentials($1)
-        }
-    }
-
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(
-            CXF.Part<CXF.FIDO2Extensions.HMACCredentials>.object,
-            CXF.FIDO2Extensions.HMACCredentials(self),
-            to: encoder
-        )
+extension ASImportableFIDO2Extensions: CXFCodable {
+    var cxfValue: CXF.FIDO2Extensions { CXF.FIDO2Extensions(self) }
+    static func imported(_ value: CXF.FIDO2Extensions, by importer: inout CXFImporter) -> Self? {
+        importer.fido2Extensions(value)
     }
 }
 
-extension ASImportableFIDO2LargeBlob {
-    /// Reads CXF JSON through the CXF codec, as an import reads it.
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.FIDO2Extensions.LargeBlob>.object, from: decoder) {
-            $0.largeBlob($1)
-        }
-    }
-
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(
-            CXF.Part<CXF.FIDO2Extensions.LargeBlob>.object,
-            CXF.FIDO2Extensions.LargeBlob(self),
-            to: encoder
-        )
+extension ASImportableFIDO2HMACCredential: CXFCodable {
+    var cxfValue: CXF.FIDO2Extensions.HMACCredentials { CXF.FIDO2Extensions.HMACCredentials(self) }
+    static func imported(_ value: CXF.FIDO2Extensions.HMACCredentials, by importer: inout CXFImporter) -> Self? {
+        importer.hmacCredentials(value)
     }
 }
 
-extension ASImportableItem {
-    /// Reads CXF JSON through the CXF codec, as an import reads it.
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.Item>.object, from: decoder) { $0.item($1) }
-    }
-
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(CXF.Part<CXF.Item>.object, CXF.Item(self), to: encoder)
+extension ASImportableFIDO2LargeBlob: CXFCodable {
+    var cxfValue: CXF.FIDO2Extensions.LargeBlob { CXF.FIDO2Extensions.LargeBlob(self) }
+    static func imported(_ value: CXF.FIDO2Extensions.LargeBlob, by importer: inout CXFImporter) -> Self? {
+        importer.largeBlob(value)
     }
 }
 
-extension ASImportableLinkedItem {
-    /// Reads CXF JSON through the CXF codec, as an import reads it.
-    public init(from decoder: any Decoder) throws {
-        self = try CXFCoding.decode(CXF.Part<CXF.LinkedItem>.object, from: decoder) { $0.linkedItem($1) }
+extension ASImportableItem: CXFCodable {
+    var cxfValue: CXF.Item { CXF.Item(self) }
+    static func imported(_ value: CXF.Item, by importer: inout CXFImporter) -> Self? {
+        importer.item(value)
     }
+}
 
-    /// Writes CXF JSON as `CXF.Encoder` writes it.
-    public func encode(to encoder: any Encoder) throws {
-        try CXFCoding.encode(CXF.Part<CXF.LinkedItem>.object, CXF.LinkedItem(self), to: encoder)
+extension ASImportableLinkedItem: CXFCodable {
+    var cxfValue: CXF.LinkedItem { CXF.LinkedItem(self) }
+    static func imported(_ value: CXF.LinkedItem, by importer: inout CXFImporter) -> Self? {
+        importer.linkedItem(value)
     }
 }

@@ -6,8 +6,9 @@ import Foundation
 /// One of Apple's credential types made only of optional editable fields, each the counterpart of a
 /// member of a CXF credential type. Only the pairing is written here: the member's wire name and the
 /// field type it calls for come from the CXF type's `ObjectSchema`, gathered from the list of
-/// members the CXF decoder, encoder and validator walk too. Codable and the conversions both ways walk ``cxfFields``.
-protocol CXFFieldCredential: Sendable {
+/// members the CXF decoder, encoder and validator walk too. Codable (``CXFCodable``) and the
+/// conversions both ways walk ``cxfFields``.
+protocol CXFFieldCredential: CXFCodable, Sendable {
     associatedtype CXFCredential: SchemaObject
     /// The credential with no fields, where decoding and conversion from CXF start.
     init()
@@ -57,12 +58,10 @@ struct CXFFieldTable<Credential, CXFCredential: SchemaObject>: Sendable {
 }
 
 extension CXFFieldCredential {
-    static func decodeFields(from decoder: any Decoder) throws -> Self {
-        try CXFCoding.decode(CXF.Part<CXFCredential>.object, from: decoder) { $0.fields($1) }
-    }
+    var cxfValue: CXFCredential { cxfCredential }
 
-    func encodeFields(to encoder: any Encoder) throws {
-        try CXFCoding.encode(CXF.Part<CXFCredential>.object, cxfCredential, to: encoder)
+    static func imported(_ value: CXFCredential, by importer: inout CXFImporter) -> Self? {
+        importer.fields(value)
     }
 
     /// The CXF form of the credential.

@@ -38,44 +38,44 @@ struct AgentAuthorityTests {
     func rogueClient() async throws {
         let sandbox = try await ExchangeSandbox()
         defer { sandbox.directory.remove() }
-        let (daemon, agent) = try await sandbox.startSystem(agent: "accept:org.example.importer")
-        defer {
-            agent.stop()
-            daemon.stop()
-        }
-        let python = try await Peers.python(importing: ["varlink"])
-        let rogue = try await Program.run(
-            python,
-            [Peers.file("Tests/KeyportDaemonTests/Peers/rogue_agent.py"), "a-question", "org.example.importer"],
-            environment: sandbox.environment,
-            timeout: .seconds(60)
-        )
-        #expect(rogue.status == 0, "\(rogue.standardError)")
-        let said = try #require(
-            try JSONSerialization.jsonObject(with: Data(rogue.standardOutput.utf8)) as? [String: String]
-        )
-        #expect(said["serve"] == Agent.NotAnAgent.name)
-        #expect(said["answer"] == Agent.NotTheAgent.name)
-        let alert = try await agent.waitForLine(timeout: .seconds(30), onStandardError: true) {
-            $0.contains("attention")
-        }
-        #expect(alert.contains("rogue_agent.py") && alert.contains("tried to become your agent"), "\(alert)")
-        // Trying again and again, from new processes, does not flood the person's screen: the
-        // attempts of the next ten seconds are only counted.
-        for _ in 0..<5 {
-            let again = try await Program.run(
+        try await sandbox.withSystem(agent: "accept:org.example.importer") { daemon, agent async throws in
+            let python = try await Peers.python(importing: ["varlink"])
+            let rogue = try await Program.run(
                 python,
                 [Peers.file("Tests/KeyportDaemonTests/Peers/rogue_agent.py"), "a-question", "org.example.importer"],
                 environment: sandbox.environment,
                 timeout: .seconds(60)
             )
-            #expect(again.standardOutput.contains(Agent.NotAnAgent.name))
+            #expect(rogue.status == 0, "\(rogue.standardError)")
+            let said = try #require(
+                try JSONSerialization.jsonObject(with: Data(rogue.standardOutput.utf8)) as? [String: String]
+            )
+            #expect(said["serve"] == Agent.NotAnAgent.name)
+            #expect(said["answer"] == Agent.NotTheAgent.name)
+            let alert = try await agent.waitForLine(timeout: .seconds(30), onStandardError: true) {
+                $0.contains("attention")
+            }
+            #expect(alert.contains("rogue_agent.py") && alert.contains("tried to become your agent"), "\(alert)")
+            // Trying again and again, from new processes, does not flood the person's screen: the
+            // attempts of the next ten seconds are only counted.
+            for _ in 0..<5 {
+                let again = try await Program.run(
+                    python,
+                    [
+                        Peers.file("Tests/KeyportDaemonTests/Peers/rogue_agent.py"), "a-question",
+                        "org.example.importer",
+                    ],
+                    environment: sandbox.environment,
+                    timeout: .seconds(60)
+                )
+                #expect(again.standardOutput.contains(Agent.NotAnAgent.name))
+            }
+            // The person's agent still holds the role: the export goes where it chose.
+            let exported = try await sandbox.export(sample)
+            #expect(exported.status == 0, "\(exported.standardError)")
+            // (Six attempts; one alert, or two should the attempts straddle ten seconds on a slow machine.)
+            #expect(agent.standardError.components(separatedBy: "attention").count <= 3, "\(agent.standardError)")
         }
-        // The person's agent still holds the role: the export goes where it chose.
-        let exported = try await sandbox.export(sample)
-        #expect(exported.status == 0, "\(exported.standardError)")
-        // (Six attempts; one alert, or two should the attempts straddle ten seconds on a slow machine.)
-        #expect(agent.standardError.components(separatedBy: "attention").count <= 3, "\(agent.standardError)")
     }
 
     @Test("keyport agent --auto is refused by a keyportd not started with --allow-scripted-agent, and says so")

@@ -62,11 +62,17 @@ struct ExchangeSandbox {
         return started
     }
 
-    /// keyportd, and an agent answering with `policy` (`keyport agent --auto`), both ready.
-    func startSystem(agent policy: String = "accept-first") async throws -> (daemon: Program, agent: Program) {
+    /// Runs `body` with keyportd and an agent answering with `policy` (`keyport agent --auto`), both
+    /// ready, and stops both after it.
+    func withSystem(
+        agent policy: String = "accept-first",
+        _ body: (_ daemon: Program, _ agent: Program) async throws -> Void
+    ) async throws {
         let daemon = try await start(keyportd, [scriptedAgent], readyWhen: "listening")
+        defer { daemon.stop() }
         let agent = try await start(keyport, ["agent", "--auto", policy], readyWhen: "waiting")
-        return (daemon, agent)
+        defer { agent.stop() }
+        try await body(daemon, agent)
     }
 
     /// The token the importer (started in "wait" mode) was given, once it has written it.
@@ -144,24 +150,22 @@ struct ExchangeTests {
         let file = Peers.file("Tests/CredentialExchangeFormatTests/Fixtures/\(fixture)")
         let sandbox = try await ExchangeSandbox()
         defer { sandbox.directory.remove() }
-        let (daemon, agent) = try await sandbox.startSystem()
-        defer {
-            agent.stop()
-            daemon.stop()
+        try await sandbox.withSystem { daemon, agent async throws in
+            let exported = try await sandbox.export(file)
+            #expect(exported.status == 0, "\(exported.standardError)")
+            // Handed over as written: the same JSON the exporter sent.
+            let sent =
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? NSDictionary
+            #expect((try await sandbox.imported()["data"] as? NSDictionary) == sent)
+            // Then the validator reviews it, for the log, in a process of its own at background
+            // priority (slow on a machine busy with other tests); the deviations are counted, not
+            // refused.
+            let review = try await daemon.waitForLine(timeout: .seconds(120), onStandardError: true) {
+                $0.contains("export reviewed")
+            }
+            #expect(review.contains(fixture == "real-export-deviations.json" ? "warnings=" : "errors=0"), "\(review)")
+            if fixture == "real-export-deviations.json" { #expect(!review.contains("warnings=0"), "\(review)") }
         }
-        let exported = try await sandbox.export(file)
-        #expect(exported.status == 0, "\(exported.standardError)")
-        // Handed over as written: the same JSON the exporter sent.
-        let sent = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? NSDictionary
-        #expect((try await sandbox.imported()["data"] as? NSDictionary) == sent)
-        // Then the validator reviews it, for the log, in a process of its own at background
-        // priority (slow on a machine busy with other tests); the deviations are counted, not
-        // refused.
-        let review = try await daemon.waitForLine(timeout: .seconds(120), onStandardError: true) {
-            $0.contains("export reviewed")
-        }
-        #expect(review.contains(fixture == "real-export-deviations.json" ? "warnings=" : "errors=0"), "\(review)")
-        if fixture == "real-export-deviations.json" { #expect(!review.contains("warnings=0"), "\(review)") }
     }
 
     @Test(
@@ -225,39 +229,33 @@ struct ExchangeTests {
     func singleUse() async throws {
         let sandbox = try await ExchangeSandbox(mode: "twice")
         defer { sandbox.directory.remove() }
-        let (daemon, agent) = try await sandbox.startSystem()
-        defer {
-            agent.stop()
-            daemon.stop()
+        try await sandbox.withSystem { daemon, agent async throws in
+            #expect(try await sandbox.export(sample).status == 0)
+            #expect(try await sandbox.imported()["second"] as? String == "org.keyport.Exchange.InvalidToken")
         }
-        #expect(try await sandbox.export(sample).status == 0)
-        #expect(try await sandbox.imported()["second"] as? String == "org.keyport.Exchange.InvalidToken")
     }
 
     @Test("a token presented by a process keyportd did not start is refused, and the importer still gets the data")
     func otherProcess() async throws {
         let sandbox = try await ExchangeSandbox(mode: "wait")
         defer { sandbox.directory.remove() }
-        let (daemon, agent) = try await sandbox.startSystem()
-        defer {
-            agent.stop()
-            daemon.stop()
-        }
-        let exporting = Task { try await sandbox.export(sample) }
-        let token = try await sandbox.waitForToken()
-        let stolen = await #expect(throws: VarlinkError.self) {
-            try await DaemonClient.withConnection(environment: sandbox.environment) {
-                try await $0.call(
-                    "org.keyport.Exchange.ImportCredentials",
-                    RawJSON(encoding: Exchange.ImportCredentials.Parameters(token: token))
-                )
+        try await sandbox.withSystem { daemon, agent async throws in
+            let exporting = Task { try await sandbox.export(sample) }
+            let token = try await sandbox.waitForToken()
+            let stolen = await #expect(throws: VarlinkError.self) {
+                try await DaemonClient.withConnection(environment: sandbox.environment) {
+                    try await $0.call(
+                        "org.keyport.Exchange.ImportCredentials",
+                        RawJSON(encoding: Exchange.ImportCredentials.Parameters(token: token))
+                    )
+                }
             }
+            #expect(stolen?.name == Exchange.InvalidToken.name)
+            #expect(stolen?.message?.contains("given to another process") == true, "\(stolen.map { "\($0)" } ?? "")")
+            #expect(FileManager.default.createFile(atPath: sandbox.output + ".go", contents: Data()))
+            #expect(try await exporting.value.status == 0)
+            #expect((try await sandbox.imported()["data"] as? NSDictionary) == (try sampleObject()))
         }
-        #expect(stolen?.name == Exchange.InvalidToken.name)
-        #expect(stolen?.message?.contains("given to another process") == true, "\(stolen.map { "\($0)" } ?? "")")
-        #expect(FileManager.default.createFile(atPath: sandbox.output + ".go", contents: Data()))
-        #expect(try await exporting.value.status == 0)
-        #expect((try await sandbox.imported()["data"] as? NSDictionary) == (try sampleObject()))
     }
 
     @Test(
@@ -333,22 +331,19 @@ struct ExchangeShutdownTests {
     func shutdownMidExchange() async throws {
         let sandbox = try await ExchangeSandbox(mode: "wait")
         defer { sandbox.directory.remove() }
-        let (daemon, agent) = try await sandbox.startSystem()
-        defer {
-            agent.stop()
-            daemon.stop()
+        try await sandbox.withSystem { daemon, agent async throws in
+            let exporting = Task { try await sandbox.export(sample) }
+            _ = try await sandbox.waitForToken()
+            daemon.signal(SIGTERM)
+            let stopped = try await daemon.finish(timeout: .seconds(30))
+            #expect(stopped.status == 0, "\(stopped.standardError)")
+            let exported = try await exporting.value
+            #expect(exported.status != 0)
+            #expect(exported.standardError.contains("keyportd is stopping"), "\(exported.standardError)")
+            // The importer, let go now, finds nobody to import from.
+            #expect(FileManager.default.createFile(atPath: sandbox.output + ".go", contents: Data()))
+            #expect(!FileManager.default.fileExists(atPath: sandbox.output))
         }
-        let exporting = Task { try await sandbox.export(sample) }
-        _ = try await sandbox.waitForToken()
-        daemon.signal(SIGTERM)
-        let stopped = try await daemon.finish(timeout: .seconds(30))
-        #expect(stopped.status == 0, "\(stopped.standardError)")
-        let exported = try await exporting.value
-        #expect(exported.status != 0)
-        #expect(exported.standardError.contains("keyportd is stopping"), "\(exported.standardError)")
-        // The importer, let go now, finds nobody to import from.
-        #expect(FileManager.default.createFile(atPath: sandbox.output + ".go", contents: Data()))
-        #expect(!FileManager.default.fileExists(atPath: sandbox.output))
     }
 }
 
@@ -424,82 +419,82 @@ struct LargeExchangeTests {
         let strace = try Peers.require("/usr/bin/strace", "strace")
         let sandbox = try await ExchangeSandbox(mode: "unique")
         defer { sandbox.directory.remove() }
-        let (daemon, agent) = try await sandbox.startSystem()
-        defer {
-            agent.stop()
-            daemon.stop()
-        }
+        try await sandbox.withSystem { daemon, agent async throws in
 
-        // Every call that could write a file, from keyportd, while the exchanges run.
-        let log = sandbox.directory.url.appendingPathComponent("strace.log").path
-        let tracer = try Program(
-            strace,
-            [
-                "-f", "-p", "\(daemon.pid)", "-o", log, "-e",
-                "trace=open,openat,creat,truncate,ftruncate,rename,renameat,renameat2,mkdir,mkdirat,unlink,unlinkat,link,linkat,symlink,symlinkat",
-            ]
-        )
-        _ = try await tracer.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("attached") }
+            // Every call that could write a file, from keyportd, while the exchanges run.
+            let log = sandbox.directory.url.appendingPathComponent("strace.log").path
+            let tracer = try Program(
+                strace,
+                [
+                    "-f", "-p", "\(daemon.pid)", "-o", log, "-e",
+                    "trace=open,openat,creat,truncate,ftruncate,rename,renameat,renameat2,mkdir,mkdirat,unlink,unlinkat,link,linkat,symlink,symlinkat",
+                ]
+            )
+            _ = try await tracer.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("attached") }
 
-        let documents = try ["a", "b"].map { tag in
-            let file = sandbox.directory.url.appendingPathComponent("export-\(tag).json").path
-            try largeDocument(items: 10_000, tag: tag).write(toFile: file, atomically: true, encoding: .utf8)
-            return file
-        }
-        async let first = sandbox.export(documents[0])
-        async let second = sandbox.export(documents[1])
-        let results = try await [first, second]
-        for result in results { #expect(result.status == 0, "\(result.standardError)") }
+            let documents = try ["a", "b"].map { tag in
+                let file = sandbox.directory.url.appendingPathComponent("export-\(tag).json").path
+                try largeDocument(items: 10_000, tag: tag).write(toFile: file, atomically: true, encoding: .utf8)
+                return file
+            }
+            async let first = sandbox.export(documents[0])
+            async let second = sandbox.export(documents[1])
+            let results = try await [first, second]
+            for result in results { #expect(result.status == 0, "\(result.standardError)") }
 
-        // keyportd's own threads: strace -f also follows the importers keyportd starts, whose
-        // files are theirs to write.
-        let threads = Set(try FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.pid)/task"))
-        tracer.signal(SIGINT)
-        _ = await tracer.waitForExit(timeout: .seconds(30))
-        let calls = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").filter { call in
-            call.split(separator: " ").first.map { threads.contains(String($0)) } == true
-        }
-        #expect(!calls.isEmpty, "strace saw nothing of keyportd")
-        let writes = calls.filter { call in
-            ["O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "rename", "mkdir", "unlink", "link(", "symlink", "truncate"]
+            // keyportd's own threads: strace -f also follows the importers keyportd starts, whose
+            // files are theirs to write.
+            let threads = Set(try FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.pid)/task"))
+            tracer.signal(SIGINT)
+            _ = await tracer.waitForExit(timeout: .seconds(30))
+            let calls = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").filter { call in
+                call.split(separator: " ").first.map { threads.contains(String($0)) } == true
+            }
+            #expect(!calls.isEmpty, "strace saw nothing of keyportd")
+            let writes = calls.filter { call in
+                [
+                    "O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "rename", "mkdir", "unlink", "link(", "symlink",
+                    "truncate",
+                ]
                 .contains {
                     call.contains($0)
                 }
-        }
-        #expect(writes.isEmpty, "keyportd touched files during the exchange: \(writes.prefix(5))")
+            }
+            #expect(writes.isEmpty, "keyportd touched files during the exchange: \(writes.prefix(5))")
 
-        // Each document arrived whole (files named by token: order unknown), equal in canonical CXF.
-        // The importers write after they have the data, which is when the exports return.
-        func outputs() -> [String] {
-            ((try? FileManager.default.contentsOfDirectory(atPath: sandbox.directory.path)) ?? [])
-                .filter { $0.hasPrefix("imported.json-") && !$0.hasSuffix(".tmp") }
-        }
-        try #require(
-            try await FileChanges.waitUntil(within: .seconds(60), changesIn: sandbox.directory.url) {
-                outputs().count == 2
+            // Each document arrived whole (files named by token: order unknown), equal in canonical CXF.
+            // The importers write after they have the data, which is when the exports return.
+            func outputs() -> [String] {
+                ((try? FileManager.default.contentsOfDirectory(atPath: sandbox.directory.path)) ?? [])
+                    .filter { $0.hasPrefix("imported.json-") && !$0.hasSuffix(".tmp") }
             }
-        )
-        var received: Set<[UInt8]> = []
-        for name in outputs() {
-            let object = try #require(
-                try JSONSerialization.jsonObject(
-                    with: Data(contentsOf: sandbox.directory.url.appendingPathComponent(name))
-                ) as? [String: Any]
+            try #require(
+                try await FileChanges.waitUntil(within: .seconds(60), changesIn: sandbox.directory.url) {
+                    outputs().count == 2
+                }
             )
-            let data = try JSONSerialization.data(withJSONObject: try #require(object["data"]))
-            received.insert(CXF.Encoder().encode(try CXF.Decoder().decode(data).document))
-        }
-        let sent = Set(
-            try documents.map {
-                CXF.Encoder().encode(try CXF.Decoder().decode(Data(contentsOf: URL(fileURLWithPath: $0))).document)
+            var received: Set<[UInt8]> = []
+            for name in outputs() {
+                let object = try #require(
+                    try JSONSerialization.jsonObject(
+                        with: Data(contentsOf: sandbox.directory.url.appendingPathComponent(name))
+                    ) as? [String: Any]
+                )
+                let data = try JSONSerialization.data(withJSONObject: try #require(object["data"]))
+                received.insert(CXF.Encoder().encode(try CXF.Decoder().decode(data).document))
             }
-        )
-        // Compared without printing 4 MB of bytes on a failure.
-        let equal = received == sent
-        #expect(
-            equal,
-            "the documents received differ from those sent (\(received.map(\.count)) bytes against \(sent.map(\.count)))"
-        )
+            let sent = Set(
+                try documents.map {
+                    CXF.Encoder().encode(try CXF.Decoder().decode(Data(contentsOf: URL(fileURLWithPath: $0))).document)
+                }
+            )
+            // Compared without printing 4 MB of bytes on a failure.
+            let equal = received == sent
+            #expect(
+                equal,
+                "the documents received differ from those sent (\(received.map(\.count)) bytes against \(sent.map(\.count)))"
+            )
+        }
     }
 }
 
@@ -550,42 +545,39 @@ struct ExportOutcomeTests {
     func importerReports() async throws {
         let sandbox = try await ExchangeSandbox(mode: "report")
         defer { sandbox.directory.remove() }
-        let (daemon, agent) = try await sandbox.startSystem()
-        defer {
-            agent.stop()
-            daemon.stop()
+        try await sandbox.withSystem { daemon, agent async throws in
+            let exporter = try Program(keyport, ["exchange", "export", sample], environment: sandbox.environment)
+            defer { exporter.stop() }
+            let token = try await sandbox.waitForToken()
+            // Another process of the person's that learned the token cannot speak for the importer.
+            let python = try await Peers.python(importing: ["varlink"])
+            let forged = try await Program.run(
+                python,
+                [
+                    "-c",
+                    """
+                    import os, sys, varlink
+                    with varlink.Client(address="unix:" + os.environ["KEYPORT_SOCKET"]) as client, client.open("org.keyport.Exchange", namespaced=False) as exchange:
+                        try:
+                            exchange.ReportImport(sys.argv[1], 999, False, "all of them")
+                            print("accepted")
+                        except varlink.VarlinkError as error:
+                            print(error.error(), error.parameters().get("message"))
+                    """,
+                    token,
+                ],
+                environment: sandbox.environment,
+                timeout: .seconds(30)
+            )
+            #expect(
+                forged.standardOutput.hasPrefix("org.keyport.Exchange.InvalidToken only the app that imported"),
+                "\(forged.standardOutput)\(forged.standardError)"
+            )
+            #expect(FileManager.default.createFile(atPath: sandbox.output + ".go", contents: Data()))
+            let ran = try await exporter.finish(timeout: .seconds(60))
+            #expect(ran.status == 0, "\(ran.standardError)")
+            #expect(ran.standardOutput == "Example Importer kept 3 items. Example Importer says: three kept\n")
         }
-        let exporter = try Program(keyport, ["exchange", "export", sample], environment: sandbox.environment)
-        defer { exporter.stop() }
-        let token = try await sandbox.waitForToken()
-        // Another process of the person's that learned the token cannot speak for the importer.
-        let python = try await Peers.python(importing: ["varlink"])
-        let forged = try await Program.run(
-            python,
-            [
-                "-c",
-                """
-                import os, sys, varlink
-                with varlink.Client(address="unix:" + os.environ["KEYPORT_SOCKET"]) as client, client.open("org.keyport.Exchange", namespaced=False) as exchange:
-                    try:
-                        exchange.ReportImport(sys.argv[1], 999, False, "all of them")
-                        print("accepted")
-                    except varlink.VarlinkError as error:
-                        print(error.error(), error.parameters().get("message"))
-                """,
-                token,
-            ],
-            environment: sandbox.environment,
-            timeout: .seconds(30)
-        )
-        #expect(
-            forged.standardOutput.hasPrefix("org.keyport.Exchange.InvalidToken only the app that imported"),
-            "\(forged.standardOutput)\(forged.standardError)"
-        )
-        #expect(FileManager.default.createFile(atPath: sandbox.output + ".go", contents: Data()))
-        let ran = try await exporter.finish(timeout: .seconds(60))
-        #expect(ran.status == 0, "\(ran.standardError)")
-        #expect(ran.standardOutput == "Example Importer kept 3 items. Example Importer says: three kept\n")
     }
 }
 
@@ -720,109 +712,109 @@ struct DescriptorExchangeTests {
         let sandbox = try await ExchangeSandbox()
         defer { sandbox.directory.remove() }
         try sandbox.registerThisProgramAsExporter()
-        let (daemon, agent) = try await sandbox.startSystem()
-        defer {
-            agent.stop()
-            daemon.stop()
-        }
-        let export = try await DaemonClient.withConnection(environment: sandbox.environment) {
-            try await $0.call(Exchange.RequestExport.self, .init(formatVersions: nil)).export
-        }
-        let document = try Data(contentsOf: URL(fileURLWithPath: sample))
-        func refusal(_ error: VarlinkError?) -> String {
-            guard let error, error.name == Exchange.InvalidData.name else {
-                return "not InvalidData: \(String(describing: error))"
+        try await sandbox.withSystem { daemon, agent async throws in
+            let export = try await DaemonClient.withConnection(environment: sandbox.environment) {
+                try await $0.call(Exchange.RequestExport.self, .init(formatVersions: nil)).export
             }
-            return ([error.message ?? ""] + (error.parameters(as: Exchange.InvalidData.self)?.problems ?? []))
-                .joined(separator: "; ")
-        }
-
-        // Not sealed: its writer could change it after keyportd looked.
-        let open = ckp_sealable_memory_file("open")
-        try #require(open >= 0)
-        defer { close(open) }
-        _ = document.withUnsafeBytes { write(open, $0.baseAddress, $0.count) }
-        let unsealed = refusal(
-            try await exportThroughDescriptors(
-                .init(export: export, data: nil, dataDescriptor: 0),
-                descriptors: [open],
-                environment: sandbox.environment
-            )
-        )
-        #expect(unsealed.contains("F_SEAL_WRITE"), "\(unsealed)")
-
-        // Not a memory file at all.
-        var pipe: [Int32] = [-1, -1]
-        try #require(Glibc.pipe(&pipe) == 0)
-        defer { for end in pipe { close(end) } }
-        let piped = refusal(
-            try await exportThroughDescriptors(
-                .init(export: export, data: nil, dataDescriptor: 0),
-                descriptors: [pipe[0]],
-                environment: sandbox.environment
-            )
-        )
-        #expect(piped.contains("no descriptor 0: 1 came with the call, and only memory files are kept"), "\(piped)")
-
-        // A descriptor the call names but did not send; the data and a descriptor both.
-        let file = try document.withUnsafeBytes { try MemoryFile(name: "test-export", contents: $0) }
-        let missing = refusal(
-            try await exportThroughDescriptors(
-                .init(export: export, data: nil, dataDescriptor: 1),
-                descriptors: [file.descriptor],
-                environment: sandbox.environment
-            )
-        )
-        #expect(missing.contains("no descriptor 1: 1 came with the call"), "\(missing)")
-        let twice = refusal(
-            try await exportThroughDescriptors(
-                .init(export: export, data: RawJSON(bytes: Array(#"{"accounts":[]}"#.utf8)), dataDescriptor: 0),
-                descriptors: [file.descriptor],
-                environment: sandbox.environment
-            )
-        )
-        #expect(twice.contains("not both"), "\(twice)")
-
-        // keyportd.sock (swift-nio's) passes no descriptors, and says where they go.
-        let elsewhere = await #expect(throws: VarlinkError.self) {
-            try await DaemonClient.withConnection(environment: sandbox.environment) {
-                try await $0.call(Exchange.ExportCredentials.self, .init(export: export, data: nil, dataDescriptor: 0))
+            let document = try Data(contentsOf: URL(fileURLWithPath: sample))
+            func refusal(_ error: VarlinkError?) -> String {
+                guard let error, error.name == Exchange.InvalidData.name else {
+                    return "not InvalidData: \(String(describing: error))"
+                }
+                return ([error.message ?? ""] + (error.parameters(as: Exchange.InvalidData.self)?.problems ?? []))
+                    .joined(separator: "; ")
             }
-        }
-        #expect(refusal(elsewhere).contains("descriptor socket"), "\(refusal(elsewhere))")
 
-        // Sealed: handed over. Once sent, its writer cannot change it either.
-        let descriptor = file.descriptor
-        let writes = Mutex<[Int32]>([])
-        let handed = try await exportThroughDescriptors(
-            .init(export: export, data: nil, dataDescriptor: 0),
-            descriptors: [descriptor],
-            environment: sandbox.environment
-        ) {
-            let overwrite = Array("{}".utf8)
-            let written = overwrite.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
-            writes.withLock { $0 = [Int32(written), errno, ftruncate(descriptor, 1), errno] }
-        }
-        #expect(handed == nil, "\(String(describing: handed))")
-        #expect(writes.withLock { $0 } == [-1, EPERM, -1, EPERM])
-        let sent = try JSONSerialization.jsonObject(with: document) as? NSDictionary
-        #expect((try await sandbox.imported()["data"] as? NSDictionary) == sent)
-        withExtendedLifetime(file) {}
-
-        // The JSON form on keyportd.sock, as a client that cannot pass descriptors sends it: the
-        // document in the message, handed to the importer (PyPI's varlink) in its reply.
-        try FileManager.default.removeItem(atPath: sandbox.output)
-        let again = try await DaemonClient.withConnection(environment: sandbox.environment) {
-            try await $0.call(Exchange.RequestExport.self, .init(formatVersions: nil)).export
-        }
-        let reply = try await DaemonClient.withConnection(environment: sandbox.environment) {
-            try await $0.call(
-                Exchange.ExportCredentials.self,
-                .init(export: again, data: RawJSON(bytes: Array(document)), dataDescriptor: nil)
+            // Not sealed: its writer could change it after keyportd looked.
+            let open = ckp_sealable_memory_file("open")
+            try #require(open >= 0)
+            defer { close(open) }
+            _ = document.withUnsafeBytes { write(open, $0.baseAddress, $0.count) }
+            let unsealed = refusal(
+                try await exportThroughDescriptors(
+                    .init(export: export, data: nil, dataDescriptor: 0),
+                    descriptors: [open],
+                    environment: sandbox.environment
+                )
             )
+            #expect(unsealed.contains("F_SEAL_WRITE"), "\(unsealed)")
+
+            // Not a memory file at all.
+            var pipe: [Int32] = [-1, -1]
+            try #require(Glibc.pipe(&pipe) == 0)
+            defer { for end in pipe { close(end) } }
+            let piped = refusal(
+                try await exportThroughDescriptors(
+                    .init(export: export, data: nil, dataDescriptor: 0),
+                    descriptors: [pipe[0]],
+                    environment: sandbox.environment
+                )
+            )
+            #expect(piped.contains("no descriptor 0: 1 came with the call, and only memory files are kept"), "\(piped)")
+
+            // A descriptor the call names but did not send; the data and a descriptor both.
+            let file = try document.withUnsafeBytes { try MemoryFile(name: "test-export", contents: $0) }
+            let missing = refusal(
+                try await exportThroughDescriptors(
+                    .init(export: export, data: nil, dataDescriptor: 1),
+                    descriptors: [file.descriptor],
+                    environment: sandbox.environment
+                )
+            )
+            #expect(missing.contains("no descriptor 1: 1 came with the call"), "\(missing)")
+            let twice = refusal(
+                try await exportThroughDescriptors(
+                    .init(export: export, data: RawJSON(bytes: Array(#"{"accounts":[]}"#.utf8)), dataDescriptor: 0),
+                    descriptors: [file.descriptor],
+                    environment: sandbox.environment
+                )
+            )
+            #expect(twice.contains("not both"), "\(twice)")
+
+            // keyportd.sock (swift-nio's) passes no descriptors, and says where they go.
+            let elsewhere = await #expect(throws: VarlinkError.self) {
+                try await DaemonClient.withConnection(environment: sandbox.environment) {
+                    try await $0.call(
+                        Exchange.ExportCredentials.self,
+                        .init(export: export, data: nil, dataDescriptor: 0)
+                    )
+                }
+            }
+            #expect(refusal(elsewhere).contains("descriptor socket"), "\(refusal(elsewhere))")
+
+            // Sealed: handed over. Once sent, its writer cannot change it either.
+            let descriptor = file.descriptor
+            let writes = Mutex<[Int32]>([])
+            let handed = try await exportThroughDescriptors(
+                .init(export: export, data: nil, dataDescriptor: 0),
+                descriptors: [descriptor],
+                environment: sandbox.environment
+            ) {
+                let overwrite = Array("{}".utf8)
+                let written = overwrite.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+                writes.withLock { $0 = [Int32(written), errno, ftruncate(descriptor, 1), errno] }
+            }
+            #expect(handed == nil, "\(String(describing: handed))")
+            #expect(writes.withLock { $0 } == [-1, EPERM, -1, EPERM])
+            let sent = try JSONSerialization.jsonObject(with: document) as? NSDictionary
+            #expect((try await sandbox.imported()["data"] as? NSDictionary) == sent)
+            withExtendedLifetime(file) {}
+
+            // The JSON form on keyportd.sock, as a client that cannot pass descriptors sends it: the
+            // document in the message, handed to the importer (PyPI's varlink) in its reply.
+            try FileManager.default.removeItem(atPath: sandbox.output)
+            let again = try await DaemonClient.withConnection(environment: sandbox.environment) {
+                try await $0.call(Exchange.RequestExport.self, .init(formatVersions: nil)).export
+            }
+            let reply = try await DaemonClient.withConnection(environment: sandbox.environment) {
+                try await $0.call(
+                    Exchange.ExportCredentials.self,
+                    .init(export: again, data: RawJSON(bytes: Array(document)), dataDescriptor: nil)
+                )
+            }
+            #expect(reply.importer == "Example Importer")
+            #expect((try await sandbox.imported()["data"] as? NSDictionary) == sent)
         }
-        #expect(reply.importer == "Example Importer")
-        #expect((try await sandbox.imported()["data"] as? NSDictionary) == sent)
     }
 
     @Test("a document that came in a message reaches an app on Apple's API as a sealed memory file")
@@ -831,27 +823,24 @@ struct DescriptorExchangeTests {
         defer { sandbox.directory.remove() }
         try sandbox.registerThisProgramAsExporter()
         let environment = sandbox.environment
-        let (daemon, agent) = try await sandbox.startSystem()
-        defer {
-            agent.stop()
-            daemon.stop()
+        try await sandbox.withSystem { daemon, agent async throws in
+            // The JSON form, as PyPI's varlink exports: keyportd puts the bytes in a memory file for
+            // an importer on the descriptor socket, as ASCredentialImportManager is.
+            let export = try await DaemonClient.withConnection(environment: environment) {
+                try await $0.call(Exchange.RequestExport.self, .init(formatVersions: nil)).export
+            }
+            let document = try Data(contentsOf: URL(fileURLWithPath: sample))
+            let reply = try await DaemonClient.withConnection(environment: environment) {
+                try await $0.call(
+                    Exchange.ExportCredentials.self,
+                    .init(export: export, data: RawJSON(bytes: Array(document)), dataDescriptor: nil)
+                )
+            }
+            #expect(reply.importer == "Example Importer")
+            let summary = try await sandbox.imported()
+            #expect(summary["error"] == nil, "\(summary)")
+            #expect((summary["credentials"] as? Int ?? 0) > 0, "\(summary)")
         }
-        // The JSON form, as PyPI's varlink exports: keyportd puts the bytes in a memory file for
-        // an importer on the descriptor socket, as ASCredentialImportManager is.
-        let export = try await DaemonClient.withConnection(environment: environment) {
-            try await $0.call(Exchange.RequestExport.self, .init(formatVersions: nil)).export
-        }
-        let document = try Data(contentsOf: URL(fileURLWithPath: sample))
-        let reply = try await DaemonClient.withConnection(environment: environment) {
-            try await $0.call(
-                Exchange.ExportCredentials.self,
-                .init(export: export, data: RawJSON(bytes: Array(document)), dataDescriptor: nil)
-            )
-        }
-        #expect(reply.importer == "Example Importer")
-        let summary = try await sandbox.imported()
-        #expect(summary["error"] == nil, "\(summary)")
-        #expect((summary["credentials"] as? Int ?? 0) > 0, "\(summary)")
     }
 
     @Test(
@@ -875,21 +864,18 @@ struct DescriptorExchangeTests {
         let file = sandbox.directory.url.appendingPathComponent("large.json").path
         try text.write(toFile: file, atomically: false, encoding: .utf8)
         let environment = sandbox.environment
-        let (daemon, agent) = try await sandbox.startSystem()
-        defer {
-            agent.stop()
-            daemon.stop()
+        try await sandbox.withSystem { daemon, agent async throws in
+            let exported = try await Program.run(
+                keyport,
+                ["exchange", "export", file],
+                environment: environment,
+                timeout: .seconds(300)
+            )
+            #expect(exported.status == 0, "\(exported.standardError)")
+            let summary = try await sandbox.imported()
+            #expect(summary["error"] == nil, "\(summary)")
+            #expect(summary["credentials"] as? Int == 72, "\(summary)")
+            #expect((summary["credentialTypes"] as? [String: Int])?["note"] == 72, "\(summary)")
         }
-        let exported = try await Program.run(
-            keyport,
-            ["exchange", "export", file],
-            environment: environment,
-            timeout: .seconds(300)
-        )
-        #expect(exported.status == 0, "\(exported.standardError)")
-        let summary = try await sandbox.imported()
-        #expect(summary["error"] == nil, "\(summary)")
-        #expect(summary["credentials"] as? Int == 72, "\(summary)")
-        #expect((summary["credentialTypes"] as? [String: Int])?["note"] == 72, "\(summary)")
     }
 }

@@ -124,7 +124,6 @@ extension DocumentDecoder {
     struct MemberReader: MemberVisitor {
         typealias Context = DocumentDecoder
         typealias VisitError = ScanFailure
-        static var changesMembers: Bool { true }
         /// The index of the member being visited.
         var index = 0
         /// Whether a member of this walk had the key.
@@ -206,7 +205,7 @@ extension DocumentDecoder {
 
     mutating func fieldObject(expected: CXF.FieldType) throws(ScanFailure) -> CXF.EditableField {
         try spend(Self.fieldCost)
-        return try object(CXF.EditableField(fieldType: expected, value: ""))
+        return CXF.EditableField(try object(CXF.EditableField.Members(fieldType: expected, value: "")))
     }
 
     /// A field's `value`: text, or a boolean read as its text.

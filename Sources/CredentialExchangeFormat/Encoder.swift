@@ -98,7 +98,6 @@ extension JSONWriter {
     struct MemberWriter: MemberVisitor {
         typealias Context = JSONWriter
         typealias VisitError = Never
-        static var changesMembers: Bool { false }
         let unknown: [JSONMember]
 
         @inline(__always) func required<C: ValueCoder>(

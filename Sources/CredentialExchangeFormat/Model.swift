@@ -364,35 +364,35 @@ extension CXF {
     public struct EditableField: Hashable, Sendable {
         /// `nil` when absent; empty when the exporter wrote `"id": ""`.
         public var id: Data? {
-            get { storage.id }
-            set { mutableStorage.id = newValue }
+            get { storage.members.id }
+            set { mutableStorage.members.id = newValue }
         }
         /// `fieldType`: the kind of value, which says how ``value`` is written. It can differ from the type
         /// the member holding the field calls for; the validator warns then.
         public var fieldType: FieldType {
-            get { storage.fieldType }
-            set { mutableStorage.fieldType = newValue }
+            get { storage.members.fieldType }
+            set { mutableStorage.members.fieldType = newValue }
         }
         /// `value`: the value, always text (`"true"`, `"2030-01-31"`, `"US-CA"`). It may be a secret: see
         /// ``Credential/secretFields``.
         public var value: String {
-            get { storage.value }
-            set { mutableStorage.value = newValue }
+            get { storage.members.value }
+            set { mutableStorage.members.value = newValue }
         }
         /// `label`: a label the person gave the field.
         public var label: String? {
-            get { storage.label }
-            set { mutableStorage.label = newValue }
+            get { storage.members.label }
+            set { mutableStorage.members.label = newValue }
         }
         /// `extensions`: extensions of the field.
         public var extensions: [Extension]? {
-            get { storage.extensions }
-            set { mutableStorage.extensions = newValue }
+            get { storage.members.extensions }
+            set { mutableStorage.members.extensions = newValue }
         }
         /// Members this library does not know, in the order they were read. ``CXF/Encoder`` writes them back.
         public var unknownMembers: [JSONMember] {
-            get { storage.unknownMembers }
-            set { mutableStorage.unknownMembers = newValue }
+            get { storage.members.unknownMembers }
+            set { mutableStorage.members.unknownMembers = newValue }
         }
 
         /// A field; its type defaults to `string`.
@@ -405,18 +405,26 @@ extension CXF {
             unknownMembers: [JSONMember] = []
         ) {
             storage = Storage(
-                id: id,
-                fieldType: fieldType,
-                value: value,
-                label: label,
-                extensions: extensions,
-                unknownMembers: unknownMembers
+                Members(
+                    id: id,
+                    fieldType: fieldType,
+                    value: value,
+                    label: label,
+                    extensions: extensions,
+                    unknownMembers: unknownMembers
+                )
             )
         }
 
-        fileprivate var storage: Storage
+        /// A field holding `members`.
+        package init(_ members: Members) { storage = Storage(members) }
 
-        fileprivate var mutableStorage: Storage {
+        /// The field's members, as the codec reads and writes them.
+        package var members: Members { storage.members }
+
+        private var storage: Storage
+
+        private var mutableStorage: Storage {
             mutating get {
                 if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
                 return storage
@@ -430,31 +438,43 @@ extension CXF {
 
         /// Hashes every member.
         public func hash(into hasher: inout Hasher) {
-            hasher.combine(storage.id)
-            hasher.combine(storage.fieldType)
-            hasher.combine(storage.value)
-            hasher.combine(storage.label)
-            hasher.combine(storage.extensions)
-            hasher.combine(storage.unknownMembers)
+            let members = storage.members
+            hasher.combine(members.id)
+            hasher.combine(members.fieldType)
+            hasher.combine(members.value)
+            hasher.combine(members.label)
+            hasher.combine(members.extensions)
+            hasher.combine(members.unknownMembers)
         }
 
         /// `@unchecked Sendable`: the storage is only mutated through `mutableStorage`, which first
         /// makes it unique to the value being mutated, so no two threads ever share a mutable one.
-        fileprivate final class Storage: @unchecked Sendable {
+        private final class Storage: @unchecked Sendable {
+            var members: Members
+
+            init(_ members: Members) { self.members = members }
+
+            func copy() -> Storage { Storage(members) }
+        }
+
+        /// A field's members: what its storage holds, and what the codec reads and writes (a plain
+        /// struct, so the reader fills it with no reference counting or access checks per member,
+        /// and the field's storage is made once, when it is complete).
+        package struct Members: Equatable, Sendable {
             var id: Data?
             var fieldType: FieldType
             var value: String
             var label: String?
             var extensions: [Extension]?
-            var unknownMembers: [JSONMember]
+            package var unknownMembers: [JSONMember]
 
             init(
-                id: Data?,
+                id: Data? = nil,
                 fieldType: FieldType,
                 value: String,
-                label: String?,
-                extensions: [Extension]?,
-                unknownMembers: [JSONMember]
+                label: String? = nil,
+                extensions: [Extension]? = nil,
+                unknownMembers: [JSONMember] = []
             ) {
                 self.id = id
                 self.fieldType = fieldType
@@ -462,37 +482,6 @@ extension CXF {
                 self.label = label
                 self.extensions = extensions
                 self.unknownMembers = unknownMembers
-            }
-
-            func copy() -> Storage {
-                Storage(
-                    id: id,
-                    fieldType: fieldType,
-                    value: value,
-                    label: label,
-                    extensions: extensions,
-                    unknownMembers: unknownMembers
-                )
-            }
-
-            var members: Members {
-                Members(
-                    id: id,
-                    fieldType: fieldType,
-                    value: value,
-                    label: label,
-                    extensions: extensions,
-                    unknownMembers: unknownMembers
-                )
-            }
-
-            struct Members: Equatable {
-                var id: Data?
-                var fieldType: FieldType
-                var value: String
-                var label: String?
-                var extensions: [Extension]?
-                var unknownMembers: [JSONMember]
             }
         }
     }
@@ -770,30 +759,27 @@ extension CXF {
     }
 }
 
-extension CXF.EditableField: SchemaObject {
+extension CXF.EditableField.Members: SchemaObject {
     package static let schema = ObjectSchema("an editable field", of: Self.self)
-    package static var blank: Self { Self(value: "") }
+    package static var blank: Self { Self(fieldType: .string, value: "") }
 
-    /// The members live in the shared storage: a visitor that changes them gets storage of its own
-    /// first, one that only reads them reads the shared one (no copy, no check).
     package mutating func members<V: MemberVisitor>(_ v: inout V, _ c: inout V.Context) throws(V.VisitError) {
-        let storage = V.changesMembers ? mutableStorage : storage
-        try v.optional("id", &storage.id, .id, &c)
+        try v.optional("id", &id, .id, &c)
         try v.required(
             "fieldType",
-            &storage.fieldType,
+            &fieldType,
             .custom(read: { d, _ throws(ScanFailure) in try d.fieldType() }, write: { $0.string($1.rawValue) }),
             .assumed("the type the member calls for is assumed"),
             &c
         )
         try v.required(
             "value",
-            &storage.value,
+            &value,
             .custom(read: { d, _ throws(ScanFailure) in try d.fieldValue() }, write: { $0.string($1) }),
             .empty,
             &c
         )
-        try v.optional("label", &storage.label, .string, &c)
-        try v.optional("extensions", &storage.extensions, .extensions, &c)
+        try v.optional("label", &label, .string, &c)
+        try v.optional("extensions", &extensions, .extensions, &c)
     }
 }

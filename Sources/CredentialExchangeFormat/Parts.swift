@@ -119,7 +119,7 @@ extension CXF.Part where Value == CXF.EditableField {
         Self(
             name: "an editable field",
             read: { d throws(ScanFailure) in try d.fieldObject(expected: expected) },
-            write: { $0.object($1) }
+            write: { $0.object($1.members) }
         )
     }
 }

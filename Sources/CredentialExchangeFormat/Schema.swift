@@ -19,7 +19,7 @@ package protocol SchemaObject: Sendable {
     /// A value with stand-ins in its required members, where a reader starts.
     static var blank: Self { get }
     /// Hands every member to `visitor`, in the order CXF lists them (the encoder's order; a reader
-    /// accepts any). A visitor that is not ``MemberVisitor/changesMembers`` leaves them as they were.
+    /// accepts any). A visitor that only reads them leaves them as they were.
     mutating func members<V: MemberVisitor>(_ visitor: inout V, _ context: inout V.Context) throws(V.VisitError)
     /// Members this library does not know, written back after the listed ones.
     var unknownMembers: [JSONMember] { get set }
@@ -30,8 +30,6 @@ package protocol MemberVisitor {
     /// What the walk works on besides the object: the decoder, the writer, the validator.
     associatedtype Context
     associatedtype VisitError: Error
-    /// Whether the visitor may change members; one that does not is handed shared storage as it is.
-    static var changesMembers: Bool { get }
     /// A member the object must have; `missing` says what a reader does when it is absent.
     mutating func required<C: ValueCoder>(
         _ key: StaticString,
@@ -153,7 +151,6 @@ package final class ObjectSchema: Sendable {
 private struct MemberList: MemberVisitor {
     typealias Context = Void
     typealias VisitError = Never
-    static var changesMembers: Bool { false }
     var members: [ObjectSchema.Member] = []
 
     mutating func required<C: ValueCoder>(
@@ -236,7 +233,7 @@ package struct FieldCoder: ValueCoder {
     package func read(_ d: inout DocumentDecoder, _ key: StaticString) throws(ScanFailure) -> CXF.EditableField? {
         try d.field(key, expected: expected)
     }
-    package func write(_ w: inout JSONWriter, _ value: CXF.EditableField) { w.object(value) }
+    package func write(_ w: inout JSONWriter, _ value: CXF.EditableField) { w.object(value.members) }
 }
 
 package struct ExtensionsCoder: ValueCoder {
@@ -328,7 +325,6 @@ extension ValueCoder {
 private struct FieldList: MemberVisitor {
     typealias Context = Void
     typealias VisitError = Never
-    static var changesMembers: Bool { false }
     var fields: [(member: String, field: CXF.EditableField, expected: CXF.FieldType?)] = []
 
     mutating func required<C: ValueCoder>(

@@ -132,7 +132,7 @@ extension CXF.AndroidAppCertificateFingerprint: SchemaObject {
     }
 }
 
-// CXF.EditableField's members are listed in Model.swift, beside the shared storage they live in.
+// CXF.EditableField's members are listed in Model.swift, beside the storage that holds them.
 
 extension CXF.SharedExtension: SchemaObject {
     package static let schema = ObjectSchema(
@@ -287,7 +287,7 @@ extension CXF.CustomFields: SchemaObject {
                 read: { d, key throws(ScanFailure) in
                     try d.objectArray(key) { d throws(ScanFailure) in try d.fieldObject(expected: .string) }
                 },
-                write: { w, fields in w.array(fields) { $0.object($1) } }
+                write: { w, fields in w.array(fields) { $0.object($1.members) } }
             ),
             .refused,
             &c

@@ -360,7 +360,6 @@ struct ValidationRun {
     struct FieldChecker: MemberVisitor {
         typealias Context = ValidationRun
         typealias VisitError = Never
-        static var changesMembers: Bool { false }
         func required<C: ValueCoder>(
             _ key: StaticString,
             _ value: inout C.Value,

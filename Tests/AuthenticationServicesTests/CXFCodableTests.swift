@@ -1,8 +1,9 @@
-@testable import AuthenticationServices
 import CredentialExchangeFormat
 import Foundation
 import KeyportTestSupport
 import Testing
+
+@testable import AuthenticationServices
 
 /// Every one of Apple's CXF types is `Codable` through ``CXFCodable``. Where the protocol's
 /// witnesses were not the ones chosen, the compiler's own would code the type silently: the

@@ -147,11 +147,13 @@ package final class ObjectSchema: Sendable {
     package var type: StaticString { discriminator?.value ?? "" }
 }
 
-/// Gathers ``ObjectSchema/members``.
+/// Gathers an object's members (``ObjectSchema/members``) and the editable fields it holds, each
+/// with the member it sits in and the field type that member calls for.
 private struct MemberList: MemberVisitor {
     typealias Context = Void
     typealias VisitError = Never
     var members: [ObjectSchema.Member] = []
+    var fields: [(member: String, field: CXF.EditableField, expected: CXF.FieldType?)] = []
 
     mutating func required<C: ValueCoder>(
         _ key: StaticString,
@@ -160,7 +162,7 @@ private struct MemberList: MemberVisitor {
         _ missing: ObjectSchema.Missing,
         _ context: inout Void
     ) {
-        members.append(ObjectSchema.Member(key: key, missing: missing, fieldType: coder.fieldType))
+        add(key, missing, value as? CXF.EditableField, coder.fieldType)
     }
 
     mutating func optional<C: ValueCoder>(
@@ -169,7 +171,17 @@ private struct MemberList: MemberVisitor {
         _ coder: C,
         _ context: inout Void
     ) {
-        members.append(ObjectSchema.Member(key: key, missing: nil, fieldType: coder.fieldType))
+        add(key, nil, value as? CXF.EditableField, coder.fieldType)
+    }
+
+    private mutating func add(
+        _ key: StaticString,
+        _ missing: ObjectSchema.Missing?,
+        _ field: CXF.EditableField?,
+        _ fieldType: CXF.FieldType?
+    ) {
+        members.append(ObjectSchema.Member(key: key, missing: missing, fieldType: fieldType))
+        if let fieldType, let field { fields.append((key.description, field, fieldType)) }
     }
 }
 
@@ -321,36 +333,6 @@ extension ValueCoder {
 
 // MARK: - Editable fields
 
-/// Gathers an object's editable fields with their members.
-private struct FieldList: MemberVisitor {
-    typealias Context = Void
-    typealias VisitError = Never
-    var fields: [(member: String, field: CXF.EditableField, expected: CXF.FieldType?)] = []
-
-    mutating func required<C: ValueCoder>(
-        _ key: StaticString,
-        _ value: inout C.Value,
-        _ coder: C,
-        _ missing: ObjectSchema.Missing,
-        _ context: inout Void
-    ) {
-        if let expected = coder.fieldType, let field = value as? CXF.EditableField {
-            fields.append((key.description, field, expected))
-        }
-    }
-
-    mutating func optional<C: ValueCoder>(
-        _ key: StaticString,
-        _ value: inout C.Value?,
-        _ coder: C,
-        _ context: inout Void
-    ) {
-        if let expected = coder.fieldType, let field = value as? CXF.EditableField {
-            fields.append((key.description, field, expected))
-        }
-    }
-}
-
 extension CXF.Credential {
     /// Every editable field the credential holds, with the member it sits in and the field type
     /// that member calls for (`nil` for a custom field, which calls for none), in member order
@@ -359,7 +341,7 @@ extension CXF.Credential {
         func collect<C: SchemaObject>(
             _ c: C
         ) -> [(member: String, field: CXF.EditableField, expected: CXF.FieldType?)] {
-            var list = FieldList()
+            var list = MemberList()
             var c = c
             var none: Void = ()
             c.members(&list, &none)

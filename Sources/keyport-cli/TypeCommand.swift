@@ -67,19 +67,7 @@ enum Typist {
             }
             return
         }
-        let child: ChildProcess
-        do {
-            child = try ChildProcess(
-                executable: program,
-                arguments: arguments,
-                environment: environment,
-                streams: .captured(input: Data(text.utf8))
-            )
-        } catch {
-            throw .io("cannot run \(program): \(error)")
-        }
-        await child.waitForExit()
-        await child.output?.waitForEnd()
+        let child = try await runToEnd(program, arguments, input: text, environment: environment)
         guard child.termination == .exited(0) else {
             let said = child.output.map { String(decoding: $0.standardError, as: UTF8.self) } ?? ""
             throw .io(
@@ -316,19 +304,7 @@ enum Picker {
         }
         let zenity = program.hasSuffix("/zenity")
         let input = rows.enumerated().map { zenity ? "\($0.element)\n\($0.offset)\n" : "\($0.element)\n" }.joined()
-        let child: ChildProcess
-        do {
-            child = try ChildProcess(
-                executable: program,
-                arguments: arguments,
-                environment: environment,
-                streams: .captured(input: Data(input.utf8))
-            )
-        } catch {
-            throw .io("cannot run \(program): \(error)")
-        }
-        await child.waitForExit()
-        await child.output?.waitForEnd()
+        let child = try await runToEnd(program, arguments, input: input, environment: environment)
         // fuzzel, rofi and zenity all end with 1 when the person closes the menu.
         if child.termination == .exited(1) { return nil }
         guard child.termination == .exited(0), let output = child.output else {
@@ -342,4 +318,27 @@ enum Picker {
         else { return nil }
         return index
     }
+}
+
+/// Runs `program` with `input` on its standard input until it ends, its output captured.
+private func runToEnd(
+    _ program: String,
+    _ arguments: [String],
+    input: String,
+    environment: [String: String]
+) async throws(CommandError) -> ChildProcess {
+    let child: ChildProcess
+    do {
+        child = try ChildProcess(
+            executable: program,
+            arguments: arguments,
+            environment: environment,
+            streams: .captured(input: Data(input.utf8))
+        )
+    } catch {
+        throw .io("cannot run \(program): \(error)")
+    }
+    await child.waitForExit()
+    await child.output?.waitForEnd()
+    return child
 }

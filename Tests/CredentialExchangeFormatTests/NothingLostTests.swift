@@ -233,6 +233,29 @@ struct NothingLostTests {
         #expect(decoded.document.accounts[0].unknownMembers.map(\.key) == ["x"])
         _ = try onSmallStack { CXF.Encoder().encode(decoded.document) }
     }
+
+    @Test("a shared extension's name, given twice, is a repeat: an error, and fmt writes both back")
+    func repeatedExtensionName() throws {
+        let json =
+            #"{"id":"YQ","username":"","email":"","collections":[],"items":[{"id":"aQ","title":"t","credentials":[],"#
+            + #""extensions":[{"name":"shared","accessors":[],"name":"x"}]}]}"#
+        let (decoded, text, _) = try roundTrip(json)
+        let finding = try #require(decoded.diagnostics.first { $0.code == .duplicateMember })
+        #expect(finding.path == "/items/0/extensions/0/name")
+        #expect(finding.severity == .error)
+        #expect(text.contains(#""name":"x""#), "fmt lost the second name: \(text)")
+    }
+
+    @Test("inside a credential a null counts as absent, in its nested objects too")
+    func nullInCredentialPart() throws {
+        let json =
+            #"{"id":"YQ","username":"","email":"","collections":[],"items":[{"id":"aQ","title":"t","credentials":["#
+            + #"{"type":"note","content":{"fieldType":"string","value":null}}]}]}"#
+        let decoded = try decode(json)
+        let finding = try #require(decoded.diagnostics.first { $0.code == .missingMember })
+        #expect(finding.path == "/items/0/credentials/0/content")
+        #expect(finding.message.contains("'value'"))
+    }
 }
 
 /// Where a thread started by ``onSmallStack(_:)`` leaves its result.

@@ -15,6 +15,24 @@ public protocol ASCredentialIdentity: NSObjectProtocol, Sendable {
     var rank: Int { get set }
 }
 
+extension ASCredentialIdentity {
+    /// Whether `other` has the same service, user (a code's label), record and rank: what every
+    /// identity class's `isEqual` compares, with the class itself.
+    func hasSameValues(as other: some ASCredentialIdentity) -> Bool {
+        serviceIdentifier == other.serviceIdentifier && user == other.user
+            && recordIdentifier == other.recordIdentifier && rank == other.rank
+    }
+
+    /// The hash of the service, user and record, as every identity class's `hash`.
+    var valuesHash: Int {
+        var hasher = Hasher()
+        hasher.combine(serviceIdentifier)
+        hasher.combine(user)
+        hasher.combine(recordIdentifier)
+        return hasher.finalize()
+    }
+}
+
 /// A password's identity: a service and a user name.
 open class ASPasswordCredentialIdentity: NSObject, ASCredentialIdentity, NSCopying, @unchecked Sendable {
     /// Where the password is used.
@@ -56,18 +74,11 @@ open class ASPasswordCredentialIdentity: NSObject, ASCredentialIdentity, NSCopyi
     /// Equal when the service, user, record and rank are.
     open override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? ASPasswordCredentialIdentity else { return false }
-        return serviceIdentifier == other.serviceIdentifier && user == other.user
-            && recordIdentifier == other.recordIdentifier && rank == other.rank
+        return hasSameValues(as: other)
     }
 
     /// The hash of the service, user and record.
-    open override var hash: Int {
-        var hasher = Hasher()
-        hasher.combine(serviceIdentifier)
-        hasher.combine(user)
-        hasher.combine(recordIdentifier)
-        return hasher.finalize()
-    }
+    open override var hash: Int { valuesHash }
 }
 
 /// A one-time code's identity: a service and the label the person sees for it.
@@ -105,18 +116,11 @@ open class ASOneTimeCodeCredentialIdentity: NSObject, ASCredentialIdentity, NSCo
     /// Equal when the service, label, record and rank are.
     open override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? ASOneTimeCodeCredentialIdentity else { return false }
-        return serviceIdentifier == other.serviceIdentifier && label == other.label
-            && recordIdentifier == other.recordIdentifier && rank == other.rank
+        return hasSameValues(as: other)
     }
 
     /// The hash of the service, label and record.
-    open override var hash: Int {
-        var hasher = Hasher()
-        hasher.combine(serviceIdentifier)
-        hasher.combine(label)
-        hasher.combine(recordIdentifier)
-        return hasher.finalize()
-    }
+    open override var hash: Int { valuesHash }
 }
 
 /// Which kinds of identity a call is about.

@@ -71,7 +71,8 @@ extension ValueCoder {
 /// A class, so that reaching a type's schema costs one reference, not a copy of every member.
 package final class ObjectSchema: Sendable {
     /// The member that names the object's type and is written first with a fixed value (`"type":
-    /// "passkey"`, `"name": "shared"`); a reader skips it, since it was read to choose the type.
+    /// "passkey"`, `"name": "shared"`). A reader skips its value, which was read to choose the type,
+    /// but a repeat of it is a repeat like any member's.
     package struct Discriminator: Sendable {
         package let key: StaticString
         package let value: StaticString

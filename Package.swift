@@ -134,6 +134,14 @@ let libraries: [Target] = [
         name: "OneTimeCodes",
         dependencies: ["KeyportEncoding", "CredentialExchangeFormat", "KeyportErrors", crypto]
     ),
+    // WebAuthn's formats, pure (bytes in, bytes out, no I/O): COSE keys, authenticator data,
+    // attestation objects, client data, the relying party id's rules, PRF, and a software
+    // authenticator's keys and signatures; for keyportd (the client), the providers' SDK and
+    // Keyport Vault (an authenticator); not a product.
+    .target(
+        name: "KeyportPasskeys",
+        dependencies: ["KeyportEncoding", "KeyportDomainsCore", "KeyportErrors", crypto, cryptoExtras]
+    ),
     // The OAuth engine alone, usable without keyportd: no Varlink, no interface of keyportd's (its
     // custom-scheme callbacks routed through keyportd are AuthenticationServices').
     .target(
@@ -344,6 +352,11 @@ let tests: [Target] = [
     .testTarget(
         name: "OneTimeCodesTests",
         dependencies: ["OneTimeCodes", "CredentialExchangeFormat", "KeyportTestSupport"],
+        exclude: ["Peers"]
+    ),
+    .testTarget(
+        name: "KeyportPasskeysTests",
+        dependencies: ["KeyportPasskeys", "KeyportDomains", "KeyportEncoding", "KeyportTestSupport", crypto],
         exclude: ["Peers"]
     ),
     .testTarget(

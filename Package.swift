@@ -157,7 +157,7 @@ let libraries: [Target] = [
         name: "AuthenticationServices",
         dependencies: [
             "CredentialExchangeFormat", "KeyportEncoding", "WebAuthentication", "KeyportInterfaces", "Varlink",
-            "KeyportCallbacks", "KeyportSystem", logging, nioCore, nioPosix,
+            "KeyportCallbacks", "KeyportSystem", crypto, logging, nioCore, nioPosix,
         ],
         plugins: ["CXFTypes"]
     ),

@@ -149,6 +149,10 @@ package enum AutoFillClient {
                 throw RequestError("\(answer.provider) answered without a password", exitCode: 1)
             }
             return password
+        case .passkey:
+            // A passkey signs for a relying party through org.keyport.WebAuthn; AutoFill's
+            // requests never carry one, and keyportd refuses to ask for one that way.
+            throw RequestError("a passkey is used through WebAuthn, not printed", exitCode: 2)
         }
     }
 }

@@ -200,9 +200,7 @@ struct DoctorCommand: AsyncParsableCommand {
         }
         let enabled = reply.providers.filter(\.enabled).sorted { ($0.position ?? 0) < ($1.position ?? 0) }
         if enabled.isEmpty {
-            let registered = reply.providers.first {
-                $0.capabilities.ProvidesPasswords || $0.capabilities.ProvidesOneTimeCodes
-            }
+            let registered = reply.providers.first { $0.capabilities.providesCredentials }
             findings.append(
                 Finding(
                     well: false,

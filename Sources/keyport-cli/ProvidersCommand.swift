@@ -46,8 +46,7 @@ struct ProvidersCommand: AsyncParsableCommand {
                     let exportOnly = provider.capabilities.ImportsCredentials == false
                     can.append("exchange \(versions)\(exportOnly ? " (exports only)" : "")")
                 }
-                if provider.capabilities.ProvidesPasswords { can.append("passwords") }
-                if provider.capabilities.ProvidesOneTimeCodes { can.append("one-time codes") }
+                can += provider.capabilities.providedKinds.map(\.plural)
                 if provider.capabilities.SavesPasswords { can.append("saving passwords") }
                 text += "\(place) \(DisplayText.escaping(provider.id))  \(DisplayText.escaping(provider.name))"
                 text +=

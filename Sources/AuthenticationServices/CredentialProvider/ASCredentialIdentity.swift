@@ -1,4 +1,5 @@
 import Foundation
+import KeyportEncoding
 import KeyportInterfaces
 
 /// A credential a provider offers for AutoFill, as the identity store keeps it: the service, the
@@ -134,7 +135,7 @@ public struct ASCredentialIdentityTypes: OptionSet, Hashable, Sendable {
     public static let all = ASCredentialIdentityTypes([])
     /// Passwords.
     public static let password = ASCredentialIdentityTypes(rawValue: 1)
-    /// Passkeys (Keyport's store keeps none yet).
+    /// Passkeys.
     public static let passkey = ASCredentialIdentityTypes(rawValue: 2)
     /// One-time codes.
     public static let oneTimeCode = ASCredentialIdentityTypes(rawValue: 4)
@@ -154,12 +155,18 @@ enum IdentityWire {
         ASCredentialServiceIdentifier(identifier: identifier.identifier, type: identifier.type == .URL ? .URL : .domain)
     }
 
-    /// keyportd's form of an identity; `nil` for kinds its store does not keep (passkeys).
+    /// keyportd's form of an identity; `nil` for a class of identity keyportd does not know.
     static func identity(_ identity: any ASCredentialIdentity) -> IdentityStore.CredentialIdentity? {
         let kind: IdentityStore.CredentialType
+        var credentialID: String?
+        var userHandle: String?
         switch identity {
         case is ASPasswordCredentialIdentity: kind = .password
         case is ASOneTimeCodeCredentialIdentity: kind = .oneTimeCode
+        case let passkey as ASPasskeyCredentialIdentity:
+            kind = .passkey
+            credentialID = Base64URL.encode(passkey.credentialID)
+            userHandle = Base64URL.encode(passkey.userHandle)
         default: return nil
         }
         return IdentityStore.CredentialIdentity(
@@ -167,7 +174,9 @@ enum IdentityWire {
             serviceIdentifier: service(identity.serviceIdentifier),
             user: identity.user,
             recordIdentifier: identity.recordIdentifier,
-            rank: identity.rank
+            rank: identity.rank,
+            credentialID: credentialID,
+            userHandle: userHandle
         )
     }
 
@@ -187,6 +196,14 @@ enum IdentityWire {
                     label: identity.user,
                     recordIdentifier: identity.recordIdentifier ?? ""
                 )
+            case .passkey:
+                ASPasskeyCredentialIdentity(
+                    relyingPartyIdentifier: identity.serviceIdentifier.identifier,
+                    userName: identity.user,
+                    credentialID: Data((try? identity.credentialID.map(Base64URL.decode)) ?? []),
+                    userHandle: Data((try? identity.userHandle.map(Base64URL.decode)) ?? []),
+                    recordIdentifier: identity.recordIdentifier
+                )
             }
         made.rank = identity.rank
         return made
@@ -197,6 +214,7 @@ enum IdentityWire {
         var kinds: [IdentityStore.CredentialType] = []
         if types.contains(.password) { kinds.append(.password) }
         if types.contains(.oneTimeCode) { kinds.append(.oneTimeCode) }
+        if types.contains(.passkey) { kinds.append(.passkey) }
         return kinds
     }
 }

@@ -107,12 +107,34 @@ struct ProviderHost: CredentialProvider.Server {
         request: VarlinkRequest
     ) async throws(VarlinkError) -> CredentialProvider.ProvideFromList.Reply {
         let services = input.serviceIdentifiers.map(IdentityWire.service)
+        let passkeyParameters = input.passkey.map(PasskeyWire.parameters)
         return try await credential(input.type) { controller in
-            switch input.type {
-            case .password: controller.prepareCredentialList(for: services)
-            case .oneTimeCode: controller.prepareOneTimeCodeCredentialList(for: services)
+            switch (input.type, passkeyParameters) {
+            case (_, let parameters?): controller.prepareCredentialList(for: services, requestParameters: parameters)
+            case (.password, nil), (.passkey, nil): controller.prepareCredentialList(for: services)
+            case (.oneTimeCode, nil): controller.prepareOneTimeCodeCredentialList(for: services)
             }
         }
+    }
+
+    func registerPasskeyWithoutUserInteraction(
+        _ input: consuming CredentialProvider.RegisterPasskeyWithoutUserInteraction.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> CredentialProvider.RegisterPasskeyWithoutUserInteraction.Reply {
+        let asked = try Self.registrationRequest(input.request)
+        return .init(
+            registration: try await registration {
+                $0.performWithoutUserInteractionIfPossible(passkeyRegistration: asked)
+            }
+        )
+    }
+
+    func registerPasskey(
+        _ input: consuming CredentialProvider.RegisterPasskey.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> CredentialProvider.RegisterPasskey.Reply {
+        let asked = try Self.registrationRequest(input.request)
+        return .init(registration: try await registration { $0.prepareInterface(forPasskeyRegistration: asked) })
     }
 
     func savePasswordWithoutUserInteraction(
@@ -163,6 +185,33 @@ struct ProviderHost: CredentialProvider.Server {
                         recordIdentifier: identity.recordIdentifier ?? ""
                     )
             )
+        case .passkey:
+            return PasskeyWire.request(.passkeyAssertion, identity, request.passkey)
+        }
+    }
+
+    /// The registration request a view controller is given; keyportd always sends its WebAuthn parts.
+    private static func registrationRequest(
+        _ request: CredentialProvider.CredentialRequest
+    ) throws(VarlinkError) -> ASPasskeyCredentialRequest {
+        guard request.type == .passkey, request.passkey != nil else {
+            throw .invalidParameter("request", "a passkey registration names a passkey and carries its WebAuthn parts")
+        }
+        return PasskeyWire.request(
+            .passkeyRegistration,
+            IdentityWire.identity(request.credentialIdentity),
+            request.passkey
+        )
+    }
+
+    /// The new passkey `body`, run on a new view controller, completes its request with.
+    private func registration(
+        _ body: @escaping @MainActor @Sendable (ASCredentialProviderViewController) -> Void
+    ) async throws(VarlinkError) -> CredentialProvider.PasskeyRegistration {
+        switch await outcome(of: body) {
+        case .passkeyRegistration(let credential): return PasskeyWire.registration(credential)
+        case .canceled(let error): throw Self.canceled(error)
+        default: throw Self.otherKind
         }
     }
 
@@ -195,6 +244,9 @@ struct ProviderHost: CredentialProvider.Server {
             )
         case (.oneTimeCode(let credential), .oneTimeCode):
             return .init(credential: CredentialProvider.Credential(code: credential.code))
+        case (.passkeyAssertion(let credential), .passkey), (.passkeyAssertion(let credential), .password):
+            // A passkey list (prepareCredentialList(for:requestParameters:)) may be answered with either.
+            return .init(credential: CredentialProvider.Credential(passkey: PasskeyWire.assertion(credential)))
         case (.canceled(let error), _):
             throw Self.canceled(error)
         default:

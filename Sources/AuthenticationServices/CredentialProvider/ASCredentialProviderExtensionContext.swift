@@ -8,6 +8,8 @@ open class ASCredentialProviderExtensionContext: NSObject, @unchecked Sendable {
     enum Outcome: Sendable {
         case password(ASPasswordCredential)
         case oneTimeCode(ASOneTimeCodeCredential)
+        case passkeyAssertion(ASPasskeyAssertionCredential)
+        case passkeyRegistration(ASPasskeyRegistrationCredential)
         case configured
         case saved
         case canceled(ASExtensionError)
@@ -53,6 +55,39 @@ open class ASCredentialProviderExtensionContext: NSObject, @unchecked Sendable {
     /// expired.
     public func completeOneTimeCodeRequest(using credential: ASOneTimeCodeCredential) async -> Bool {
         !finish(.oneTimeCode(credential))
+    }
+
+    /// Answers a passkey assertion request with `credential`; `completionHandler` hears whether
+    /// the request had expired.
+    public func completeAssertionRequest(
+        using credential: ASPasskeyAssertionCredential,
+        completionHandler: (@Sendable (Bool) -> Void)? = nil
+    ) {
+        let taken = finish(.passkeyAssertion(credential))
+        completionHandler?(!taken)
+    }
+
+    /// ``completeAssertionRequest(using:completionHandler:)``; returns whether the request had
+    /// expired.
+    public func completeAssertionRequest(using credential: ASPasskeyAssertionCredential) async -> Bool {
+        !finish(.passkeyAssertion(credential))
+    }
+
+    /// Answers a passkey registration request with the new passkey; `completionHandler` hears
+    /// whether the request had expired. Save its identity in ``ASCredentialIdentityStore`` too,
+    /// so that sign-ins find it.
+    public func completeRegistrationRequest(
+        using credential: ASPasskeyRegistrationCredential,
+        completionHandler: (@Sendable (Bool) -> Void)? = nil
+    ) {
+        let taken = finish(.passkeyRegistration(credential))
+        completionHandler?(!taken)
+    }
+
+    /// ``completeRegistrationRequest(using:completionHandler:)``; returns whether the request had
+    /// expired.
+    public func completeRegistrationRequest(using credential: ASPasskeyRegistrationCredential) async -> Bool {
+        !finish(.passkeyRegistration(credential))
     }
 
     /// Says that the password of a save request (``ASSavePasswordRequest``) is saved; update

@@ -39,6 +39,39 @@ open class ASCredentialProviderViewController: NSObject {
         )
     }
 
+    /// The person wants to sign in to the relying party of `requestParameters` with one of the
+    /// provider's passkeys (or a password for `serviceIdentifiers`): complete with
+    /// ``ASCredentialProviderExtensionContext/completeAssertionRequest(using:completionHandler:)``
+    /// (or a password). By default the request fails: override it to offer a list.
+    open func prepareCredentialList(
+        for serviceIdentifiers: [ASCredentialServiceIdentifier],
+        requestParameters: ASPasskeyCredentialRequestParameters
+    ) {
+        extensionContext.cancelRequest(
+            withError: ASExtensionError(.failed, reason: "this provider offers no list of passkeys")
+        )
+    }
+
+    /// Make a passkey for the account `registrationRequest` names (an ``ASPasskeyCredentialRequest``
+    /// of type ``ASCredentialRequestType/passkeyRegistration``), asking the person what you must;
+    /// complete with
+    /// ``ASCredentialProviderExtensionContext/completeRegistrationRequest(using:completionHandler:)``.
+    /// By default the request fails.
+    open func prepareInterface(forPasskeyRegistration registrationRequest: any ASCredentialRequest) {
+        extensionContext.cancelRequest(
+            withError: ASExtensionError(.failed, reason: "this provider does not make passkeys")
+        )
+    }
+
+    /// Make a passkey without the person, or cancel with
+    /// ``ASExtensionError/Code-swift.enum/userInteractionRequired`` (what it does by default) so that
+    /// ``prepareInterface(forPasskeyRegistration:)`` is called next.
+    open func performWithoutUserInteractionIfPossible(
+        passkeyRegistration registrationRequest: ASPasskeyCredentialRequest
+    ) {
+        extensionContext.cancelRequest(withError: ASExtensionError(.userInteractionRequired))
+    }
+
     /// Answer `credentialRequest` without the person: complete it, or cancel it with
     /// ``ASExtensionError/Code-swift.enum/userInteractionRequired`` (which is what it does by default)
     /// so that ``prepareInterfaceToProvideCredential(for:)`` is called next.

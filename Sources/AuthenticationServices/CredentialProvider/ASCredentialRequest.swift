@@ -4,9 +4,9 @@ import Foundation
 public enum ASCredentialRequestType: Int, Sendable {
     /// A password.
     case password = 0
-    /// A passkey assertion (Apple platforms; Keyport's AutoFill does not ask for passkeys yet).
+    /// A passkey assertion (``ASPasskeyCredentialRequest``).
     case passkeyAssertion = 1
-    /// A passkey registration (Apple platforms; Keyport's AutoFill does not ask for passkeys yet).
+    /// A passkey registration (``ASPasskeyCredentialRequest``).
     case passkeyRegistration = 2
     /// A one-time code.
     case oneTimeCode = 3

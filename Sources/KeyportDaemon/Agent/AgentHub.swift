@@ -131,6 +131,17 @@ package final class AgentHub: Agent.Server {
         case timedOut
         /// The agent could not show the question (its dialog did not open), for this reason.
         case unshown(String)
+
+        /// What the caller is told: `what` the question was about, and how long the person had.
+        package func sentence(_ what: String, limit: Duration) -> String {
+            switch self {
+            case .noAgent: AgentHub.nobodyToAsk(what)
+            case .unshown(let reason): AgentHub.notShown(what, because: reason)
+            case .withdrawn: "the question was withdrawn"
+            case .stopping: "keyportd is stopping"
+            case .timedOut: "you did not answer \(what) in the agent within \(limit.components.seconds) seconds"
+            }
+        }
     }
 
     /// What the caller is told when the agent could not show `what` (a question's subject, or none).

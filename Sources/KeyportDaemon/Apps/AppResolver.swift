@@ -1,4 +1,5 @@
 import Foundation
+import KeyportInterfaces
 import KeyportSystem
 
 /// Which registered app a calling process is, by what the platform says about the process and
@@ -101,14 +102,13 @@ package enum AppResolver {
             }
         }
         switch identity {
-        case .app(let manifest, _)
-        where manifest.capabilities.ProvidesPasswords || manifest.capabilities.ProvidesOneTimeCodes:
+        case .app(let manifest, _) where manifest.capabilities.providesCredentials:
             return .success(manifest)
         case .app(let manifest, _):
             return .failure(
                 NotAProvider(
                     message:
-                        "\(manifest.name) (\(manifest.id)) declares neither ProvidesPasswords nor ProvidesOneTimeCodes in its manifest"
+                        "\(manifest.name) (\(manifest.id)) declares none of \(IdentityStore.CredentialType.allCases.map { $0.capability }.joined(separator: ", ")) in its manifest"
                 )
             )
         case .unregistered(_, let description):

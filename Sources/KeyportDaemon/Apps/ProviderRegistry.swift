@@ -1,4 +1,5 @@
 import Foundation
+import KeyportDomains
 import KeyportEncoding
 import KeyportErrors
 import KeyportInterfaces
@@ -25,6 +26,11 @@ package struct ProviderManifest: Hashable, Sendable {
     /// by the arguments it starts with.
     package var helpers: [[String]]
     package var capabilities: Providers.Capabilities
+    /// The web domains the app says are its own for passkeys, as Apple's Associated Domains
+    /// entitlement names them (`webcredentials:example.com`, with a port for a site on another:
+    /// `webcredentials:localhost:8443`), kept as `example.com` and `localhost:8443`. Each must be
+    /// confirmed by the site itself before the app may speak for it (docs/protocol.md, "Passkeys").
+    package var associatedDomains: [String]
     /// The file it was read from.
     package var file: String
 
@@ -36,6 +42,7 @@ package struct ProviderManifest: Hashable, Sendable {
         var name: String?
         var exec: [String]?
         var helpers: [[String]] = []
+        var associatedDomains: [String] = []
         var capabilities = Providers.Capabilities(
             SupportsCredentialExchange: false,
             SupportedCredentialExchangeVersions: [],
@@ -72,6 +79,23 @@ package struct ProviderManifest: Hashable, Sendable {
                         guard words.first?.hasPrefix("/") == true else { throw Self.badHelpers }
                         helpers.append(words)
                     }
+                case "associatedDomains":
+                    let problem = ManifestError(
+                        .invalidMember,
+                        "\"associatedDomains\" must be entries such as [\"webcredentials:example.com\"]"
+                    )
+                    guard try cursor.peekKind() == .array else { throw problem }
+                    try cursor.forEachElement { cursor in
+                        guard try cursor.peekKind() == .string else { throw problem }
+                        let entry = try cursor.string()
+                        // Apple's other services (applinks:, activitycontinuation:) are not Keyport's to use.
+                        guard entry.hasPrefix("webcredentials:") else { return }
+                        let domain = String(entry.dropFirst("webcredentials:".count))
+                        guard let origin = ServiceOrigin(domain), origin.description == "https://\(domain)",
+                            case .domain = origin.host
+                        else { throw problem }
+                        associatedDomains.append(domain)
+                    }
                 case "capabilities":
                     guard try cursor.peekKind() == .object else {
                         throw ManifestError(.invalidMember, "\"capabilities\" must be an object")
@@ -87,6 +111,7 @@ package struct ProviderManifest: Hashable, Sendable {
                         case "SupportsCredentialExchange": capabilities.SupportsCredentialExchange = try flag()
                         case "ProvidesPasswords": capabilities.ProvidesPasswords = try flag()
                         case "ProvidesOneTimeCodes": capabilities.ProvidesOneTimeCodes = try flag()
+                        case "ProvidesPasskeys": capabilities.ProvidesPasskeys = try flag()
                         case "SavesPasswords": capabilities.SavesPasswords = try flag()
                         case "ImportsCredentials": capabilities.ImportsCredentials = try flag()
                         case "SupportedCredentialExchangeVersions":
@@ -135,6 +160,7 @@ package struct ProviderManifest: Hashable, Sendable {
         self.exec = exec
         self.helpers = helpers
         self.capabilities = capabilities
+        self.associatedDomains = associatedDomains
         self.file = file
     }
 
@@ -227,6 +253,15 @@ package struct ProviderRegistry: Sendable {
             }
         directories = ([URL(fileURLWithPath: base.dataHome, isDirectory: true)] + system).map {
             $0.appendingPathComponent("keyport/providers", isDirectory: true)
+        }
+    }
+
+    /// The providers enabled in Settings (kept in `configuration`) whose capabilities pass
+    /// `accepts`, in Settings order: whom AutoFill and WebAuthn may ask.
+    package func enabled(in configuration: URL, where accepts: (Providers.Capabilities) -> Bool) -> [ProviderManifest] {
+        let manifests = Dictionary(scan().manifests.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        return ProviderSettings.load(from: configuration).settings.enabled.compactMap { manifests[$0] }.filter {
+            accepts($0.capabilities)
         }
     }
 

@@ -17,6 +17,7 @@ package final class AutoFillService: AutoFill.Server {
     private let identities: IdentityStoreService
     private let configuration: URL
     private let pool: ProviderPool
+    private let requests: ProviderRequests
     private let agents: AgentHub
     private let list: PublicSuffixList
     private let logger: Logger
@@ -42,6 +43,12 @@ package final class AutoFillService: AutoFill.Server {
         self.identities = identities
         self.configuration = configuration
         self.pool = pool
+        self.requests = ProviderRequests(
+            pool: pool,
+            quickTime: quickTime,
+            interactiveTime: interactiveTime,
+            logger: logger
+        )
         self.agents = agents
         self.quickTime = quickTime
         self.interactiveTime = interactiveTime
@@ -146,13 +153,7 @@ package final class AutoFillService: AutoFill.Server {
 
     /// The providers enabled in Settings whose capabilities pass `accepts`, in Settings order.
     private func enabledProviders(where accepts: (Providers.Capabilities) -> Bool) -> [ProviderManifest] {
-        let manifests = Dictionary(
-            registry.scan().manifests.map { ($0.id, $0) },
-            uniquingKeysWith: { first, _ in first }
-        )
-        return ProviderSettings.load(from: configuration).settings.enabled.compactMap { manifests[$0] }.filter {
-            accepts($0.capabilities)
-        }
+        registry.enabled(in: configuration, where: accepts)
     }
 
     /// What fits `requested` among the enabled providers' identities of `kind` (only the one
@@ -258,6 +259,7 @@ package final class AutoFillService: AutoFill.Server {
         _ input: consuming AutoFill.ListIdentities.Parameters,
         request: VarlinkRequest
     ) throws(VarlinkError) -> AutoFill.ListIdentities.Reply {
+        try Self.refusePasskeys(input.type)
         guard !input.serviceIdentifiers.isEmpty else { return everyIdentity(of: input.type) }
         let fits = fits(kind: input.type, for: try Self.origins(of: input.serviceIdentifiers))
         let listed = (fits.exact.isEmpty ? fits.wider : fits.exact).map { candidate in
@@ -318,6 +320,7 @@ package final class AutoFillService: AutoFill.Server {
         _ input: consuming AutoFill.RequestCredential.Parameters,
         request: VarlinkRequest
     ) async throws(VarlinkError) -> AutoFill.RequestCredential.Reply {
+        try Self.refusePasskeys(input.type)
         let requested = try Self.origins(of: input.serviceIdentifiers)
         let kind = input.type.noun
         let services =
@@ -452,17 +455,7 @@ package final class AutoFillService: AutoFill.Server {
         do {
             return try await agents.ask(question, within: personTime)
         } catch {
-            let why =
-                switch error {
-                case .noAgent:
-                    AgentHub.nobodyToAsk(what)
-                case .unshown(let reason): AgentHub.notShown(what, because: reason)
-                case .withdrawn: "the question was withdrawn"
-                case .stopping: "keyportd is stopping"
-                case .timedOut:
-                    "you did not answer \(what) in the agent within \(personTime.components.seconds) seconds"
-                }
-            throw VarlinkError(AutoFill.Canceled(message: why))
+            throw VarlinkError(AutoFill.Canceled(message: error.sentence(what, limit: personTime)))
         }
     }
 
@@ -527,8 +520,7 @@ package final class AutoFillService: AutoFill.Server {
         return AutoFill.SavePassword.Reply(provider: provider.id)
     }
 
-    /// Seed 003's dance: `quick` without the person first; when the provider answers
-    /// `userInteractionRequired`, `withPerson` (unless the request is not to involve them).
+    /// Seed 003's dance (``ProviderRequests``), its failures said as AutoFill's errors.
     private func ask(
         _ provider: ProviderManifest,
         _ quick: String,
@@ -538,18 +530,16 @@ package final class AutoFillService: AutoFill.Server {
         as call: ProviderPool.Call
     ) async throws(VarlinkError) -> RawJSON {
         do {
-            return try await ask(provider, quick, parameters, quickTime, passingOnInteraction: true)
-        } catch  where Self.extensionCode(error) == 100 {
-            guard interactive else {
-                throw VarlinkError(
-                    AutoFill.InteractionRequired(
-                        message:
-                            "\(provider.name) needs you (to unlock, or to choose), and the request was not to involve you"
-                    )
-                )
-            }
-            logger.info("provider needs the person", metadata: ["provider": "\(provider.id)"])
-            return try await ask(provider, withPerson, parameters, interactiveTime, as: call)
+            return try await requests.ask(
+                provider,
+                quick,
+                then: withPerson,
+                parameters,
+                interactive: interactive,
+                as: call
+            )
+        } catch {
+            throw Self.error(error, of: provider)
         }
     }
 
@@ -557,6 +547,7 @@ package final class AutoFillService: AutoFill.Server {
         _ input: consuming AutoFill.RequestFromList.Parameters,
         request: VarlinkRequest
     ) async throws(VarlinkError) -> AutoFill.RequestFromList.Reply {
+        try Self.refusePasskeys(input.type)
         // A provider's own list is every credential of its kind, which keyportd's matching does not
         // filter: none of it goes to a web page sent in clear text, which anyone on the network
         // between can rewrite to take what the person picks (RequestCredential still gives such a
@@ -593,66 +584,51 @@ package final class AutoFillService: AutoFill.Server {
             }
             provider = chosen
         }
-        let reply = try await ask(
-            provider,
-            CredentialProvider.ProvideFromList.name,
-            RawJSON(
-                encoding: CredentialProvider.ProvideFromList.Parameters(
-                    type: input.type,
-                    serviceIdentifiers: input.serviceIdentifiers
-                )
-            ),
-            interactiveTime,
-            as: Self.call(for: request, to: provider)
-        )
+        let reply: RawJSON
+        do {
+            reply = try await requests.askWithPerson(
+                provider,
+                CredentialProvider.ProvideFromList.name,
+                RawJSON(
+                    encoding: CredentialProvider.ProvideFromList.Parameters(
+                        type: input.type,
+                        serviceIdentifiers: input.serviceIdentifiers
+                    )
+                ),
+                as: Self.call(for: request, to: provider)
+            )
+        } catch {
+            throw Self.error(error, of: provider)
+        }
         return AutoFill.RequestFromList.Reply(credential: try answer(reply, from: provider), provider: provider.id)
     }
 
-    /// Calls the provider; its refusal and its failures become AutoFill's errors — except
-    /// `userInteractionRequired` when `passingOnInteraction`, which the caller handles (asking
-    /// again with the person).
-    private func ask(
-        _ provider: ProviderManifest,
-        _ method: String,
-        _ parameters: RawJSON,
-        _ timeout: Duration,
-        passingOnInteraction: Bool = false,
-        as call: ProviderPool.Call = ProviderPool.Call()
-    ) async throws(VarlinkError) -> RawJSON {
-        do {
-            // A client that leaves takes its provider's questions off the agent's screen.
-            return try await withTaskCancellationHandler {
-                try await pool.call(provider, method, parameters, timeout: timeout, as: call)
-            } onCancel: {
-                call.callerLeft()
-            }
-        } catch let error as VarlinkError where error.name == CredentialProvider.Canceled.name {
-            if let limit = call.personTimedOut {
-                throw VarlinkError(
-                    AutoFill.Canceled(
-                        message:
-                            "you did not answer \(provider.name)'s question in the agent within \(limit.components.seconds) seconds"
-                    )
+    /// A provider's failure, as AutoFill says it.
+    private static func error(_ failure: ProviderRequestFailure, of provider: ProviderManifest) -> VarlinkError {
+        switch failure {
+        case .interactionRequired:
+            VarlinkError(
+                AutoFill.InteractionRequired(
+                    message:
+                        "\(provider.name) needs you (to unlock, or to choose), and the request was not to involve you"
                 )
-            }
-            if Self.extensionCode(error) == 100 {
-                if passingOnInteraction { throw error }
-                throw VarlinkError(
-                    AutoFill.Canceled(message: "\(provider.name) needs you, though it was given the chance to ask you")
+            )
+        case .interactionRefused:
+            VarlinkError(
+                AutoFill.Canceled(message: "\(provider.name) needs you, though it was given the chance to ask you")
+            )
+        case .personTimedOut(let limit):
+            VarlinkError(
+                AutoFill.Canceled(
+                    message:
+                        "you did not answer \(provider.name)'s question in the agent within \(limit.components.seconds) seconds"
                 )
-            }
+            )
+        case .declinedByPerson:
             // ASExtensionError.userCanceled: the person said no to what the provider asked.
-            if Self.extensionCode(error) == 1 {
-                throw VarlinkError(AutoFill.Canceled(message: "you declined what \(provider.name) asked in the agent"))
-            }
-            let why = error.message ?? "it gave no reason"
-            throw VarlinkError(AutoFill.Canceled(message: "\(provider.name) declined: \(why)"))
-        } catch let error as VarlinkError {
-            throw Self.failed(provider, "it answered with an error its interface does not have: \(error.name)")
-        } catch let error as ProviderPool.CallError {
-            throw Self.failed(provider, error.description)
-        } catch {
-            throw Self.failed(provider, "it ended without answering (\(error))")
+            VarlinkError(AutoFill.Canceled(message: "you declined what \(provider.name) asked in the agent"))
+        case .canceled(_, let reason): VarlinkError(AutoFill.Canceled(message: "\(provider.name) declined: \(reason)"))
+        case .failed(let why): failed(provider, why)
         }
     }
 
@@ -660,21 +636,29 @@ package final class AutoFillService: AutoFill.Server {
     private func answer(
         _ reply: RawJSON,
         from provider: ProviderManifest
-    ) throws(VarlinkError) -> CredentialProvider.Credential {
-        guard let credential = try? reply.decode(CredentialProvider.ProvideWithoutUserInteraction.Reply.self).credential
+    ) throws(VarlinkError) -> AutoFill.Credential {
+        guard
+            let credential = try? reply.decode(CredentialProvider.ProvideWithoutUserInteraction.Reply.self).credential,
+            credential.passkey == nil
         else {
-            throw Self.failed(provider, "its answer is not a credential")
+            throw Self.failed(provider, "its answer is not a password or a one-time code")
         }
         logger.info("credential provided", metadata: ["provider": "\(provider.id)"])
-        return credential
+        return AutoFill.Credential(user: credential.user, password: credential.password, code: credential.code)
+    }
+
+    /// AutoFill's requests are for passwords and one-time codes; a passkey signs only through
+    /// org.keyport.WebAuthn, which checks the caller's origin first.
+    private static func refusePasskeys(_ kind: AutoFill.CredentialType) throws(VarlinkError) {
+        guard kind != .passkey else {
+            throw .invalidParameter(
+                "type",
+                "a passkey is asked for through org.keyport.WebAuthn, which checks who may use it"
+            )
+        }
     }
 
     private static func failed(_ provider: ProviderManifest, _ why: String) -> VarlinkError {
         VarlinkError(AutoFill.ProviderFailed(provider: provider.id, message: "\(provider.name): \(why)"))
-    }
-
-    /// The `ASExtensionError` code of a provider's `Canceled`.
-    private static func extensionCode(_ error: VarlinkError) -> Int? {
-        error.parameters(as: CredentialProvider.Canceled.self)?.code
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import KeyportDomains
+import KeyportEncoding
 import KeyportInterfaces
 import KeyportSystem
 import Logging
@@ -17,7 +18,9 @@ package final class IdentityStoreService: IdentityStore.Server {
     /// One provider's identities, indexed as AutoFill looks them up: by origin (scheme, host and
     /// port: the exact fits, answered without the person) and by site (``ServiceOrigin/site(in:)``:
     /// where the wider fits, only offered, are found), so a request reads only the identities it
-    /// could use however many share its registrable domain.
+    /// could use however many share its registrable domain. Passkeys are filed apart, by their
+    /// relying party id as saved: WebAuthn's rule is not AutoFill's (the relying party id names
+    /// the passkey, whatever page of its domain asks), and a password request never sees them.
     package struct Identities: Sendable {
         package struct Entry: Sendable {
             package var identity: IdentityStore.CredentialIdentity
@@ -25,6 +28,7 @@ package final class IdentityStoreService: IdentityStore.Server {
         }
 
         package var all: [IdentityStore.CredentialIdentity] = []
+        package var byRelyingParty: [String: [IdentityStore.CredentialIdentity]] = [:]
         package var byOrigin: [ServiceOrigin: [Entry]] = [:]
         package var bySite: [String: [Entry]] = [:]
         /// How many are saved as a domain (no scheme), which AutoFill gives without the person
@@ -34,6 +38,10 @@ package final class IdentityStoreService: IdentityStore.Server {
         init(_ identities: [IdentityStore.CredentialIdentity], list: PublicSuffixList) {
             all = identities
             for identity in identities {
+                if identity.kind == .passkey {
+                    byRelyingParty[identity.serviceIdentifier.identifier, default: []].append(identity)
+                    continue
+                }
                 guard let origin = ServiceOrigin(identity.serviceIdentifier.identifier) else { continue }
                 let entry = Entry(identity: identity, origin: origin)
                 byOrigin[origin, default: []].append(entry)
@@ -159,19 +167,43 @@ package final class IdentityStoreService: IdentityStore.Server {
             func invalid(_ why: String) -> VarlinkError {
                 VarlinkError(IdentityStore.InvalidIdentity(message: "identities[\(index)] \(why); nothing was changed"))
             }
-            if case .failure(let error) = ServiceOrigin.parse(identity.serviceIdentifier.identifier) {
+            if identity.kind == .passkey {
+                try checkPasskey(identity, invalid)
+            } else if case .failure(let error) = ServiceOrigin.parse(identity.serviceIdentifier.identifier) {
                 throw invalid("names no service: \(error)")
+            } else if identity.credentialID != nil || identity.userHandle != nil {
+                throw invalid("is a \(identity.kind.noun), which has no credential id or user handle")
             }
             guard provider.capabilities.provides(identity.kind) else {
-                let declaration =
-                    switch identity.kind {
-                    case .password: "ProvidesPasswords"
-                    case .oneTimeCode: "ProvidesOneTimeCodes"
-                    }
                 throw invalid(
-                    "is a \(identity.kind.noun), and \(provider.id)'s manifest does not declare \(declaration)"
+                    "is a \(identity.kind.noun), and \(provider.id)'s manifest does not declare \(identity.kind.capability)"
                 )
             }
+        }
+    }
+
+    /// A passkey's identity names its relying party id as a domain (written as a host is: what
+    /// WebAuthn's requests compare it with), and carries its credential id (1 to 1023 bytes) and
+    /// user handle (1 to 64 bytes), base64url.
+    private func checkPasskey(
+        _ identity: IdentityStore.CredentialIdentity,
+        _ invalid: (String) -> VarlinkError
+    ) throws(VarlinkError) {
+        let rpID = identity.serviceIdentifier.identifier
+        guard identity.serviceIdentifier.type == .domain, case .domain(let name)? = ServiceHost(rpID), name == rpID
+        else {
+            throw invalid(
+                "is a passkey whose relying party \"\(DisplayText.escaping(rpID))\" is not a domain written as a host is (example.com)"
+            )
+        }
+        guard let id = identity.credentialID, let bytes = try? Base64URL.decode(id), (1...1023).contains(bytes.count)
+        else {
+            throw invalid("is a passkey without a credential id of 1 to 1023 bytes in base64url")
+        }
+        guard let handle = identity.userHandle, let bytes = try? Base64URL.decode(handle),
+            (1...64).contains(bytes.count)
+        else {
+            throw invalid("is a passkey without a user handle of 1 to 64 bytes in base64url")
         }
     }
 

@@ -142,8 +142,7 @@ package final class ProvidersService: Providers.Server {
         let position = Dictionary(enabled.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         let providers = manifests.map { manifest in
             let stored =
-                manifest.capabilities.ProvidesPasswords || manifest.capabilities.ProvidesOneTimeCodes
-                ? identities?.identities(of: manifest.id) : nil
+                manifest.capabilities.providesCredentials ? identities?.identities(of: manifest.id) : nil
             return Providers.Provider(
                 id: manifest.id,
                 name: manifest.name,

@@ -171,7 +171,7 @@ let system: [Target] = [
         name: "KeyportDaemon",
         dependencies: [
             "Varlink", "KeyportSystem", "KeyportEncoding", "KeyportInterfaces", "CredentialExchangeFormat",
-            "KeyportCallbacks", "KeyportDomains", "KeyportErrors", logging, serviceLifecycle,
+            "KeyportPasskeys", "KeyportCallbacks", "KeyportDomains", "KeyportErrors", logging, serviceLifecycle,
         ]
     ),
     .executableTarget(
@@ -256,6 +256,7 @@ let vault: [Target] = [
         dependencies: [
             "KeyportVaultKeeper", "KeyportInterfaces", "KeyportSystem", "KeyportEncoding", "Varlink",
             "AuthenticationServices", "CredentialExchangeFormat", "OneTimeCodes", "KeyportFormats", "KeyportDomains",
+            "KeyportPasskeys", crypto,
         ]
     ),
 ]
@@ -428,7 +429,8 @@ let tests: [Target] = [
             "KeyportVault", "KeyportCrypto", "CredentialExchangeFormat", "KeyportSystem", "KeyportTestSupport",
             "KeyportInterfaces", "KeyportEncoding", "Varlink", "keyport-vault", "KeyportVaultKeeper", "keyportd",
             "keyport-cli", grdb,
-        ]
+        ],
+        exclude: ["Peers"]
     ),
     .testTarget(
         name: "KeyportCLITests",

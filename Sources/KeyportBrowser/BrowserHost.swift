@@ -22,8 +22,11 @@ package final class BrowserHost: Sendable {
     /// The calls relayed; anything else is refused (MethodNotRelayed).
     package static let relayed: Set<String> = [
         AutoFill.ListIdentities.name, AutoFill.RequestCredential.name, AutoFill.RequestFromList.name,
-        AutoFill.SavePassword.name,
+        AutoFill.SavePassword.name, WebAuthn.ListPasskeys.name, WebAuthn.Create.name, WebAuthn.Get.name,
     ]
+
+    /// The calls answered at once: the others may wait for the person, and say so as they do.
+    static let immediate: Set<String> = [AutoFill.ListIdentities.name, WebAuthn.ListPasskeys.name]
 
     /// A call being relayed: its socket to keyportd once connected, and whether Cancel stopped it.
     private struct Running {
@@ -103,9 +106,17 @@ package final class BrowserHost: Sendable {
     }
 
     /// Why a call is not relayed: a page is one web site, so every call names http or https
-    /// services, at least one. (keyportd would list every identity for none: a picker's list,
-    /// which no page needs.)
+    /// services, at least one (keyportd would list every identity for none: a picker's list,
+    /// which no page needs), or, for WebAuthn, its origin.
     static func refusal(of call: VarlinkCall) -> VarlinkError? {
+        if call.method.hasPrefix(WebAuthn.name + ".") {
+            guard let origin = try? call.parameters.member("origin")?.decode(String.self),
+                origin.hasPrefix("https://") || origin.hasPrefix("http://")
+            else {
+                return .invalidParameter("origin", "a call from the browser names the page's http or https origin")
+            }
+            return nil
+        }
         let member = call.method == AutoFill.SavePassword.name ? "serviceIdentifier" : "serviceIdentifiers"
         let services: [AutoFill.ServiceIdentifier]
         do {
@@ -167,9 +178,8 @@ package final class BrowserHost: Sendable {
             }
             guard !canceled else { return VarlinkReply(error: Self.canceled) }
             do {
-                // ListIdentities answers at once; the others may wait for the person and say so.
                 let last =
-                    call.method == AutoFill.ListIdentities.name
+                    Self.immediate.contains(call.method)
                     ? try connection.call(call.method, call.parameters)
                     : try connection.call(call.method, call.parameters) { interim in
                         send(id, VarlinkReply(parameters: interim, continues: true))

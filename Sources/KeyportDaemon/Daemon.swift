@@ -119,10 +119,21 @@ package struct KeyportDaemon: Service {
             personTime: personTimeout,
             logger: logger
         )
+        let webAuthn = WebAuthnService(
+            registry: registry,
+            identities: identities,
+            configuration: URL(fileURLWithPath: locations.configuration, isDirectory: true),
+            pool: pool,
+            agents: agents,
+            quickTime: providerTimeout,
+            interactiveTime: providerTimeout * 12,
+            personTime: personTimeout,
+            logger: logger
+        )
         let server = VarlinkServer(
             info: Self.info,
             interfaces: [
-                providers, exchange, agents, callbacks, identities, autoFill, prompts,
+                providers, exchange, agents, callbacks, identities, autoFill, webAuthn, prompts,
             ],
             maximumMessageSize: DaemonClient.maximumMessageSize
         )

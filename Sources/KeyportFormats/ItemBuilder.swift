@@ -23,6 +23,16 @@ package enum ItemBuilder {
         return try entry.item(format: .cxf)
     }
 
+    /// A passkey made here (Keyport Vault's authenticator): an item titled and scoped to its
+    /// relying party's https site, so a look-up by site finds it, holding the passkey.
+    package static func passkey(_ passkey: CXF.Passkey) throws(ImportProblem) -> CXF.Item {
+        var entry = newEntry(title: passkey.rpId)
+        entry.urls = ["https://\(passkey.rpId)"]
+        var item = try entry.item(format: .cxf)
+        item.credentials.append(.passkey(passkey))
+        return item
+    }
+
     /// A secure note: a title and its text (CXF's `note`).
     package static func note(title: String, text: String) throws(ImportProblem) -> CXF.Item {
         guard !text.isEmpty else { throw ImportProblem(place: "the new note", message: "its text is empty") }

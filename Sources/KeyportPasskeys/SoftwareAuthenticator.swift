@@ -2,8 +2,8 @@ import Crypto
 import Foundation
 import KeyportEncoding
 
-/// An authenticator whose passkeys are keys in a password manager's store (Keyport Vault's): it
-/// makes passkeys and signs assertions, given only what WebAuthn gives an authenticator — the
+/// An authenticator whose passkeys are keys in a password manager's store: it makes passkeys and
+/// signs assertions, given only what WebAuthn gives an authenticator — the
 /// relying party id and the client data's hash.
 ///
 /// Its passkeys are synced passkeys: every authenticator data says backup eligible and backed up
@@ -11,18 +11,13 @@ import KeyportEncoding
 /// since a counter one device moved could not move on the others. Registrations are attested
 /// with `none` and carry the authenticator's AAGUID.
 package struct SoftwareAuthenticator: Sendable {
-    /// Keyport Vault's AAGUID, `721f7147-1b56-4e08-9f31-bb8d28eb1f09`: the model a relying party
-    /// reads in a registration, as the community's list of passkey providers names Bitwarden's
-    /// or 1Password's (docs/protocol.md, "Passkeys").
-    package static let keyportVaultAAGUID: [UInt8] = [
-        0x72, 0x1F, 0x71, 0x47, 0x1B, 0x56, 0x4E, 0x08, 0x9F, 0x31, 0xBB, 0x8D, 0x28, 0xEB, 0x1F, 0x09,
-    ]
-
-    /// The AAGUID registrations carry.
+    /// The AAGUID registrations carry: the password manager's model, as a relying party reads it
+    /// (the community's list of passkey providers names each manager's).
     package var aaguid: [UInt8]
 
-    /// An authenticator of model `aaguid`.
-    package init(aaguid: [UInt8] = Self.keyportVaultAAGUID) {
+    /// An authenticator of model `aaguid` (16 bytes).
+    package init(aaguid: [UInt8]) {
+        precondition(aaguid.count == 16, "an AAGUID is 16 bytes")
         self.aaguid = aaguid
     }
 

@@ -54,6 +54,7 @@ extension VaultCommand {
                     SupportedCredentialExchangeVersions: ["1.0"],
                     ProvidesPasswords: true,
                     ProvidesOneTimeCodes: true,
+                    ProvidesPasskeys: true,
                     SavesPasswords: true
                 )
             )
@@ -80,12 +81,14 @@ extension VaultCommand {
             var helpers: [[String]]
             var capabilities: Capabilities
 
-            /// The keys of Apple's Info.plist for credential providers, and Keyport's SavesPasswords.
+            /// The keys of Apple's Info.plist for credential providers (ProvidesPasskeys: the vault
+            /// is a passkey authenticator), and Keyport's SavesPasswords.
             struct Capabilities: Encodable {
                 var SupportsCredentialExchange: Bool
                 var SupportedCredentialExchangeVersions: [String]
                 var ProvidesPasswords: Bool
                 var ProvidesOneTimeCodes: Bool
+                var ProvidesPasskeys: Bool
                 var SavesPasswords: Bool
             }
         }

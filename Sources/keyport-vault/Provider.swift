@@ -26,6 +26,10 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
     }
 
     private func answer(_ request: any ASCredentialRequest, unlocking: Bool) async {
+        if let passkey = request as? ASPasskeyCredentialRequest {
+            await assert(passkey, withPerson: unlocking)
+            return
+        }
         guard let vault = Self.vault else {
             extensionContext.cancelRequest(withError: ASExtensionError(.failed, reason: "no runtime directory"))
             return
@@ -83,10 +87,33 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
         extensionContext.cancelRequest(withError: ASExtensionError(.credentialIdentityNotFound))
     }
 
+    // MARK: - Passkeys (Passkeys.swift)
+
+    override func performWithoutUserInteractionIfPossible(
+        passkeyRegistration registrationRequest: ASPasskeyCredentialRequest
+    ) {
+        Task { await register(registrationRequest, withPerson: false) }
+    }
+
+    override func prepareInterface(forPasskeyRegistration registrationRequest: any ASCredentialRequest) {
+        guard let request = registrationRequest as? ASPasskeyCredentialRequest else {
+            extensionContext.cancelRequest(withError: ASExtensionError(.failed, reason: "not a passkey registration"))
+            return
+        }
+        Task { await register(request, withPerson: true) }
+    }
+
+    override func prepareCredentialList(
+        for serviceIdentifiers: [ASCredentialServiceIdentifier],
+        requestParameters: ASPasskeyCredentialRequestParameters
+    ) {
+        Task { await pickPasskey(requestParameters) }
+    }
+
     /// Ends the request after `error`: a vault that is locked, or whose keeper is not running,
     /// needs the person (unless they were asked already); everything else is a failure that says
     /// what happened.
-    private func cancel(after error: any Error, personAsked: Bool) {
+    func cancel(after error: any Error, personAsked: Bool) {
         switch error {
         case is VaultKeeperClient.NotRunning where !personAsked:
             extensionContext.cancelRequest(withError: ASExtensionError(.userInteractionRequired))
@@ -319,7 +346,7 @@ final class VaultProviderViewController: ASCredentialProviderViewController {
         return nil
     }
 
-    private func item(id: String, _ locations: VaultLocations) async throws -> CXF.Item? {
+    func item(id: String, _ locations: VaultLocations) async throws -> CXF.Item? {
         let reply = try await VaultKeeperClient.call(locations, VaultKeeper.Get.self, .init(id: id))
         return try reply.item.map { try CXF.Decoder().decode(CXF.Part<CXF.Item>.object, from: $0.bytes) }
     }
@@ -338,6 +365,22 @@ enum IdentitySync {
             ASCredentialServiceIdentifier(identifier: $0, type: .URL)
         }
         var identities: [any ASCredentialIdentity] = []
+        // A passkey is filed by its relying party, whatever the item's sites; only one keyportd
+        // can take (a relying party written as a host is, ids of WebAuthn's lengths).
+        for case .passkey(let passkey) in item.credentials
+        where ServiceHost(passkey.rpId)?.description == passkey.rpId && (1...1023).contains(passkey.credentialId.count)
+            && (1...64).contains(passkey.userHandle.count)
+        {
+            identities.append(
+                ASPasskeyCredentialIdentity(
+                    relyingPartyIdentifier: passkey.rpId,
+                    userName: passkey.username,
+                    credentialID: passkey.credentialId,
+                    userHandle: passkey.userHandle,
+                    recordIdentifier: record
+                )
+            )
+        }
         for service in services {
             for credential in item.credentials {
                 switch credential {

@@ -40,13 +40,28 @@ struct VaultInstance: Sendable {
     ///
     /// - Throws: ``ASExtensionError`` (``ASExtensionError/Code-swift.enum/userCanceled``) when the
     ///   person declined; the agent's and keyportd's errors.
-    func unlock(because reason: String) async throws {
+    /// - Returns: whether the person gave the passphrase for it (false: it was unlocked).
+    @discardableResult
+    func unlock(because reason: String) async throws -> Bool {
         try await VaultKeeperClient.startIfNeeded(locations)
         let status = try await VaultKeeperClient.call(locations, VaultKeeper.Status.name).decode(
             VaultKeeper.Status.Reply.self
         )
-        if status.unlocked && status.path == path { return }
-        guard let passphrase = try await ASCredentialProviderPrompt.secret("Unlock \(name) \(reason)")
+        if status.unlocked && status.path == path { return false }
+        try await askPassphrase("Unlock \(name) \(reason)")
+        return true
+    }
+
+    /// Verifies the person, for WebAuthn's user verification: asks for the passphrase through
+    /// keyportd's agent, unlocked or not, and has the keeper open the vault with it (a wrong one
+    /// is refused as any unlock is).
+    func verifyPerson(because reason: String) async throws {
+        try await VaultKeeperClient.startIfNeeded(locations)
+        try await askPassphrase("Enter the passphrase of \(name) \(reason)")
+    }
+
+    private func askPassphrase(_ question: String) async throws {
+        guard let passphrase = try await ASCredentialProviderPrompt.secret(question)
         else { throw ASExtensionError(.userCanceled) }
         _ = try await VaultKeeperClient.call(
             locations,

@@ -86,7 +86,7 @@ struct FormatTests {
     func authenticatorData() throws {
         let key = COSEKey(p256: P256.Signing.PrivateKey().publicKey)
         let credential = AuthenticatorData.AttestedCredential(
-            aaguid: SoftwareAuthenticator.keyportVaultAAGUID,
+            aaguid: SoftwareAuthenticator.testAAGUID,
             credentialID: [1, 2, 3],
             publicKey: key
         )
@@ -101,7 +101,7 @@ struct FormatTests {
         #expect(Array(bytes[0..<32]) == Array(SHA256.hash(data: Array("example.com".utf8))))
         #expect(bytes[32] == 0x01 | 0x08 | 0x10 | 0x40 | 0x80)
         #expect(Array(bytes[33..<37]) == [1, 2, 3, 4])
-        #expect(Array(bytes[37..<53]) == SoftwareAuthenticator.keyportVaultAAGUID)
+        #expect(Array(bytes[37..<53]) == SoftwareAuthenticator.testAAGUID)
         #expect(Array(bytes[53..<58]) == [0, 3, 1, 2, 3])
         #expect(data.flags == [.userPresent, .backupEligible, .backedUp, .attestedCredentialData, .extensionData])
         #expect(try AuthenticatorData(bytes) == data)
@@ -152,7 +152,7 @@ struct FormatTests {
         "a none attestation object is {fmt, attStmt, authData} in that order, and reads back; others' formats read, a none with a statement does not"
     )
     func attestationObject() throws {
-        let registration = try SoftwareAuthenticator().register(
+        let registration = try SoftwareAuthenticator(aaguid: SoftwareAuthenticator.testAAGUID).register(
             rpID: "example.com",
             algorithms: [.es256],
             userVerified: false
@@ -324,7 +324,7 @@ struct FormatTests {
     @Test("the software authenticator refuses algorithms it cannot make, with NotSupportedError")
     func unsupportedAlgorithms() {
         #expect(throws: WebAuthnError(.notSupported, "")) {
-            try SoftwareAuthenticator().register(
+            try SoftwareAuthenticator(aaguid: SoftwareAuthenticator.testAAGUID).register(
                 rpID: "example.com",
                 algorithms: [.rs256, .es384],
                 userVerified: false
@@ -333,4 +333,11 @@ struct FormatTests {
         #expect(throws: PasskeyDataError(.unsupported, "")) { try PasskeyPrivateKey(pkcs8: [0x30, 0x00]) }
         #expect(PasskeyPrivateKey(newFor: [.es256])?.description == "PasskeyPrivateKey(ES256 (-7))")
     }
+}
+
+extension SoftwareAuthenticator {
+    /// The tests' authenticator model, `721f7147-1b56-4e08-9f31-bb8d28eb1f09` (Keyport Vault's).
+    static let testAAGUID: [UInt8] = [
+        0x72, 0x1F, 0x71, 0x47, 0x1B, 0x56, 0x4E, 0x08, 0x9F, 0x31, 0xBB, 0x8D, 0x28, 0xEB, 0x1F, 0x09,
+    ]
 }

@@ -67,7 +67,7 @@ struct RelyingPartyPeerTests {
         let params = try #require(options["pubKeyCredParams"] as? [[String: Any]])
         let algorithms = params.compactMap { ($0["alg"] as? Int).map { COSEAlgorithm(rawValue: Int64($0)) } }
         let clientData = CollectedClientData(.create, challenge: challenge, origin: origin)
-        let registration = try SoftwareAuthenticator().register(
+        let registration = try SoftwareAuthenticator(aaguid: SoftwareAuthenticator.testAAGUID).register(
             rpID: rpID,
             algorithms: algorithms,
             userVerified: userVerified
@@ -110,7 +110,7 @@ struct RelyingPartyPeerTests {
         let options = try #require(begun["options"] as? [String: Any])
         #expect(options["rpId"] as? String == rpID)
         let clientData = CollectedClientData(.get, challenge: try unb64(options["challenge"]), origin: origin)
-        let assertion = try SoftwareAuthenticator().assert(
+        let assertion = try SoftwareAuthenticator(aaguid: SoftwareAuthenticator.testAAGUID).assert(
             with: passkey.key,
             rpID: rpID,
             clientDataHash: clientData.hash,

@@ -1,0 +1,621 @@
+import Foundation
+import KeyportDomains
+import KeyportEncoding
+import KeyportInterfaces
+import KeyportPasskeys
+import KeyportSystem
+import Logging
+import Varlink
+
+/// `org.keyport.WebAuthn`: keyportd as WebAuthn's client for every credential provider that
+/// declares `ProvidesPasskeys` (docs/protocol.md, "Passkeys").
+///
+/// For each call it decides, from the caller's process, whether the caller may speak for the
+/// origin it names; checks the relying party id against that origin (the Public Suffix List);
+/// builds `clientDataJSON` and hands the provider only its hash; and checks what the provider
+/// answers — the relying party's hash, the person's presence, their verification when required,
+/// the credential asked for, the hash echoed — before it writes the page's
+/// `PublicKeyCredential.toJSON()`.
+package final class WebAuthnService: WebAuthn.Server {
+    private let registry: ProviderRegistry
+    private let identities: IdentityStoreService
+    private let configuration: URL
+    private let requests: ProviderRequests
+    private let agents: AgentHub
+    private let personTime: Duration
+    private let list: PublicSuffixList
+    private let logger: Logger
+    /// Keyport's browser host, installed beside keyportd: the one program that speaks for the web
+    /// origins a browser reports.
+    private let browserHost: String?
+
+    package init(
+        registry: ProviderRegistry,
+        identities: IdentityStoreService,
+        configuration: URL,
+        pool: ProviderPool,
+        agents: AgentHub,
+        quickTime: Duration,
+        interactiveTime: Duration,
+        personTime: Duration,
+        list: PublicSuffixList = .current,
+        browserHost: String? = Executable.beside("keyport-browser"),
+        logger: Logger
+    ) {
+        self.registry = registry
+        self.identities = identities
+        self.configuration = configuration
+        self.requests = ProviderRequests(
+            pool: pool,
+            quickTime: quickTime,
+            interactiveTime: interactiveTime,
+            logger: logger
+        )
+        self.agents = agents
+        self.personTime = personTime
+        self.list = list
+        self.browserHost = browserHost
+        self.logger = logger
+    }
+
+    // MARK: - Who speaks for an origin
+
+    /// The origin and relying party id a call may use: the caller must be Keyport's browser host
+    /// (which relays the origin its browser reports for the extension's port); the origin must be
+    /// a secure web origin, written as a browser serializes it; the relying party id (by default
+    /// the origin's host) must be the origin's host or a registrable suffix of it.
+    private func relyingParty(
+        origin text: String,
+        topOrigin: String?,
+        rpID requested: String?,
+        request: VarlinkRequest
+    ) throws(VarlinkError) -> (origin: ServiceOrigin, rpID: String) {
+        try admitCaller(request)
+        let origin: ServiceOrigin
+        do {
+            origin = try RelyingPartyID.origin(text)
+            if let topOrigin { _ = try RelyingPartyID.origin(topOrigin) }
+        } catch {
+            throw Self.error(error)
+        }
+        let rpID = requested ?? RelyingPartyID.default(for: origin)
+        guard RelyingPartyID.isValid(rpID, for: origin, in: list) else {
+            throw VarlinkError(
+                WebAuthn.SecurityError(
+                    message:
+                        "the relying party id \"\(DisplayText.escaping(rpID))\" is neither \(origin.host) nor a registrable domain it is under"
+                )
+            )
+        }
+        return (origin, rpID)
+    }
+
+    /// Only Keyport's browser host speaks for a web origin: the kernel says which program is
+    /// calling, never the message. (An app's own origins, confirmed by its sites, are not taken
+    /// yet: docs/protocol.md, "Passkeys".)
+    private func admitCaller(_ request: VarlinkRequest) throws(VarlinkError) {
+        let program = try? request.peer.process.executable
+        guard let program, let browserHost, program == browserHost else {
+            let who = program.map { "the program \($0)" } ?? "a process keyportd cannot read"
+            throw VarlinkError(
+                WebAuthn.SecurityError(
+                    message:
+                        "\(who) may not speak for a web origin: only Keyport's browser host (\(browserHost ?? "keyport-browser")) relays what a browser reports"
+                )
+            )
+        }
+    }
+
+    // MARK: - The passkeys a relying party has here
+
+    /// A passkey of an enabled provider, as the identity store has it.
+    private struct Candidate {
+        var provider: ProviderManifest
+        var identity: IdentityStore.CredentialIdentity
+        var credentialID: [UInt8]
+    }
+
+    /// The enabled providers' passkeys for `rpID`, in Settings order, then by rank; only the
+    /// `allowed` credential ids when the relying party names some.
+    private func passkeys(for rpID: String, allowed: [[UInt8]]) -> [Candidate] {
+        let allowedSet = Set(allowed)
+        var found: [Candidate] = []
+        for provider in registry.enabled(in: configuration, where: { $0.provides(.passkey) }) {
+            let stored = identities.identities(of: provider.id).byRelyingParty[rpID] ?? []
+            for identity in stored.sorted(by: { $0.rank > $1.rank }) {
+                guard let id = identity.credentialID, let bytes = try? Base64URL.decode(id) else { continue }
+                if !allowedSet.isEmpty && !allowedSet.contains(bytes) { continue }
+                found.append(Candidate(provider: provider, identity: identity, credentialID: bytes))
+            }
+        }
+        return found
+    }
+
+    package func listPasskeys(
+        _ input: consuming WebAuthn.ListPasskeys.Parameters,
+        request: VarlinkRequest
+    ) throws(VarlinkError) -> WebAuthn.ListPasskeys.Reply {
+        let (_, rpID) = try relyingParty(
+            origin: input.origin,
+            topOrigin: input.topOrigin,
+            rpID: input.rpId,
+            request: request
+        )
+        let allowed = try (input.allowCredentials ?? []).map { id throws(VarlinkError) in
+            try Self.bytes(id, "allowCredentials")
+        }
+        return WebAuthn.ListPasskeys.Reply(
+            passkeys: passkeys(for: rpID, allowed: allowed).map { candidate in
+                WebAuthn.Passkey(
+                    provider: candidate.provider.id,
+                    providerName: candidate.provider.name,
+                    recordIdentifier: candidate.identity.recordIdentifier,
+                    credentialID: Base64URL.encode(candidate.credentialID),
+                    userName: candidate.identity.user,
+                    userHandle: candidate.identity.userHandle ?? ""
+                )
+            }
+        )
+    }
+
+    // MARK: - navigator.credentials.create()
+
+    package func create(
+        _ input: consuming WebAuthn.Create.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> WebAuthn.Create.Reply {
+        let options = input.options
+        let (origin, rpID) = try relyingParty(
+            origin: input.origin,
+            topOrigin: input.topOrigin,
+            rpID: options.rp.id,
+            request: request
+        )
+        let challenge = try Self.bytes(options.challenge, "options.challenge")
+        let userHandle = try Self.bytes(options.user.id, "options.user.id")
+        guard (1...64).contains(userHandle.count) else {
+            throw VarlinkError(
+                WebAuthn.TypeError(message: "options.user.id is \(userHandle.count) bytes; WebAuthn allows 1 to 64")
+            )
+        }
+        // An empty list means ES256 and RS256 (WebAuthn §5.1.3); only "public-key" entries count.
+        let offered =
+            options.pubKeyCredParams.isEmpty
+            ? [COSEAlgorithm.es256, .rs256]
+            : options.pubKeyCredParams.filter { $0.type == "public-key" }.map { COSEAlgorithm(rawValue: Int64($0.alg)) }
+        let algorithms = offered.filter(COSEAlgorithm.known.contains)
+        guard !algorithms.isEmpty else {
+            throw VarlinkError(
+                WebAuthn.NotSupportedError(
+                    message:
+                        "none of the algorithms offered (\(offered.map(\.description).joined(separator: ", "))) is one a passkey here can have"
+                )
+            )
+        }
+        let excluded = try (options.excludeCredentials ?? []).map { descriptor throws(VarlinkError) in
+            try Self.bytes(descriptor.id, "options.excludeCredentials")
+        }
+        let verification = options.authenticatorSelection?.userVerification ?? "preferred"
+        let extensions = try Self.extensions(options.extensions)
+        let providers = registry.enabled(in: configuration, where: { $0.provides(.passkey) })
+        let provider: ProviderManifest
+        if let named = input.provider {
+            guard let found = providers.first(where: { $0.id == named }) else {
+                throw VarlinkError(
+                    WebAuthn.NotAllowedError(message: "\(named) is not an enabled provider of passkeys")
+                )
+            }
+            provider = found
+        } else {
+            guard let first = providers.first else {
+                throw VarlinkError(
+                    WebAuthn.NotAllowedError(
+                        message: "no provider of passkeys is enabled in Settings (keyport providers enable ID)"
+                    )
+                )
+            }
+            provider = first
+        }
+        // The person has one of the excluded passkeys here already: WebAuthn's InvalidStateError.
+        if let held = passkeys(for: rpID, allowed: excluded).first, !excluded.isEmpty {
+            throw VarlinkError(
+                WebAuthn.InvalidStateError(
+                    message:
+                        "\(held.provider.name) has a passkey for \(rpID) that the site excluded (\(held.identity.user))"
+                )
+            )
+        }
+        let clientData = CollectedClientData(
+            .create,
+            challenge: challenge,
+            origin: origin.description,
+            topOrigin: input.topOrigin
+        )
+        let parameters = RawJSON(
+            encoding: CredentialProvider.RegisterPasskeyWithoutUserInteraction.Parameters(
+                request: CredentialProvider.CredentialRequest(
+                    type: .passkey,
+                    credentialIdentity: CredentialProvider.CredentialIdentity(
+                        kind: .passkey,
+                        serviceIdentifier: CredentialProvider.ServiceIdentifier(identifier: rpID, type: .domain),
+                        user: options.user.name,
+                        recordIdentifier: nil,
+                        rank: 0,
+                        credentialID: nil,
+                        userHandle: Base64URL.encode(userHandle)
+                    ),
+                    passkey: CredentialProvider.PasskeyRequest(
+                        clientDataHash: Base64URL.encode(clientData.hash),
+                        userVerificationPreference: verification,
+                        supportedAlgorithms: algorithms.map { Int($0.rawValue) },
+                        excludedCredentials: excluded.isEmpty ? nil : excluded.map { Base64URL.encode($0) },
+                        prf: extensions?.prf.map(Self.prfInput)
+                    )
+                )
+            )
+        )
+        let reply: RawJSON
+        do {
+            reply = try await requests.ask(
+                provider,
+                CredentialProvider.RegisterPasskeyWithoutUserInteraction.name,
+                then: CredentialProvider.RegisterPasskey.name,
+                parameters,
+                interactive: true,
+                as: Self.call(for: request, to: provider)
+            )
+        } catch .canceled(let code, _) where code == ProviderRequestFailure.matchedExcludedCredential {
+            throw VarlinkError(
+                WebAuthn.InvalidStateError(message: "\(provider.name) has a passkey for \(rpID) that the site excluded")
+            )
+        } catch {
+            throw Self.error(error, of: provider)
+        }
+        guard let registration = try? reply.decode(CredentialProvider.RegisterPasskey.Reply.self).registration else {
+            throw Self.unknown(provider, "its answer is not a passkey registration")
+        }
+        let credential = try Self.checked(
+            registration,
+            from: provider,
+            rpID: rpID,
+            clientData: clientData,
+            verification: verification
+        )
+        logger.info("passkey registered", metadata: ["provider": "\(provider.id)", "rp": "\(rpID)"])
+        return WebAuthn.Create.Reply(
+            credential: Self.registrationJSON(
+                credential,
+                clientData: clientData,
+                registration: registration,
+                credProps: extensions?.credProps == true,
+                prfAsked: extensions?.prf != nil
+            ),
+            provider: provider.id
+        )
+    }
+
+    /// The attestation object of `registration`, checked against the request: for `rpID`, the
+    /// person present, verified when that was required, a new credential whose id is the one
+    /// named, the client data's hash echoed.
+    private static func checked(
+        _ registration: CredentialProvider.PasskeyRegistration,
+        from provider: ProviderManifest,
+        rpID: String,
+        clientData: CollectedClientData,
+        verification: String
+    ) throws(VarlinkError) -> AttestationObject {
+        let object: AttestationObject
+        do {
+            object = try AttestationObject(try Base64URL.decode(registration.attestationObject))
+        } catch let error as PasskeyDataError {
+            throw unknown(provider, error.message)
+        } catch {
+            throw unknown(provider, "its attestation object is not base64url")
+        }
+        let data = object.authenticatorData
+        guard registration.relyingParty == rpID, data.isFor(rpID: rpID) else {
+            throw unknown(provider, "it made a passkey for another relying party than \(rpID)")
+        }
+        guard registration.clientDataHash == Base64URL.encode(clientData.hash) else {
+            throw unknown(provider, "it signed other client data than it was given")
+        }
+        guard let attested = data.attestedCredential,
+            registration.credentialID == Base64URL.encode(attested.credentialID)
+        else {
+            throw unknown(provider, "the credential id it named is not the one its attestation holds")
+        }
+        try checkFlags(data.flags, from: provider, verification: verification)
+        return object
+    }
+
+    /// The person was present; verified when the relying party required it.
+    private static func checkFlags(
+        _ flags: AuthenticatorData.Flags,
+        from provider: ProviderManifest,
+        verification: String
+    ) throws(VarlinkError) {
+        guard flags.contains(.userPresent) else {
+            throw unknown(provider, "its authenticator data does not say the person was present")
+        }
+        if verification == "required" && !flags.contains(.userVerified) {
+            throw VarlinkError(
+                WebAuthn.NotAllowedError(
+                    message: "the site requires that you be verified, and \(provider.name) did not verify you"
+                )
+            )
+        }
+    }
+
+    private static func registrationJSON(
+        _ object: AttestationObject,
+        clientData: CollectedClientData,
+        registration: CredentialProvider.PasskeyRegistration,
+        credProps: Bool,
+        prfAsked: Bool
+    ) -> WebAuthn.RegistrationCredential {
+        let key = object.authenticatorData.attestedCredential!.publicKey
+        let id = registration.credentialID
+        return WebAuthn.RegistrationCredential(
+            id: id,
+            rawId: id,
+            type: "public-key",
+            authenticatorAttachment: "platform",
+            response: WebAuthn.RegistrationResponse(
+                clientDataJSON: Base64URL.encode(clientData.json),
+                attestationObject: registration.attestationObject,
+                authenticatorData: Base64URL.encode(object.authenticatorDataBytes),
+                transports: ["internal", "hybrid"],
+                publicKey: Base64URL.encode(key.subjectPublicKeyInfo),
+                publicKeyAlgorithm: Int(key.algorithm.rawValue)
+            ),
+            clientExtensionResults: WebAuthn.ExtensionOutputs(
+                credProps: credProps ? WebAuthn.CredentialProperties(rk: true) : nil,
+                prf: prfAsked
+                    ? WebAuthn.PRFOutputs(
+                        enabled: registration.prfSupported ?? false,
+                        results: registration.prf.map { WebAuthn.PRFValues(first: $0.first, second: $0.second) }
+                    ) : nil
+            )
+        )
+    }
+
+    // MARK: - navigator.credentials.get()
+
+    package func get(
+        _ input: consuming WebAuthn.Get.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> WebAuthn.Get.Reply {
+        let options = input.options
+        let (origin, rpID) = try relyingParty(
+            origin: input.origin,
+            topOrigin: input.topOrigin,
+            rpID: options.rpId,
+            request: request
+        )
+        let challenge = try Self.bytes(options.challenge, "options.challenge")
+        let allowed = try (options.allowCredentials ?? []).map { descriptor throws(VarlinkError) in
+            try Self.bytes(descriptor.id, "options.allowCredentials")
+        }
+        let verification = options.userVerification ?? "preferred"
+        let extensions = try Self.extensions(options.extensions)
+        let candidates = passkeys(for: rpID, allowed: allowed)
+        let chosen: Candidate
+        if let named = input.passkey {
+            guard let found = candidates.first(where: { Base64URL.encode($0.credentialID) == named }) else {
+                throw VarlinkError(WebAuthn.NotAllowedError(message: "that passkey is not one you may use for \(rpID)"))
+            }
+            chosen = found
+        } else if candidates.count == 1 {
+            chosen = candidates[0]
+        } else if candidates.isEmpty {
+            throw VarlinkError(WebAuthn.NotAllowedError(message: "you have no passkey for \(rpID) here"))
+        } else {
+            chosen = try await choose(among: candidates, rpID: rpID, request: request)
+        }
+        let clientData = CollectedClientData(
+            .get,
+            challenge: challenge,
+            origin: origin.description,
+            topOrigin: input.topOrigin
+        )
+        let parameters = RawJSON(
+            encoding: CredentialProvider.ProvideWithoutUserInteraction.Parameters(
+                request: CredentialProvider.CredentialRequest(
+                    type: .passkey,
+                    credentialIdentity: chosen.identity,
+                    passkey: CredentialProvider.PasskeyRequest(
+                        clientDataHash: Base64URL.encode(clientData.hash),
+                        userVerificationPreference: verification,
+                        supportedAlgorithms: [],
+                        excludedCredentials: nil,
+                        prf: extensions?.prf.map(Self.prfInput)
+                    )
+                )
+            )
+        )
+        let reply: RawJSON
+        do {
+            reply = try await requests.ask(
+                chosen.provider,
+                CredentialProvider.ProvideWithoutUserInteraction.name,
+                then: CredentialProvider.ProvideWithUserInteraction.name,
+                parameters,
+                interactive: true,
+                as: Self.call(for: request, to: chosen.provider)
+            )
+        } catch {
+            throw Self.error(error, of: chosen.provider)
+        }
+        guard
+            let assertion = try? reply.decode(CredentialProvider.ProvideWithUserInteraction.Reply.self).credential
+                .passkey
+        else {
+            throw Self.unknown(chosen.provider, "its answer is not a passkey's assertion")
+        }
+        try Self.check(assertion, of: chosen, rpID: rpID, clientData: clientData, verification: verification)
+        logger.info("passkey assertion", metadata: ["provider": "\(chosen.provider.id)", "rp": "\(rpID)"])
+        return WebAuthn.Get.Reply(
+            credential: WebAuthn.AssertionCredential(
+                id: assertion.credentialID,
+                rawId: assertion.credentialID,
+                type: "public-key",
+                authenticatorAttachment: "platform",
+                response: WebAuthn.AssertionResponse(
+                    clientDataJSON: Base64URL.encode(clientData.json),
+                    authenticatorData: assertion.authenticatorData,
+                    signature: assertion.signature,
+                    userHandle: assertion.userHandle
+                ),
+                clientExtensionResults: WebAuthn.ExtensionOutputs(
+                    prf: extensions?.prf == nil
+                        ? nil
+                        : WebAuthn.PRFOutputs(
+                            results: assertion.prf.map { WebAuthn.PRFValues(first: $0.first, second: $0.second) }
+                        )
+                )
+            ),
+            provider: chosen.provider.id
+        )
+    }
+
+    /// An assertion is for `rpID`, by the passkey chosen, of the client data sent, the person
+    /// present (and verified when required).
+    private static func check(
+        _ assertion: CredentialProvider.PasskeyAssertion,
+        of chosen: Candidate,
+        rpID: String,
+        clientData: CollectedClientData,
+        verification: String
+    ) throws(VarlinkError) {
+        let data: AuthenticatorData
+        do {
+            data = try AuthenticatorData(try Base64URL.decode(assertion.authenticatorData))
+        } catch let error as PasskeyDataError {
+            throw unknown(chosen.provider, error.message)
+        } catch {
+            throw unknown(chosen.provider, "its authenticator data is not base64url")
+        }
+        guard assertion.relyingParty == rpID, data.isFor(rpID: rpID) else {
+            throw unknown(chosen.provider, "it signed for another relying party than \(rpID)")
+        }
+        guard assertion.credentialID == Base64URL.encode(chosen.credentialID) else {
+            throw unknown(chosen.provider, "it signed with another passkey than the one chosen")
+        }
+        guard assertion.clientDataHash == Base64URL.encode(clientData.hash) else {
+            throw unknown(chosen.provider, "it signed other client data than it was given")
+        }
+        try checkFlags(data.flags, from: chosen.provider, verification: verification)
+    }
+
+    /// The person chooses which passkey, in the agent.
+    private func choose(
+        among candidates: [Candidate],
+        rpID: String,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> Candidate {
+        let question = Agent.Request(
+            id: UUID().uuidString,
+            kind: .choose,
+            app: "Keyport",
+            message: "Sign in to \(rpID) with which passkey?",
+            choices: candidates.enumerated().map { index, candidate in
+                Agent.Choice(id: String(index), name: "\(candidate.identity.user) (\(candidate.provider.name))")
+            }
+        )
+        if request.call.more {
+            try? await request.send(
+                RawJSON(encoding: WebAuthn.Get.Reply(provider: "", asking: "Keyport is asking you through the agent"))
+            )
+        }
+        let answer: Agent.Answer.Parameters
+        do {
+            answer = try await agents.ask(question, within: personTime)
+        } catch {
+            throw VarlinkError(
+                WebAuthn.NotAllowedError(message: error.sentence("which passkey to use", limit: personTime))
+            )
+        }
+        guard let choice = answer.choice.flatMap(Int.init), candidates.indices.contains(choice) else {
+            throw VarlinkError(WebAuthn.NotAllowedError(message: "you chose no passkey"))
+        }
+        return candidates[choice]
+    }
+
+    // MARK: - Shared
+
+    /// The extensions keyportd takes part in (credProps, prf), read from the options' object;
+    /// others are ignored, as WebAuthn says. One of the two that is not what WebAuthn defines is
+    /// a TypeError naming it.
+    private static func extensions(_ object: RawJSON?) throws(VarlinkError) -> WebAuthn.ExtensionInputs? {
+        guard let object else { return nil }
+        do {
+            return try object.decode(WebAuthn.ExtensionInputs.self)
+        } catch {
+            throw VarlinkError(WebAuthn.TypeError(message: "options.extensions: \(error)"))
+        }
+    }
+
+    /// The relying party's PRF inputs, as the provider takes them (it salts them itself).
+    private static func prfInput(_ inputs: WebAuthn.PRFInputs) -> CredentialProvider.PRFInput {
+        CredentialProvider.PRFInput(
+            eval: inputs.eval.map { CredentialProvider.PRFValues(first: $0.first, second: $0.second) },
+            evalByCredential: inputs.evalByCredential?.mapValues {
+                CredentialProvider.PRFValues(first: $0.first, second: $0.second)
+            }
+        )
+    }
+
+    /// A base64url member's bytes; WebAuthn's TypeError naming it when it is not base64url.
+    private static func bytes(_ text: String, _ member: String) throws(VarlinkError) -> [UInt8] {
+        do {
+            return try Base64URL.decode(text)
+        } catch {
+            throw VarlinkError(WebAuthn.TypeError(message: "\(member) is not base64url: \(error)"))
+        }
+    }
+
+    /// A provider's call for `request`: when the provider asks the person and the client called
+    /// with `more`, the client hears so at once.
+    private static func call(for request: VarlinkRequest, to provider: ProviderManifest) -> ProviderPool.Call {
+        ProviderPool.Call { message in
+            guard request.call.more else { return }
+            try? await request.send(RawJSON(encoding: WebAuthn.Get.Reply(provider: provider.id, asking: message)))
+        }
+    }
+
+    private static func error(_ error: WebAuthnError) -> VarlinkError {
+        switch error.code {
+        case .security: VarlinkError(WebAuthn.SecurityError(message: error.message))
+        case .type: VarlinkError(WebAuthn.TypeError(message: error.message))
+        case .invalidState: VarlinkError(WebAuthn.InvalidStateError(message: error.message))
+        case .notSupported: VarlinkError(WebAuthn.NotSupportedError(message: error.message))
+        case .constraint: VarlinkError(WebAuthn.ConstraintError(message: error.message))
+        case .unknown: VarlinkError(WebAuthn.UnknownError(message: error.message))
+        default: VarlinkError(WebAuthn.NotAllowedError(message: error.message))
+        }
+    }
+
+    /// A provider's failure, as WebAuthn says it: what the person declined or let pass is
+    /// NotAllowedError, a provider that broke is UnknownError.
+    private static func error(_ failure: ProviderRequestFailure, of provider: ProviderManifest) -> VarlinkError {
+        switch failure {
+        case .interactionRequired, .interactionRefused:
+            VarlinkError(WebAuthn.NotAllowedError(message: "\(provider.name) needs you, and could not ask you"))
+        case .personTimedOut(let limit):
+            VarlinkError(
+                WebAuthn.NotAllowedError(
+                    message: "you did not answer \(provider.name)'s question within \(limit.components.seconds) seconds"
+                )
+            )
+        case .declinedByPerson:
+            VarlinkError(WebAuthn.NotAllowedError(message: "you declined what \(provider.name) asked"))
+        case .canceled(_, let reason):
+            VarlinkError(WebAuthn.NotAllowedError(message: "\(provider.name) declined: \(reason)"))
+        case .failed(let why): unknown(provider, why)
+        }
+    }
+
+    private static func unknown(_ provider: ProviderManifest, _ why: String) -> VarlinkError {
+        VarlinkError(WebAuthn.UnknownError(message: "\(provider.name): \(why)"))
+    }
+}

@@ -10,41 +10,63 @@ import Testing
 /// makes the options and verifies the registration and the sign-ins.
 @Suite("Passkeys from Keyport Vault through keyportd", .serialized)
 struct VaultPasskeyTests {
+    /// keyportd with an unlocked vault registered and enabled as its provider.
+    struct Sandbox {
+        var directory: TemporaryDirectory
+        var environment: [String: String]
+        var daemon: Program
+        var keeper: Program
+
+        init() async throws {
+            directory = try TemporaryDirectory("kp-vault-passkey")
+            environment = sandboxEnvironment(in: directory.url)
+            environment["KEYPORT_VAULT_SOCKET"] = directory.url.appendingPathComponent("vault.sock").path
+            daemon = try await startKeyportd(environment)
+            let vault = try VaultLocations(environment: environment).defaultVault
+            keeper = try Program(builtProgram("keyport-vault"), ["keeper", "--vault", vault], environment: environment)
+            _ = try await keeper.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
+            #expect(try await run(["vault", "init", "--passphrase-stdin"], "open sesame\n").status == 0)
+            #expect(try await run(["providers", "enable", "org.keyport.vault"]).status == 0)
+            #expect(try await run(["vault", "unlock", "--passphrase-stdin"], "open sesame\n").status == 0)
+        }
+
+        func run(_ arguments: [String], _ input: String? = nil) async throws -> Program.Ran {
+            try await runKeyport(arguments, input, environment: environment)
+        }
+
+        /// The extension's part, played by Peers/passkeys_through_host.py against keyport-browser: its JSON.
+        func throughHost(_ library: String, registered: String? = nil) async throws -> [String: Any] {
+            let python = try await Peers.python(importing: ["webauthn", "fido2"])
+            let ran = try await Program.run(
+                python,
+                [
+                    Peers.file("Tests/KeyportVaultTests/Peers/passkeys_through_host.py"),
+                    builtProgram("keyport-browser"),
+                    Peers.file("Tests/KeyportPasskeysTests/Peers/relying_party.py"), library,
+                    "https://login.example.com", "example.com",
+                ] + (registered.map { [$0] } ?? []),
+                environment: environment,
+                timeout: .seconds(120)
+            )
+            try #require(ran.status == 0, "\(ran.standardError)")
+            return try #require(try JSONSerialization.jsonObject(with: Data(ran.standardOutput.utf8)) as? [String: Any])
+        }
+
+        func stop() {
+            keeper.stop()
+            daemon.stop()
+            directory.remove()
+        }
+    }
+
     @Test(
         "a registration and two sign-ins verified by py_webauthn (EdDSA) and python-fido2 (ES256); BE and BS, counter 0; another site's page is refused",
         arguments: ["webauthn", "fido2"]
     )
     func registerAndSignIn(library: String) async throws {
-        let python = try await Peers.python(importing: ["webauthn", "fido2"])
-        let directory = try TemporaryDirectory("kp-vault-passkey")
-        defer { directory.remove() }
-        var environment = sandboxEnvironment(in: directory.url)
-        environment["KEYPORT_VAULT_SOCKET"] = directory.url.appendingPathComponent("vault.sock").path
-        func run(_ arguments: [String], _ input: String? = nil) async throws -> Program.Ran {
-            try await runKeyport(arguments, input, environment: environment)
-        }
-        let daemon = try await startKeyportd(environment)
-        defer { daemon.stop() }
-        let vault = try VaultLocations(environment: environment).defaultVault
-        let keeper = try Program(builtProgram("keyport-vault"), ["keeper", "--vault", vault], environment: environment)
-        defer { keeper.stop() }
-        _ = try await keeper.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("listening") }
-        #expect(try await run(["vault", "init", "--passphrase-stdin"], "open sesame\n").status == 0)
-        #expect(try await run(["providers", "enable", "org.keyport.vault"]).status == 0)
-        #expect(try await run(["vault", "unlock", "--passphrase-stdin"], "open sesame\n").status == 0)
-
-        let ran = try await Program.run(
-            python,
-            [
-                Peers.file("Tests/KeyportVaultTests/Peers/passkeys_through_host.py"), builtProgram("keyport-browser"),
-                Peers.file("Tests/KeyportPasskeysTests/Peers/relying_party.py"), library, "https://login.example.com",
-                "example.com",
-            ],
-            environment: environment,
-            timeout: .seconds(120)
-        )
-        try #require(ran.status == 0, "\(ran.standardError)")
-        let out = try #require(try JSONSerialization.jsonObject(with: Data(ran.standardOutput.utf8)) as? [String: Any])
+        let sandbox = try await Sandbox()
+        defer { sandbox.stop() }
+        let out = try await sandbox.throughHost(library)
         func object(_ key: String) -> [String: Any] { out[key] as? [String: Any] ?? [:] }
         func parameters(_ key: String) -> [String: Any] { object(key)["parameters"] as? [String: Any] ?? [:] }
 
@@ -64,14 +86,49 @@ struct VaultPasskeyTests {
             let signedIn = object("signed_in_\(round)")
             #expect(signedIn["refused"] == nil && signedIn["credentialId"] != nil, "\(round): \(signedIn)")
         }
-        #expect(
-            object("other_site")["error"] as? String == "org.keyport.WebAuthn.SecurityError",
-            "\(object("other_site"))"
-        )
+        // PRF: an input's output is the same each time, another input's is another.
+        let prf = object("prf")
+        #expect(prf["a"] as? String != nil && prf["a"] as? String == prf["again"] as? String, "\(prf)")
+        #expect(prf["b"] as? String != nil && prf["b"] as? String != prf["a"] as? String, "\(prf)")
+        #expect(prf["a_verified"] as? Bool == true && prf["b_verified"] as? Bool == true, "\(prf)")
+        for (key, error, words) in [
+            ("excluded", "InvalidStateError", "excluded"), ("other_site", "SecurityError", "relying party id"),
+            ("http", "SecurityError", "not a secure origin"), ("public_suffix", "SecurityError", "\"com\""),
+            ("long_user_id", "TypeError", "65 bytes"), ("no_algorithm", "NotSupportedError", "-65535"),
+        ] {
+            #expect(object(key)["error"] as? String == "org.keyport.WebAuthn.\(error)", "\(key): \(object(key))")
+            #expect((object(key)["message"] as? String)?.contains(words) == true, "\(key): \(object(key))")
+        }
 
         // The passkey is a CXF passkey in the vault: `vault list` shows the item of its relying party.
-        let list = try await run(["vault", "list"])
+        let list = try await sandbox.run(["vault", "list"])
         #expect(list.standardOutput.contains("example.com"), "\(list.standardOutput)")
+    }
+
+    @Test(
+        "a passkey another manager exported (CXF) signs in after `keyport vault import`, verified by both relying parties"
+    )
+    func importedPasskey() async throws {
+        let sandbox = try await Sandbox()
+        defer { sandbox.stop() }
+        let python = try await Peers.python(importing: ["webauthn", "fido2"])
+        let export = sandbox.directory.url.appendingPathComponent("export.json").path
+        let registered = sandbox.directory.url.appendingPathComponent("registered.json").path
+        let made = try await Program.run(
+            python,
+            [Peers.file("Tests/KeyportVaultTests/Peers/exported_passkey.py"), "example.com", export, registered]
+        )
+        try #require(made.status == 0, "\(made.standardError)")
+        let imported = try await sandbox.run(["vault", "import", export])
+        #expect(imported.status == 0, "\(imported.standardError)")
+        _ = try await sandbox.keeper.waitForLine(timeout: .seconds(30), onStandardError: true) {
+            $0.contains("identities updated (1)")
+        }
+        for library in ["webauthn", "fido2"] {
+            let out = try await sandbox.throughHost(library, registered: registered)
+            let signedIn = out["signed_in"] as? [String: Any]
+            #expect(signedIn != nil && signedIn?["refused"] == nil, "\(library): \(out)")
+        }
     }
 
     @Test("a process that is not Keyport's browser host may not speak for a web origin")

@@ -1,6 +1,10 @@
 """Passkeys from Keyport Vault through keyport-browser and keyportd, verified by a real relying party.
 
-    passkeys_through_host.py HOST RELYING_PARTY_SCRIPT LIB ORIGIN RPID
+    passkeys_through_host.py HOST RELYING_PARTY_SCRIPT LIB ORIGIN RPID [REGISTERED]
+
+With REGISTERED (a JSON file: what the relying party kept of a passkey registered elsewhere, and its
+credential id), only signs in with that passkey; else registers one, signs in with it, and tries what
+keyportd must refuse.
 
 Plays the browser extension's part: sends org.keyport.WebAuthn calls to keyport-browser (HOST) in native
 messaging frames, as the extension does, and hands what comes back to the relying party (py_webauthn or
@@ -8,12 +12,14 @@ python-fido2, through RELYING_PARTY_SCRIPT, Tests/KeyportPasskeysTests/Peers/rel
 Prints one JSON object: each step's reply or the relying party's verdict.
 """
 
+import base64
 import json
 import struct
 import subprocess
 import sys
 
 host_path, rp_script, lib, origin, rp_id = sys.argv[1:6]
+registered_file = sys.argv[6] if len(sys.argv) > 6 else None
 host = subprocess.Popen([host_path], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
 next_id = [0]
 
@@ -44,31 +50,81 @@ def relying_party(command, args, given=None):
     return json.loads(ran.stdout)
 
 
+def b64(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def sign_in(credential_id, registered, extensions=None):
+    """Options from the relying party naming the passkey, Get through the host, the verdict."""
+    begun = relying_party("begin-authentication", [rp_id], {"credentialIds": [credential_id]})
+    options = dict(begun["options"])
+    if extensions:
+        options["extensions"] = extensions
+    got = call("org.keyport.WebAuthn.Get", {"origin": origin, "options": options})[-1]
+    assertion = got.get("parameters", {}).get("credential")
+    verdict = None
+    if assertion:
+        verdict = relying_party(
+            "finish-authentication",
+            [rp_id, origin],
+            {"state": begun["state"], "credential": assertion, "registered": registered},
+        )
+    return got, verdict
+
+
+def error_of(method, parameters):
+    reply = call(method, parameters)[-1]
+    return {"error": reply.get("error"), "message": reply.get("parameters", {}).get("message")}
+
+
 out = {}
-begun = relying_party("begin-registration", [rp_id])
-created = call("org.keyport.WebAuthn.Create", {"origin": origin, "options": begun["options"]})
-out["create"] = created[-1]
-credential = created[-1].get("parameters", {}).get("credential")
-if credential:
-    out["registered"] = relying_party(
-        "finish-registration", [rp_id, origin], {"state": begun["state"], "credential": credential}
+if registered_file:
+    with open(registered_file) as f:
+        given = json.load(f)
+    out["get"], out["signed_in"] = sign_in(given["credentialId"], given["registered"])
+else:
+    begun = relying_party("begin-registration", [rp_id])
+    created = call("org.keyport.WebAuthn.Create", {"origin": origin, "options": begun["options"]})
+    out["create"] = created[-1]
+    credential = created[-1].get("parameters", {}).get("credential")
+    if credential:
+        out["registered"] = relying_party(
+            "finish-registration", [rp_id, origin], {"state": begun["state"], "credential": credential}
+        )
+        listed = call("org.keyport.WebAuthn.ListPasskeys", {"origin": origin, "rpId": rp_id})
+        out["listed"] = listed[-1]
+        for round in ("first", "second"):
+            out["get_" + round], out["signed_in_" + round] = sign_in(credential["id"], out["registered"])
+        # PRF: the same input gives the same output each time; another input another.
+        prf = {}
+        for name, first in (("a", b"first salt"), ("again", b"first salt"), ("b", b"other salt")):
+            got, verdict = sign_in(credential["id"], out["registered"], {"prf": {"eval": {"first": b64(first)}}})
+            results = got.get("parameters", {}).get("credential", {}).get("clientExtensionResults", {})
+            prf[name] = results.get("prf", {}).get("results", {}).get("first")
+            prf[name + "_verified"] = verdict is not None and "refused" not in verdict
+        out["prf"] = prf
+        # Registering again with this passkey excluded: InvalidStateError.
+        again = relying_party("begin-registration", [rp_id])
+        options = dict(again["options"])
+        options["excludeCredentials"] = [{"type": "public-key", "id": credential["id"]}]
+        out["excluded"] = error_of("org.keyport.WebAuthn.Create", {"origin": origin, "options": options})
+    # What keyportd refuses, whatever a provider would say.
+    begun = relying_party("begin-registration", [rp_id])
+    options = dict(begun["options"])
+    out["other_site"] = error_of("org.keyport.WebAuthn.Get", {"origin": "https://example.net", "options": {"challenge": options["challenge"], "rpId": rp_id}})
+    out["http"] = error_of("org.keyport.WebAuthn.Get", {"origin": "http://login.example.com", "options": {"challenge": options["challenge"], "rpId": rp_id}})
+    out["public_suffix"] = error_of(
+        "org.keyport.WebAuthn.Create",
+        {"origin": origin, "options": dict(options, rp={"id": "com", "name": "com"})},
     )
-    listed = call("org.keyport.WebAuthn.ListPasskeys", {"origin": origin, "rpId": rp_id})
-    out["listed"] = listed[-1]
-    for round in ("first", "second"):
-        begun = relying_party("begin-authentication", [rp_id], {"credentialIds": [credential["id"]]})
-        got = call("org.keyport.WebAuthn.Get", {"origin": origin, "options": begun["options"]})
-        out["get_" + round] = got[-1]
-        assertion = got[-1].get("parameters", {}).get("credential")
-        if assertion:
-            out["signed_in_" + round] = relying_party(
-                "finish-authentication",
-                [rp_id, origin],
-                {"state": begun["state"], "credential": assertion, "registered": out["registered"]},
-            )
-# The same options from another site's page: keyportd refuses the relying party id.
-begun = relying_party("begin-authentication", [rp_id], {})
-out["other_site"] = call("org.keyport.WebAuthn.Get", {"origin": "https://example.net", "options": begun["options"]})[-1]
+    out["long_user_id"] = error_of(
+        "org.keyport.WebAuthn.Create",
+        {"origin": origin, "options": dict(options, user=dict(options["user"], id=b64(bytes(65))))},
+    )
+    out["no_algorithm"] = error_of(
+        "org.keyport.WebAuthn.Create",
+        {"origin": origin, "options": dict(options, pubKeyCredParams=[{"type": "public-key", "alg": -65535}])},
+    )
 host.stdin.close()
 host.wait(timeout=30)
 print(json.dumps(out))

@@ -17,6 +17,8 @@ let nioEmbedded = Target.Dependency.product(name: "NIOEmbedded", package: "swift
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 let serviceLifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
 let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")
+let httpClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client")
+let nioSSL = Target.Dependency.product(name: "NIOSSL", package: "swift-nio-ssl")
 
 /// The programs that must start fast link the standard library in.
 let staticStandardLibrary: [LinkerSetting] = [.unsafeFlags(["-static-stdlib"])]
@@ -172,6 +174,7 @@ let system: [Target] = [
         dependencies: [
             "Varlink", "KeyportSystem", "KeyportEncoding", "KeyportInterfaces", "CredentialExchangeFormat",
             "KeyportPasskeys", "KeyportCallbacks", "KeyportDomains", "KeyportErrors", logging, serviceLifecycle,
+            httpClient, nioSSL,
         ]
     ),
     .executableTarget(
@@ -315,6 +318,12 @@ let examples: [Target] = [
         name: "ExampleProvider",
         dependencies: ["AuthenticationServices", "OneTimeCodes"],
         path: "Examples/ExampleProvider"
+    ),
+    // An app that signs up and in with passkeys through ASAuthorizationController.
+    .executableTarget(
+        name: "ExamplePasskeyApp",
+        dependencies: ["AuthenticationServices"],
+        path: "Examples/ExamplePasskeyApp"
     ),
 ]
 
@@ -470,6 +479,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
     ],
     targets: foundations + varlink + interfaces + libraries + system + commandLineParts + vault + commandLine + examples
         + tests

@@ -17,10 +17,10 @@ struct VaultPasskeyTests {
         var daemon: Program
         var keeper: Program
 
-        init() async throws {
-            directory = try TemporaryDirectory("kp-vault-passkey")
-            environment = sandboxEnvironment(in: directory.url)
-            environment["KEYPORT_VAULT_SOCKET"] = directory.url.appendingPathComponent("vault.sock").path
+        init(directory: TemporaryDirectory? = nil, environment extra: [String: String] = [:]) async throws {
+            self.directory = try directory ?? TemporaryDirectory("kp-vault-passkey")
+            environment = sandboxEnvironment(in: self.directory.url).merging(extra) { _, given in given }
+            environment["KEYPORT_VAULT_SOCKET"] = self.directory.url.appendingPathComponent("vault.sock").path
             daemon = try await startKeyportd(environment)
             let vault = try VaultLocations(environment: environment).defaultVault
             keeper = try Program(builtProgram("keyport-vault"), ["keeper", "--vault", vault], environment: environment)
@@ -129,6 +129,136 @@ struct VaultPasskeyTests {
             let signedIn = out["signed_in"] as? [String: Any]
             #expect(signedIn != nil && signedIn?["refused"] == nil, "\(library): \(out)")
         }
+    }
+
+    @Test(
+        "a native app written with Apple's API signs up and in, for the domain its manifest associates and its site confirms, once the person says yes; an app the site does not name is refused"
+    )
+    func nativeApp() async throws {
+        let python = try await Peers.python(importing: ["webauthn", "fido2"])
+        let directory = try TemporaryDirectory("kp-passkey-app")
+        // The app's site: https on localhost, confirming org.example.passkeyapp; keyportd trusts its CA.
+        let site = try Program(
+            python,
+            [
+                Peers.file("Tests/KeyportVaultTests/Peers/association_site.py"), directory.url.path,
+                "org.example.passkeyapp",
+            ]
+        )
+        defer { site.stop() }
+        let ready = try await site.waitForLine(timeout: .seconds(60)) { $0.hasPrefix("ready ") }
+        let words = ready.split(separator: " ")
+        let port = String(words[1])
+        let sandbox = try await Sandbox(directory: directory, environment: ["SSL_CERT_FILE": String(words[2])])
+        defer { sandbox.stop() }
+        let origin = "https://localhost:\(port)"
+        func register(_ id: String) throws {
+            let providers = URL(fileURLWithPath: sandbox.environment["XDG_DATA_HOME"]!).appendingPathComponent(
+                "keyport/providers"
+            )
+            try FileManager.default.createDirectory(at: providers, withIntermediateDirectories: true)
+            let manifest: [String: Any] = [
+                "id": id, "name": "Example Passkey App", "exec": [builtProgram("ExamplePasskeyApp")],
+                "associatedDomains": ["webcredentials:localhost:\(port)"],
+            ]
+            try JSONSerialization.data(withJSONObject: manifest).write(
+                to: providers.appendingPathComponent("\(id).json")
+            )
+        }
+        try register("org.example.passkeyapp")
+        let agent = try Program(keyport, ["agent", "--auto", "accept-first"], environment: sandbox.environment)
+        defer { agent.stop() }
+        _ = try await agent.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("waiting") }
+        let script = Peers.file("Tests/KeyportPasskeysTests/Peers/relying_party.py")
+        func relyingParty(
+            _ command: String,
+            _ arguments: [String],
+            _ given: [String: Any] = [:]
+        ) async throws -> [String: Any] {
+            let input = try JSONSerialization.data(withJSONObject: given)
+            let ran = try await Program.run(python, [script, "webauthn", command] + arguments, input: input)
+            try #require(ran.status == 0, "\(command): \(ran.standardError)")
+            return try #require(try JSONSerialization.jsonObject(with: Data(ran.standardOutput.utf8)) as? [String: Any])
+        }
+        func app(_ arguments: [String]) async throws -> Program.Ran {
+            try await Program.run(
+                builtProgram("ExamplePasskeyApp"),
+                arguments,
+                environment: sandbox.environment,
+                timeout: .seconds(60)
+            )
+        }
+
+        let begun = try await relyingParty("begin-registration", ["localhost"])
+        let options = try #require(begun["options"] as? [String: Any])
+        let user = try #require(options["user"] as? [String: Any])
+        let made = try await app([
+            "register", "localhost", try #require(options["challenge"] as? String), try #require(user["id"] as? String),
+            "alice@example.com", origin,
+        ])
+        try #require(made.status == 0, "\(made.standardError)")
+        let credential = try JSONSerialization.jsonObject(with: Data(made.standardOutput.utf8))
+        let registered = try await relyingParty(
+            "finish-registration",
+            ["localhost", origin],
+            ["state": begun["state"]!, "credential": credential]
+        )
+        #expect(registered["aaguid"] as? String == "721f7147-1b56-4e08-9f31-bb8d28eb1f09")
+        // The person was asked, in the agent, before the provider was.
+        _ = try await agent.waitForLine(timeout: .seconds(10), onStandardError: true) {
+            $0.contains(
+                "you said yes to: Example Passkey App asks to make a passkey for alice@example.com at localhost, kept by Keyport Vault"
+            )
+        }
+
+        let signIn = try await relyingParty(
+            "begin-authentication",
+            ["localhost"],
+            ["credentialIds": [registered["credentialId"]!]]
+        )
+        let challenge = try #require((signIn["options"] as? [String: Any])?["challenge"] as? String)
+        let signed = try await app(["signin", "localhost", challenge, origin])
+        try #require(signed.status == 0, "\(signed.standardError)")
+        let verdict = try await relyingParty(
+            "finish-authentication",
+            ["localhost", origin],
+            [
+                "state": signIn["state"]!,
+                "credential": try JSONSerialization.jsonObject(with: Data(signed.standardOutput.utf8)),
+                "registered": registered,
+            ]
+        )
+        #expect(verdict["credentialId"] as? String == registered["credentialId"] as? String)
+        _ = try await agent.waitForLine(timeout: .seconds(10), onStandardError: true) {
+            $0.contains("you said yes to: Example Passkey App asks to sign you in to localhost as alice@example.com")
+        }
+
+        // The person says no: nothing is signed, and the app hears it was canceled.
+        agent.stop()
+        let declining = try Program(keyport, ["agent", "--auto", "decline"], environment: sandbox.environment)
+        defer { declining.stop() }
+        _ = try await declining.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("waiting") }
+        let declined = try await app(["signin", "localhost", challenge, origin])
+        #expect(declined.status == 1 && declined.standardError.contains("you said no"), "\(declined.standardError)")
+
+        // Registered under an id the site does not name: keyportd refuses it, and says why.
+        try FileManager.default.removeItem(
+            at: URL(fileURLWithPath: sandbox.environment["XDG_DATA_HOME"]!).appendingPathComponent(
+                "keyport/providers/org.example.passkeyapp.json"
+            )
+        )
+        try register("org.example.unnamed")
+        let refused = try await app(["signin", "localhost", challenge, origin])
+        #expect(
+            refused.status == 1 && refused.standardError.contains("does not name org.example.unnamed"),
+            "\(refused.standardError)"
+        )
+        // And no app speaks for an origin its manifest does not associate.
+        let elsewhere = try await app(["signin", "localhost", challenge, "https://localhost"])
+        #expect(
+            elsewhere.status == 1 && elsewhere.standardError.contains("may speak only for"),
+            "\(elsewhere.standardError)"
+        )
     }
 
     @Test("a process that is not Keyport's browser host may not speak for a web origin")

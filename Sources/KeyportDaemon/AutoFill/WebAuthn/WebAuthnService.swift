@@ -28,6 +28,8 @@ package final class WebAuthnService: WebAuthn.Server {
     /// Keyport's browser host, installed beside keyportd: the one program that speaks for the web
     /// origins a browser reports.
     private let browserHost: String?
+    /// Which sites confirm which apps.
+    private let associations: SiteAssociations
 
     package init(
         registry: ProviderRegistry,
@@ -40,6 +42,7 @@ package final class WebAuthnService: WebAuthn.Server {
         personTime: Duration,
         list: PublicSuffixList = .current,
         browserHost: String? = Executable.beside("keyport-browser"),
+        associations: SiteAssociations = SiteAssociations(),
         logger: Logger
     ) {
         self.registry = registry
@@ -55,22 +58,35 @@ package final class WebAuthnService: WebAuthn.Server {
         self.personTime = personTime
         self.list = list
         self.browserHost = browserHost
+        self.associations = associations
         self.logger = logger
     }
 
     // MARK: - Who speaks for an origin
 
-    /// The origin and relying party id a call may use: the caller must be Keyport's browser host
-    /// (which relays the origin its browser reports for the extension's port); the origin must be
-    /// a secure web origin, written as a browser serializes it; the relying party id (by default
-    /// the origin's host) must be the origin's host or a registrable suffix of it.
+    /// Who is asking, as keyportd knows it from the kernel.
+    private enum Claimant {
+        /// Keyport's browser host, relaying what a browser reports; the person clicked in the
+        /// extension's own prompt.
+        case browserHost
+        /// A registered app, for the https origins of its associated domains; the person confirms
+        /// each request in the agent.
+        case app(ProviderManifest)
+    }
+
+    /// The caller, the origin and the relying party id a call may use. The caller is Keyport's
+    /// browser host (for whatever web origin its browser reports) or a registered app (for the
+    /// https origins of the domains its manifest associates, each confirmed by the site itself);
+    /// the origin must be a secure web origin, written as a browser serializes it; the relying
+    /// party id (by default the origin's host) must be the origin's host or a registrable suffix
+    /// of it.
     private func relyingParty(
         origin text: String,
         topOrigin: String?,
         rpID requested: String?,
         request: VarlinkRequest
-    ) throws(VarlinkError) -> (origin: ServiceOrigin, rpID: String) {
-        try admitCaller(request)
+    ) async throws(VarlinkError) -> (claimant: Claimant, origin: ServiceOrigin, rpID: String) {
+        let claimant = try claimant(request)
         let origin: ServiceOrigin
         do {
             origin = try RelyingPartyID.origin(text)
@@ -78,6 +94,7 @@ package final class WebAuthnService: WebAuthn.Server {
         } catch {
             throw Self.error(error)
         }
+        if case .app(let app) = claimant { try await admit(app, for: origin, topOrigin: topOrigin) }
         let rpID = requested ?? RelyingPartyID.default(for: origin)
         guard RelyingPartyID.isValid(rpID, for: origin, in: list) else {
             throw VarlinkError(
@@ -87,22 +104,79 @@ package final class WebAuthnService: WebAuthn.Server {
                 )
             )
         }
-        return (origin, rpID)
+        return (claimant, origin, rpID)
     }
 
-    /// Only Keyport's browser host speaks for a web origin: the kernel says which program is
-    /// calling, never the message. (An app's own origins, confirmed by its sites, are not taken
-    /// yet: docs/protocol.md, "Passkeys".)
-    private func admitCaller(_ request: VarlinkRequest) throws(VarlinkError) {
+    /// Who the caller is, from the kernel, never the message: Keyport's browser host by its
+    /// program, an app by AppResolver's rules; anyone else is refused.
+    private func claimant(_ request: VarlinkRequest) throws(VarlinkError) -> Claimant {
         let program = try? request.peer.process.executable
-        guard let program, let browserHost, program == browserHost else {
-            let who = program.map { "the program \($0)" } ?? "a process keyportd cannot read"
+        if let program, let browserHost, program == browserHost { return .browserHost }
+        let manifests = registry.scan().manifests
+        if case .app(let manifest, _)? = try? AppResolver.identify(request.peer.process, among: manifests),
+            !manifest.associatedDomains.isEmpty
+        {
+            return .app(manifest)
+        }
+        let who = program.map { "the program \($0)" } ?? "a process keyportd cannot read"
+        throw VarlinkError(
+            WebAuthn.SecurityError(
+                message:
+                    "\(who) may not speak for a web origin: only Keyport's browser host (\(browserHost ?? "keyport-browser")) and apps whose manifests name associated domains may"
+            )
+        )
+    }
+
+    /// An app speaks only for the https origins of its associated domains, each confirmed by the
+    /// site's apple-app-site-association, and never from inside another origin's frame.
+    private func admit(
+        _ app: ProviderManifest,
+        for origin: ServiceOrigin,
+        topOrigin: String?
+    ) async throws(VarlinkError) {
+        let domain = String(origin.description.dropFirst("https://".count))
+        guard origin.scheme == "https", topOrigin == nil, app.associatedDomains.contains(domain) else {
             throw VarlinkError(
                 WebAuthn.SecurityError(
                     message:
-                        "\(who) may not speak for a web origin: only Keyport's browser host (\(browserHost ?? "keyport-browser")) relays what a browser reports"
+                        "\(app.name) (\(app.id)) may speak only for the https origins of its associated domains (\(app.associatedDomains.joined(separator: ", "))), not \(origin)"
                 )
             )
+        }
+        let (confirmed, why) = await associations.confirm(domain: domain, app: app.id)
+        guard confirmed else {
+            throw VarlinkError(
+                WebAuthn.SecurityError(
+                    message: "\(domain) does not confirm that \(app.name) (\(app.id)) is its app: \(why)"
+                )
+            )
+        }
+    }
+
+    /// For an app, the person says yes in the agent to `message` before a provider is asked (the
+    /// browser host's calls follow a click in the extension's own prompt).
+    private func confirmWithPerson(
+        _ claimant: Claimant,
+        _ message: (ProviderManifest) -> String,
+        request: VarlinkRequest
+    )
+        async throws(VarlinkError)
+    {
+        guard case .app(let app) = claimant else { return }
+        let question = Agent.Request(id: UUID().uuidString, kind: .confirm, app: "Keyport", message: message(app))
+        if request.call.more {
+            try? await request.send(
+                RawJSON(encoding: WebAuthn.Get.Reply(provider: "", asking: "Keyport is asking you through the agent"))
+            )
+        }
+        let answer: Agent.Answer.Parameters
+        do {
+            answer = try await agents.ask(question, within: personTime)
+        } catch {
+            throw VarlinkError(WebAuthn.NotAllowedError(message: error.sentence("whether to go on", limit: personTime)))
+        }
+        guard answer.choice == Agent.yes else {
+            throw VarlinkError(WebAuthn.NotAllowedError(message: "you said no"))
         }
     }
 
@@ -134,8 +208,8 @@ package final class WebAuthnService: WebAuthn.Server {
     package func listPasskeys(
         _ input: consuming WebAuthn.ListPasskeys.Parameters,
         request: VarlinkRequest
-    ) throws(VarlinkError) -> WebAuthn.ListPasskeys.Reply {
-        let (_, rpID) = try relyingParty(
+    ) async throws(VarlinkError) -> WebAuthn.ListPasskeys.Reply {
+        let (_, _, rpID) = try await relyingParty(
             origin: input.origin,
             topOrigin: input.topOrigin,
             rpID: input.rpId,
@@ -165,7 +239,7 @@ package final class WebAuthnService: WebAuthn.Server {
         request: VarlinkRequest
     ) async throws(VarlinkError) -> WebAuthn.Create.Reply {
         let options = input.options
-        let (origin, rpID) = try relyingParty(
+        let (claimant, origin, rpID) = try await relyingParty(
             origin: input.origin,
             topOrigin: input.topOrigin,
             rpID: options.rp.id,
@@ -225,6 +299,13 @@ package final class WebAuthnService: WebAuthn.Server {
                 )
             )
         }
+        try await confirmWithPerson(
+            claimant,
+            { app in
+                "\(app.name) asks to make a passkey for \(options.user.name) at \(rpID), kept by \(provider.name). Go on?"
+            },
+            request: request
+        )
         let clientData = CollectedClientData(
             .create,
             challenge: challenge,
@@ -386,7 +467,7 @@ package final class WebAuthnService: WebAuthn.Server {
         request: VarlinkRequest
     ) async throws(VarlinkError) -> WebAuthn.Get.Reply {
         let options = input.options
-        let (origin, rpID) = try relyingParty(
+        let (claimant, origin, rpID) = try await relyingParty(
             origin: input.origin,
             topOrigin: input.topOrigin,
             rpID: options.rpId,
@@ -411,6 +492,18 @@ package final class WebAuthnService: WebAuthn.Server {
             throw VarlinkError(WebAuthn.NotAllowedError(message: "you have no passkey for \(rpID) here"))
         } else {
             chosen = try await choose(among: candidates, rpID: rpID, request: request)
+        }
+        if candidates.count == 1 || input.passkey != nil {
+            // The person's choice in the agent is their consent; a passkey given without a choice
+            // is confirmed there.
+            let passkey = chosen
+            try await confirmWithPerson(
+                claimant,
+                { app in
+                    "\(app.name) asks to sign you in to \(rpID) as \(passkey.identity.user) with \(passkey.provider.name)'s passkey. Go on?"
+                },
+                request: request
+            )
         }
         let clientData = CollectedClientData(
             .get,

@@ -232,9 +232,11 @@ case "browser-fill":
     )
 case "webauth":
     try await webAuthBenchmark(rounds: arguments.dropFirst().first.flatMap { Int($0) } ?? 200)
+case "passkeys":
+    try await passkeyBenchmark(runs: arguments.dropFirst().first.flatMap { Int($0) } ?? 200)
 default:
     print(
-        "usage: KeyportBench cxf [items] | cxf-profile decode|validate|encode | otp [codes] | webauth [sessions] | exchange [items] | autofill [identities] [runs] | vault [items] | vault-autofill [items] [runs] | vault-keepassxc [entries] | vault-import [items] [rounds] [spread|one-domain] | browser-fill [runs]"
+        "usage: KeyportBench cxf [items] | cxf-profile decode|validate|encode | otp [codes] | webauth [sessions] | exchange [items] | autofill [identities] [runs] | vault [items] | vault-autofill [items] [runs] | vault-keepassxc [entries] | vault-import [items] [rounds] [spread|one-domain] | browser-fill [runs] | passkeys [runs]"
     )
     exit(2)
 }

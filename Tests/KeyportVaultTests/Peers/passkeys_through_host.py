@@ -15,11 +15,13 @@ Prints one JSON object: each step's reply or the relying party's verdict.
 import base64
 import json
 import struct
+import time
 import subprocess
 import sys
 
 host_path, rp_script, lib, origin, rp_id = sys.argv[1:6]
-registered_file = sys.argv[6] if len(sys.argv) > 6 else None
+registered_file = sys.argv[6] if len(sys.argv) > 6 and sys.argv[6] != "--bench" else None
+bench_runs = int(sys.argv[7]) if len(sys.argv) > 7 and sys.argv[6] == "--bench" else 0
 host = subprocess.Popen([host_path], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
 next_id = [0]
 
@@ -77,8 +79,31 @@ def error_of(method, parameters):
     return {"error": reply.get("error"), "message": reply.get("parameters", {}).get("message")}
 
 
+def timed(method, parameters):
+    start = time.perf_counter()
+    replies = call(method, parameters)
+    return (time.perf_counter() - start) * 1000, replies[-1]
+
+
 out = {}
-if registered_file:
+if bench_runs:
+    creates, gets, lists = [], [], []
+    credential = None
+    for _ in range(bench_runs + 1):
+        begun = relying_party("begin-registration", [rp_id])
+        ms, reply = timed("org.keyport.WebAuthn.Create", {"origin": origin, "options": begun["options"]})
+        credential = credential or reply["parameters"]["credential"]
+        creates.append(ms)
+    for _ in range(bench_runs + 1):
+        begun = relying_party("begin-authentication", [rp_id], {"credentialIds": [credential["id"]]})
+        ms, reply = timed("org.keyport.WebAuthn.Get", {"origin": origin, "options": begun["options"]})
+        assert reply["parameters"]["credential"]["id"] == credential["id"], reply
+        gets.append(ms)
+    for _ in range(bench_runs):
+        ms, reply = timed("org.keyport.WebAuthn.ListPasskeys", {"origin": origin, "rpId": rp_id})
+        lists.append(ms)
+    out = {"create": creates, "get": gets, "list": lists}
+elif registered_file:
     with open(registered_file) as f:
         given = json.load(f)
     out["get"], out["signed_in"] = sign_in(given["credentialId"], given["registered"])

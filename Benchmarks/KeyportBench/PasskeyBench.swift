@@ -1,0 +1,95 @@
+import Foundation
+import KeyportSystem
+
+// Passkeys through keyport-browser, keyportd and Keyport Vault (its provider warm, the vault
+// unlocked), as the browser extension asks: from the native messaging frame written to the host
+// to its last reply read, for registrations (Create), sign-ins (Get) and ListPasskeys (keyportd
+// alone: no provider is asked). The first Create and Get, with the host and the provider just
+// started, are reported apart. Driven by the tests' own peer
+// (Tests/KeyportVaultTests/Peers/passkeys_through_host.py --bench), with py_webauthn making the
+// options; programs come from this build. The page's part (the extension's content script) is
+// not in it.
+func passkeyBenchmark(runs: Int) async throws {
+    let repository = buildDirectory.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let keyport = buildDirectory.appendingPathComponent("keyport").path
+    let python = repository.appendingPathComponent(".venv/bin/python3").path
+    for program in ["keyportd", "keyport", "keyport-cli", "keyport-vault", "keyport-browser"]
+    where !FileManager.default.isExecutableFile(atPath: buildDirectory.appendingPathComponent(program).path) {
+        print("\(program) is missing: swift build -c release --product \(program) first")
+        exit(2)
+    }
+    guard FileManager.default.isExecutableFile(atPath: python) else {
+        print("the test venv is missing (\(python)): run scripts/test once")
+        exit(2)
+    }
+    let root = try benchSandbox("kp-passkey-bench", making: ["home"])
+    defer { try? FileManager.default.removeItem(at: root) }
+    var environment = benchEnvironment(root)
+    environment["HOME"] = root.appendingPathComponent("home").path
+    let daemon = try ChildProcess(
+        executable: buildDirectory.appendingPathComponent("keyportd").path,
+        arguments: [],
+        environment: environment
+    )
+    defer { daemon.signalGroup(SIGTERM) }
+    let socket = environment["KEYPORT_SOCKET"]!
+    for _ in 0..<300 where !FileManager.default.fileExists(atPath: socket) {
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    for (arguments, input) in [
+        (["vault", "init", "--passphrase-stdin"], "open sesame\n"),
+        (["providers", "enable", "org.keyport.vault"], nil),
+        (["vault", "unlock", "--passphrase-stdin"], "open sesame\n"),
+    ] {
+        let child = try ChildProcess(
+            executable: keyport,
+            arguments: arguments,
+            environment: environment,
+            streams: .captured(input: input.map { Data($0.utf8) })
+        )
+        await child.waitForExit()
+        guard child.termination == .exited(0) else {
+            throw BenchFailure(description: "keyport \(arguments.joined(separator: " ")) failed")
+        }
+    }
+    let peer = try ChildProcess(
+        executable: python,
+        arguments: [
+            repository.appendingPathComponent("Tests/KeyportVaultTests/Peers/passkeys_through_host.py").path,
+            buildDirectory.appendingPathComponent("keyport-browser").path,
+            repository.appendingPathComponent("Tests/KeyportPasskeysTests/Peers/relying_party.py").path,
+            "webauthn", "https://login.example.com", "example.com", "--bench", "\(runs)",
+        ],
+        environment: environment,
+        streams: .captured(input: nil)
+    )
+    await peer.waitForExit()
+    await peer.output?.waitForEnd()
+    guard peer.termination == .exited(0),
+        let report = try JSONSerialization.jsonObject(with: peer.output?.standardOutput ?? Data())
+            as? [String: [Double]]
+    else {
+        let said = String(decoding: peer.output?.standardError ?? Data(), as: UTF8.self)
+        throw BenchFailure(description: "the peer failed: \(said.suffix(2000))")
+    }
+    func line(_ name: String, _ times: [Double], coldFirst: Bool) {
+        let warm = (coldFirst ? Array(times.dropFirst()) : times).sorted()
+        guard !warm.isEmpty else { return }
+        func at(_ share: Double) -> Double { warm[min(warm.count - 1, Int(Double(warm.count) * share))] }
+        let cold = coldFirst ? String(format: "cold %.1f ms, ", times[0]) : ""
+        print(
+            String(
+                format: "%@: %@p50 %.2f ms, p99 %.2f ms, max %.2f ms (%d runs)",
+                name,
+                cold,
+                at(0.5),
+                at(0.99),
+                warm.last!,
+                warm.count
+            )
+        )
+    }
+    line("Create (registration)", report["create"] ?? [], coldFirst: true)
+    line("Get (sign-in)", report["get"] ?? [], coldFirst: true)
+    line("ListPasskeys (keyportd alone)", report["list"] ?? [], coldFirst: false)
+}

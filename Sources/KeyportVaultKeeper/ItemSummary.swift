@@ -12,6 +12,7 @@ package struct ItemSummary {
     package var user: String? {
         for case .basicAuth(let auth) in item.credentials { return auth.username?.value }
         for case .totp(let totp) in item.credentials { return totp.username }
+        for case .passkey(let passkey) in item.credentials { return passkey.username }
         return nil
     }
 
@@ -44,6 +45,14 @@ package struct ItemSummary {
                 lines.append(
                     "one-time code: \(reveal ? totp.secret : "(secret hidden: --reveal)"), \(totp.digits) digits every \(totp.period) s"
                 )
+            case .passkey(let passkey):
+                // Who and where, and the ids a relying party knows; the private key only asked for.
+                let display = passkey.userDisplayName.isEmpty || passkey.userDisplayName == passkey.username
+                lines.append("passkey: \(passkey.rpId) as \(passkey.username)\(display ? "" : " (\(passkey.userDisplayName))")")
+                lines.append("credential id: \(Base64URL.encode(passkey.credentialId))")
+                lines.append("user handle: \(Base64URL.encode(passkey.userHandle))")
+                lines.append("private key: \(reveal ? Base64URL.encode(passkey.key) : "(hidden: --reveal)")")
+                if passkey.fido2Extensions?.hmacCredentials != nil { lines.append("prf: yes") }
             case .note(let note):
                 // A note's lines stay lines, indented under the first.
                 let text = note.content.value.split(separator: "\n", omittingEmptySubsequences: false)

@@ -102,7 +102,13 @@ struct VaultPasskeyTests {
 
         // The passkey is a CXF passkey in the vault: `vault list` shows the item of its relying party.
         let list = try await sandbox.run(["vault", "list"])
-        #expect(list.standardOutput.contains("example.com"), "\(list.standardOutput)")
+        #expect(list.standardOutput.contains("example.com\talice@example.com"), "\(list.standardOutput)")
+        let shown = try await sandbox.run(["vault", "show", "example.com"])
+        #expect(shown.standardOutput.contains("passkey: example.com as alice@example.com"), "\(shown.standardOutput)")
+        #expect(shown.standardOutput.contains("private key: (hidden: --reveal)"), "\(shown.standardOutput)")
+        #expect(shown.standardOutput.contains("prf: yes"), "\(shown.standardOutput)")
+        let revealed = try await sandbox.run(["vault", "show", "--reveal", "example.com"])
+        #expect(revealed.standardOutput.contains("private key: M"), "\(revealed.standardOutput) \(revealed.standardError)")
     }
 
     @Test(

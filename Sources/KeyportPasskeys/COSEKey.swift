@@ -166,7 +166,7 @@ package struct COSEKey: Hashable, Sendable {
     private func verifier() throws(PasskeyDataError) -> Verifier {
         do {
             switch (algorithm, material) {
-            case (.es256, .ellipticCurve(1, let x, let y)):
+            case (.es256, .ellipticCurve(1, let x, let y)) where x.count == 32 && y.count == 32:
                 let key = try P256.Signing.PublicKey(x963Representation: [4] + x + y)
                 return Verifier(subjectPublicKeyInfo: Array(key.derRepresentation)) { signature, message in
                     guard let signature = try? P256.Signing.ECDSASignature(derRepresentation: signature) else {
@@ -174,7 +174,7 @@ package struct COSEKey: Hashable, Sendable {
                     }
                     return key.isValidSignature(signature, for: message)
                 }
-            case (.es384, .ellipticCurve(2, let x, let y)):
+            case (.es384, .ellipticCurve(2, let x, let y)) where x.count == 48 && y.count == 48:
                 let key = try P384.Signing.PublicKey(x963Representation: [4] + x + y)
                 return Verifier(subjectPublicKeyInfo: Array(key.derRepresentation)) { signature, message in
                     guard let signature = try? P384.Signing.ECDSASignature(derRepresentation: signature) else {
@@ -182,7 +182,7 @@ package struct COSEKey: Hashable, Sendable {
                     }
                     return key.isValidSignature(signature, for: message)
                 }
-            case (.es512, .ellipticCurve(3, let x, let y)):
+            case (.es512, .ellipticCurve(3, let x, let y)) where x.count == 66 && y.count == 66:
                 let key = try P521.Signing.PublicKey(x963Representation: [4] + x + y)
                 return Verifier(subjectPublicKeyInfo: Array(key.derRepresentation)) { signature, message in
                     guard let signature = try? P521.Signing.ECDSASignature(derRepresentation: signature) else {
@@ -215,7 +215,7 @@ package struct COSEKey: Hashable, Sendable {
         }
         throw PasskeyDataError(
             .unsupported,
-            "the credential public key's algorithm \(algorithm) does not fit its key type and curve"
+            "the credential public key's algorithm \(algorithm) does not fit its key type, curve and coordinate sizes"
         )
     }
 

@@ -29,8 +29,6 @@ extension ErrorCodeOf<WebAuthnError> {
     package static let invalidState = Self(rawValue: "InvalidStateError")
     /// Nothing asked for can be done: no algorithm offered is supported.
     package static let notSupported = Self(rawValue: "NotSupportedError")
-    /// A requirement no authenticator here meets (user verification that cannot be done).
-    package static let constraint = Self(rawValue: "ConstraintError")
     /// The caller stopped the ceremony.
     package static let abort = Self(rawValue: "AbortError")
     /// The authenticator failed in a way none of the others names.

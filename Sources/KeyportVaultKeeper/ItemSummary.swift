@@ -48,7 +48,9 @@ package struct ItemSummary {
             case .passkey(let passkey):
                 // Who and where, and the ids a relying party knows; the private key only asked for.
                 let display = passkey.userDisplayName.isEmpty || passkey.userDisplayName == passkey.username
-                lines.append("passkey: \(passkey.rpId) as \(passkey.username)\(display ? "" : " (\(passkey.userDisplayName))")")
+                lines.append(
+                    "passkey: \(passkey.rpId) as \(passkey.username)\(display ? "" : " (\(passkey.userDisplayName))")"
+                )
                 lines.append("credential id: \(Base64URL.encode(passkey.credentialId))")
                 lines.append("user handle: \(Base64URL.encode(passkey.userHandle))")
                 lines.append("private key: \(reveal ? Base64URL.encode(passkey.key) : "(hidden: --reveal)")")

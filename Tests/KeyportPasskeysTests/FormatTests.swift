@@ -52,7 +52,7 @@ struct FormatTests {
                     .init(.int(1), .int(2)), .init(.int(3), .int(-8)), .init(.int(-1), .int(1)),
                     .init(.int(-2), .bytes([1])), .init(.int(-3), .bytes([2])),
                 ]),
-                "the credential public key's algorithm EdDSA (-8) does not fit its key type and curve"
+                "the credential public key's algorithm EdDSA (-8) does not fit its key type, curve and coordinate sizes"
             ),
             (
                 .map([
@@ -72,8 +72,11 @@ struct FormatTests {
         }
     }
 
-    @Test("a point that is not on P-256 is not a key")
-    func offCurve() {
+    @Test("a point that is not on P-256 is not a key, nor one whose coordinates are 31 and 33 bytes")
+    func offCurve() throws {
+        let point = Array(P256.Signing.PrivateKey().publicKey.x963Representation)
+        let shifted = COSEKey.Material.ellipticCurve(curve: 1, x: Array(point[1..<32]), y: Array(point[32...]))
+        #expect(throws: PasskeyDataError(.unsupported, "")) { try COSEKey(algorithm: .es256, material: shifted) }
         let material = COSEKey.Material.ellipticCurve(
             curve: 1,
             x: [UInt8](repeating: 1, count: 32),

@@ -16,6 +16,9 @@ struct VaultPasskeyTests {
         var environment: [String: String]
         var daemon: Program
         var keeper: Program
+        /// The person's agent, saying yes to every question: keyportd asks before each passkey is
+        /// made or used, the browser host's calls too.
+        var agent: Program?
 
         init(directory: TemporaryDirectory? = nil, environment extra: [String: String] = [:]) async throws {
             self.directory = try directory ?? TemporaryDirectory("kp-vault-passkey")
@@ -28,6 +31,13 @@ struct VaultPasskeyTests {
             #expect(try await run(["vault", "init", "--passphrase-stdin"], "open sesame\n").status == 0)
             #expect(try await run(["providers", "enable", "org.keyport.vault"]).status == 0)
             #expect(try await run(["vault", "unlock", "--passphrase-stdin"], "open sesame\n").status == 0)
+        }
+
+        /// Starts the agent that says yes.
+        mutating func startAgent() async throws {
+            let agent = try Program(keyport, ["agent", "--auto", "accept-first"], environment: environment)
+            _ = try await agent.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("waiting") }
+            self.agent = agent
         }
 
         func run(_ arguments: [String], _ input: String? = nil) async throws -> Program.Ran {
@@ -53,6 +63,7 @@ struct VaultPasskeyTests {
         }
 
         func stop() {
+            agent?.stop()
             keeper.stop()
             daemon.stop()
             directory.remove()
@@ -64,8 +75,9 @@ struct VaultPasskeyTests {
         arguments: ["webauthn", "fido2"]
     )
     func registerAndSignIn(library: String) async throws {
-        let sandbox = try await Sandbox()
+        var sandbox = try await Sandbox()
         defer { sandbox.stop() }
+        try await sandbox.startAgent()
         let out = try await sandbox.throughHost(library)
         func object(_ key: String) -> [String: Any] { out[key] as? [String: Any] ?? [:] }
         func parameters(_ key: String) -> [String: Any] { object(key)["parameters"] as? [String: Any] ?? [:] }
@@ -95,10 +107,26 @@ struct VaultPasskeyTests {
             ("excluded", "InvalidStateError", "excluded"), ("other_site", "SecurityError", "relying party id"),
             ("http", "SecurityError", "not a secure origin"), ("public_suffix", "SecurityError", "\"com\""),
             ("long_user_id", "TypeError", "65 bytes"), ("no_algorithm", "NotSupportedError", "-65535"),
+            ("unknown_passkey", "NotAllowedError", "no passkey could be used"),
+            ("other_relying_party", "NotAllowedError", "no passkey could be used"),
+            ("prf_by_credential_create", "NotSupportedError", "evalByCredential"),
         ] {
             #expect(object(key)["error"] as? String == "org.keyport.WebAuthn.\(error)", "\(key): \(object(key))")
             #expect((object(key)["message"] as? String)?.contains(words) == true, "\(key): \(object(key))")
         }
+
+        // The person was asked in the agent before the passkey was made and each time it was used.
+        let asked = sandbox.agent?.standardError ?? ""
+        #expect(
+            asked.contains(
+                "you said yes to: A page of https://login.example.com (in your browser) asks to make a passkey for “alice@example.com” at example.com"
+            ),
+            "\(asked)"
+        )
+        #expect(
+            asked.components(separatedBy: "asks to sign you in to example.com as “alice@example.com”").count > 2,
+            "\(asked)"
+        )
 
         // The passkey is a CXF passkey in the vault: `vault list` shows the item of its relying party.
         let list = try await sandbox.run(["vault", "list"])
@@ -108,15 +136,19 @@ struct VaultPasskeyTests {
         #expect(shown.standardOutput.contains("private key: (hidden: --reveal)"), "\(shown.standardOutput)")
         #expect(shown.standardOutput.contains("prf: yes"), "\(shown.standardOutput)")
         let revealed = try await sandbox.run(["vault", "show", "--reveal", "example.com"])
-        #expect(revealed.standardOutput.contains("private key: M"), "\(revealed.standardOutput) \(revealed.standardError)")
+        #expect(
+            revealed.standardOutput.contains("private key: M"),
+            "\(revealed.standardOutput) \(revealed.standardError)"
+        )
     }
 
     @Test(
         "a passkey another manager exported (CXF) signs in after `keyport vault import`, verified by both relying parties"
     )
     func importedPasskey() async throws {
-        let sandbox = try await Sandbox()
+        var sandbox = try await Sandbox()
         defer { sandbox.stop() }
+        try await sandbox.startAgent()
         let python = try await Peers.python(importing: ["webauthn", "fido2"])
         let export = sandbox.directory.url.appendingPathComponent("export.json").path
         let registered = sandbox.directory.url.appendingPathComponent("registered.json").path
@@ -213,7 +245,7 @@ struct VaultPasskeyTests {
         // The person was asked, in the agent, before the provider was.
         _ = try await agent.waitForLine(timeout: .seconds(10), onStandardError: true) {
             $0.contains(
-                "you said yes to: Example Passkey App asks to make a passkey for alice@example.com at localhost, kept by Keyport Vault"
+                "you said yes to: The app “Example Passkey App” (org.example.passkeyapp) asks to make a passkey for “alice@example.com” at localhost, kept by Keyport Vault"
             )
         }
 
@@ -236,7 +268,9 @@ struct VaultPasskeyTests {
         )
         #expect(verdict["credentialId"] as? String == registered["credentialId"] as? String)
         _ = try await agent.waitForLine(timeout: .seconds(10), onStandardError: true) {
-            $0.contains("you said yes to: Example Passkey App asks to sign you in to localhost as alice@example.com")
+            $0.contains(
+                "you said yes to: The app “Example Passkey App” (org.example.passkeyapp) asks to sign you in to localhost as “alice@example.com”"
+            )
         }
 
         // The person says no: nothing is signed, and the app hears it was canceled.

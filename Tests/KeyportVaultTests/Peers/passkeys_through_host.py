@@ -133,6 +133,16 @@ else:
         options = dict(again["options"])
         options["excludeCredentials"] = [{"type": "public-key", "id": credential["id"]}]
         out["excluded"] = error_of("org.keyport.WebAuthn.Create", {"origin": origin, "options": options})
+        # A passkey that is not here, and one of another relying party: said alike.
+        begun = relying_party("begin-authentication", [rp_id], {"credentialIds": [b64(b"not-a-passkey-id")]})
+        out["unknown_passkey"] = error_of("org.keyport.WebAuthn.Get", {"origin": origin, "options": begun["options"]})
+        out["other_relying_party"] = error_of(
+            "org.keyport.WebAuthn.Get",
+            {"origin": "https://login.example.org", "options": {"challenge": begun["options"]["challenge"]}},
+        )
+        again = relying_party("begin-registration", [rp_id])
+        options = dict(again["options"], extensions={"prf": {"evalByCredential": {credential["id"]: {"first": b64(b"x")}}}})
+        out["prf_by_credential_create"] = error_of("org.keyport.WebAuthn.Create", {"origin": origin, "options": options})
     # What keyportd refuses, whatever a provider would say.
     begun = relying_party("begin-registration", [rp_id])
     options = dict(begun["options"])

@@ -104,6 +104,16 @@ package final class WebAuthnService: WebAuthn.Server {
                 )
             )
         }
+        // An app uses only the passkeys of the domain it is associated with (Apple's rule), not
+        // those of a parent domain its site's subdomain could otherwise vouch for.
+        if case .app(let app) = claimant, rpID != origin.host.description {
+            throw VarlinkError(
+                WebAuthn.SecurityError(
+                    message:
+                        "\(app.name) (\(app.id)) may use the passkeys of \(origin.host), its associated domain, not \(rpID)'s"
+                )
+            )
+        }
         return (claimant, origin, rpID)
     }
 
@@ -153,17 +163,26 @@ package final class WebAuthnService: WebAuthn.Server {
         }
     }
 
-    /// For an app, the person says yes in the agent to `message` before a provider is asked (the
-    /// browser host's calls follow a click in the extension's own prompt).
-    private func confirmWithPerson(
-        _ claimant: Claimant,
-        _ message: (ProviderManifest) -> String,
-        request: VarlinkRequest
-    )
-        async throws(VarlinkError)
-    {
-        guard case .app(let app) = claimant else { return }
-        let question = Agent.Request(id: UUID().uuidString, kind: .confirm, app: "Keyport", message: message(app))
+    /// Who asks, for the person: an app by its name and id, the browser host by the page's origin.
+    private static func asker(_ claimant: Claimant, _ origin: ServiceOrigin) -> String {
+        switch claimant {
+        case .app(let app): "The app \(Self.quoted(app.name)) (\(app.id))"
+        case .browserHost: "A page of \(origin) (in your browser)"
+        }
+    }
+
+    /// A value a caller or a site chose, in a question: quoted, and cut to 64 characters, so that
+    /// it cannot pass for the rest of the sentence.
+    private static func quoted(_ text: String) -> String {
+        "“" + (text.count > 64 ? text.prefix(63) + "…" : text) + "”"
+    }
+
+    /// The person says yes in the agent to `message` before a provider is asked. Every caller is
+    /// asked, the browser host too: until the extension's own prompt answers for the person (its
+    /// click is the presence WebAuthn asks for), any process of the person's that runs
+    /// `keyport-browser` would otherwise sign without them (SECURITY.md).
+    private func confirmWithPerson(_ message: String, request: VarlinkRequest) async throws(VarlinkError) {
+        let question = Agent.Request(id: UUID().uuidString, kind: .confirm, app: "Keyport", message: message)
         if request.call.more {
             try? await request.send(
                 RawJSON(encoding: WebAuthn.Get.Reply(provider: "", asking: "Keyport is asking you through the agent"))
@@ -270,7 +289,7 @@ package final class WebAuthnService: WebAuthn.Server {
             try Self.bytes(descriptor.id, "options.excludeCredentials")
         }
         let verification = options.authenticatorSelection?.userVerification ?? "preferred"
-        let extensions = try Self.extensions(options.extensions)
+        let extensions = try Self.extensions(options.extensions, creating: true)
         let providers = registry.enabled(in: configuration, where: { $0.provides(.passkey) })
         let provider: ProviderManifest
         if let named = input.provider {
@@ -290,22 +309,15 @@ package final class WebAuthnService: WebAuthn.Server {
             }
             provider = first
         }
-        // The person has one of the excluded passkeys here already: WebAuthn's InvalidStateError.
-        if let held = passkeys(for: rpID, allowed: excluded).first, !excluded.isEmpty {
-            throw VarlinkError(
-                WebAuthn.InvalidStateError(
-                    message:
-                        "\(held.provider.name) has a passkey for \(rpID) that the site excluded (\(held.identity.user))"
-                )
-            )
-        }
         try await confirmWithPerson(
-            claimant,
-            { app in
-                "\(app.name) asks to make a passkey for \(options.user.name) at \(rpID), kept by \(provider.name). Go on?"
-            },
+            "\(Self.asker(claimant, origin)) asks to make a passkey for \(Self.quoted(options.user.name)) at \(rpID), kept by \(provider.name). Go on?",
             request: request
         )
+        // Only once the person said yes (WebAuthn's rule, so that a caller cannot probe for
+        // passkeys): one of the excluded passkeys is the person's already.
+        if !excluded.isEmpty, !passkeys(for: rpID, allowed: excluded).isEmpty {
+            throw VarlinkError(WebAuthn.InvalidStateError(message: Self.excluded))
+        }
         let clientData = CollectedClientData(
             .create,
             challenge: challenge,
@@ -346,22 +358,30 @@ package final class WebAuthnService: WebAuthn.Server {
                 as: Self.call(for: request, to: provider)
             )
         } catch .canceled(let code, _) where code == ProviderRequestFailure.matchedExcludedCredential {
-            throw VarlinkError(
-                WebAuthn.InvalidStateError(message: "\(provider.name) has a passkey for \(rpID) that the site excluded")
-            )
+            throw VarlinkError(WebAuthn.InvalidStateError(message: Self.excluded))
         } catch {
             throw Self.error(error, of: provider)
         }
         guard let registration = try? reply.decode(CredentialProvider.RegisterPasskey.Reply.self).registration else {
             throw Self.unknown(provider, "its answer is not a passkey registration")
         }
-        let credential = try Self.checked(
+        var credential = try Self.checked(
             registration,
             from: provider,
             rpID: rpID,
             clientData: clientData,
             verification: verification
         )
+        guard let key = credential.authenticatorData.attestedCredential?.publicKey, algorithms.contains(key.algorithm)
+        else {
+            throw Self.unknown(provider, "it made a key for an algorithm the site did not offer")
+        }
+        // The attestation the site asked for: by default none, so a provider's own statement (which
+        // names its model and may identify the device) does not go to the site.
+        if !["direct", "indirect", "enterprise"].contains(options.attestation ?? "none"), credential.format != "none" {
+            credential.format = "none"
+            credential.statement = .map([])
+        }
         logger.info("passkey registered", metadata: ["provider": "\(provider.id)", "rp": "\(rpID)"])
         return WebAuthn.Create.Reply(
             credential: Self.registrationJSON(
@@ -443,7 +463,7 @@ package final class WebAuthnService: WebAuthn.Server {
             authenticatorAttachment: "platform",
             response: WebAuthn.RegistrationResponse(
                 clientDataJSON: Base64URL.encode(clientData.json),
-                attestationObject: registration.attestationObject,
+                attestationObject: Base64URL.encode(object.bytes),
                 authenticatorData: Base64URL.encode(object.authenticatorDataBytes),
                 transports: ["internal", "hybrid"],
                 publicKey: Base64URL.encode(key.subjectPublicKeyInfo),
@@ -478,30 +498,31 @@ package final class WebAuthnService: WebAuthn.Server {
             try Self.bytes(descriptor.id, "options.allowCredentials")
         }
         let verification = options.userVerification ?? "preferred"
-        let extensions = try Self.extensions(options.extensions)
+        let extensions = try Self.extensions(options.extensions, creating: false, allowed: allowed)
         let candidates = passkeys(for: rpID, allowed: allowed)
         let chosen: Candidate
         if let named = input.passkey {
             guard let found = candidates.first(where: { Base64URL.encode($0.credentialID) == named }) else {
-                throw VarlinkError(WebAuthn.NotAllowedError(message: "that passkey is not one you may use for \(rpID)"))
+                throw VarlinkError(WebAuthn.NotAllowedError(message: Self.noPasskey))
             }
             chosen = found
         } else if candidates.count == 1 {
             chosen = candidates[0]
         } else if candidates.isEmpty {
-            throw VarlinkError(WebAuthn.NotAllowedError(message: "you have no passkey for \(rpID) here"))
+            throw VarlinkError(WebAuthn.NotAllowedError(message: Self.noPasskey))
         } else {
-            chosen = try await choose(among: candidates, rpID: rpID, request: request)
+            chosen = try await choose(
+                among: candidates,
+                rpID: rpID,
+                asker: Self.asker(claimant, origin),
+                request: request
+            )
         }
         if candidates.count == 1 || input.passkey != nil {
             // The person's choice in the agent is their consent; a passkey given without a choice
             // is confirmed there.
-            let passkey = chosen
             try await confirmWithPerson(
-                claimant,
-                { app in
-                    "\(app.name) asks to sign you in to \(rpID) as \(passkey.identity.user) with \(passkey.provider.name)'s passkey. Go on?"
-                },
+                "\(Self.asker(claimant, origin)) asks to sign you in to \(rpID) as \(Self.quoted(chosen.identity.user)) with \(chosen.provider.name)'s passkey. Go on?",
                 request: request
             )
         }
@@ -545,7 +566,13 @@ package final class WebAuthnService: WebAuthn.Server {
         else {
             throw Self.unknown(chosen.provider, "its answer is not a passkey's assertion")
         }
-        try Self.check(assertion, of: chosen, rpID: rpID, clientData: clientData, verification: verification)
+        let checked = try Self.check(
+            assertion,
+            of: chosen,
+            rpID: rpID,
+            clientData: clientData,
+            verification: verification
+        )
         logger.info("passkey assertion", metadata: ["provider": "\(chosen.provider.id)", "rp": "\(rpID)"])
         return WebAuthn.Get.Reply(
             credential: WebAuthn.AssertionCredential(
@@ -555,9 +582,9 @@ package final class WebAuthnService: WebAuthn.Server {
                 authenticatorAttachment: "platform",
                 response: WebAuthn.AssertionResponse(
                     clientDataJSON: Base64URL.encode(clientData.json),
-                    authenticatorData: assertion.authenticatorData,
-                    signature: assertion.signature,
-                    userHandle: assertion.userHandle
+                    authenticatorData: checked.authenticatorData,
+                    signature: checked.signature,
+                    userHandle: checked.userHandle
                 ),
                 clientExtensionResults: WebAuthn.ExtensionOutputs(
                     prf: extensions?.prf == nil
@@ -571,22 +598,30 @@ package final class WebAuthnService: WebAuthn.Server {
         )
     }
 
-    /// An assertion is for `rpID`, by the passkey chosen, of the client data sent, the person
-    /// present (and verified when required).
+    /// An assertion is for `rpID`, by the passkey chosen and its account, of the client data
+    /// sent, the person present (and verified when required), without a new credential in it. Its
+    /// parts go to the page as keyportd writes base64url, not as the provider did.
     private static func check(
         _ assertion: CredentialProvider.PasskeyAssertion,
         of chosen: Candidate,
         rpID: String,
         clientData: CollectedClientData,
         verification: String
-    ) throws(VarlinkError) {
+    ) throws(VarlinkError) -> (authenticatorData: String, signature: String, userHandle: String) {
+        let bytes: (data: [UInt8], signature: [UInt8], userHandle: [UInt8])
+        do {
+            bytes = (
+                try Base64URL.decode(assertion.authenticatorData), try Base64URL.decode(assertion.signature),
+                try Base64URL.decode(assertion.userHandle)
+            )
+        } catch {
+            throw unknown(chosen.provider, "its assertion holds a value that is not base64url")
+        }
         let data: AuthenticatorData
         do {
-            data = try AuthenticatorData(try Base64URL.decode(assertion.authenticatorData))
-        } catch let error as PasskeyDataError {
-            throw unknown(chosen.provider, error.message)
+            data = try AuthenticatorData(bytes.data)
         } catch {
-            throw unknown(chosen.provider, "its authenticator data is not base64url")
+            throw unknown(chosen.provider, error.message)
         }
         guard assertion.relyingParty == rpID, data.isFor(rpID: rpID) else {
             throw unknown(chosen.provider, "it signed for another relying party than \(rpID)")
@@ -594,25 +629,36 @@ package final class WebAuthnService: WebAuthn.Server {
         guard assertion.credentialID == Base64URL.encode(chosen.credentialID) else {
             throw unknown(chosen.provider, "it signed with another passkey than the one chosen")
         }
+        guard let handle = chosen.identity.userHandle, Base64URL.encode(bytes.userHandle) == handle else {
+            throw unknown(chosen.provider, "it answered for another account than the passkey's")
+        }
         guard assertion.clientDataHash == Base64URL.encode(clientData.hash) else {
             throw unknown(chosen.provider, "it signed other client data than it was given")
         }
+        guard data.attestedCredential == nil, !bytes.signature.isEmpty else {
+            throw unknown(chosen.provider, "its assertion carries a new credential, or no signature")
+        }
         try checkFlags(data.flags, from: chosen.provider, verification: verification)
+        return (Base64URL.encode(bytes.data), Base64URL.encode(bytes.signature), Base64URL.encode(bytes.userHandle))
     }
 
     /// The person chooses which passkey, in the agent.
     private func choose(
         among candidates: [Candidate],
         rpID: String,
+        asker: String,
         request: VarlinkRequest
     ) async throws(VarlinkError) -> Candidate {
         let question = Agent.Request(
             id: UUID().uuidString,
             kind: .choose,
             app: "Keyport",
-            message: "Sign in to \(rpID) with which passkey?",
+            message: "\(asker) asks to sign you in to \(rpID). With which passkey?",
             choices: candidates.enumerated().map { index, candidate in
-                Agent.Choice(id: String(index), name: "\(candidate.identity.user) (\(candidate.provider.name))")
+                Agent.Choice(
+                    id: String(index),
+                    name: "\(Self.quoted(candidate.identity.user)) (\(candidate.provider.name))"
+                )
             }
         )
         if request.call.more {
@@ -636,16 +682,56 @@ package final class WebAuthnService: WebAuthn.Server {
 
     // MARK: - Shared
 
+    /// Every Get that finds no passkey says this, whether none exists or none was allowed, so that
+    /// a caller cannot tell which (WebAuthn's privacy rule).
+    private static let noPasskey = "no passkey could be used"
+
+    /// What an excluded passkey that is the person's already is said as: no account or provider
+    /// named.
+    private static let excluded = "a passkey the site excluded is already yours"
+
     /// The extensions keyportd takes part in (credProps, prf), read from the options' object;
     /// others are ignored, as WebAuthn says. One of the two that is not what WebAuthn defines is
     /// a TypeError naming it.
-    private static func extensions(_ object: RawJSON?) throws(VarlinkError) -> WebAuthn.ExtensionInputs? {
+    private static func extensions(
+        _ object: RawJSON?,
+        creating: Bool,
+        allowed: [[UInt8]] = []
+    ) throws(VarlinkError) -> WebAuthn.ExtensionInputs? {
         guard let object else { return nil }
+        let inputs: WebAuthn.ExtensionInputs
         do {
-            return try object.decode(WebAuthn.ExtensionInputs.self)
+            inputs = try object.decode(WebAuthn.ExtensionInputs.self)
         } catch {
             throw VarlinkError(WebAuthn.TypeError(message: "options.extensions: \(error)"))
         }
+        if let prf = inputs.prf {
+            // WebAuthn §10.1.4: evalByCredential only for an assertion that names its credentials.
+            if let byCredential = prf.evalByCredential, !byCredential.isEmpty {
+                guard !creating, !allowed.isEmpty else {
+                    throw VarlinkError(
+                        WebAuthn.NotSupportedError(
+                            message: "prf.evalByCredential needs a sign-in that names its allowCredentials"
+                        )
+                    )
+                }
+                for id in byCredential.keys {
+                    guard let bytes = try? Base64URL.decode(id), allowed.contains(bytes) else {
+                        throw VarlinkError(
+                            WebAuthn.TypeError(
+                                message: "prf.evalByCredential names \(id), which allowCredentials does not"
+                            )
+                        )
+                    }
+                }
+            }
+            for values in [prf.eval].compactMap({ $0 }) + (prf.evalByCredential.map { Array($0.values) } ?? []) {
+                for value in [values.first] + (values.second.map { [$0] } ?? []) {
+                    _ = try bytes(value, "options.extensions.prf")
+                }
+            }
+        }
+        return inputs
     }
 
     /// The relying party's PRF inputs, as the provider takes them (it salts them itself).
@@ -682,7 +768,6 @@ package final class WebAuthnService: WebAuthn.Server {
         case .type: VarlinkError(WebAuthn.TypeError(message: error.message))
         case .invalidState: VarlinkError(WebAuthn.InvalidStateError(message: error.message))
         case .notSupported: VarlinkError(WebAuthn.NotSupportedError(message: error.message))
-        case .constraint: VarlinkError(WebAuthn.ConstraintError(message: error.message))
         case .unknown: VarlinkError(WebAuthn.UnknownError(message: error.message))
         default: VarlinkError(WebAuthn.NotAllowedError(message: error.message))
         }

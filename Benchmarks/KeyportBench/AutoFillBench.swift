@@ -113,14 +113,17 @@ func autoFillBenchmark(identities total: Int, runs: Int, shape: SiteShape) async
     let logger = Logger(label: "bench")
     let store = IdentityStoreService(registry: registry, locations: locations, logger: logger)
     let autoFill = AutoFillService(
-        registry: registry,
-        identities: store,
-        configuration: URL(fileURLWithPath: locations.configuration, isDirectory: true),
-        pool: ProviderPool(environment: environment, idleTime: .seconds(60), logger: logger),
-        agents: AgentHub(policy: AgentHub.Policy(program: nil, allowsScripted: false), registry: registry),
-        quickTime: .seconds(10),
-        interactiveTime: .seconds(10),
-        personTime: .seconds(10),
+        providers: CredentialProviders(
+            registry: registry,
+            identities: store,
+            configuration: URL(fileURLWithPath: locations.configuration, isDirectory: true),
+            pool: ProviderPool(environment: environment, idleTime: .seconds(60), logger: logger),
+            agents: AgentHub(policy: AgentHub.Policy(program: nil, allowsScripted: false), registry: registry),
+            quickTime: .seconds(10),
+            interactiveTime: .seconds(10),
+            personTime: .seconds(10),
+            logger: logger
+        ),
         logger: logger
     )
     let requests = (0..<1000).map { ServiceOrigin("https://\(shape.host(($0 * 7919) % total))/login")! }

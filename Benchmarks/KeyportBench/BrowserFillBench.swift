@@ -9,52 +9,20 @@ import KeyportSystem
 // is driven by the tests' own peer (Tests/KeyportBrowserTests/Peers/browser_autofill.py --bench),
 // from the test venv that scripts/test makes; programs come from this build.
 func browserFillBenchmark(runs: Int, browser: String) async throws {
-    let repository = buildDirectory.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let (repository, python) = requireBuilt(["keyportd", "keyport", "keyport-cli", "keyport-vault", "keyport-browser"])
     let keyport = buildDirectory.appendingPathComponent("keyport").path
-    let python = repository.appendingPathComponent(".venv/bin/python3").path
-    for program in ["keyportd", "keyport", "keyport-cli", "keyport-vault", "keyport-browser"]
-    where !FileManager.default.isExecutableFile(atPath: buildDirectory.appendingPathComponent(program).path) {
-        print("\(program) is missing: swift build -c release --product \(program) first")
-        exit(2)
-    }
-    guard FileManager.default.isExecutableFile(atPath: python) else {
-        print("the test venv is missing (\(python)): run scripts/test once")
-        exit(2)
-    }
     let root = try benchSandbox("kp-browser-bench", making: ["home", "work"])
     defer { try? FileManager.default.removeItem(at: root) }
     var environment = benchEnvironment(root)
     environment["HOME"] = root.appendingPathComponent("home").path
     environment["XDG_RUNTIME_DIR"] = root.appendingPathComponent("run").path
-
-    let daemon = try ChildProcess(
-        executable: buildDirectory.appendingPathComponent("keyportd").path,
-        arguments: [],
-        environment: environment
-    )
+    let daemon = try await startKeyportdWithVault(environment)
     defer { daemon.signalGroup(SIGTERM) }
-    let socket = environment["KEYPORT_SOCKET"]!
-    for _ in 0..<300 where !FileManager.default.fileExists(atPath: socket) {
-        try await Task.sleep(for: .milliseconds(10))
-    }
-    func run(_ arguments: [String], _ input: String? = nil) throws {
-        let child = try ChildProcess(
-            executable: keyport,
-            arguments: arguments,
-            environment: environment,
-            streams: .captured(input: input.map { Data($0.utf8) })
-        )
-        while child.isRunning { usleep(10_000) }
-        guard child.termination == .exited(0) else {
-            throw BenchFailure(description: "keyport \(arguments.joined(separator: " ")) failed")
-        }
-    }
-    try run(["vault", "init", "--passphrase-stdin"], "open sesame\n")
-    try run(["providers", "enable", "org.keyport.vault"])
-    try run(["vault", "unlock", "--passphrase-stdin"], "open sesame\n")
-    try run([
-        "browser", "install", "--browser", browser, "--extension", repository.appendingPathComponent("browser").path,
-    ])
+    try await runKeyport(
+        ["browser", "install", "--browser", browser, "--extension", repository.appendingPathComponent("browser").path],
+        nil,
+        environment
+    )
 
     let peer = try ChildProcess(
         executable: python,

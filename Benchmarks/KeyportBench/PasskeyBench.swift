@@ -10,48 +10,13 @@ import KeyportSystem
 // options; programs come from this build. The page's part (the extension's content script) is
 // not in it.
 func passkeyBenchmark(runs: Int) async throws {
-    let repository = buildDirectory.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    let keyport = buildDirectory.appendingPathComponent("keyport").path
-    let python = repository.appendingPathComponent(".venv/bin/python3").path
-    for program in ["keyportd", "keyport", "keyport-cli", "keyport-vault", "keyport-browser"]
-    where !FileManager.default.isExecutableFile(atPath: buildDirectory.appendingPathComponent(program).path) {
-        print("\(program) is missing: swift build -c release --product \(program) first")
-        exit(2)
-    }
-    guard FileManager.default.isExecutableFile(atPath: python) else {
-        print("the test venv is missing (\(python)): run scripts/test once")
-        exit(2)
-    }
+    let (repository, python) = requireBuilt(["keyportd", "keyport", "keyport-cli", "keyport-vault", "keyport-browser"])
     let root = try benchSandbox("kp-passkey-bench", making: ["home"])
     defer { try? FileManager.default.removeItem(at: root) }
     var environment = benchEnvironment(root)
     environment["HOME"] = root.appendingPathComponent("home").path
-    let daemon = try ChildProcess(
-        executable: buildDirectory.appendingPathComponent("keyportd").path,
-        arguments: [],
-        environment: environment
-    )
+    let daemon = try await startKeyportdWithVault(environment)
     defer { daemon.signalGroup(SIGTERM) }
-    let socket = environment["KEYPORT_SOCKET"]!
-    for _ in 0..<300 where !FileManager.default.fileExists(atPath: socket) {
-        try await Task.sleep(for: .milliseconds(10))
-    }
-    for (arguments, input) in [
-        (["vault", "init", "--passphrase-stdin"], "open sesame\n"),
-        (["providers", "enable", "org.keyport.vault"], nil),
-        (["vault", "unlock", "--passphrase-stdin"], "open sesame\n"),
-    ] {
-        let child = try ChildProcess(
-            executable: keyport,
-            arguments: arguments,
-            environment: environment,
-            streams: .captured(input: input.map { Data($0.utf8) })
-        )
-        await child.waitForExit()
-        guard child.termination == .exited(0) else {
-            throw BenchFailure(description: "keyport \(arguments.joined(separator: " ")) failed")
-        }
-    }
     let peer = try ChildProcess(
         executable: python,
         arguments: [

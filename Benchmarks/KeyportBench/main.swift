@@ -65,6 +65,59 @@ func benchSandbox(_ prefix: String, making directories: [String] = []) throws ->
     return root
 }
 
+/// The programs a benchmark that runs Keyport's own processes needs from this build and the test
+/// venv's Python; says which is missing and exits 2 otherwise.
+func requireBuilt(_ programs: [String]) -> (repository: URL, python: String) {
+    let repository = buildDirectory.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let python = repository.appendingPathComponent(".venv/bin/python3").path
+    for program in programs
+    where !FileManager.default.isExecutableFile(atPath: buildDirectory.appendingPathComponent(program).path) {
+        print("\(program) is missing: swift build -c release --product \(program) first")
+        exit(2)
+    }
+    guard FileManager.default.isExecutableFile(atPath: python) else {
+        print("the test venv is missing (\(python)): run scripts/test once")
+        exit(2)
+    }
+    return (repository, python)
+}
+
+/// keyportd started with `environment`, and Keyport Vault made, enabled as its provider and
+/// unlocked with `keyport` from this build: what the browser and passkey benchmarks measure on.
+func startKeyportdWithVault(_ environment: [String: String]) async throws -> ChildProcess {
+    let daemon = try ChildProcess(
+        executable: buildDirectory.appendingPathComponent("keyportd").path,
+        arguments: [],
+        environment: environment
+    )
+    let socket = environment["KEYPORT_SOCKET"]!
+    for _ in 0..<300 where !FileManager.default.fileExists(atPath: socket) {
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    for (arguments, input) in [
+        (["vault", "init", "--passphrase-stdin"], "open sesame\n"),
+        (["providers", "enable", "org.keyport.vault"], nil),
+        (["vault", "unlock", "--passphrase-stdin"], "open sesame\n"),
+    ] {
+        try await runKeyport(arguments, input, environment)
+    }
+    return daemon
+}
+
+/// Runs `keyport` from this build to its end; throws when it fails.
+func runKeyport(_ arguments: [String], _ input: String? = nil, _ environment: [String: String]) async throws {
+    let child = try ChildProcess(
+        executable: buildDirectory.appendingPathComponent("keyport").path,
+        arguments: arguments,
+        environment: environment,
+        streams: .captured(input: input.map { Data($0.utf8) })
+    )
+    await child.waitForExit()
+    guard child.termination == .exited(0) else {
+        throw BenchFailure(description: "keyport \(arguments.joined(separator: " ")) failed")
+    }
+}
+
 /// A new private (0700) directory under the temporary directory, named `prefix-XXXXXX`.
 func privateDirectory(_ prefix: String) -> URL {
     var template = Array((FileManager.default.temporaryDirectory.path + "/\(prefix)-XXXXXX").utf8CString)

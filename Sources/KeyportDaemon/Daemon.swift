@@ -108,7 +108,7 @@ package struct KeyportDaemon: Service {
         )
         let callbacks = CallbacksService(environment: environment, logger: logger)
         let prompts = PromptService(registry: registry, agents: agents, pool: pool, personTime: personTimeout)
-        let autoFill = AutoFillService(
+        let credentialProviders = CredentialProviders(
             registry: registry,
             identities: identities,
             configuration: URL(fileURLWithPath: locations.configuration, isDirectory: true),
@@ -119,17 +119,8 @@ package struct KeyportDaemon: Service {
             personTime: personTimeout,
             logger: logger
         )
-        let webAuthn = WebAuthnService(
-            registry: registry,
-            identities: identities,
-            configuration: URL(fileURLWithPath: locations.configuration, isDirectory: true),
-            pool: pool,
-            agents: agents,
-            quickTime: providerTimeout,
-            interactiveTime: providerTimeout * 12,
-            personTime: personTimeout,
-            logger: logger
-        )
+        let autoFill = AutoFillService(providers: credentialProviders, logger: logger)
+        let webAuthn = WebAuthnService(providers: credentialProviders, logger: logger)
         let server = VarlinkServer(
             info: Self.info,
             interfaces: [

@@ -25,20 +25,37 @@ extension VaultProviderViewController {
         0x72, 0x1F, 0x71, 0x47, 0x1B, 0x56, 0x4E, 0x08, 0x9F, 0x31, 0xBB, 0x8D, 0x28, 0xEB, 0x1F, 0x09,
     ])
 
-    /// Signs an assertion with the passkey the request names.
-    func assert(_ request: ASPasskeyCredentialRequest, withPerson: Bool) async {
+    /// The vault and the passkey's identity a request is about, the person verified (or not) for
+    /// `reason`; `nil`, the request cancelled, when it is not a passkey's.
+    private func start(
+        _ request: ASPasskeyCredentialRequest,
+        withPerson: Bool,
+        because reason: (ASPasskeyCredentialIdentity) -> String
+    ) async throws -> (vault: VaultInstance, identity: ASPasskeyCredentialIdentity, verified: Bool)? {
         guard let vault = Self.vault, let identity = request.credentialIdentity as? ASPasskeyCredentialIdentity else {
             extensionContext.cancelRequest(withError: ASExtensionError(.failed, reason: "not a passkey request"))
-            return
+            return nil
         }
-        let rpID = identity.relyingPartyIdentifier
+        let verified = try await verify(
+            request.userVerificationPreference,
+            vault,
+            withPerson: withPerson,
+            because: reason(identity)
+        )
+        return (vault, identity, verified)
+    }
+
+    /// Signs an assertion with the passkey the request names.
+    func assert(_ request: ASPasskeyCredentialRequest, withPerson: Bool) async {
         do {
-            let verified = try await verify(
-                request.userVerificationPreference,
-                vault,
-                withPerson: withPerson,
-                because: "to sign in to \(rpID) as \(identity.userName)"
-            )
+            guard
+                let (vault, identity, verified) = try await start(
+                    request,
+                    withPerson: withPerson,
+                    because: { "to sign in to \($0.relyingPartyIdentifier) as \($0.userName)" }
+                )
+            else { return }
+            let rpID = identity.relyingPartyIdentifier
             guard let id = identity.recordIdentifier, let item = try await item(id: id, vault.locations),
                 let passkey = Self.passkey(in: item, rpID: rpID, credentialID: identity.credentialID)
             else {
@@ -61,18 +78,15 @@ extension VaultProviderViewController {
 
     /// Makes a passkey for the account the request names, and keeps it in a new item.
     func register(_ request: ASPasskeyCredentialRequest, withPerson: Bool) async {
-        guard let vault = Self.vault, let identity = request.credentialIdentity as? ASPasskeyCredentialIdentity else {
-            extensionContext.cancelRequest(withError: ASExtensionError(.failed, reason: "not a passkey request"))
-            return
-        }
-        let rpID = identity.relyingPartyIdentifier
         do {
-            let verified = try await verify(
-                request.userVerificationPreference,
-                vault,
-                withPerson: withPerson,
-                because: "to make a passkey for \(identity.userName) at \(rpID)"
-            )
+            guard
+                let (vault, identity, verified) = try await start(
+                    request,
+                    withPerson: withPerson,
+                    because: { "to make a passkey for \($0.userName) at \($0.relyingPartyIdentifier)" }
+                )
+            else { return }
+            let rpID = identity.relyingPartyIdentifier
             let excluded = Set((request.excludedCredentials ?? []).map(\.credentialID))
             if !excluded.isEmpty {
                 let items = try await VaultKeeperClient.items(vault.locations, forService: "https://\(rpID)")

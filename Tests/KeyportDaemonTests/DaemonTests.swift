@@ -211,7 +211,7 @@ struct DaemonTests {
         #expect(ran.status == 0, "\(ran.standardError)")
         #expect(
             ran.standardOutput.hasPrefix(
-                "keyportd org.keyport.Agent org.keyport.AutoFill org.keyport.Callbacks org.keyport.Exchange org.keyport.IdentityStore org.keyport.Prompt org.keyport.Providers org.varlink.service\n"
+                "keyportd org.keyport.Agent org.keyport.AutoFill org.keyport.Callbacks org.keyport.Exchange org.keyport.IdentityStore org.keyport.Prompt org.keyport.Providers org.keyport.WebAuthn org.varlink.service\n"
             )
         )
         #expect(ran.standardOutput.contains("interface org.varlink.service"))
@@ -278,6 +278,14 @@ struct InterfaceDefinitionTests {
             Set(CredentialProvider.interface.methods.keys) == [
                 "ProvideWithoutUserInteraction", "ProvideWithUserInteraction", "ProvideFromList", "Configure",
                 "SavePasswordWithoutUserInteraction", "SavePasswordWithUserInteraction",
+                "RegisterPasskeyWithoutUserInteraction", "RegisterPasskey",
+            ]
+        )
+        #expect(Set(WebAuthn.interface.methods.keys) == ["ListPasskeys", "Create", "Get"])
+        #expect(
+            WebAuthn.interface.errors.keys.sorted() == [
+                "InvalidStateError", "NotAllowedError", "NotSupportedError", "SecurityError", "TypeError",
+                "UnknownError",
             ]
         )
         #expect(
@@ -294,6 +302,7 @@ struct InterfaceDefinitionTests {
             (Callbacks.name, Callbacks.definition), (AutoFill.name, AutoFill.definition),
             (CredentialProvider.name, CredentialProvider.definition), (IdentityStore.name, IdentityStore.definition),
             (Prompt.name, Prompt.definition), (CallbackSession.name, CallbackSession.definition),
+            (WebAuthn.name, WebAuthn.definition),
         ] {
             let path = FileManager.default.enumerator(atPath: directory.path)?.compactMap { $0 as? String }
                 .first { $0.hasSuffix("/\(name).varlink") || $0 == "\(name).varlink" }

@@ -13,47 +13,11 @@ import Varlink
 /// earlier in Settings, then the higher rank. Only providers enabled in Settings, and declaring
 /// the kind asked for, are considered.
 package final class AutoFillService: AutoFill.Server {
-    private let registry: ProviderRegistry
-    private let identities: IdentityStoreService
-    private let configuration: URL
-    private let pool: ProviderPool
-    private let requests: ProviderRequests
-    private let agents: AgentHub
-    private let list: PublicSuffixList
+    private let providers: CredentialProviders
     private let logger: Logger
-    /// How long a provider has to answer without the person, and with them (its clock stopped
-    /// while the person is asked); how long the person has to answer.
-    private let quickTime: Duration
-    private let interactiveTime: Duration
-    private let personTime: Duration
 
-    package init(
-        registry: ProviderRegistry,
-        identities: IdentityStoreService,
-        configuration: URL,
-        pool: ProviderPool,
-        agents: AgentHub,
-        quickTime: Duration,
-        interactiveTime: Duration,
-        personTime: Duration,
-        list: PublicSuffixList = .current,
-        logger: Logger
-    ) {
-        self.registry = registry
-        self.identities = identities
-        self.configuration = configuration
-        self.pool = pool
-        self.requests = ProviderRequests(
-            pool: pool,
-            quickTime: quickTime,
-            interactiveTime: interactiveTime,
-            logger: logger
-        )
-        self.agents = agents
-        self.quickTime = quickTime
-        self.interactiveTime = interactiveTime
-        self.personTime = personTime
-        self.list = list
+    package init(providers: CredentialProviders, logger: Logger) {
+        self.providers = providers
         self.logger = logger
     }
 
@@ -153,7 +117,7 @@ package final class AutoFillService: AutoFill.Server {
 
     /// The providers enabled in Settings whose capabilities pass `accepts`, in Settings order.
     private func enabledProviders(where accepts: (Providers.Capabilities) -> Bool) -> [ProviderManifest] {
-        registry.enabled(in: configuration, where: accepts)
+        self.providers.enabled(where: accepts)
     }
 
     /// What fits `requested` among the enabled providers' identities of `kind` (only the one
@@ -179,7 +143,7 @@ package final class AutoFillService: AutoFill.Server {
         for requested: [ServiceOrigin],
         among providers: [ProviderManifest]
     ) -> Fits {
-        let stores = providers.map { identities.identities(of: $0.id) }
+        let stores = providers.map { self.providers.identities.identities(of: $0.id) }
         func wanted(_ identity: IdentityStore.CredentialIdentity) -> Bool {
             identity.kind == kind && (user == nil || identity.user == user)
                 && (reference.map {
@@ -209,7 +173,8 @@ package final class AutoFillService: AutoFill.Server {
                 // Every identity filed under the request's site shares its registrable domain (or
                 // is its very host): the fit needs no suffix list here, so a domain of 100 000
                 // identities costs a pass over them.
-                for entry in stores[order].bySite[origin.site(in: list)] ?? [] where wanted(entry.identity) {
+                for entry in stores[order].bySite[origin.site(in: self.providers.list)] ?? []
+                where wanted(entry.identity) {
                     let fit = entry.origin.fit(withinSiteOf: origin)
                     guard fit != .none else {
                         if result.secureOnly == nil { result.secureOnly = entry.origin }
@@ -285,7 +250,7 @@ package final class AutoFillService: AutoFill.Server {
         var listed: [AutoFill.FittingIdentity] = []
         var truncated = false
         for provider in enabledProviders(where: { $0.provides(kind) }) {
-            let entries = identities.identities(of: provider.id).byOrigin.values.joined()
+            let entries = self.providers.identities.identities(of: provider.id).byOrigin.values.joined()
                 .filter { $0.identity.kind == kind }
                 .sorted { left, right in
                     left.identity.rank != right.identity.rank
@@ -396,7 +361,7 @@ package final class AutoFillService: AutoFill.Server {
         guard interactive else {
             throw VarlinkError(AutoFill.NoCredential(message: onlyOffered + ", and the request was not to involve you"))
         }
-        guard await agents.canAsk else {
+        guard await self.providers.agents.canAsk else {
             throw VarlinkError(AutoFill.NoCredential(message: onlyOffered + "; " + AgentHub.nobodyToAsk()))
         }
         if request.call.more {
@@ -453,9 +418,9 @@ package final class AutoFillService: AutoFill.Server {
         what: String
     ) async throws(VarlinkError) -> Agent.Answer.Parameters {
         do {
-            return try await agents.ask(question, within: personTime)
+            return try await self.providers.agents.ask(question, within: self.providers.personTime)
         } catch {
-            throw VarlinkError(AutoFill.Canceled(message: error.sentence(what, limit: personTime)))
+            throw VarlinkError(AutoFill.Canceled(message: error.sentence(what, limit: self.providers.personTime)))
         }
     }
 
@@ -530,7 +495,7 @@ package final class AutoFillService: AutoFill.Server {
         as call: ProviderPool.Call
     ) async throws(VarlinkError) -> RawJSON {
         do {
-            return try await requests.ask(
+            return try await self.providers.requests.ask(
                 provider,
                 quick,
                 then: withPerson,
@@ -586,7 +551,7 @@ package final class AutoFillService: AutoFill.Server {
         }
         let reply: RawJSON
         do {
-            reply = try await requests.askWithPerson(
+            reply = try await self.providers.requests.askWithPerson(
                 provider,
                 CredentialProvider.ProvideFromList.name,
                 RawJSON(

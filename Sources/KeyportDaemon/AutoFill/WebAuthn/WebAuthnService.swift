@@ -17,13 +17,7 @@ import Varlink
 /// the credential asked for, the hash echoed — before it writes the page's
 /// `PublicKeyCredential.toJSON()`.
 package final class WebAuthnService: WebAuthn.Server {
-    private let registry: ProviderRegistry
-    private let identities: IdentityStoreService
-    private let configuration: URL
-    private let requests: ProviderRequests
-    private let agents: AgentHub
-    private let personTime: Duration
-    private let list: PublicSuffixList
+    private let providers: CredentialProviders
     private let logger: Logger
     /// Keyport's browser host, installed beside keyportd: the one program that speaks for the web
     /// origins a browser reports.
@@ -32,31 +26,12 @@ package final class WebAuthnService: WebAuthn.Server {
     private let associations: SiteAssociations
 
     package init(
-        registry: ProviderRegistry,
-        identities: IdentityStoreService,
-        configuration: URL,
-        pool: ProviderPool,
-        agents: AgentHub,
-        quickTime: Duration,
-        interactiveTime: Duration,
-        personTime: Duration,
-        list: PublicSuffixList = .current,
+        providers: CredentialProviders,
         browserHost: String? = Executable.beside("keyport-browser"),
         associations: SiteAssociations = SiteAssociations(),
         logger: Logger
     ) {
-        self.registry = registry
-        self.identities = identities
-        self.configuration = configuration
-        self.requests = ProviderRequests(
-            pool: pool,
-            quickTime: quickTime,
-            interactiveTime: interactiveTime,
-            logger: logger
-        )
-        self.agents = agents
-        self.personTime = personTime
-        self.list = list
+        self.providers = providers
         self.browserHost = browserHost
         self.associations = associations
         self.logger = logger
@@ -96,7 +71,7 @@ package final class WebAuthnService: WebAuthn.Server {
         }
         if case .app(let app) = claimant { try await admit(app, for: origin, topOrigin: topOrigin) }
         let rpID = requested ?? RelyingPartyID.default(for: origin)
-        guard RelyingPartyID.isValid(rpID, for: origin, in: list) else {
+        guard RelyingPartyID.isValid(rpID, for: origin, in: self.providers.list) else {
             throw VarlinkError(
                 WebAuthn.SecurityError(
                     message:
@@ -122,7 +97,7 @@ package final class WebAuthnService: WebAuthn.Server {
     private func claimant(_ request: VarlinkRequest) throws(VarlinkError) -> Claimant {
         let program = try? request.peer.process.executable
         if let program, let browserHost, program == browserHost { return .browserHost }
-        let manifests = registry.scan().manifests
+        let manifests = self.providers.registry.scan().manifests
         if case .app(let manifest, _)? = try? AppResolver.identify(request.peer.process, among: manifests),
             !manifest.associatedDomains.isEmpty
         {
@@ -190,9 +165,11 @@ package final class WebAuthnService: WebAuthn.Server {
         }
         let answer: Agent.Answer.Parameters
         do {
-            answer = try await agents.ask(question, within: personTime)
+            answer = try await self.providers.agents.ask(question, within: self.providers.personTime)
         } catch {
-            throw VarlinkError(WebAuthn.NotAllowedError(message: error.sentence("whether to go on", limit: personTime)))
+            throw VarlinkError(
+                WebAuthn.NotAllowedError(message: error.sentence("whether to go on", limit: self.providers.personTime))
+            )
         }
         guard answer.choice == Agent.yes else {
             throw VarlinkError(WebAuthn.NotAllowedError(message: "you said no"))
@@ -213,8 +190,8 @@ package final class WebAuthnService: WebAuthn.Server {
     private func passkeys(for rpID: String, allowed: [[UInt8]]) -> [Candidate] {
         let allowedSet = Set(allowed)
         var found: [Candidate] = []
-        for provider in registry.enabled(in: configuration, where: { $0.provides(.passkey) }) {
-            let stored = identities.identities(of: provider.id).byRelyingParty[rpID] ?? []
+        for provider in self.providers.enabled(where: { $0.provides(.passkey) }) {
+            let stored = self.providers.identities.identities(of: provider.id).byRelyingParty[rpID] ?? []
             for identity in stored.sorted(by: { $0.rank > $1.rank }) {
                 guard let id = identity.credentialID, let bytes = try? Base64URL.decode(id) else { continue }
                 if !allowedSet.isEmpty && !allowedSet.contains(bytes) { continue }
@@ -290,7 +267,7 @@ package final class WebAuthnService: WebAuthn.Server {
         }
         let verification = options.authenticatorSelection?.userVerification ?? "preferred"
         let extensions = try Self.extensions(options.extensions, creating: true)
-        let providers = registry.enabled(in: configuration, where: { $0.provides(.passkey) })
+        let providers = self.providers.enabled(where: { $0.provides(.passkey) })
         let provider: ProviderManifest
         if let named = input.provider {
             guard let found = providers.first(where: { $0.id == named }) else {
@@ -349,7 +326,7 @@ package final class WebAuthnService: WebAuthn.Server {
         )
         let reply: RawJSON
         do {
-            reply = try await requests.ask(
+            reply = try await self.providers.requests.ask(
                 provider,
                 CredentialProvider.RegisterPasskeyWithoutUserInteraction.name,
                 then: CredentialProvider.RegisterPasskey.name,
@@ -549,7 +526,7 @@ package final class WebAuthnService: WebAuthn.Server {
         )
         let reply: RawJSON
         do {
-            reply = try await requests.ask(
+            reply = try await self.providers.requests.ask(
                 chosen.provider,
                 CredentialProvider.ProvideWithoutUserInteraction.name,
                 then: CredentialProvider.ProvideWithUserInteraction.name,
@@ -668,10 +645,12 @@ package final class WebAuthnService: WebAuthn.Server {
         }
         let answer: Agent.Answer.Parameters
         do {
-            answer = try await agents.ask(question, within: personTime)
+            answer = try await self.providers.agents.ask(question, within: self.providers.personTime)
         } catch {
             throw VarlinkError(
-                WebAuthn.NotAllowedError(message: error.sentence("which passkey to use", limit: personTime))
+                WebAuthn.NotAllowedError(
+                    message: error.sentence("which passkey to use", limit: self.providers.personTime)
+                )
             )
         }
         guard let choice = answer.choice.flatMap(Int.init), candidates.indices.contains(choice) else {

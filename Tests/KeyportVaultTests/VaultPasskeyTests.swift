@@ -169,6 +169,65 @@ struct VaultPasskeyTests {
         }
     }
 
+    @Test("a passkey moved to a second vault by credential exchange signs in from there, verified by py_webauthn")
+    func movedByExchange() async throws {
+        var sandbox = try await Sandbox()
+        defer { sandbox.stop() }
+        // The person, scripted: says yes, chooses the second vault as the importer, and types its
+        // passphrase when it asks.
+        let secret = sandbox.directory.url.appendingPathComponent("secret").path
+        try "second passphrase\n".write(toFile: secret, atomically: true, encoding: .utf8)
+        let person = try Program(
+            keyport,
+            ["agent", "--auto", "accept:org.example.second", "--secret-file", secret],
+            environment: sandbox.environment
+        )
+        _ = try await person.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("waiting") }
+        sandbox.agent = person
+        let first = try await sandbox.throughHost("webauthn")
+        let registered = try #require(first["registered"] as? [String: Any])
+        let credentialID = try #require(registered["credentialId"] as? String)
+
+        let second = sandbox.directory.url.appendingPathComponent("second.keyport").path
+        #expect(
+            try await sandbox.run(["vault", "init", "--vault", second, "--passphrase-stdin"], "second passphrase\n")
+                .status == 0
+        )
+        #expect(
+            try await sandbox.run([
+                "vault", "register", "--vault", second, "--id", "org.example.second", "--name", "Second vault",
+            ])
+            .status == 0
+        )
+        // Only the second vault answers from here on.
+        #expect(try await sandbox.run(["providers", "enable", "org.example.second"]).status == 0)
+        let exported = try await sandbox.run(["vault", "export", "--to-app"])
+        #expect(
+            exported.status == 0 && exported.standardError.contains("Second vault kept 1 of the 1 items"),
+            "\(exported.standardError)"
+        )
+        #expect(try await sandbox.run(["providers", "disable", "org.keyport.vault"]).status == 0)
+
+        let state = sandbox.directory.url.appendingPathComponent("registered.json").path
+        try JSONSerialization.data(withJSONObject: ["credentialId": credentialID, "registered": registered]).write(
+            to: URL(fileURLWithPath: state)
+        )
+        var signedIn: [String: Any] = [:]
+        // The second vault's keeper sends its identities once the import is in: wait for them.
+        for _ in 0..<50 {
+            signedIn = try await sandbox.throughHost("webauthn", registered: state)
+            if signedIn["signed_in"] != nil { break }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        let get = (signedIn["get"] as? [String: Any])?["parameters"] as? [String: Any]
+        #expect(get?["provider"] as? String == "org.example.second", "\(signedIn)")
+        let verdict = signedIn["signed_in"] as? [String: Any]
+        #expect(
+            verdict != nil && verdict?["refused"] == nil && verdict?["credentialId"] as? String == credentialID,
+            "\(signedIn)"
+        )
+    }
+
     @Test(
         "a native app written with Apple's API signs up and in, for the domain its manifest associates and its site confirms, once the person says yes; an app the site does not name is refused"
     )

@@ -39,13 +39,12 @@ package final class WebAuthnService: WebAuthn.Server {
 
     // MARK: - Who speaks for an origin
 
-    /// Who is asking, as keyportd knows it from the kernel.
+    /// Who is asking, as keyportd knows it from the kernel. Either way the person confirms each
+    /// request in the agent (``confirmWithPerson(_:request:)``).
     private enum Claimant {
-        /// Keyport's browser host, relaying what a browser reports; the person clicked in the
-        /// extension's own prompt.
+        /// Keyport's browser host, relaying what a browser reports.
         case browserHost
-        /// A registered app, for the https origins of its associated domains; the person confirms
-        /// each request in the agent.
+        /// A registered app, for the https origins of its associated domains.
         case app(ProviderManifest)
     }
 
@@ -733,7 +732,8 @@ package final class WebAuthnService: WebAuthn.Server {
     }
 
     /// A provider's call for `request`: when the provider asks the person and the client called
-    /// with `more`, the client hears so at once.
+    /// with `more`, the client hears so at once. The interim reply is `{provider, asking}`, which
+    /// Create's and Get's replies alike are without their credential (Get's type writes it).
     private static func call(for request: VarlinkRequest, to provider: ProviderManifest) -> ProviderPool.Call {
         ProviderPool.Call { message in
             guard request.call.more else { return }

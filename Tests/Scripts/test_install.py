@@ -222,6 +222,7 @@ class PackageTests(unittest.TestCase):
             "./etc/chromium/native-messaging-hosts/org.keyport.browser.json",
             "./usr/lib/mozilla/native-messaging-hosts/org.keyport.browser.json",
             "./usr/share/man/man1/keyport.1.gz", "./usr/share/man/man1/keyportd.1.gz",
+            "./usr/share/lintian/overrides/keyport",
             "./usr/share/doc/keyport/copyright",
             "./usr/share/bash-completion/completions/keyport", "./usr/share/zsh/vendor-completions/_keyport",
         ]:

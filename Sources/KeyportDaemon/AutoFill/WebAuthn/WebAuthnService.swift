@@ -157,21 +157,31 @@ package final class WebAuthnService: WebAuthn.Server {
     /// `keyport-browser` would otherwise sign without them (SECURITY.md).
     private func confirmWithPerson(_ message: String, request: VarlinkRequest) async throws(VarlinkError) {
         let question = Agent.Request(id: UUID().uuidString, kind: .confirm, app: "Keyport", message: message)
+        let answer = try await askPerson(question, what: "whether to go on", request: request)
+        guard answer.choice == Agent.yes else {
+            throw VarlinkError(WebAuthn.NotAllowedError(message: "you said no"))
+        }
+    }
+
+    /// Asks the person `question` in their agent, first telling a caller that waits for interim
+    /// replies that the agent is asking; an agent that is not there or does not answer in time
+    /// refuses the request, saying that Keyport could not learn `what`.
+    private func askPerson(
+        _ question: Agent.Request,
+        what: String,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> Agent.Answer.Parameters {
         if request.call.more {
             try? await request.send(
                 RawJSON(encoding: WebAuthn.Get.Reply(provider: "", asking: "Keyport is asking you through the agent"))
             )
         }
-        let answer: Agent.Answer.Parameters
         do {
-            answer = try await self.providers.agents.ask(question, within: self.providers.personTime)
+            return try await self.providers.agents.ask(question, within: self.providers.personTime)
         } catch {
             throw VarlinkError(
-                WebAuthn.NotAllowedError(message: error.sentence("whether to go on", limit: self.providers.personTime))
+                WebAuthn.NotAllowedError(message: error.sentence(what, limit: self.providers.personTime))
             )
-        }
-        guard answer.choice == Agent.yes else {
-            throw VarlinkError(WebAuthn.NotAllowedError(message: "you said no"))
         }
     }
 
@@ -637,21 +647,7 @@ package final class WebAuthnService: WebAuthn.Server {
                 )
             }
         )
-        if request.call.more {
-            try? await request.send(
-                RawJSON(encoding: WebAuthn.Get.Reply(provider: "", asking: "Keyport is asking you through the agent"))
-            )
-        }
-        let answer: Agent.Answer.Parameters
-        do {
-            answer = try await self.providers.agents.ask(question, within: self.providers.personTime)
-        } catch {
-            throw VarlinkError(
-                WebAuthn.NotAllowedError(
-                    message: error.sentence("which passkey to use", limit: self.providers.personTime)
-                )
-            )
-        }
+        let answer = try await askPerson(question, what: "which passkey to use", request: request)
         guard let choice = answer.choice.flatMap(Int.init), candidates.indices.contains(choice) else {
             throw VarlinkError(WebAuthn.NotAllowedError(message: "you chose no passkey"))
         }

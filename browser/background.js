@@ -1,6 +1,7 @@
 // Keyport AutoFill's background: the only part that talks to keyport-browser (the native
-// messaging host, which relays org.keyport.AutoFill calls to keyportd), and the only part that
-// decides which frame a credential goes to.
+// messaging host, which relays org.keyport.AutoFill and org.keyport.WebAuthn calls to keyportd),
+// and the only part that decides which frame a credential goes to. Passkeys have their part in
+// background/passkeys.js.
 //
 // Trust: a page's site is what the browser reports for the content script's port
 // (`port.sender.url`, `port.sender.frameId`), never what the page or the content script says. A
@@ -46,16 +47,21 @@ function hostPort() {
   return host;
 }
 
-/// Calls `method` of org.keyport.AutoFill through the host; `each` hears interim replies. A
-/// session's call is remembered, so closing the session stops it (and withdraws the question it
-/// may have on the agent's screen).
+/// Calls `method` of org.keyport.AutoFill through the host.
 function call(method, parameters, each = () => {}, session = null) {
+  return relay(AUTOFILL + method, parameters, each, session);
+}
+
+/// Calls `method` (its full name) through the host; `each` hears interim replies. A session's
+/// call is remembered, so closing the session stops it (and withdraws the question it may have on
+/// the agent's screen).
+function relay(method, parameters, each, session) {
   return new Promise((resolve, reject) => {
     const id = nextCall++;
     if (session) session.call = id;
     calls.set(id, { each, resolve, reject });
     try {
-      hostPort().postMessage({ id, method: AUTOFILL + method, parameters });
+      hostPort().postMessage({ id, method, parameters });
     } catch (error) {
       calls.delete(id);
       reject({ error: "org.keyport.Browser.HostUnavailable", message: String(error) });
@@ -114,6 +120,7 @@ function connectPage(port) {
   pages.set(key, port);
   port.onDisconnect.addListener(() => {
     if (pages.get(key) === port) pages.delete(key);
+    forgetPasskeyRequests(port);
     for (const [token, session] of sessions) {
       if (session.page !== port) continue;
       // An offer the person did not answer before its page went (a page that signs in by script
@@ -132,24 +139,30 @@ function connectPage(port) {
 async function pageMessage(port, site, message) {
   switch (message.type) {
     case "focus": {
-      // A fillable field got focus: list what fits, without waking a provider.
+      // A fillable field got focus: list what fits, without waking a provider; in a field marked
+      // for passkeys, those of the conditional request the page waits for too.
       const type = message.kind === "otp" ? "oneTimeCode" : "password";
       let listed;
+      let passkeys;
       try {
-        listed = await call("ListIdentities", { type, serviceIdentifiers: service(site) });
+        [listed, passkeys] = await Promise.all([
+          call("ListIdentities", { type, serviceIdentifiers: service(site) }),
+          message.webauthn === true ? conditionalPasskeys(port) : [],
+        ]);
       } catch (failure) {
         port.postMessage({ type: "unavailable", message: failure.message });
         return;
       }
       // Focus opens the menu only when something fits (or for a code field); the keyboard command
       // always, with "All passwords…" in it.
-      if (listed.identities.length === 0 && message.kind !== "otp" && !message.command) return;
+      if (listed.identities.length === 0 && passkeys.length === 0 && message.kind !== "otp" && !message.command) return;
       openSession(port, site, {
         mode: "fill",
         kind: message.kind,
         type,
         field: message.field,
         identities: listed.identities,
+        passkeys,
         // Opened by Keyport's keyboard command: the menu takes the focus, and keys.
         keyboard: message.command === true,
       });
@@ -201,6 +214,8 @@ async function pageMessage(port, site, message) {
     case "closed":
       closeSession(message.token);
       return;
+    case "webauthn":
+      return passkeyRequest(port, site, message);
   }
 }
 
@@ -210,8 +225,10 @@ function openSession(port, site, details) {
   for (const [token, session] of sessions) if (session.page === port) closeSession(token);
   const token = randomToken();
   sessions.set(token, { ...details, token, page: port, site, menu: null, checking: null, busy: false });
-  // One row a choice, and "All…" below them; "Save" and "Not now".
-  const rows = details.mode === "save" ? 2 : details.identities.length + 1;
+  // One row a choice, and "All…" below them; "Save" and "Not now"; a passkey or a provider a
+  // row, then "another device" and "Cancel".
+  const choices = details.identities.length + (details.passkeys || []).length + (details.authenticators || []).length;
+  const rows = details.mode === "save" ? 2 : details.mode === "passkey" ? choices + 2 : choices + 1;
   port.postMessage({ type: "open", token, mode: details.mode, field: details.field, rows, keyboard: details.keyboard === true });
 }
 
@@ -220,6 +237,7 @@ function closeSession(token) {
   if (!session) return;
   sessions.delete(token);
   cancelCall(session);
+  promptClosed(session);
   try {
     session.page.postMessage({ type: "close", token });
   } catch {}
@@ -302,6 +320,7 @@ function connectMenu(port, token) {
     keyboard: session.keyboard === true,
     // A provider's own list sends what the person picks without keyportd's matching: https only.
     all: new URL(session.site).protocol === "https:",
+    ...passkeyShown(session),
   });
 }
 
@@ -342,7 +361,8 @@ function checkVisible(session, gesture) {
 
 async function menuMessage(session, message) {
   if (message.type === "dismiss") return closeSession(session.token);
-  if (session.busy || !["choose", "all", "save"].includes(message.type)) return;
+  if (message.type === "elsewhere") return passkeyElsewhere(session);
+  if (session.busy || !["choose", "all", "save", "passkey", "keep"].includes(message.type)) return;
   session.busy = true;
   try {
     if (message.type === "all" && new URL(session.site).protocol !== "https:") return;
@@ -370,6 +390,7 @@ async function menuMessage(session, message) {
       return;
     }
     if (message.type === "save") return await save(session);
+    if (message.type === "passkey" || message.type === "keep") return await passkeyChosen(session, message);
     await fill(session, early || request(session, fit), message.clickedAt);
   } finally {
     session.busy = false;
@@ -504,3 +525,7 @@ chrome.commands.onCommand.addListener(async (command) => {
   // The frame whose document has a fillable field in focus opens its menu.
   for (const [key, port] of pages) if (key.startsWith(`${tab.id}:`)) port.postMessage({ type: "command" });
 });
+
+// The passkeys' part (background/passkeys.js): Firefox loads it after this file (the manifest's
+// background scripts), Chromium's service worker here.
+if (typeof importScripts === "function") importScripts("background/passkeys.js");

@@ -77,6 +77,48 @@ document.addEventListener("keydown", (event) => {
   buttons[Math.max(0, Math.min(buttons.length - 1, at + (event.key === "ArrowDown" ? 1 : -1)))].focus();
 });
 
+/// The site, on lines of its own under the title, never cut: false (and a line saying so) when
+/// it does not fit whole, so that nothing is offered for a site the person cannot read.
+function showSite(text) {
+  const site = document.createElement("div");
+  site.id = "origin";
+  site.textContent = text;
+  title.after(site);
+  if (site.scrollHeight > site.clientHeight + 1 || site.scrollWidth > site.clientWidth + 1) {
+    status.textContent = "Not offered: the site's address is too long to show whole.";
+    return false;
+  }
+  return true;
+}
+
+/// The prompt of a page's navigator.credentials request: sign in with one of the passkeys
+/// listed, or make one with a provider; or leave it to the browser's own WebAuthn ("a security
+/// key or another device"), or cancel.
+function showPasskeyPrompt(message) {
+  const creating = message.passkey.op === "create";
+  title.textContent = creating ? "Save a passkey in Keyport?" : "Sign in with a passkey?";
+  const whole = showSite(`${creating ? "for" : "on"} ${message.site}`);
+  // In bold: the account a new passkey is for, or the relying party whose passkeys are listed.
+  const user = document.createElement("div");
+  user.id = "user";
+  user.textContent = creating ? message.passkey.user || "(no user name)" : message.passkey.rpId;
+  title.after(user);
+  if (whole) {
+    if (creating) {
+      message.authenticators.forEach((name, index) => {
+        button(`Save in ${name}`, null, (gesture) => port.postMessage({ type: "keep", index, ...gesture }));
+      });
+    } else {
+      message.passkeys.forEach((passkey, index) => {
+        button(passkey.user || "(no user name)", `Passkey · ${passkey.provider}`, (gesture) => port.postMessage({ type: "passkey", index, ...gesture }));
+      });
+      if (message.passkeys.length === 0) status.textContent = "Keyport has no passkey for this site.";
+    }
+  }
+  button("Use a security key or another device", "your browser asks", () => port.postMessage({ type: "elsewhere" }));
+  button("Cancel", null, () => port.postMessage({ type: "dismiss" }));
+}
+
 function button(text, detail, onChoose) {
   const item = document.createElement("li");
   const choice = document.createElement("button");
@@ -123,19 +165,20 @@ port.onMessage.addListener((message) => {
         const user = document.createElement("div");
         user.id = "user";
         user.textContent = message.save.user || "(no user name)";
-        const site = document.createElement("div");
-        site.id = "origin";
-        site.textContent = `for ${message.save.origin}`;
-        title.after(user, site);
-        if (site.scrollHeight > site.clientHeight + 1 || site.scrollWidth > site.clientWidth + 1) {
-          status.textContent = "Not offered: the site's address is too long to show whole.";
-        } else {
+        const whole = showSite(`for ${message.save.origin}`);
+        title.after(user);
+        if (whole) {
           button(message.save.update ? "Change" : "Save", null, (gesture) => port.postMessage({ type: "save", ...gesture }));
         }
         button("Not now", null, () => port.postMessage({ type: "dismiss" }));
         return;
       }
+      if (message.mode === "passkey") return showPasskeyPrompt(message);
       title.textContent = message.kind === "otp" ? `One-time codes for ${message.site}` : `Passwords for ${message.site}`;
+      // The passkeys of the conditional sign-in the page waits for, first.
+      message.passkeys.forEach((passkey, index) => {
+        button(passkey.user || "(no user name)", `Passkey · ${passkey.provider}`, (gesture) => port.postMessage({ type: "passkey", index, ...gesture }));
+      });
       message.identities.forEach((fit, index) => {
         // A wider fit names the site it was saved for: Keyport asks you in the agent before it gives it.
         const where = fit.fit === "exact" ? fit.provider : `${fit.origin} · ${fit.provider} · asks you first`;

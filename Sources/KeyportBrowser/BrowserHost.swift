@@ -22,11 +22,14 @@ package final class BrowserHost: Sendable {
     /// The calls relayed; anything else is refused (MethodNotRelayed).
     package static let relayed: Set<String> = [
         AutoFill.ListIdentities.name, AutoFill.RequestCredential.name, AutoFill.RequestFromList.name,
-        AutoFill.SavePassword.name, WebAuthn.ListPasskeys.name, WebAuthn.Create.name, WebAuthn.Get.name,
+        AutoFill.SavePassword.name, WebAuthn.ListAuthenticators.name, WebAuthn.ListPasskeys.name,
+        WebAuthn.Create.name, WebAuthn.Get.name,
     ]
 
     /// The calls answered at once: the others may wait for the person, and say so as they do.
-    static let immediate: Set<String> = [AutoFill.ListIdentities.name, WebAuthn.ListPasskeys.name]
+    static let immediate: Set<String> = [
+        AutoFill.ListIdentities.name, WebAuthn.ListAuthenticators.name, WebAuthn.ListPasskeys.name,
+    ]
 
     /// A call being relayed: its socket to keyportd once connected, and whether Cancel stopped it.
     private struct Running {

@@ -281,7 +281,7 @@ struct InterfaceDefinitionTests {
                 "RegisterPasskeyWithoutUserInteraction", "RegisterPasskey",
             ]
         )
-        #expect(Set(WebAuthn.interface.methods.keys) == ["ListPasskeys", "Create", "Get"])
+        #expect(Set(WebAuthn.interface.methods.keys) == ["ListAuthenticators", "ListPasskeys", "Create", "Get"])
         #expect(
             WebAuthn.interface.errors.keys.sorted() == [
                 "InvalidStateError", "NotAllowedError", "NotSupportedError", "SecurityError", "TypeError",

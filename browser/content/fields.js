@@ -51,6 +51,12 @@ globalThis[Symbol.for("org.keyport.AutoFill")] ??= Object.create(null);
       : null;
   }
 
+  /// Whether `input` is where a site offers passkeys (`autocomplete="username webauthn"`): its
+  /// menu lists them beside the passwords while the page waits for a conditional sign-in.
+  function forPasskeys(input) {
+    return (input.getAttribute("autocomplete") || "").toLowerCase().split(/\s+/).includes("webauthn");
+  }
+
   /// The password field of `input`'s form (or page): the first the person can see, else the
   /// first enabled one (which makes a form a sign-in form, though it is not filled).
   function passwordNear(input) {
@@ -85,5 +91,5 @@ globalThis[Symbol.for("org.keyport.AutoFill")] ??= Object.create(null);
     return before.reverse().find(fillable) || null;
   }
 
-  Object.assign(K, { codeBoxes, kindOf, passwordNear, fillable, userFieldFor });
+  Object.assign(K, { codeBoxes, kindOf, forPasskeys, passwordNear, fillable, userFieldFor });
 })(globalThis[Symbol.for("org.keyport.AutoFill")]);

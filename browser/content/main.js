@@ -1,4 +1,4 @@
-// Keyport AutoFill in the page, 6 of 6: finds the fields to fill, draws the menu frame under the
+// Keyport AutoFill in the page, 6 of 6 (after webauthn.js, which runs from the document's start): finds the fields to fill, draws the menu frame under the
 // focused one, says whether that frame was visible and on top where the person clicked, and
 // fills what the background sends for this document. It never reads the site from the page: the
 // background knows it from this script's port, as the browser reports it. The parts before this
@@ -47,7 +47,7 @@
       if (!(input instanceof HTMLInputElement)) return;
       const kind = K.kindOf(input);
       if (!kind || (K.menu && K.menu.field === input)) return;
-      K.post({ type: "focus", kind, field: remember(input) });
+      K.post({ type: "focus", kind, field: remember(input), webauthn: K.forPasskeys(input) });
     },
     true,
   );
@@ -74,12 +74,14 @@
         return K.check(message);
       case "fill":
         return K.fill(message);
+      case "webauthn-reply":
+        return K.webauthnReply(message);
       case "adopt":
         return K.adopt(message);
       case "command": {
         const focused = document.activeElement;
         if (document.hasFocus() && focused instanceof HTMLInputElement && K.kindOf(focused)) {
-          K.post({ type: "focus", kind: K.kindOf(focused), field: remember(focused), command: true });
+          K.post({ type: "focus", kind: K.kindOf(focused), field: remember(focused), command: true, webauthn: K.forPasskeys(focused) });
         }
         return;
       }
@@ -90,4 +92,5 @@
   }
 
   connect();
+  K.webauthnConnected();
 })(globalThis[Symbol.for("org.keyport.AutoFill")]);

@@ -28,7 +28,7 @@
     // Rows as menu.css lays them out: a 24-pixel title (and, to save, the user and the site on
     // lines of their own), 44 pixels a choice, a line for what happens.
     const width = 340;
-    const height = 2 + 12 + 24 + (message.mode === "save" ? 72 : 0) + 44 * Math.min(message.rows || 1, 4) + 28;
+    const height = 2 + 12 + 24 + (message.mode === "save" || message.mode === "passkey" ? 72 : 0) + 44 * Math.min(message.rows || 1, 4) + 28;
     let left = 16;
     let top = 16;
     if (field) {

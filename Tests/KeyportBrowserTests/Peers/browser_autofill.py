@@ -944,44 +944,60 @@ def bench(person, browser, runs):
     return {"cold": times[0], "warm": times[1:]}
 
 
-def main():
+def arguments():
+    """The command line both browser peers take."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--browser", choices=["chromium", "firefox"], required=True)
     parser.add_argument("--keyport", required=True)
     parser.add_argument("--extension", required=True)
     parser.add_argument("--work", required=True)
     parser.add_argument("--bench", type=int, default=0)
-    args = parser.parse_args()
+    return parser.parse_args()
 
-    ca, certificate = make_ca(args.work)
-    https, https_state = serve(certificate)
-    http, http_state = serve()
-    https_state["https"] = http_state["https"] = https
-    person = Person(args, None, {"https": https, "http": http})
-    # The vault's keeper lets the requester that unlocked it change it: this program unlocks it.
+
+def unlock(person):
+    """Unlocks the vault as this program (the keeper lets the requester that unlocked it change
+    it); false, having printed why, if it could not."""
     unlocked = person.keyport("vault", "unlock", "--passphrase-stdin", stdin=PASSPHRASE + "\n")
     if unlocked.returncode != 0:
         print(json.dumps({"error": "vault unlock: " + unlocked.stderr}))
-        return 1
-    for arguments, stdin in (
-        (["vault", "add", "--passphrase-stdin", "--title", "Site", "--url", f"https://site.test:{https}/", "--user", "alice", "--otp"],
-         f"hunter2\n{SECRET}\n"),
-        (["vault", "add", "--passphrase-stdin", "--title", "Plain", "--url", f"http://plain.test:{http}/", "--user", "bob"],
-         "plain-pass\n"),
-    ):
-        added = person.keyport(*arguments, stdin=stdin)
-        if added.returncode != 0:
-            print(json.dumps({"error": "vault add: " + added.stderr}))
-            return 1
+    return unlocked.returncode == 0
+
+
+def play(args, ca, person, act):
+    """Starts the browser for `person`, runs `act(browser)`, and prints its report as JSON."""
     browser = Chromium(args, ca) if args.browser == "chromium" else Firefox(args, ca)
     person.browser = browser
     try:
-        results = bench(person, browser, args.bench) if args.bench else scenarios(person, browser)
+        results = act(browser)
     finally:
         person.stop_agent()
         browser.quit()
     print(json.dumps(results))
     return 0
+
+
+def main():
+    args = arguments()
+    ca, certificate = make_ca(args.work)
+    https, https_state = serve(certificate)
+    http, http_state = serve()
+    https_state["https"] = http_state["https"] = https
+    person = Person(args, None, {"https": https, "http": http})
+    if not unlock(person):
+        return 1
+    for command, stdin in (
+        (["vault", "add", "--passphrase-stdin", "--title", "Site", "--url", f"https://site.test:{https}/", "--user", "alice", "--otp"],
+         f"hunter2\n{SECRET}\n"),
+        (["vault", "add", "--passphrase-stdin", "--title", "Plain", "--url", f"http://plain.test:{http}/", "--user", "bob"],
+         "plain-pass\n"),
+    ):
+        added = person.keyport(*command, stdin=stdin)
+        if added.returncode != 0:
+            print(json.dumps({"error": "vault add: " + added.stderr}))
+            return 1
+    return play(args, ca, person,
+                lambda browser: bench(person, browser, args.bench) if args.bench else scenarios(person, browser))
 
 
 if __name__ == "__main__":

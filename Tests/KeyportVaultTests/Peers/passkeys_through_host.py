@@ -56,13 +56,17 @@ def b64(data):
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
-def sign_in(credential_id, registered, extensions=None):
-    """Options from the relying party naming the passkey, Get through the host, the verdict."""
+def sign_in(credential_id, registered, extensions=None, chosen=False):
+    """Options from the relying party naming the passkey, Get through the host (`chosen`: naming
+    the passkey, as the extension does once the person clicked it in its prompt), the verdict."""
     begun = relying_party("begin-authentication", [rp_id], {"credentialIds": [credential_id]})
     options = dict(begun["options"])
     if extensions:
         options["extensions"] = extensions
-    got = call("org.keyport.WebAuthn.Get", {"origin": origin, "options": options})[-1]
+    parameters = {"origin": origin, "options": options}
+    if chosen:
+        parameters["passkey"] = credential_id
+    got = call("org.keyport.WebAuthn.Get", parameters)[-1]
     assertion = got.get("parameters", {}).get("credential")
     verdict = None
     if assertion:
@@ -128,6 +132,8 @@ else:
             prf[name] = results.get("prf", {}).get("results", {}).get("first")
             prf[name + "_verified"] = verdict is not None and "refused" not in verdict
         out["prf"] = prf
+        # The passkey the person chose in the extension's prompt: no question in the agent.
+        out["get_chosen"], out["signed_in_chosen"] = sign_in(credential["id"], out["registered"], chosen=True)
         # Registering again with this passkey excluded: InvalidStateError.
         again = relying_party("begin-registration", [rp_id])
         options = dict(again["options"])

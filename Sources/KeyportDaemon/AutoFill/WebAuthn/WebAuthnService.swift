@@ -39,13 +39,23 @@ package final class WebAuthnService: WebAuthn.Server {
 
     // MARK: - Who speaks for an origin
 
-    /// Who is asking, as keyportd knows it from the kernel. Either way the person confirms each
-    /// request in the agent (``confirmWithPerson(_:request:)``).
+    /// Who is asking, as keyportd knows it from the kernel.
     private enum Claimant {
         /// Keyport's browser host, relaying what a browser reports.
         case browserHost
         /// A registered app, for the https origins of its associated domains.
         case app(ProviderManifest)
+
+        /// Whether the person chose `named` (a passkey, or the provider to keep a new one) in the
+        /// extension's prompt, whose click the extension checks as it checks its AutoFill menu's:
+        /// then that click is the person's presence, and the agent is not asked again. An app's
+        /// request, or the host's naming nothing, is confirmed in the agent
+        /// (``confirmWithPerson(_:request:)``). The host is not a boundary against the person's
+        /// other processes, for passkeys as for passwords (SECURITY.md, "Known limits").
+        func choseInItsPrompt(_ named: String?) -> Bool {
+            if case .browserHost = self { return named != nil }
+            return false
+        }
     }
 
     /// The caller, the origin and the relying party id a call may use. The caller is Keyport's
@@ -151,10 +161,9 @@ package final class WebAuthnService: WebAuthn.Server {
         "“" + (text.count > 64 ? text.prefix(63) + "…" : text) + "”"
     }
 
-    /// The person says yes in the agent to `message` before a provider is asked. Every caller is
-    /// asked, the browser host too: until the extension's own prompt answers for the person (its
-    /// click is the presence WebAuthn asks for), any process of the person's that runs
-    /// `keyport-browser` would otherwise sign without them (SECURITY.md).
+    /// The person says yes in the agent to `message` before a provider is asked: every request but
+    /// the one whose passkey or provider they chose in the extension's prompt
+    /// (``Claimant/choseInItsPrompt(_:)``).
     private func confirmWithPerson(_ message: String, request: VarlinkRequest) async throws(VarlinkError) {
         let question = Agent.Request(id: UUID().uuidString, kind: .confirm, app: "Keyport", message: message)
         let answer = try await askPerson(question, what: "whether to go on", request: request)
@@ -208,6 +217,18 @@ package final class WebAuthnService: WebAuthn.Server {
             }
         }
         return found
+    }
+
+    package func listAuthenticators(
+        _ input: consuming WebAuthn.ListAuthenticators.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> WebAuthn.ListAuthenticators.Reply {
+        _ = try await relyingParty(origin: input.origin, topOrigin: nil, rpID: nil, request: request)
+        return WebAuthn.ListAuthenticators.Reply(
+            authenticators: self.providers.enabled(where: { $0.provides(.passkey) }).map {
+                WebAuthn.Authenticator(id: $0.id, name: $0.name)
+            }
+        )
     }
 
     package func listPasskeys(
@@ -295,10 +316,12 @@ package final class WebAuthnService: WebAuthn.Server {
             }
             provider = first
         }
-        try await confirmWithPerson(
-            "\(Self.asker(claimant, origin)) asks to make a passkey for \(Self.quoted(options.user.name)) at \(rpID), kept by \(provider.name). Go on?",
-            request: request
-        )
+        if !claimant.choseInItsPrompt(input.provider) {
+            try await confirmWithPerson(
+                "\(Self.asker(claimant, origin)) asks to make a passkey for \(Self.quoted(options.user.name)) at \(rpID), kept by \(provider.name). Go on?",
+                request: request
+            )
+        }
         // Only once the person said yes (WebAuthn's rule, so that a caller cannot probe for
         // passkeys): one of the excluded passkeys is the person's already.
         if !excluded.isEmpty, !passkeys(for: rpID, allowed: excluded).isEmpty {
@@ -504,9 +527,9 @@ package final class WebAuthnService: WebAuthn.Server {
                 request: request
             )
         }
-        if candidates.count == 1 || input.passkey != nil {
+        if (candidates.count == 1 || input.passkey != nil) && !claimant.choseInItsPrompt(input.passkey) {
             // The person's choice in the agent is their consent; a passkey given without a choice
-            // is confirmed there.
+            // is confirmed there, unless the person chose it in the extension's prompt.
             try await confirmWithPerson(
                 "\(Self.asker(claimant, origin)) asks to sign you in to \(rpID) as \(Self.quoted(chosen.identity.user)) with \(chosen.provider.name)'s passkey. Go on?",
                 request: request

@@ -3,9 +3,9 @@ import KeyportEncoding
 
 /// WebAuthn's rules for who may use a relying party id (§5.1.3 step 8, §5.1.4 step 7, and
 /// "Related Origin Requests", §5.11): the client's checks. keyportd makes the origin and suffix
-/// checks for every caller before a provider hears of the request; it does not fetch a relying
-/// party's list of related origins yet, so ``relatedOriginsAdmit(_:document:in:)`` has no caller
-/// but its tests.
+/// checks for every caller before a provider hears of the request, and for a web page whose
+/// origin the relying party id does not cover, fetches the relying party's list of related
+/// origins for ``relatedOriginsAdmit(_:document:in:)``.
 package enum RelyingPartyID {
     /// Reads the caller's origin as a browser serializes it (`https://login.example.com`,
     /// `http://localhost:8080`): a secure context only — `https`, or `http` on `localhost` — on a

@@ -45,7 +45,12 @@ struct VaultPasskeyTests {
         }
 
         /// The extension's part, played by Peers/passkeys_through_host.py against keyport-browser: its JSON.
-        func throughHost(_ library: String, registered: String? = nil) async throws -> [String: Any] {
+        func throughHost(
+            _ library: String,
+            origin: String = "https://login.example.com",
+            rpID: String = "example.com",
+            registered: String? = nil
+        ) async throws -> [String: Any] {
             let python = try await Peers.python(importing: ["webauthn", "fido2"])
             let ran = try await Program.run(
                 python,
@@ -53,7 +58,7 @@ struct VaultPasskeyTests {
                     Peers.file("Tests/KeyportVaultTests/Peers/passkeys_through_host.py"),
                     builtProgram("keyport-browser"),
                     Peers.file("Tests/KeyportPasskeysTests/Peers/relying_party.py"), library,
-                    "https://login.example.com", "example.com",
+                    origin, rpID,
                 ] + (registered.map { [$0] } ?? []),
                 environment: environment,
                 timeout: .seconds(120)
@@ -359,6 +364,47 @@ struct VaultPasskeyTests {
         #expect(
             elsewhere.status == 1 && elsewhere.standardError.contains("may speak only for"),
             "\(elsewhere.standardError)"
+        )
+    }
+
+    @Test(
+        "a page of another site signs up and in with a relying party's passkeys when the relying party lists its origin in /.well-known/webauthn (Related Origin Requests); an origin it does not list is refused"
+    )
+    func relatedOrigins() async throws {
+        let python = try await Peers.python(importing: ["webauthn"])
+        let directory = try TemporaryDirectory("kp-related-origins")
+        // The relying party is localhost: its list is at https://localhost/.well-known/webauthn,
+        // port 443, behind a test CA keyportd trusts through SSL_CERT_FILE.
+        let site = try Program(
+            python,
+            [
+                Peers.file("Tests/KeyportVaultTests/Peers/association_site.py"), directory.url.path, "org.example.none",
+                "443", "https://shop.example",
+            ]
+        )
+        defer { site.stop() }
+        let ready = try await site.waitForLine(timeout: .seconds(60)) { $0.hasPrefix("ready ") }
+        let ca = String(ready.split(separator: " ")[2])
+        var sandbox = try await Sandbox(directory: directory, environment: ["SSL_CERT_FILE": ca])
+        defer { sandbox.stop() }
+        try await sandbox.startAgent()
+        let results = try await sandbox.throughHost("webauthn", origin: "https://shop.example", rpID: "localhost")
+        func object(_ key: String) -> [String: Any] { results[key] as? [String: Any] ?? [:] }
+
+        // Made and used from https://shop.example for the relying party localhost, and verified by
+        // py_webauthn with that origin.
+        let registered = object("registered")
+        #expect(registered["refused"] == nil && registered["credentialId"] != nil, "\(results)")
+        let signedIn = object("signed_in_first")
+        #expect(signedIn["refused"] == nil && signedIn["credentialId"] != nil, "\(results)")
+        // A page of a site the list does not name: refused, saying why.
+        let other = object("other_site")
+        #expect(other["error"] as? String == "org.keyport.WebAuthn.SecurityError", "\(other)")
+        #expect(
+            (other["message"] as? String)?.contains(
+                "https://localhost/.well-known/webauthn does not list https://example.net among its related origins"
+            ) == true,
+            "\(other)"
         )
     }
 

@@ -240,15 +240,14 @@
       const browser = native.capabilities ? await native.capabilities.call(PublicKeyCredential) : {};
       if (!(await passkeysAvailable())) return browser;
       // What Keyport does for the requests it answers: conditional sign-in, a passkey provider
-      // that can verify the person, PRF and credProps; not conditional create, nor related
-      // origins (keyportd does not fetch them yet).
+      // that can verify the person, related origins, PRF and credProps; not conditional create.
       return {
         ...browser,
         conditionalGet: true,
         conditionalCreate: false,
         passkeyPlatformAuthenticator: true,
         userVerifyingPlatformAuthenticator: true,
-        relatedOrigins: false,
+        relatedOrigins: true,
         "extension:credProps": true,
         "extension:prf": true,
       };

@@ -1,28 +1,48 @@
 import AsyncHTTPClient
 import Foundation
+import KeyportDomainsCore
 import KeyportEncoding
+import KeyportPasskeys
 import NIOCore
 import NIOSSL
 import Varlink
 
-/// Whether a web site confirms that an app may use its passkeys, as Apple's platforms confirm an
-/// app's Associated Domains: the site's `https://DOMAIN/.well-known/apple-app-site-association`
-/// names the app's id among `webcredentials.apps` (docs/protocol.md, "Passkeys").
+/// What web sites say about who may use their passkeys, read from their well-known files:
+/// whether a site confirms that an app may, as Apple's platforms confirm an app's Associated
+/// Domains (the site's `https://DOMAIN/.well-known/apple-app-site-association` names the app's id
+/// among `webcredentials.apps`), and whether a relying party lists an origin among its related
+/// origins (WebAuthn's Related Origin Requests, `https://RPID/.well-known/webauthn`;
+/// docs/protocol.md, "Passkeys").
 ///
-/// An app's manifest only claims domains; the site decides. The file is fetched over https with
-/// the system's trust roots (`SSL_CERT_FILE`, OpenSSL's variable, names another bundle), no
-/// redirect followed, at most 128 KiB, within 10 seconds; an answer is kept for an hour, a refusal
-/// for a minute, so a site that just published its file is not kept waiting.
+/// A caller only claims; the site decides. A file is fetched over https with the system's trust
+/// roots (`SSL_CERT_FILE`, OpenSSL's variable, names another bundle; read once), no redirect
+/// followed, at most 128 KiB, all of it within 10 seconds; callers asking for the same file at
+/// once share one fetch. An answer is kept for an hour, a refusal for a minute, so a site that
+/// just published its file is not kept waiting.
 package actor SiteAssociations {
-    /// Fetches an https URL's body; throws what went wrong, for the person's message.
-    package typealias Fetch = @Sendable (String) async throws -> [UInt8]
+    /// A fetched file: its media type, as the `Content-Type` header names it, and its body.
+    package struct Document: Sendable {
+        package var contentType: String?
+        package var body: [UInt8]
+
+        package init(contentType: String?, body: [UInt8]) {
+            self.contentType = contentType
+            self.body = body
+        }
+    }
+
+    /// Fetches an https URL; throws what went wrong, for the person's message.
+    package typealias Fetch = @Sendable (String) async throws -> Document
 
     private let fetch: Fetch
+    /// Decisions by the file's URL and what was asked of it (an app's id, or an origin).
     private var known: [Key: (confirmed: Bool, why: String, until: ContinuousClock.Instant)] = [:]
+    /// The fetches running, by URL.
+    private var running: [String: Task<Result<Document, AssociationFetchError>, Never>] = [:]
 
     private struct Key: Hashable {
-        var domain: String
-        var app: String
+        var url: String
+        var subject: String
     }
 
     /// Associations read with `fetch` (by default over https, as described above).
@@ -33,22 +53,73 @@ package actor SiteAssociations {
     /// Whether `domain` (a host, with `:port` when not 443) confirms the app `app`; when not, why,
     /// for the caller's message.
     package func confirm(domain: String, app: String) async -> (confirmed: Bool, why: String) {
-        let key = Key(domain: domain, app: app)
-        let now = ContinuousClock.now
-        if let kept = known[key], kept.until > now { return (kept.confirmed, kept.why) }
         let url = "https://\(domain)/.well-known/apple-app-site-association"
-        let answer: (Bool, String)
-        do {
-            let document = try await fetch(url)
-            answer =
-                Self.lists(app: app, in: document)
+        return await decide(url, about: app) { document in
+            Self.lists(app: app, in: document.body)
                 ? (true, "\(url) names \(app)")
                 : (false, "\(url) does not name \(app) among its webcredentials apps")
-        } catch {
-            answer = (false, "\(url) could not be read (\(error))")
         }
-        known[key] = (answer.0, answer.1, now + (answer.0 ? .seconds(3600) : .seconds(60)))
+    }
+
+    /// Whether the relying party `rpID` (a registrable domain, checked by the caller) lists
+    /// `origin` among its related origins: its `https://RPID/.well-known/webauthn`, served as
+    /// `application/json`, admits it by WebAuthn's rule (``RelyingPartyID/relatedOriginsAdmit(_:document:in:)``).
+    package func relatedOrigins(
+        of rpID: String,
+        admit origin: ServiceOrigin,
+        in list: PublicSuffixList
+    ) async -> (admitted: Bool, why: String) {
+        let url = "https://\(rpID)/.well-known/webauthn"
+        let (admitted, why) = await decide(url, about: origin.description) { document in
+            let type = document.contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces)
+            guard type?.lowercased() == "application/json" else {
+                return (false, "\(url) is served as \(document.contentType ?? "nothing"), not application/json")
+            }
+            do throws(WebAuthnError) {
+                return try RelyingPartyID.relatedOriginsAdmit(origin, document: document.body, in: list)
+                    ? (true, "\(url) lists \(origin)")
+                    : (false, "\(url) does not list \(origin) among its related origins")
+            } catch {
+                return (false, error.message)
+            }
+        }
+        return (admitted, why)
+    }
+
+    /// What `judge` says of the file at `url` about `subject`, kept as the type says.
+    private func decide(
+        _ url: String,
+        about subject: String,
+        judge: (Document) -> (Bool, String)
+    ) async -> (confirmed: Bool, why: String) {
+        let key = Key(url: url, subject: subject)
+        if let kept = known[key], kept.until > ContinuousClock.now { return (kept.confirmed, kept.why) }
+        let answer: (Bool, String)
+        switch await document(at: url) {
+        case .success(let document): answer = judge(document)
+        case .failure(let error): answer = (false, "\(url) could not be read (\(error))")
+        }
+        known[key] = (answer.0, answer.1, ContinuousClock.now + (answer.0 ? .seconds(3600) : .seconds(60)))
         return answer
+    }
+
+    /// The file at `url`, fetched once for every caller that asks while it is on its way.
+    private func document(at url: String) async -> Result<Document, AssociationFetchError> {
+        if let fetching = running[url] { return await fetching.value }
+        let fetch = self.fetch
+        let fetching = Task { () -> Result<Document, AssociationFetchError> in
+            do {
+                return .success(try await fetch(url))
+            } catch let error as AssociationFetchError {
+                return .failure(error)
+            } catch {
+                return .failure(AssociationFetchError(description: "\(error)"))
+            }
+        }
+        running[url] = fetching
+        let result = await fetching.value
+        running[url] = nil
+        return result
     }
 
     /// Whether an apple-app-site-association document lists `app` in `webcredentials.apps`.
@@ -74,30 +145,69 @@ package actor SiteAssociations {
         }
     }
 
-    /// The body of an https GET, as described on the type.
-    package static let https: Fetch = { url in
-        var tls = TLSConfiguration.makeClientConfiguration()
-        if let bundle = ProcessInfo.processInfo.environment["SSL_CERT_FILE"], !bundle.isEmpty {
-            tls.trustRoots = .file(bundle)
+    /// An https GET, as described on the type, trusting the system's roots or `SSL_CERT_FILE`'s
+    /// bundle (read once, when first used).
+    package static let https: Fetch = https(trusting: ProcessInfo.processInfo.environment["SSL_CERT_FILE"])
+
+    /// An https GET, as described on the type, trusting the PEM bundle `bundle` (read now), or the
+    /// system's roots when there is none or it holds no certificate.
+    package static func https(trusting bundle: String?) -> Fetch {
+        let trustRoots: NIOSSLTrustRoots
+        if let bundle, !bundle.isEmpty, let certificates = try? NIOSSLCertificate.fromPEMFile(bundle),
+            !certificates.isEmpty
+        {
+            trustRoots = .certificates(certificates)
+        } else {
+            trustRoots = .default
         }
-        let client = HTTPClient(
-            eventLoopGroupProvider: .singleton,
-            configuration: HTTPClient.Configuration(
-                tlsConfiguration: tls,
-                redirectConfiguration: .disallow,
-                timeout: .init(connect: .seconds(10), read: .seconds(10))
-            )
+        return { url in try await get(url, trustRoots: trustRoots) }
+    }
+
+    /// The whole of an https GET of `url`, body included, within 10 seconds.
+    private static func get(_ url: String, trustRoots: NIOSSLTrustRoots) async throws -> Document {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = trustRoots
+        var configuration = HTTPClient.Configuration(
+            tlsConfiguration: tls,
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .seconds(10), read: .seconds(10))
         )
+        // One file, once: a site that cannot be reached (no such name, a refused connection, a
+        // certificate not trusted) is said at once, not retried until the time is up.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
-            var request = HTTPClientRequest(url: url)
-            request.headers.add(name: "Accept", value: "application/json")
-            let response = try await client.execute(request, timeout: .seconds(10))
-            guard response.status == .ok else {
-                throw AssociationFetchError(description: "the site answered \(response.status.code)")
+            let document = try await withThrowingTaskGroup(of: Document.self) { group in
+                group.addTask {
+                    var request = HTTPClientRequest(url: url)
+                    request.headers.add(name: "Accept", value: "application/json")
+                    let response = try await client.execute(request, timeout: .seconds(10))
+                    guard response.status == .ok else {
+                        throw AssociationFetchError(description: "the site answered \(response.status.code)")
+                    }
+                    let body: ByteBuffer
+                    do {
+                        body = try await response.body.collect(upTo: 128 * 1024)
+                    } catch is NIOTooManyBytesError {
+                        throw AssociationFetchError(description: "the file is larger than 128 KiB")
+                    }
+                    return Document(
+                        contentType: response.headers.first(name: "Content-Type"),
+                        body: Array(buffer: body)
+                    )
+                }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(10))
+                    throw AssociationFetchError(description: "the site did not send it all within 10 seconds")
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next() else {
+                    throw AssociationFetchError(description: "nothing was fetched")
+                }
+                return first
             }
-            let body = try await response.body.collect(upTo: 128 * 1024)
             try await client.shutdown()
-            return Array(buffer: body)
+            return document
         } catch {
             try? await client.shutdown()
             throw error

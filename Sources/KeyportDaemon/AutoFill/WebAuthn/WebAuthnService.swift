@@ -80,13 +80,16 @@ package final class WebAuthnService: WebAuthn.Server {
         }
         if case .app(let app) = claimant { try await admit(app, for: origin, topOrigin: topOrigin) }
         let rpID = requested ?? RelyingPartyID.default(for: origin)
-        guard RelyingPartyID.isValid(rpID, for: origin, in: self.providers.list) else {
-            throw VarlinkError(
-                WebAuthn.SecurityError(
-                    message:
-                        "the relying party id \"\(DisplayText.escaping(rpID))\" is neither \(origin.host) nor a registrable domain it is under"
-                )
-            )
+        if !RelyingPartyID.isValid(rpID, for: origin, in: self.providers.list) {
+            let mismatch =
+                "the relying party id \"\(DisplayText.escaping(rpID))\" is neither \(origin.host) nor a registrable domain it is under"
+            // A web page's last chance: the relying party lists the page's origin among its related
+            // origins. (An app's is Apple's rule below: its associated domain's own passkeys only.)
+            guard case .browserHost = claimant, Self.isRegistrableDomain(rpID, in: self.providers.list) else {
+                throw VarlinkError(WebAuthn.SecurityError(message: mismatch))
+            }
+            let (admitted, why) = await associations.relatedOrigins(of: rpID, admit: origin, in: self.providers.list)
+            guard admitted else { throw VarlinkError(WebAuthn.SecurityError(message: "\(mismatch), and \(why)")) }
         }
         // An app uses only the passkeys of the domain it is associated with (Apple's rule), not
         // those of a parent domain its site's subdomain could otherwise vouch for.
@@ -145,6 +148,14 @@ package final class WebAuthnService: WebAuthn.Server {
                 )
             )
         }
+    }
+
+    /// Whether `rpID` is a domain written as a host is, at or under a registrable domain (or
+    /// `localhost`, which WebAuthn treats as a secure site): the only ids whose related origins
+    /// keyportd fetches (never a public suffix's, an address's, or text that would make another URL).
+    private static func isRegistrableDomain(_ rpID: String, in list: PublicSuffixList) -> Bool {
+        guard let host = ServiceHost(rpID), case .domain(let name) = host, name == rpID else { return false }
+        return host.isLocalhost || list.registrableDomain(of: host) != nil
     }
 
     /// Who asks, for the person: an app by its name and id, the browser host by the page's origin.

@@ -41,6 +41,9 @@ struct BrowserPasskeyTests {
             )
         }
         #expect(page("conditional")["op"] as? String == "conditional", "\(context)")
+        // 2 000 capability queries the page made up are each answered, and the person signs in after.
+        #expect(scenario("flood")["answered"] as? Int == 2000, "\(context)")
+        #expect(page("flood")["ok"] as? Bool == true, "\(context)")
         // Cancel in the prompt: NotAllowedError, as the browser's own says.
         #expect(page("cancel")["error"] as? String == "NotAllowedError", "\(context)")
         // Locked: the vault asked for its passphrase through the agent, then signed.

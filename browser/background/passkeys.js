@@ -87,12 +87,7 @@ async function passkeyRequest(port, site, message) {
   if (place.refused) return reply(message.op === "capabilities" ? { passkeys: false } : { error: "NotAllowedError", message: place.refused });
   if (place.browser) return reply(message.op === "capabilities" ? { passkeys: false } : { fallback: true });
   // No provider of passkeys, or no Keyport: the browser's own, as without the extension.
-  let authenticators;
-  try {
-    authenticators = (await webauthn("ListAuthenticators", { origin: place.origin })).authenticators;
-  } catch {
-    authenticators = [];
-  }
+  const authenticators = await authenticatorsFor(place.origin);
   if (message.op === "capabilities") return reply({ passkeys: authenticators.length > 0 });
   if (authenticators.length === 0) return reply({ fallback: true });
   const options = message.options && typeof message.options === "object" ? message.options : {};
@@ -121,6 +116,25 @@ async function passkeyRequest(port, site, message) {
   }
   if (port !== pages.get(pageKey(port.sender.tab.id, port.sender.frameId))) return; // the document went
   openSession(port, site, details);
+}
+
+/// What keyportd said of the enabled providers of passkeys, by origin, for a few seconds.
+const authenticatorsKept = new Map(); // origin → {until, list (a promise)}
+
+/// The enabled providers of passkeys for `origin` (none if Keyport cannot be reached), asked of
+/// keyportd at most once every five seconds: a page's every request asks, and a page that floods
+/// its capability queries costs keyportd nothing more.
+function authenticatorsFor(origin) {
+  const now = Date.now();
+  const kept = authenticatorsKept.get(origin);
+  if (kept && kept.until > now) return kept.list;
+  for (const [key, entry] of authenticatorsKept) if (entry.until <= now) authenticatorsKept.delete(key);
+  const list = webauthn("ListAuthenticators", { origin }).then(
+    (reply) => reply.authenticators,
+    () => [],
+  );
+  authenticatorsKept.set(origin, { until: now + 5000, list });
+  return list;
 }
 
 /// The passkeys keyportd lists for `request` (its rpId and allowCredentials).

@@ -285,6 +285,19 @@ def scenarios(person, browser, port):
     results["signup"] = keys.prompt("signup", 0, "?user=alice@site.test")
     # Sign in from the prompt: the one passkey is the first row.
     results["signin"] = keys.prompt("signin", 0)
+    # A page that floods the extension with requests of its own making (the capability query, and
+    # sign-ins while one is pending): they are answered, and the person still signs in after.
+    browser.open(f"{site}/")
+    time.sleep(1)
+    results["flood"] = {"answered": browser.run("""return new Promise((done) => {
+        let answered = 0;
+        document.addEventListener("keyport:webauthn-reply", () => { if (++answered === 2000) done(answered); });
+        for (let id = 100000; id < 102000; id++) {
+          document.dispatchEvent(new CustomEvent("keyport:webauthn-request", {detail: JSON.stringify({id, op: "capabilities"})}));
+        }
+        setTimeout(() => done(answered), 20000);
+      });""")}
+    results["flood"].update(keys.prompt("signin", 0))
     # Cancel (the prompt's last row: the passkey, "another device", "Cancel"): NotAllowedError.
     results["cancel"] = keys.prompt("signin", 2)
     # Conditional: the page waits; the username field's menu lists the passkey first.

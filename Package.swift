@@ -402,7 +402,7 @@ let tests: [Target] = [
             "KeyportDaemon", "KeyportInterfaces", "keyportd", "keyport-cli", "keyport-vault", "Varlink",
             "KeyportSystem", "CKeyportSystem", "KeyportTestSupport", "KeyportAutoFillTestSupport", "ExampleExporter",
             "ExampleImporter", "ExampleProvider", "CredentialExchangeFormat", "WebAuthentication",
-            "AuthenticationServices",
+            "AuthenticationServices", "KeyportDomains",
         ],
         exclude: ["Peers"]
     ),

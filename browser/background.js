@@ -139,30 +139,35 @@ function connectPage(port) {
 async function pageMessage(port, site, message) {
   switch (message.type) {
     case "focus": {
-      // A fillable field got focus: list what fits, without waking a provider; in a field marked
-      // for passkeys, those of the conditional request the page waits for too.
+      // The person put a fillable field in focus: list what fits, without waking a provider; in a
+      // field marked for passkeys, those of the conditional request the page waits for too.
       const type = message.kind === "otp" ? "oneTimeCode" : "password";
       let listed;
-      let passkeys;
+      let conditional;
       try {
-        [listed, passkeys] = await Promise.all([
+        [listed, conditional] = await Promise.all([
           call("ListIdentities", { type, serviceIdentifiers: service(site) }),
-          message.webauthn === true ? conditionalPasskeys(port) : [],
+          message.webauthn === true ? conditionalPasskeys(port) : { request: null, passkeys: [] },
         ]);
       } catch (failure) {
         port.postMessage({ type: "unavailable", message: failure.message });
         return;
       }
       // Focus opens the menu only when something fits (or for a code field); the keyboard command
-      // always, with "All passwords…" in it.
-      if (listed.identities.length === 0 && passkeys.length === 0 && message.kind !== "otp" && !message.command) return;
+      // always, with "All passwords…" in it. A field of a page waiting for a conditional request
+      // always has it, at one size, so that what the page can see of the menu does not say
+      // whether the person has a passkey or a password there.
+      const hidden = conditional.request !== null;
+      const empty = listed.identities.length === 0 && conditional.passkeys.length === 0;
+      if (empty && !hidden && message.kind !== "otp" && !message.command) return;
       openSession(port, site, {
         mode: "fill",
         kind: message.kind,
         type,
         field: message.field,
         identities: listed.identities,
-        passkeys,
+        passkeys: conditional.passkeys,
+        conditional: conditional.request,
         // Opened by Keyport's keyboard command: the menu takes the focus, and keys.
         keyboard: message.command === true,
       });
@@ -221,14 +226,19 @@ async function pageMessage(port, site, message) {
 
 /// Opens the menu on `port`'s document: the content script draws the frame; the token binds the
 /// frame to this session, and only the first frame that shows it.
+/// The most rows the menu shows before they scroll (content/menu.js sizes the frame for them).
+const MOST_ROWS = 4;
+
 function openSession(port, site, details) {
   for (const [token, session] of sessions) if (session.page === port) closeSession(token);
   const token = randomToken();
   sessions.set(token, { ...details, token, page: port, site, menu: null, checking: null, busy: false });
-  // One row a choice, and "All…" below them; "Save" and "Not now"; a passkey or a provider a
-  // row, then "another device" and "Cancel".
-  const choices = details.identities.length + (details.passkeys || []).length + (details.authenticators || []).length;
-  const rows = details.mode === "save" ? 2 : details.mode === "passkey" ? choices + 2 : choices + 1;
+  // One row a choice, and "All…" below them; "Save" and "Not now". A prompt for a passkey, and a
+  // menu answering a conditional request, are of the largest size whatever they hold (their rows
+  // scroll): the page sees the menu's size, and must not learn from it how many passkeys or
+  // passwords the person has.
+  const choices = details.identities.length + (details.passkeys || []).length;
+  const rows = details.mode === "save" ? 2 : details.mode === "passkey" || details.conditional ? MOST_ROWS : choices + 1;
   port.postMessage({ type: "open", token, mode: details.mode, field: details.field, rows, keyboard: details.keyboard === true });
 }
 

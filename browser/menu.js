@@ -189,6 +189,7 @@ port.onMessage.addListener((message) => {
           port.postMessage({ type: "all", ...gesture }),
         );
       }
+      if (message.passkeys.length === 0 && message.identities.length === 0) status.textContent = "Keyport has nothing saved for this site.";
       return;
     case "keyboard":
       grantKeyboard();

@@ -143,3 +143,15 @@ test("a refusal is the DOMException WebAuthn names; an abort withdraws the reque
   assert.equal(get.mediation, "conditional");
   assert.ok(waiting.requests.some((request) => request.op === "cancel" && request.id === get.id));
 });
+
+test("an extension that never answers leaves the page its browser's own, and is asked again next time", async () => {
+  let asked = 0;
+  const silent = page((request) => {
+    if (request.op === "capabilities") asked += 1;
+    return undefined;
+  });
+  const options = { publicKey: { challenge: new Uint8Array([1]) } };
+  assert.equal(await silent.window.eval("navigator.credentials").get(options), "browser's own");
+  assert.equal(await silent.window.eval("PublicKeyCredential").isConditionalMediationAvailable(), false);
+  assert.equal(asked, 2);
+});

@@ -27,8 +27,11 @@ struct BrowserAutoFillTests {
             let typed = values(page).sorted { $0.key < $1.key }.map(\.value).joined()
             #expect(codes.contains(typed), "\(page): \(typed) not in \(codes): \(results[page] ?? "no outcome")")
         }
-        // Nothing on load, nor on events the page makes up.
+        // Nothing on load, nor on the page's focus() or the events it makes up; the person's click
+        // into the field the page focused opens the menu.
         #expect(values("synthetic") == empty, "\(context)")
+        #expect((results["synthetic"] as? [String: Any])?["menu"] as? Bool == false, "\(context)")
+        #expect((results["synthetic"] as? [String: Any])?["clicked"] as? Bool == true, "\(context)")
         // What is saved for https is never offered to http on the same host; http's own is filled.
         #expect(!menu("http-page") && values("http-page") == empty, "\(context)")
         #expect(values("http-own") == ["user": "bob", "pass": "plain-pass"], "\(context)")

@@ -46,6 +46,11 @@ struct BrowserPasskeyTests {
         #expect(page("flood")["ok"] as? Bool == true, "\(context)")
         // Cancel in the prompt: NotAllowedError, as the browser's own says.
         #expect(page("cancel")["error"] as? String == "NotAllowedError", "\(context)")
+        // A sign-in no passkey of Keyport's can answer has a prompt of the same size as one that
+        // lists a passkey: the page cannot tell from it whether the person has one.
+        #expect(page("unknown")["error"] as? String == "NotAllowedError", "\(context)")
+        let sizes = [scenario("signin")["size"], scenario("unknown")["size"]].map { $0 as? [Double] }
+        #expect(sizes[0] != nil && sizes[0] == sizes[1], "\(sizes): \(context)")
         // Locked: the vault asked for its passphrase through the agent, then signed.
         #expect(page("locked")["ok"] as? Bool == true, "\(context)")
         #expect(
@@ -89,6 +94,17 @@ struct BrowserPasskeyTests {
         #expect((framed["topOrigin"] as? String)?.hasPrefix("https://evil.test:") == true, "\(allowed)")
         let signin = (results["signin"] as? [String: Any])?["page"] as? [String: Any] ?? [:]
         #expect(signin["crossOrigin"] as? Bool == false && signin["topOrigin"] as? String == nil, "\(signin)")
+        // The site's page in a frame of another site in a page of its own: cross-origin still,
+        // with its own site on top.
+        let nested = results["frame-nested"] as? [String: Any] ?? [:]
+        let inner = nested["page"] as? [String: Any] ?? [:]
+        #expect(nested["prompt"] as? Bool == true && inner["ok"] as? Bool == true, "\(nested)")
+        #expect(inner["crossOrigin"] as? Bool == true, "\(nested)")
+        #expect((inner["topOrigin"] as? String)?.hasPrefix("https://site.test:") == true, "\(nested)")
+        // A page whose own permissions policy forbids WebAuthn: no prompt, and refused.
+        let denied = results["policy-denied"] as? [String: Any] ?? [:]
+        #expect(denied["prompt"] as? Bool == false, "\(denied)")
+        #expect((denied["page"] as? [String: Any])?["error"] as? String == "NotAllowedError", "\(denied)")
     }
 
     @Test("Firefox ESR: the same; a frame's requests are the browser's own", .timeLimit(.minutes(10)))
@@ -102,5 +118,6 @@ struct BrowserPasskeyTests {
         // Firefox does not say what a frame's permissions policy allows: Keyport leaves the frame
         // to the browser's own WebAuthn, permission or not.
         #expect((results["frame-allowed"] as? [String: Any])?["prompt"] as? Bool == false, "\(results)")
+        #expect((results["frame-nested"] as? [String: Any])?["prompt"] as? Bool == false, "\(results)")
     }
 }

@@ -38,26 +38,40 @@ function settle(request, reply) {
 }
 
 /// What the page hears for a failed call: WebAuthn's error names pass; a parameter keyportd
-/// refused is the page's TypeError; anything else is NotAllowedError.
+/// refused is the page's TypeError; anything else is NotAllowedError. A SecurityError is said in
+/// the browser's own words, not keyportd's: its reason may say what another host answered when
+/// keyportd read its related origins, which a page must not learn.
 function pageError(failure) {
   const name = String(failure.error || "").split(".").pop();
+  if (name === "SecurityError") return { error: name, message: "The relying party ID is not a registrable domain suffix of, nor equal to the current domain, nor does it list this origin among its related origins." };
   if (WEBAUTHN_ERRORS.has(name)) return { error: name, message: failure.message };
   if (name === "InvalidParameter") return { error: "TypeError", message: failure.message };
   return { error: "NotAllowedError", message: failure.message };
 }
 
 /// Where the request of `port`'s document is made: its origin, and the top document's when it is
-/// a frame of another origin. A frame is answered only where the browser says its permissions
-/// policy allows WebAuthn (Chromium); where it does not say (Firefox), it is the browser's own.
+/// not of the same origin as all its ancestors (WebAuthn's crossOrigin; a frame of A inside B
+/// inside A is cross-origin too). A document whose permissions policy forbids WebAuthn is refused
+/// (Chromium says; the top document's own policy counts). A frame is answered only where the
+/// browser tells the policy and the frame's ancestors (Chromium's `location.ancestorOrigins`);
+/// where it does not (Firefox), it is the browser's own. A cross-origin frame creates a passkey
+/// only with the person's activation, as WebAuthn asks.
 async function passkeyPlace(port, site, message) {
   const origin = new URL(site).origin;
+  if (message.policy === false) return { refused: "the page's permissions policy does not let this document use passkeys" };
   if (port.sender.frameId === 0) return { origin };
-  if (message.policy === false) return { refused: "the page's permissions policy does not let this frame use passkeys" };
   const top = await topPage(port.sender.tab.id);
   const topSite = top ? siteOf(top) : null;
-  if (message.policy !== true || !topSite) return { browser: true };
+  const ancestors = message.ancestors;
+  if (message.policy !== true || !topSite || !Array.isArray(ancestors) || ancestors.length === 0) return { browser: true };
   const topOrigin = new URL(topSite).origin;
-  return topOrigin === origin ? { origin } : { origin, topOrigin };
+  // The renderer's list, held to what the browser says of the top document.
+  if (ancestors[ancestors.length - 1] !== topOrigin) return { browser: true };
+  if (ancestors.every((ancestor) => ancestor === origin)) return { origin };
+  if (message.op === "create" && message.activated !== true) {
+    return { refused: "a frame of another site creates a passkey only right after the person's click in it" };
+  }
+  return { origin, topOrigin };
 }
 
 /// The port of tab `tabId`'s top document: a frame's content script may connect before its top
@@ -79,12 +93,22 @@ function parametersFor(request, more) {
   return parameters;
 }
 
-/// A request from a document's page world: `capabilities`, `create`, `get`, or `cancel`.
+/// A request from a document's page world: `capabilities`, `create`, `get`, or `cancel`. Whatever
+/// goes wrong here, the page is answered (the browser's own WebAuthn), never left waiting.
 async function passkeyRequest(port, site, message) {
   const reply = (answer) => answerPage(port, message.id, answer);
+  try {
+    await answerPasskeyRequest(port, site, message, reply);
+  } catch (error) {
+    console.error("keyport: a passkey request failed:", error);
+    reply(message.op === "capabilities" ? { passkeys: false } : { fallback: true });
+  }
+}
+
+async function answerPasskeyRequest(port, site, message, reply) {
   if (message.op === "cancel") return cancelPasskeyRequest(port, message.id);
   const place = await passkeyPlace(port, site, message);
-  if (place.refused) return reply(message.op === "capabilities" ? { passkeys: false } : { error: "NotAllowedError", message: place.refused });
+  if (place.refused) return reply(message.op === "capabilities" ? { passkeys: false } : { error: "NotAllowedError", message: `The request was not allowed: ${place.refused}.` });
   if (place.browser) return reply(message.op === "capabilities" ? { passkeys: false } : { fallback: true });
   // No provider of passkeys, or no Keyport: the browser's own, as without the extension.
   const authenticators = await authenticatorsFor(place.origin);
@@ -99,6 +123,11 @@ async function passkeyRequest(port, site, message) {
     conditionals.set(port, request);
     return;
   }
+  // One modal request a document, from its listing to its answer: a page cannot have keyportd
+  // list (and read relying parties' files) for request after request at once.
+  if (busyPages.has(port)) {
+    return reply({ error: "NotAllowedError", message: "A request for a passkey is already pending on this page." });
+  }
   for (const session of sessions.values()) {
     if (session.page === port && session.passkeyRequest && !session.passkeyRequest.settled) {
       return reply({ error: "NotAllowedError", message: "A request for a passkey is already pending on this page." });
@@ -106,10 +135,13 @@ async function passkeyRequest(port, site, message) {
   }
   const details = { mode: "passkey", passkeyRequest: request, identities: [], passkeys: [], authenticators: [] };
   if (message.op === "get") {
+    busyPages.add(port);
     try {
       details.passkeys = await listPasskeys(request);
     } catch (failure) {
       return reply(pageError(failure));
+    } finally {
+      busyPages.delete(port);
     }
   } else {
     details.authenticators = authenticators;
@@ -117,6 +149,9 @@ async function passkeyRequest(port, site, message) {
   if (port !== pages.get(pageKey(port.sender.tab.id, port.sender.frameId))) return; // the document went
   openSession(port, site, details);
 }
+
+/// The documents whose modal request is being listed.
+const busyPages = new Set();
 
 /// What keyportd said of the enabled providers of passkeys, by origin, for a few seconds.
 const authenticatorsKept = new Map(); // origin → {until, list (a promise)}
@@ -148,15 +183,15 @@ async function listPasskeys(request) {
   return (await webauthn("ListPasskeys", parameters)).passkeys;
 }
 
-/// The passkeys to offer in the menu of a `webauthn` field of `port`'s document: those of the
-/// conditional request it waits for, if any.
+/// The conditional request `port`'s document waits for, and its passkeys, to offer in the menu of
+/// a `webauthn` field; the menu answers that request, not one that replaced it meanwhile.
 async function conditionalPasskeys(port) {
   const request = conditionals.get(port);
-  if (!request) return [];
+  if (!request) return { request: null, passkeys: [] };
   try {
-    return await listPasskeys(request);
+    return { request, passkeys: await listPasskeys(request) };
   } catch {
-    return [];
+    return { request, passkeys: [] };
   }
 }
 
@@ -211,7 +246,7 @@ function passkeyElsewhere(session) {
 
 /// The person's checked click chose a passkey (`passkey`) or a provider to keep a new one (`keep`).
 async function passkeyChosen(session, message) {
-  const request = session.passkeyRequest || conditionals.get(session.page);
+  const request = session.passkeyRequest || session.conditional;
   if (!request || request.settled) {
     session.menu.postMessage({ type: "refused", message: "The page no longer waits for a passkey." });
     return;

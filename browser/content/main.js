@@ -25,6 +25,7 @@
     port.onDisconnect.addListener(() => {
       port = null;
       K.closeMenu();
+      K.webauthnDisconnected();
     });
   }
 
@@ -40,14 +41,54 @@
     return id;
   }
 
+  /// The person's last press: where and when (a trusted pointerdown, or Tab), and whether its
+  /// target had the focus already.
+  let press = { target: null, at: -Infinity, focused: false, tab: false };
+  document.addEventListener(
+    "pointerdown",
+    (event) => {
+      if (event.isTrusted) press = { target: event.target, at: event.timeStamp, focused: event.target === document.activeElement, tab: false };
+    },
+    true,
+  );
+  document.addEventListener(
+    "keydown",
+    (event) => {
+      if (event.isTrusted && event.key === "Tab") press = { target: null, at: event.timeStamp, focused: false, tab: true };
+    },
+    true,
+  );
+
+  /// Whether `input` got the focus from the person: their press on it, or their Tab, just now.
+  /// A page's own focus() — at load, or at any moment it likes — opens nothing: a menu that
+  /// appeared then would tell the page, which sees the menu's host, whether Keyport has something
+  /// for the site, and put the menu where the page wants it.
+  function fromPerson(input, event) {
+    if (event.timeStamp - press.at > 1000) return false;
+    return press.tab || press.target === input;
+  }
+
+  function offer(input) {
+    const kind = K.kindOf(input);
+    if (!kind || (K.menu && K.menu.field === input)) return;
+    K.post({ type: "focus", kind, field: remember(input), webauthn: K.forPasskeys(input) });
+  }
+
   document.addEventListener(
     "focusin",
     (event) => {
       const input = event.target;
-      if (!(input instanceof HTMLInputElement)) return;
-      const kind = K.kindOf(input);
-      if (!kind || (K.menu && K.menu.field === input)) return;
-      K.post({ type: "focus", kind, field: remember(input), webauthn: K.forPasskeys(input) });
+      if (input instanceof HTMLInputElement && fromPerson(input, event)) offer(input);
+    },
+    true,
+  );
+
+  // A click into a field that had the focus already (a page's autofocus) opens its menu.
+  document.addEventListener(
+    "click",
+    (event) => {
+      const input = event.target;
+      if (event.isTrusted && input instanceof HTMLInputElement && press.target === input && press.focused) offer(input);
     },
     true,
   );

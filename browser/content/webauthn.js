@@ -3,10 +3,16 @@
 // from the document's start, before the other parts, so that no request the page makes early is
 // lost: what comes before main.js connects waits for it.
 //
-// A request is the page's own, whatever sends it on the document; what this adds is what only an
-// isolated world can say truthfully: whether the browser's permissions policy lets this document
-// use WebAuthn (Chromium says; Firefox does not, and then the background leaves a frame's
-// requests to the browser's own WebAuthn).
+// A request is the page's own, whatever sends it on the document (a script of a frame of the
+// same origin can too: it could as well call navigator.credentials itself); what this adds is
+// what the page's world cannot make up: whether the browser's permissions policy lets this
+// document use WebAuthn, the origins of the documents it is inside, and whether the person just
+// activated it (Chromium says all three; Firefox says the last, and the background then leaves a
+// frame's requests to the browser's own WebAuthn).
+//
+// Every request is answered: if the background cannot be reached, or goes before it answers (an
+// extension reload, a restart), the page hears "the browser's own" (or, asking what Keyport
+// can do, "nothing"), never silence.
 "use strict";
 
 globalThis[Symbol.for("org.keyport.AutoFill")] ??= Object.create(null);
@@ -28,21 +34,50 @@ globalThis[Symbol.for("org.keyport.AutoFill")] ??= Object.create(null);
     return policy.allowsFeature(op === "create" ? "publickey-credentials-create" : "publickey-credentials-get");
   }
 
+  /// The requests sent and not yet answered, by id: their op.
+  const pending = new Map();
+
+  function toPage(reply) {
+    document.dispatchEvent(new CustomEvent(REPLY, { detail: JSON.stringify(reply) }));
+  }
+
+  /// The answer to a request the background will not answer: the browser's own.
+  function unanswered(id, op) {
+    pending.delete(id);
+    toPage(op === "capabilities" ? { id, passkeys: false } : { id, fallback: true });
+  }
+
+  function post(message) {
+    try {
+      K.post(message);
+    } catch {
+      // The extension was reloaded or removed under this document.
+      if (pending.has(message.id)) unanswered(message.id, message.op);
+    }
+  }
+
   function send(message) {
-    if (K.post) K.post(message);
+    if (message.op !== "cancel") pending.set(message.id, message.op);
+    if (K.post) post(message);
     else early.push(message);
   }
 
   /// main.js connected: what waited goes.
   K.webauthnConnected = () => {
-    for (const message of early.splice(0)) K.post(message);
+    for (const message of early.splice(0)) post(message);
+  };
+
+  /// The background went: what it had not answered, it will not.
+  K.webauthnDisconnected = () => {
+    for (const [id, op] of [...pending]) unanswered(id, op);
   };
 
   /// An answer from the background, to the page world.
   K.webauthnReply = (message) => {
+    if (!pending.delete(message.id)) return;
     const reply = { id: message.id };
     for (const key of ["credential", "error", "message", "fallback", "passkeys"]) if (key in message) reply[key] = message[key];
-    document.dispatchEvent(new CustomEvent(REPLY, { detail: JSON.stringify(reply) }));
+    toPage(reply);
     if (message.credential && message.clickedAt) {
       const elapsed = performance.timeOrigin + performance.now() - message.clickedAt;
       console.info(`keyport: passkey answered ${elapsed.toFixed(1)} ms after the gesture`);
@@ -58,8 +93,13 @@ globalThis[Symbol.for("org.keyport.AutoFill")] ??= Object.create(null);
       return;
     }
     if (!request || !Number.isSafeInteger(request.id) || !OPS.includes(request.op)) return;
+    if (request.op !== "cancel" && pending.has(request.id)) return;
     const message = { type: "webauthn", id: request.id, op: request.op };
-    if (request.op !== "cancel") message.policy = policyAllows(request.op);
+    if (request.op !== "cancel") {
+      message.policy = policyAllows(request.op);
+      if (location.ancestorOrigins) message.ancestors = Array.from(location.ancestorOrigins);
+      message.activated = navigator.userActivation ? navigator.userActivation.isActive : null;
+    }
     if (request.op === "create" || request.op === "get") Object.assign(message, { options: request.options, mediation: request.mediation ?? null });
     send(message);
   });

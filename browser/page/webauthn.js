@@ -4,8 +4,9 @@
 //
 // This world is the page's: whatever runs here, the page could do itself, so nothing here is
 // trusted. A request goes, as JSON, to the extension's content script of this document (an event
-// on the document, which no other frame can send), then to its background, which knows the
-// page's origin from the browser, never from here; the person answers in the extension's own
+// on the document: a script of a same-origin frame could send one too, as it could call this
+// document's navigator.credentials), then to its background, which knows the page's origin from
+// the browser, never from here; the person answers in the extension's own
 // prompt or in a username field's menu. Every other request — another kind of credential, or one
 // the person hands to "a security key or another device" — goes to the browser's own
 // implementation, as it would without Keyport. When no provider of passkeys is enabled, or Keyport
@@ -158,10 +159,16 @@
     resolve(reply);
   });
 
-  /// Asks the extension; `signal` (an AbortSignal) withdraws the request.
-  function ask(request, signal) {
+  /// Asks the extension; `signal` (an AbortSignal) withdraws the request; after `patience`
+  /// milliseconds without an answer, `fallback` is the answer.
+  function ask(request, signal, patience = null, fallback = null) {
     const id = nextRequest++;
     return new Promise((resolve, reject) => {
+      if (patience !== null) {
+        setTimeout(() => {
+          if (waiting.delete(id)) resolve(fallback);
+        }, patience);
+      }
       if (signal) {
         if (signal.aborted) return reject(signal.reason ?? new DOMException("The request was aborted.", "AbortError"));
         signal.addEventListener(
@@ -179,10 +186,15 @@
     });
   }
 
-  /// Whether a provider of passkeys is enabled for this page, asked once a document.
+  /// Whether a provider of passkeys is enabled for this page, asked once a document. The extension
+  /// answers even when Keyport cannot be reached; if it does not within five seconds (it is gone),
+  /// the answer is no, and the next request asks again.
   let available = null;
   function passkeysAvailable() {
-    available ??= ask({ op: "capabilities" }).then((reply) => reply.passkeys === true);
+    available ??= ask({ op: "capabilities" }, null, 5000, { unanswered: true }).then((reply) => {
+      if (reply.unanswered) available = null;
+      return reply.passkeys === true;
+    });
     return available;
   }
 

@@ -66,7 +66,7 @@ async function signup() {{
 async function signin(mediation, signal) {{
   const op = mediation || "get";
   try {{
-    const options = await post("/signin/begin", {{}});
+    const options = await post("/signin/begin", {{unknown: location.search.includes("unknown")}});
     const publicKey = {{...options, challenge: bytes(options.challenge),
       allowCredentials: (options.allowCredentials || []).map((c) => ({{...c, id: bytes(c.id)}}))}};
     const credential = await navigator.credentials.get({{publicKey, mediation, signal}});
@@ -115,9 +115,10 @@ new MutationObserver(() => {
 
 # A page of another site framing the relying party's, without or with WebAuthn's permission; the
 # frame at the page's corner, so that its places are the page's.
-FRAMED = """<!doctype html><html><body>
-<iframe id="child" src="https://site.test:{port}/" {allow} style="position:absolute;left:0;top:0;width:900px;height:500px;border:0"></iframe>
+FRAMED = """<!doctype html><html><body style="margin:0">
+<iframe id="child" src="{src}" {allow} style="position:absolute;left:0;top:0;width:900px;height:500px;border:0"></iframe>
 </body></html>"""
+ALLOW = 'allow="publickey-credentials-get *; publickey-credentials-create *"'
 
 
 def relying_party(port_holder):
@@ -140,12 +141,21 @@ def relying_party(port_holder):
         query = request.args
         head = autofill.ATTACK % json.dumps(query["attack"]) if "attack" in query else ""
         after = SYNTHETIC if "synthetic" in query else ""
-        return PAGE.format(head=head, after=after, user=query.get("user", ""))
+        page = PAGE.format(head=head, after=after, user=query.get("user", ""))
+        # The top document's own policy may forbid WebAuthn.
+        headers = {"Permissions-Policy": "publickey-credentials-get=(), publickey-credentials-create=()"} if "denied" in query else {}
+        return page, 200, headers
 
     @app.get("/framed")
     def framed():
-        allow = 'allow="publickey-credentials-get *; publickey-credentials-create *"' if "allow" in request.args else ""
-        return FRAMED.format(port=port_holder["port"], allow=allow)
+        """The relying party's page in a frame (of whatever site serves this one)."""
+        allow = ALLOW if "allow" in request.args else ""
+        return FRAMED.format(src=f"https://site.test:{port_holder['port']}/", allow=allow)
+
+    @app.get("/nested")
+    def nested():
+        """The relying party's page in a frame of another site's page, in a frame of its own site's."""
+        return FRAMED.format(src=f"https://evil.test:{port_holder['port']}/framed?allow", allow=ALLOW)
 
     @app.post("/register/begin")
     def register_begin():
@@ -173,7 +183,10 @@ def relying_party(port_holder):
 
     @app.post("/signin/begin")
     def signin_begin():
-        options = webauthn.generate_authentication_options(rp_id=rp_id)
+        # `unknown`: the site allows only a credential nobody has.
+        from webauthn.helpers.structs import PublicKeyCredentialDescriptor
+        allowed = [PublicKeyCredentialDescriptor(id=secrets.token_bytes(16))] if request.get_json().get("unknown") else None
+        options = webauthn.generate_authentication_options(rp_id=rp_id, allow_credentials=allowed)
         state["challenge"] = options.challenge
         return options_to_json(options), 200, {"Content-Type": "application/json"}
 
@@ -241,6 +254,7 @@ class Passkeys:
         rect = self.person.menu()
         outcome = {"prompt": rect is not None}
         if rect:
+            outcome["size"] = [rect["width"], rect["height"]]
             self.person.choose(rect, row, save=True)
         outcomes = self.wait_outcome(before + 1, wait)
         outcome["page"] = outcomes[before] if len(outcomes) > before else None
@@ -300,6 +314,11 @@ def scenarios(person, browser, port):
     results["flood"].update(keys.prompt("signin", 0))
     # Cancel (the prompt's last row: the passkey, "another device", "Cancel"): NotAllowedError.
     results["cancel"] = keys.prompt("signin", 2)
+    # A sign-in no passkey here can answer: the prompt is the size of one that lists a passkey
+    # (the page sees its size); its "Cancel", the second row, is NotAllowedError.
+    results["unknown"] = keys.prompt("signin", 1, "?unknown")
+    # A page whose own permissions policy forbids WebAuthn: refused (Chromium says the policy).
+    results["policy-denied"] = keys.prompt("signin", 0, "?denied", wait=5)
     # Conditional: the page waits; the username field's menu lists the passkey first.
     browser.open(f"{site}/?conditional")
     time.sleep(1)
@@ -357,6 +376,24 @@ def scenarios(person, browser, port):
         browser.top()
         outcome["page"] = outcomes[0] if outcomes else None
         results[name] = outcome
+    # The relying party's page in a frame of another site inside its own site's page: all allowed,
+    # and still cross-origin (Chromium, which gives the frame's ancestors).
+    browser.open(f"{site}/nested")
+    time.sleep(2)
+    browser.frame("child")
+    browser.frame("child")
+    browser.click("signin")
+    rect = person.menu(wait=4)
+    nested = {"prompt": rect is not None}
+    browser.top()
+    if rect:
+        person.choose(rect, 0, save=True)
+    browser.frame("child")
+    browser.frame("child")
+    outcomes = keys.wait_outcome(1, wait=70)
+    browser.top()
+    nested["page"] = outcomes[0] if outcomes else None
+    results["frame-nested"] = nested
     return results
 
 

@@ -1,5 +1,6 @@
 import Foundation
 import KeyportDaemon
+import KeyportDomains
 import KeyportTestSupport
 import Testing
 
@@ -55,5 +56,75 @@ struct SiteAssociationsTests {
         let (confirmed, said) = await reader.confirm(domain: domain, app: "org.example.app")
         #expect(!confirmed)
         #expect(said.contains(why), "\(said)")
+    }
+
+    /// A reader whose fetch is counted and waits until `open` is set, answering a file that
+    /// lists `https://shop.example`.
+    private final class HeldFetch: @unchecked Sendable {
+        private let lock = NSLock()
+        private var urls: [String] = []
+        private var open = false
+
+        var fetched: [String] { lock.withLock { urls } }
+        func release() { lock.withLock { open = true } }
+
+        func fetch(_ url: String) async throws -> SiteAssociations.Document {
+            lock.withLock { urls.append(url) }
+            while !lock.withLock({ open }) { try await Task.sleep(for: .milliseconds(5)) }
+            return SiteAssociations.Document(
+                contentType: "application/json",
+                body: Array(#"{"origins":["https://shop.example"]}"#.utf8)
+            )
+        }
+    }
+
+    @Test("a page naming relying party after relying party has a few files fetched, not one for each")
+    func relatedOriginsBudget() async throws {
+        let held = HeldFetch()
+        held.release()
+        let reader = SiteAssociations(fetch: { try await held.fetch($0) })
+        let list = PublicSuffixList.bundled
+        let probe = try #require(ServiceOrigin("https://a.probe.example"))
+        var answers: [String] = []
+        for index in 0..<(SiteAssociations.relyingPartiesPerSite + 2) {
+            answers.append(await reader.relatedOrigins(of: "host\(index).example", admit: probe, in: list).why)
+        }
+        #expect(held.fetched.count == SiteAssociations.relyingPartiesPerSite, "\(held.fetched)")
+        #expect(
+            answers.suffix(2).allSatisfy { $0.contains("asked about too many other relying parties") },
+            "\(answers)"
+        )
+        // Another host of the same site shares the budget; a file asked for before costs none of it.
+        let sibling = try #require(ServiceOrigin("https://b.probe.example"))
+        #expect(await reader.relatedOrigins(of: "host9.example", admit: sibling, in: list).why.contains("too many"))
+        _ = await reader.relatedOrigins(of: "host0.example", admit: sibling, in: list)
+        #expect(held.fetched.count == SiteAssociations.relyingPartiesPerSite + 1)
+        // The related origin the files list is admitted, by any site.
+        let shop = try #require(ServiceOrigin("https://shop.example"))
+        #expect(await reader.relatedOrigins(of: "host0.example", admit: shop, in: list).admitted)
+    }
+
+    @Test("past the fetches that may run at once a caller is refused at once, and the refusal is not kept")
+    func runningCap() async throws {
+        let held = HeldFetch()
+        let reader = SiteAssociations(fetch: { try await held.fetch($0) })
+        let waiting = Task {
+            await withTaskGroup(of: Bool.self) { group in
+                for index in 0..<SiteAssociations.maximumRunning {
+                    group.addTask {
+                        await reader.confirm(domain: "site\(index).example", app: "org.example.app").confirmed
+                    }
+                }
+                return await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+        }
+        while held.fetched.count < SiteAssociations.maximumRunning { try await Task.sleep(for: .milliseconds(5)) }
+        let refused = await reader.confirm(domain: "one-more.example", app: "org.example.app")
+        #expect(!refused.confirmed && refused.why.contains("try again in a moment"), "\(refused.why)")
+        held.release()
+        _ = await waiting.value
+        // Not kept: asked again, the file is fetched.
+        _ = await reader.confirm(domain: "one-more.example", app: "org.example.app")
+        #expect(held.fetched.contains("https://one-more.example/.well-known/apple-app-site-association"))
     }
 }

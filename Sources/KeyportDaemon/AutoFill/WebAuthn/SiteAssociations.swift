@@ -19,7 +19,21 @@ import Varlink
 /// followed, at most 128 KiB, all of it within 10 seconds; callers asking for the same file at
 /// once share one fetch. An answer is kept for an hour, a refusal for a minute, so a site that
 /// just published its file is not kept waiting.
+///
+/// A web page chooses the relying party ids it names, so it could have keyportd fetch files from
+/// any host it likes (to time the answers, as a probe of the person's network) or tie up its
+/// connections. So a site (the registrable domain of the asking origin) has other relying
+/// parties' files fetched for it at most ``relyingPartiesPerSite`` times in ten minutes, at most
+/// ``maximumRunning`` fetches run at once (a caller beyond that is refused at once, and that
+/// refusal is not kept), and at most ``maximumKept`` decisions are kept.
 package actor SiteAssociations {
+    /// How many fetches may run at once.
+    package static let maximumRunning = 8
+    /// How many other relying parties' files one site may have fetched in ten minutes.
+    package static let relyingPartiesPerSite = 4
+    /// How many decisions are kept at the most.
+    static let maximumKept = 4096
+
     /// A fetched file: its media type, as the `Content-Type` header names it, and its body.
     package struct Document: Sendable {
         package var contentType: String?
@@ -39,6 +53,8 @@ package actor SiteAssociations {
     private var known: [Key: (confirmed: Bool, why: String, until: ContinuousClock.Instant)] = [:]
     /// The fetches running, by URL.
     private var running: [String: Task<Result<Document, AssociationFetchError>, Never>] = [:]
+    /// The related-origins files fetched for each asking site, and until when they count.
+    private var fetchedFor: [String: [(url: String, until: ContinuousClock.Instant)]] = [:]
 
     private struct Key: Hashable {
         var url: String
@@ -64,12 +80,27 @@ package actor SiteAssociations {
     /// Whether the relying party `rpID` (a registrable domain, checked by the caller) lists
     /// `origin` among its related origins: its `https://RPID/.well-known/webauthn`, served as
     /// `application/json`, admits it by WebAuthn's rule (``RelyingPartyID/relatedOriginsAdmit(_:document:in:)``).
+    /// An origin's site may have ``relyingPartiesPerSite`` files fetched in ten minutes; one it
+    /// has had fetched, or one kept, costs nothing more.
     package func relatedOrigins(
         of rpID: String,
         admit origin: ServiceOrigin,
         in list: PublicSuffixList
     ) async -> (admitted: Bool, why: String) {
         let url = "https://\(rpID)/.well-known/webauthn"
+        let now = ContinuousClock.now
+        if known[Key(url: url, subject: origin.description)].map({ $0.until <= now }) ?? true {
+            let site = origin.site(in: list)
+            var fetched = (fetchedFor[site] ?? []).filter { $0.until > now }
+            if !fetched.contains(where: { $0.url == url }) {
+                guard fetched.count < Self.relyingPartiesPerSite else {
+                    return (false, "\(site) asked about too many other relying parties in ten minutes")
+                }
+                fetched.append((url, now + .seconds(600)))
+            }
+            fetchedFor = fetchedFor.filter { $0.value.contains { $0.until > now } }
+            fetchedFor[site] = fetched
+        }
         let (admitted, why) = await decide(url, about: origin.description) { document in
             let type = document.contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces)
             guard type?.lowercased() == "application/json" else {
@@ -97,15 +128,31 @@ package actor SiteAssociations {
         let answer: (Bool, String)
         switch await document(at: url) {
         case .success(let document): answer = judge(document)
+        case .failure(let error) where error.busy: return (false, error.description)
         case .failure(let error): answer = (false, "\(url) could not be read (\(error))")
         }
-        known[key] = (answer.0, answer.1, ContinuousClock.now + (answer.0 ? .seconds(3600) : .seconds(60)))
+        let now = ContinuousClock.now
+        if known.count >= Self.maximumKept {
+            known = known.filter { $0.value.until > now }
+            // Still full of live decisions (a flood of distinct files): they are only a cache.
+            if known.count >= Self.maximumKept { known.removeAll() }
+        }
+        known[key] = (answer.0, answer.1, now + (answer.0 ? .seconds(3600) : .seconds(60)))
         return answer
     }
 
     /// The file at `url`, fetched once for every caller that asks while it is on its way.
     private func document(at url: String) async -> Result<Document, AssociationFetchError> {
         if let fetching = running[url] { return await fetching.value }
+        guard running.count < Self.maximumRunning else {
+            return .failure(
+                AssociationFetchError(
+                    description:
+                        "keyportd is reading \(Self.maximumRunning) sites' files already; try again in a moment",
+                    busy: true
+                )
+            )
+        }
         let fetch = self.fetch
         let fetching = Task { () -> Result<Document, AssociationFetchError> in
             do {
@@ -218,4 +265,6 @@ package actor SiteAssociations {
 /// Why a site's association file could not be read.
 struct AssociationFetchError: Error, CustomStringConvertible {
     var description: String
+    /// Not the site's fault: keyportd was reading as many files as it may at once.
+    var busy = false
 }

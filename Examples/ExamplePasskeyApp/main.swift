@@ -5,10 +5,12 @@
 //
 //   ExamplePasskeyApp register RPID CHALLENGE USERID NAME [ORIGIN]
 //   ExamplePasskeyApp signin RPID CHALLENGE [ORIGIN]
+//   ExamplePasskeyApp password
 //
 // CHALLENGE and USERID are base64url, as a relying party's options carry them; ORIGIN, when the
 // app's associated domain has a port, is that site's origin (the app's client data). Prints
-// PublicKeyCredential.toJSON() for the relying party to verify, or the error, and exits 1.
+// PublicKeyCredential.toJSON() for the relying party to verify (for `password`, the saved
+// password the person chose, as {"user", "password"}), or the error, and exits 1.
 
 import AuthenticationServices
 import Foundation
@@ -34,6 +36,13 @@ final class SignIn: NSObject, ASAuthorizationControllerDelegate, ASAuthorization
         controller: ASAuthorizationController,
         didCompleteWithAuthorization authorization: ASAuthorization
     ) {
+        if let password = authorization.credential as? ASPasswordCredential {
+            let json = try? JSONSerialization.data(withJSONObject: [
+                "user": password.user, "password": password.password,
+            ])
+            print(String(decoding: json ?? Data(), as: UTF8.self))
+            exit(0)
+        }
         var response: [String: Any] = [:]
         var id = Data()
         if let registration = authorization.credential as? ASAuthorizationPlatformPublicKeyCredentialRegistration {
@@ -88,10 +97,12 @@ case "signin" where arguments.count >= 3:
         assertion.clientData = ASPublicKeyCredentialClientData(challenge: bytes(arguments[2]), origin: arguments[3])
     }
     request = assertion
+case "password":
+    request = ASAuthorizationPasswordProvider().createRequest()
 default:
     FileHandle.standardError.write(
         Data(
-            "usage: ExamplePasskeyApp register RPID CHALLENGE USERID NAME [ORIGIN] | signin RPID CHALLENGE [ORIGIN]\n"
+            "usage: ExamplePasskeyApp register RPID CHALLENGE USERID NAME [ORIGIN] | signin RPID CHALLENGE [ORIGIN] | password\n"
                 .utf8
         )
     )

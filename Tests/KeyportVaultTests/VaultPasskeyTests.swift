@@ -339,6 +339,37 @@ struct VaultPasskeyTests {
             )
         }
 
+        // The app asks for a saved password (ASAuthorizationPasswordProvider): the person chooses
+        // in the agent among those saved for its confirmed domain, and nothing saved elsewhere.
+        let nothingSaved = try await app(["password"])
+        #expect(
+            nothingSaved.status == 1
+                && nothingSaved.standardError.contains("no enabled provider has a password for \(origin)"),
+            "\(nothingSaved.standardError)"
+        )
+        for (site, user) in [(origin, "alice@example.com"), ("https://elsewhere.example", "mallory")] {
+            let added = try await sandbox.run(
+                ["vault", "add", "--passphrase-stdin", "--title", user, "--url", site, "--user", user],
+                "hunter2-\(user)\n"
+            )
+            try #require(added.status == 0, "\(added.standardError)")
+        }
+        var given = try await app(["password"])
+        for _ in 0..<50 where given.standardError.contains("no enabled provider has a password") {
+            // The vault's identities reach keyportd a moment after the item is added.
+            try await Task.sleep(for: .milliseconds(100))
+            given = try await app(["password"])
+        }
+        try #require(given.status == 0, "\(given.standardError)")
+        let password = try JSONSerialization.jsonObject(with: Data(given.standardOutput.utf8)) as? [String: String]
+        #expect(
+            password == ["user": "alice@example.com", "password": "hunter2-alice@example.com"],
+            "\(given.standardOutput)"
+        )
+        _ = try await agent.waitForLine(timeout: .seconds(10), onStandardError: true) {
+            $0.contains("chose 1: \(origin) — alice@example.com (Keyport Vault)")
+        }
+
         // The person says no: nothing is signed, and the app hears it was canceled.
         agent.stop()
         let declining = try Program(keyport, ["agent", "--auto", "decline"], environment: sandbox.environment)
@@ -346,6 +377,11 @@ struct VaultPasskeyTests {
         _ = try await declining.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("waiting") }
         let declined = try await app(["signin", "localhost", challenge, origin])
         #expect(declined.status == 1 && declined.standardError.contains("you said no"), "\(declined.standardError)")
+        let noPassword = try await app(["password"])
+        #expect(
+            noPassword.status == 1 && noPassword.standardError.contains("you chose none of the passwords"),
+            "\(noPassword.standardError)"
+        )
 
         // Registered under an id the site does not name: keyportd refuses it, and says why.
         try FileManager.default.removeItem(
@@ -353,11 +389,22 @@ struct VaultPasskeyTests {
                 "keyport/providers/org.example.passkeyapp.json"
             )
         )
+        // Not registered at all: no password for it.
+        let unregistered = try await app(["password"])
+        #expect(
+            unregistered.status == 1 && unregistered.standardError.contains("the caller is none"),
+            "\(unregistered.standardError)"
+        )
         try register("org.example.unnamed")
         let refused = try await app(["signin", "localhost", challenge, origin])
         #expect(
             refused.status == 1 && refused.standardError.contains("does not name org.example.unnamed"),
             "\(refused.standardError)"
+        )
+        let refusedPassword = try await app(["password"])
+        #expect(
+            refusedPassword.status == 1 && refusedPassword.standardError.contains("does not name org.example.unnamed"),
+            "\(refusedPassword.standardError)"
         )
         // And no app speaks for an origin its manifest does not associate.
         let elsewhere = try await app(["signin", "localhost", challenge, "https://localhost"])

@@ -66,7 +66,8 @@ public protocol ASAuthorizationControllerPresentationContextProviding: NSObjectP
 /// Performs an app's authorization requests: a platform passkey's registration or assertion
 /// through keyportd (org.keyport.WebAuthn), which checks that the app may speak for the relying
 /// party — its manifest associates the domain, and the site confirms it — asks the person in the
-/// agent, and asks the person's passkey provider. The delegate hears the result on the main actor.
+/// agent, and asks the person's passkey provider; or a saved password for the app's confirmed
+/// domains (org.keyport.AutoFill), which the person chooses in the agent. The delegate hears the result on the main actor.
 @MainActor
 open class ASAuthorizationController: NSObject {
     /// Options for ``performRequests(options:)``.
@@ -94,8 +95,8 @@ open class ASAuthorizationController: NSObject {
         self.authorizationRequests = authorizationRequests
     }
 
-    /// Performs the requests: the first platform passkey request among them (a registration or
-    /// an assertion) goes to keyportd.
+    /// Performs the requests: the first among them that keyportd performs (a platform passkey's
+    /// registration or assertion, or a saved password) goes to keyportd.
     open func performRequests() {
         performRequests(options: [])
     }
@@ -107,6 +108,7 @@ open class ASAuthorizationController: NSObject {
             let request = authorizationRequests.first(where: {
                 $0 is ASAuthorizationPlatformPublicKeyCredentialRegistrationRequest
                     || $0 is ASAuthorizationPlatformPublicKeyCredentialAssertionRequest
+                    || $0 is ASAuthorizationPasswordRequest
             })
         else {
             finish(.failure(ASAuthorizationError(.notHandled, reason: "none of the requests is one keyportd performs")))
@@ -116,7 +118,11 @@ open class ASAuthorizationController: NSObject {
         running = Task { [weak self] in
             let result: Result<ASAuthorization, ASAuthorizationError>
             do throws(ASAuthorizationError) {
-                result = .success(try await WebAuthnClient.perform(request, environment: environment))
+                if let password = request as? ASAuthorizationPasswordRequest {
+                    result = .success(try await PasswordClient.perform(password, environment: environment))
+                } else {
+                    result = .success(try await WebAuthnClient.perform(request, environment: environment))
+                }
             } catch {
                 result = .failure(error)
             }

@@ -317,6 +317,20 @@ package final class AutoFillService: AutoFill.Server {
                 )
             )
         }
+        return AutoFill.RequestCredential.Reply(
+            credential: try await provide(candidate, interactive: input.interactive ?? true, for: request),
+            provider: candidate.provider.id,
+            site: candidate.origin.description
+        )
+    }
+
+    /// The credential of `candidate`, from its provider: without the person first; if it needs
+    /// them and `interactive`, again with them.
+    private func provide(
+        _ candidate: Candidate,
+        interactive: Bool,
+        for request: VarlinkRequest
+    ) async throws(VarlinkError) -> AutoFill.Credential {
         let provider = candidate.provider
         let parameters = RawJSON(
             encoding:
@@ -332,14 +346,74 @@ package final class AutoFillService: AutoFill.Server {
             CredentialProvider.ProvideWithoutUserInteraction.name,
             then: CredentialProvider.ProvideWithUserInteraction.name,
             parameters,
-            interactive: input.interactive ?? true,
+            interactive: interactive,
             as: Self.call(for: request, to: provider)
         )
-        let credential = try answer(reply, from: provider)
-        return AutoFill.RequestCredential.Reply(
-            credential: credential,
-            provider: provider.id,
-            site: candidate.origin.description
+        return try answer(reply, from: provider)
+    }
+
+    package func requestAppPassword(
+        _ input: consuming AutoFill.RequestAppPassword.Parameters,
+        request: VarlinkRequest
+    ) async throws(VarlinkError) -> AutoFill.RequestAppPassword.Reply {
+        guard let app = self.providers.associatedApp(of: request) else {
+            throw VarlinkError(
+                AutoFill.NotAssociated(
+                    message:
+                        "only a registered app whose manifest names associated domains may ask for a site's password, and the caller is none"
+                )
+            )
+        }
+        // Each associated domain counts once its site names the app (its https origin).
+        var sites: [ServiceOrigin] = []
+        var refusals: [String] = []
+        for domain in app.associatedDomains {
+            let (confirmed, why) = await self.providers.associations.confirm(domain: domain, app: app.id)
+            if confirmed, let origin = ServiceOrigin("https://\(domain)") {
+                sites.append(origin)
+            } else {
+                refusals.append(why)
+            }
+        }
+        let named = "\(app.name) (\(app.id))"
+        guard !sites.isEmpty else {
+            throw VarlinkError(
+                AutoFill.NotAssociated(
+                    message: "no site confirms that \(named) is its app: \(refusals.joined(separator: "; "))"
+                )
+            )
+        }
+        let services = sites.map(\.description).joined(separator: ", ")
+        let saved = fits(kind: .password, for: sites).exact
+        guard !saved.isEmpty else {
+            throw VarlinkError(AutoFill.NoCredential(message: "no enabled provider has a password for \(services)"))
+        }
+        if request.call.more {
+            try? await request.send(
+                Self.asking(provider: "", "Keyport is asking you through the agent which saved password to give")
+            )
+        }
+        // Every app's request is the person's choice: an app is not where they typed, and another
+        // process of theirs may run one (SECURITY.md, "Known limits").
+        let question = Agent.Request(
+            id: UUID().uuidString,
+            kind: .choose,
+            app: "Keyport",
+            message:
+                "The app “\(app.name)” (\(app.id)) asks for your saved password for \(services). Give it which one?",
+            // Numbered from 1, as the terminal agent lists them.
+            choices: saved.enumerated().map { Agent.Choice(id: String($0.offset + 1), name: $0.element.shown) }
+        )
+        let answer = try await askPerson(question, what: "which saved password to give the app")
+        guard let index = answer.choice.flatMap(Int.init).map({ $0 - 1 }), saved.indices.contains(index) else {
+            throw VarlinkError(AutoFill.Canceled(message: "you chose none of the passwords; nothing was given"))
+        }
+        let chosen = saved[index]
+        logger.info("a password given to an app", metadata: ["app": "\(app.id)", "provider": "\(chosen.provider.id)"])
+        return AutoFill.RequestAppPassword.Reply(
+            credential: try await provide(chosen, interactive: true, for: request),
+            provider: chosen.provider.id,
+            site: chosen.origin.description
         )
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import KeyportDomains
 import KeyportInterfaces
 import Logging
+import Varlink
 
 /// The credential providers as keyportd's services ask them — AutoFill for passwords and one-time
 /// codes, WebAuthn for passkeys —: who is registered and enabled in Settings, the identities they
@@ -17,6 +18,8 @@ package struct CredentialProviders: Sendable {
     /// How long the person has to answer a question of keyportd's.
     package let personTime: Duration
     package let list: PublicSuffixList
+    /// What sites say of the apps that claim them, and of their related origins.
+    package let associations: SiteAssociations
 
     /// A provider has `quickTime` to answer without the person and `interactiveTime` with them
     /// (its clock stopped while the person is asked); the person has `personTime`.
@@ -30,6 +33,7 @@ package struct CredentialProviders: Sendable {
         interactiveTime: Duration,
         personTime: Duration,
         list: PublicSuffixList = .current,
+        associations: SiteAssociations = SiteAssociations(),
         logger: Logger
     ) {
         self.registry = registry
@@ -44,6 +48,18 @@ package struct CredentialProviders: Sendable {
         self.agents = agents
         self.personTime = personTime
         self.list = list
+        self.associations = associations
+    }
+
+    /// The registered app making `request`, known from the kernel (``AppResolver``), when its
+    /// manifest names associated domains: the only apps that may ask for a site's passkeys or
+    /// passwords, and only for the domains their sites confirm.
+    package func associatedApp(of request: VarlinkRequest) -> ProviderManifest? {
+        let manifests = registry.scan().manifests
+        guard case .app(let manifest, _)? = try? AppResolver.identify(request.peer.process, among: manifests),
+            !manifest.associatedDomains.isEmpty
+        else { return nil }
+        return manifest
     }
 
     /// The providers enabled in Settings whose capabilities pass `accepts`, in Settings order.

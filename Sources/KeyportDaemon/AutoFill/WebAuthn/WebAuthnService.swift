@@ -22,18 +22,16 @@ package final class WebAuthnService: WebAuthn.Server {
     /// Keyport's browser host, installed beside keyportd: the one program that speaks for the web
     /// origins a browser reports.
     private let browserHost: String?
-    /// Which sites confirm which apps.
-    private let associations: SiteAssociations
+    /// Which sites confirm which apps, and which origins relying parties relate.
+    private var associations: SiteAssociations { providers.associations }
 
     package init(
         providers: CredentialProviders,
         browserHost: String? = Executable.beside("keyport-browser"),
-        associations: SiteAssociations = SiteAssociations(),
         logger: Logger
     ) {
         self.providers = providers
         self.browserHost = browserHost
-        self.associations = associations
         self.logger = logger
     }
 
@@ -109,12 +107,7 @@ package final class WebAuthnService: WebAuthn.Server {
     private func claimant(_ request: VarlinkRequest) throws(VarlinkError) -> Claimant {
         let program = try? request.peer.process.executable
         if let program, let browserHost, program == browserHost { return .browserHost }
-        let manifests = self.providers.registry.scan().manifests
-        if case .app(let manifest, _)? = try? AppResolver.identify(request.peer.process, among: manifests),
-            !manifest.associatedDomains.isEmpty
-        {
-            return .app(manifest)
-        }
+        if let app = self.providers.associatedApp(of: request) { return .app(app) }
         let who = program.map { "the program \($0)" } ?? "a process keyportd cannot read"
         throw VarlinkError(
             WebAuthn.SecurityError(

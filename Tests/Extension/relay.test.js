@@ -19,7 +19,8 @@ function document() {
   window.eval(relay);
   const replies = [];
   window.document.addEventListener("keyport:webauthn-reply", (event) => replies.push(JSON.parse(event.detail)));
-  const ask = (request) => window.document.dispatchEvent(new window.CustomEvent("keyport:webauthn-request", { detail: JSON.stringify(request) }));
+  // Whether the relay took the request (it cancels what it takes).
+  const ask = (request) => !window.document.dispatchEvent(new window.CustomEvent("keyport:webauthn-request", { detail: JSON.stringify(request), cancelable: true }));
   return { window, replies, ask, K: window.eval('globalThis[Symbol.for("org.keyport.AutoFill")]') };
 }
 
@@ -77,4 +78,16 @@ test("what the page world cannot make up goes with each request; what it adds is
   assert.equal(sent[0].ancestors, undefined);
   assert.equal(sent[0].activated, null);
   assert.equal(sent[0].mediation, "conditional");
+});
+
+test("the relay takes what it relays, and says while a request waits that it still has it", () => {
+  const { ask, K } = document();
+  K.post = () => {};
+  K.webauthnConnected();
+  assert.equal(ask({ id: 1, op: "get", options: { challenge: "AQ" } }), true);
+  assert.equal(ask({ id: 1, op: "alive" }), true);
+  assert.equal(ask({ id: 2, op: "alive" }), false);
+  K.webauthnReply({ id: 1, fallback: true });
+  assert.equal(ask({ id: 1, op: "alive" }), false);
+  assert.equal(ask({ id: 3, op: "madeUp" }), false);
 });

@@ -35,6 +35,10 @@ function page(answer) {
   const requests = [];
   window.document.addEventListener("keyport:webauthn-request", (event) => {
     const request = JSON.parse(event.detail);
+    if (answer === gone) return;
+    // Taken, as the content script takes what it relays.
+    event.preventDefault();
+    if (request.op === "alive") return;
     requests.push(request);
     const reply = answer(request);
     if (reply === undefined) return;
@@ -45,6 +49,9 @@ function page(answer) {
   window.eval(script);
   return { window, native, requests };
 }
+
+/// No content script in the document (its extension went).
+function gone() {}
 
 /// A value of the page's realm as this one's, to compare.
 function plain(value) {
@@ -154,4 +161,12 @@ test("an extension that never answers leaves the page its browser's own, and is 
   assert.equal(await silent.window.eval("navigator.credentials").get(options), "browser's own");
   assert.equal(await silent.window.eval("PublicKeyCredential").isConditionalMediationAvailable(), false);
   assert.equal(asked, 2);
+});
+
+test("with the extension's script gone from the document, everything is the browser's own at once", async () => {
+  const { window, native } = page(gone);
+  const options = { publicKey: { challenge: new Uint8Array([1]) } };
+  assert.equal(await window.eval("navigator.credentials").get(options), "browser's own");
+  assert.equal(await window.eval("PublicKeyCredential").isConditionalMediationAvailable(), false);
+  assert.equal(native.length, 1);
 });

@@ -125,7 +125,7 @@ async function answerPasskeyRequest(port, site, message, reply) {
   }
   // One modal request a document, from its listing to its answer: a page cannot have keyportd
   // list (and read relying parties' files) for request after request at once.
-  if (busyPages.has(port)) {
+  if (listing.has(port)) {
     return reply({ error: "NotAllowedError", message: "A request for a passkey is already pending on this page." });
   }
   for (const session of sessions.values()) {
@@ -135,23 +135,24 @@ async function answerPasskeyRequest(port, site, message, reply) {
   }
   const details = { mode: "passkey", passkeyRequest: request, identities: [], passkeys: [], authenticators: [] };
   if (message.op === "get") {
-    busyPages.add(port);
+    listing.set(port, request);
     try {
       details.passkeys = await listPasskeys(request);
     } catch (failure) {
-      return reply(pageError(failure));
+      return settle(request, pageError(failure));
     } finally {
-      busyPages.delete(port);
+      listing.delete(port);
     }
   } else {
     details.authenticators = authenticators;
   }
-  if (port !== pages.get(pageKey(port.sender.tab.id, port.sender.frameId))) return; // the document went
+  // The page withdrew it meanwhile, or the document went.
+  if (request.settled || port !== pages.get(pageKey(port.sender.tab.id, port.sender.frameId))) return;
   openSession(port, site, details);
 }
 
-/// The documents whose modal request is being listed.
-const busyPages = new Set();
+/// The modal request of each document whose passkeys are being listed.
+const listing = new Map(); // port → request
 
 /// What keyportd said of the enabled providers of passkeys, by origin, for a few seconds.
 const authenticatorsKept = new Map(); // origin → {until, list (a promise)}
@@ -197,6 +198,8 @@ async function conditionalPasskeys(port) {
 
 /// The page withdrew request `id` (its AbortSignal): a prompt for it closes, a call for it stops.
 function cancelPasskeyRequest(port, id) {
+  const listed = listing.get(port);
+  if (listed && listed.id === id) listed.settled = true;
   const conditional = conditionals.get(port);
   if (conditional && conditional.id === id) {
     conditional.settled = true;

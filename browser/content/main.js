@@ -41,36 +41,42 @@
     return id;
   }
 
-  /// The person's last press: where and when (a trusted pointerdown, or Tab), and whether its
-  /// target had the focus already.
-  let press = { target: null, at: -Infinity, focused: false, tab: false };
+  /// The person's last press — a trusted pointerdown (its target, and whether that had the focus
+  /// already), or Tab (its keydown event) — until the next focus change uses it up.
+  let press = null;
   document.addEventListener(
     "pointerdown",
     (event) => {
-      if (event.isTrusted) press = { target: event.target, at: event.timeStamp, focused: event.target === document.activeElement, tab: false };
+      if (event.isTrusted) press = { target: event.target, at: event.timeStamp, focused: event.target === document.activeElement, tab: null };
     },
     true,
   );
   document.addEventListener(
     "keydown",
     (event) => {
-      if (event.isTrusted && event.key === "Tab") press = { target: null, at: event.timeStamp, focused: false, tab: true };
+      if (event.isTrusted && event.key === "Tab") press = { target: null, at: event.timeStamp, focused: false, tab: event };
     },
     true,
   );
 
-  /// Whether `input` got the focus from the person: their press on it, or their Tab, just now.
-  /// A page's own focus() — at load, or at any moment it likes — opens nothing: a menu that
-  /// appeared then would tell the page, which sees the menu's host, whether Keyport has something
-  /// for the site, and put the menu where the page wants it.
+  /// Whether `input` got the focus from the person, just now: their press on it, or their Tab's
+  /// own move (after the key's handlers ran, and not prevented by them). A page's own focus() —
+  /// at load, in a key's handler, at any moment it likes — opens nothing: a menu that appeared
+  /// then would tell the page, which sees the menu's host, whether Keyport has something for the
+  /// site, and put the menu where the page wants it. Each press is used up by the focus change
+  /// it made (or by the page's, which then opens nothing).
   function fromPerson(input, event) {
-    if (event.timeStamp - press.at > 1000) return false;
-    return press.tab || press.target === input;
+    const given = press;
+    press = null;
+    if (!given || event.timeStamp - given.at > 1000) return false;
+    if (given.tab) return given.tab.eventPhase === Event.NONE && !given.tab.defaultPrevented;
+    return given.target === input;
   }
 
+  /// Offers the menu of `input`, a field the person can see.
   function offer(input) {
     const kind = K.kindOf(input);
-    if (!kind || (K.menu && K.menu.field === input)) return;
+    if (!kind || !K.fillable(input) || (K.menu && K.menu.field === input)) return;
     K.post({ type: "focus", kind, field: remember(input), webauthn: K.forPasskeys(input) });
   }
 
@@ -78,17 +84,21 @@
     "focusin",
     (event) => {
       const input = event.target;
-      if (input instanceof HTMLInputElement && fromPerson(input, event)) offer(input);
+      if (fromPerson(input, event) && input instanceof HTMLInputElement) offer(input);
     },
     true,
   );
 
-  // A click into a field that had the focus already (a page's autofocus) opens its menu.
+  // A click into a field that had the focus already (a page's autofocus) opens its menu: the
+  // press made no focus change, so it is still there.
   document.addEventListener(
     "click",
     (event) => {
       const input = event.target;
-      if (event.isTrusted && input instanceof HTMLInputElement && press.target === input && press.focused) offer(input);
+      const given = press;
+      if (!event.isTrusted || !given || given.target !== input || !given.focused || event.timeStamp - given.at > 1000) return;
+      press = null;
+      if (input instanceof HTMLInputElement) offer(input);
     },
     true,
   );

@@ -84,6 +84,8 @@ globalThis[Symbol.for("org.keyport.AutoFill")] ??= Object.create(null);
     }
   };
 
+  // The page world learns that this script took a request from the event being canceled; a
+  // request nobody took (this script gone with its extension) it gives to the browser's own.
   document.addEventListener(REQUEST, (event) => {
     if (typeof event.detail !== "string") return;
     let request;
@@ -92,7 +94,14 @@ globalThis[Symbol.for("org.keyport.AutoFill")] ??= Object.create(null);
     } catch {
       return;
     }
-    if (!request || !Number.isSafeInteger(request.id) || !OPS.includes(request.op)) return;
+    if (!request || !Number.isSafeInteger(request.id)) return;
+    // The page world asks, while it waits, whether this script still has its request.
+    if (request.op === "alive") {
+      if (pending.has(request.id)) event.preventDefault();
+      return;
+    }
+    if (!OPS.includes(request.op)) return;
+    event.preventDefault();
     if (request.op !== "cancel" && pending.has(request.id)) return;
     const message = { type: "webauthn", id: request.id, op: request.op };
     if (request.op !== "cancel") {

@@ -159,30 +159,46 @@
     resolve(reply);
   });
 
+  /// Sends `request` to the content script: whether it took it (it cancels each event it takes; one
+  /// nobody took means the extension's script is gone from this document).
+  function send(request) {
+    return !document.dispatchEvent(new CustomEvent(REQUEST, { detail: JSON.stringify(request), cancelable: true }));
+  }
+
   /// Asks the extension; `signal` (an AbortSignal) withdraws the request; after `patience`
-  /// milliseconds without an answer, `fallback` is the answer.
+  /// milliseconds without an answer, `fallback` is the answer, as it is at once when the content
+  /// script is not there to take the request, or is gone while the request waits (asked every
+  /// two seconds: a browser may remove an extension's scripts without a word).
   function ask(request, signal, patience = null, fallback = null) {
     const id = nextRequest++;
     return new Promise((resolve, reject) => {
-      if (patience !== null) {
-        setTimeout(() => {
-          if (waiting.delete(id)) resolve(fallback);
-        }, patience);
-      }
+      const unanswered = () => {
+        if (!waiting.delete(id)) return;
+        available = null;
+        resolve(fallback);
+      };
+      if (patience !== null) setTimeout(unanswered, patience);
       if (signal) {
         if (signal.aborted) return reject(signal.reason ?? new DOMException("The request was aborted.", "AbortError"));
         signal.addEventListener(
           "abort",
           () => {
             if (!waiting.delete(id)) return;
-            document.dispatchEvent(new CustomEvent(REQUEST, { detail: JSON.stringify({ id, op: "cancel" }) }));
+            send({ id, op: "cancel" });
             reject(signal.reason ?? new DOMException("The request was aborted.", "AbortError"));
           },
           { once: true },
         );
       }
-      waiting.set(id, resolve);
-      document.dispatchEvent(new CustomEvent(REQUEST, { detail: JSON.stringify({ ...request, id }) }));
+      waiting.set(id, (reply) => {
+        clearInterval(alive);
+        resolve(reply);
+      });
+      const alive = setInterval(() => {
+        if (!waiting.has(id)) clearInterval(alive);
+        else if (!send({ id, op: "alive" })) unanswered();
+      }, 2000);
+      if (!send({ ...request, id })) unanswered();
     });
   }
 
@@ -191,11 +207,8 @@
   /// the answer is no, and the next request asks again.
   let available = null;
   function passkeysAvailable() {
-    available ??= ask({ op: "capabilities" }, null, 5000, { unanswered: true }).then((reply) => {
-      if (reply.unanswered) available = null;
-      return reply.passkeys === true;
-    });
-    return available;
+    available ??= ask({ op: "capabilities" }, null, 5000, { passkeys: false });
+    return available.then((reply) => reply.passkeys === true);
   }
 
   /// The browser's own answer to `op` with the page's `options`, or Keyport's.
@@ -211,7 +224,7 @@
       return own(); // options the browser will refuse with its own words
     }
     if (!(await passkeysAvailable())) return own();
-    const reply = await ask({ op, options: publicKey, mediation: mediation ?? null }, options.signal);
+    const reply = await ask({ op, options: publicKey, mediation: mediation ?? null }, options.signal, null, { fallback: true });
     if (reply.fallback) return own();
     if (reply.error) throw new DOMException(reply.message || reply.error, reply.error);
     return credential(reply.credential, op);

@@ -17,22 +17,23 @@ import Varlink
 /// A caller only claims; the site decides. A file is fetched over https with the system's trust
 /// roots (`SSL_CERT_FILE`, OpenSSL's variable, names another bundle; read once), no redirect
 /// followed, at most 128 KiB, all of it within 10 seconds; callers asking for the same file at
-/// once share one fetch. An answer is kept for an hour, a refusal for a minute, so a site that
-/// just published its file is not kept waiting.
+/// once share one fetch. A file is kept for ten minutes whoever asks about it (a site that just
+/// published a change waits that long), a failure to read it for a minute.
 ///
 /// A web page chooses the relying party ids it names, so it could have keyportd fetch files from
 /// any host it likes (to time the answers, as a probe of the person's network) or tie up its
 /// connections. So a site (the registrable domain of the asking origin) has other relying
-/// parties' files fetched for it at most ``relyingPartiesPerSite`` times in ten minutes, at most
-/// ``maximumRunning`` fetches run at once (a caller beyond that is refused at once, and that
-/// refusal is not kept), and at most ``maximumKept`` decisions are kept.
+/// parties' files fetched for it at most ``relyingPartiesPerSite`` times in ten minutes; at most
+/// ``maximumRunning`` related-origins fetches run at once (a caller beyond that is refused at
+/// once, and that refusal is not kept), apart from the apps' confirmations, which pages cannot
+/// crowd out; and at most ``maximumKept`` files are kept, the oldest going first.
 package actor SiteAssociations {
-    /// How many fetches may run at once.
+    /// How many fetches of each kind (apps' confirmations, related origins) may run at once.
     package static let maximumRunning = 8
     /// How many other relying parties' files one site may have fetched in ten minutes.
     package static let relyingPartiesPerSite = 4
-    /// How many decisions are kept at the most.
-    static let maximumKept = 4096
+    /// How many files are kept at the most.
+    static let maximumKept = 1024
 
     /// A fetched file: its media type, as the `Content-Type` header names it, and its body.
     package struct Document: Sendable {
@@ -48,18 +49,20 @@ package actor SiteAssociations {
     /// Fetches an https URL; throws what went wrong, for the person's message.
     package typealias Fetch = @Sendable (String) async throws -> Document
 
+    /// What a file is read for: each kind has fetch slots of its own.
+    private enum Purpose {
+        case app, relatedOrigins
+    }
+
     private let fetch: Fetch
-    /// Decisions by the file's URL and what was asked of it (an app's id, or an origin).
-    private var known: [Key: (confirmed: Bool, why: String, until: ContinuousClock.Instant)] = [:]
+    /// Files read, or failed, by URL, and until when they are kept.
+    private var files: [String: (result: Result<Document, AssociationFetchError>, until: ContinuousClock.Instant)] = [:]
     /// The fetches running, by URL.
     private var running: [String: Task<Result<Document, AssociationFetchError>, Never>] = [:]
+    /// How many fetches of each kind are running.
+    private var runningCount: [Purpose: Int] = [:]
     /// The related-origins files fetched for each asking site, and until when they count.
     private var fetchedFor: [String: [(url: String, until: ContinuousClock.Instant)]] = [:]
-
-    private struct Key: Hashable {
-        var url: String
-        var subject: String
-    }
 
     /// Associations read with `fetch` (by default over https, as described above).
     package init(fetch: @escaping Fetch = SiteAssociations.https) {
@@ -70,7 +73,7 @@ package actor SiteAssociations {
     /// for the caller's message.
     package func confirm(domain: String, app: String) async -> (confirmed: Bool, why: String) {
         let url = "https://\(domain)/.well-known/apple-app-site-association"
-        return await decide(url, about: app) { document in
+        return await decide(url, for: .app) { document in
             Self.lists(app: app, in: document.body)
                 ? (true, "\(url) names \(app)")
                 : (false, "\(url) does not name \(app) among its webcredentials apps")
@@ -89,7 +92,7 @@ package actor SiteAssociations {
     ) async -> (admitted: Bool, why: String) {
         let url = "https://\(rpID)/.well-known/webauthn"
         let now = ContinuousClock.now
-        if known[Key(url: url, subject: origin.description)].map({ $0.until <= now }) ?? true {
+        if files[url].map({ $0.until <= now }) ?? true {
             let site = origin.site(in: list)
             var fetched = (fetchedFor[site] ?? []).filter { $0.until > now }
             if !fetched.contains(where: { $0.url == url }) {
@@ -101,7 +104,7 @@ package actor SiteAssociations {
             fetchedFor = fetchedFor.filter { $0.value.contains { $0.until > now } }
             fetchedFor[site] = fetched
         }
-        let (admitted, why) = await decide(url, about: origin.description) { document in
+        let (admitted, why) = await decide(url, for: .relatedOrigins) { document in
             let type = document.contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces)
             guard type?.lowercased() == "application/json" else {
                 return (false, "\(url) is served as \(document.contentType ?? "nothing"), not application/json")
@@ -117,34 +120,31 @@ package actor SiteAssociations {
         return (admitted, why)
     }
 
-    /// What `judge` says of the file at `url` about `subject`, kept as the type says.
+    /// What `judge` says of the file at `url`, fetched for `purpose` unless it is kept.
     private func decide(
         _ url: String,
-        about subject: String,
+        for purpose: Purpose,
         judge: (Document) -> (Bool, String)
     ) async -> (confirmed: Bool, why: String) {
-        let key = Key(url: url, subject: subject)
-        if let kept = known[key], kept.until > ContinuousClock.now { return (kept.confirmed, kept.why) }
-        let answer: (Bool, String)
-        switch await document(at: url) {
-        case .success(let document): answer = judge(document)
-        case .failure(let error) where error.busy: return (false, error.description)
-        case .failure(let error): answer = (false, "\(url) could not be read (\(error))")
-        }
         let now = ContinuousClock.now
-        if known.count >= Self.maximumKept {
-            known = known.filter { $0.value.until > now }
-            // Still full of live decisions (a flood of distinct files): they are only a cache.
-            if known.count >= Self.maximumKept { known.removeAll() }
+        let result: Result<Document, AssociationFetchError>
+        if let kept = files[url], kept.until > now {
+            result = kept.result
+        } else {
+            result = await document(at: url, for: purpose)
         }
-        known[key] = (answer.0, answer.1, now + (answer.0 ? .seconds(3600) : .seconds(60)))
-        return answer
+        switch result {
+        case .success(let document): return judge(document)
+        case .failure(let error) where error.busy: return (false, error.description)
+        case .failure(let error): return (false, "\(url) could not be read (\(error))")
+        }
     }
 
-    /// The file at `url`, fetched once for every caller that asks while it is on its way.
-    private func document(at url: String) async -> Result<Document, AssociationFetchError> {
+    /// The file at `url`, fetched once for every caller that asks while it is on its way, then
+    /// kept.
+    private func document(at url: String, for purpose: Purpose) async -> Result<Document, AssociationFetchError> {
         if let fetching = running[url] { return await fetching.value }
-        guard running.count < Self.maximumRunning else {
+        guard runningCount[purpose, default: 0] < Self.maximumRunning else {
             return .failure(
                 AssociationFetchError(
                     description:
@@ -164,9 +164,30 @@ package actor SiteAssociations {
             }
         }
         running[url] = fetching
+        runningCount[purpose, default: 0] += 1
         let result = await fetching.value
         running[url] = nil
+        runningCount[purpose, default: 1] -= 1
+        keep(result, of: url)
         return result
+    }
+
+    /// Keeps a file ten minutes, a failure one; past ``maximumKept`` files, the oldest go.
+    private func keep(_ result: Result<Document, AssociationFetchError>, of url: String) {
+        let now = ContinuousClock.now
+        if files.count >= Self.maximumKept {
+            files = files.filter { $0.value.until > now }
+            if files.count >= Self.maximumKept {
+                let oldest = files.sorted { $0.value.until < $1.value.until }.prefix(Self.maximumKept / 4)
+                for (url, _) in oldest { files[url] = nil }
+            }
+        }
+        let kept: Duration
+        switch result {
+        case .success: kept = .seconds(600)
+        case .failure: kept = .seconds(60)
+        }
+        files[url] = (result, now + kept)
     }
 
     /// Whether an apple-app-site-association document lists `app` in `webcredentials.apps`.

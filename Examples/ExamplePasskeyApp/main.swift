@@ -4,7 +4,7 @@
 // ["webcredentials:example.com"]), and each site confirms it in its apple-app-site-association.
 //
 //   ExamplePasskeyApp register RPID CHALLENGE USERID NAME [ORIGIN]
-//   ExamplePasskeyApp signin RPID CHALLENGE [ORIGIN]
+//   ExamplePasskeyApp signin RPID CHALLENGE [ORIGIN]    (a passkey, else a saved password)
 //   ExamplePasskeyApp password
 //
 // CHALLENGE and USERID are base64url, as a relying party's options carry them; ORIGIN, when the
@@ -76,30 +76,50 @@ final class SignIn: NSObject, ASAuthorizationControllerDelegate, ASAuthorization
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let signIn = SignIn()
-let request: ASAuthorizationRequest
-switch arguments.first {
-case "register" where arguments.count >= 5:
-    let provider = ASAuthorizationPlatformPublicKeyCredentialProvider(relyingPartyIdentifier: arguments[1])
-    let registration = provider.createCredentialRegistrationRequest(
-        challenge: bytes(arguments[2]),
-        name: arguments[4],
-        userID: bytes(arguments[3])
-    )
-    if arguments.count > 5 {
-        registration.clientData = ASPublicKeyCredentialClientData(challenge: bytes(arguments[2]), origin: arguments[5])
+let delegate = SignIn()
+/// The requests the command line asks for.
+func requests(_ arguments: [String]) -> [ASAuthorizationRequest]? {
+    switch arguments.first {
+    case "register" where arguments.count >= 5:
+        let provider = ASAuthorizationPlatformPublicKeyCredentialProvider(relyingPartyIdentifier: arguments[1])
+        let registration = provider.createCredentialRegistrationRequest(
+            challenge: bytes(arguments[2]),
+            name: arguments[4],
+            userID: bytes(arguments[3])
+        )
+        if arguments.count > 5 {
+            registration.clientData = ASPublicKeyCredentialClientData(
+                challenge: bytes(arguments[2]),
+                origin: arguments[5]
+            )
+        }
+        return [registration]
+    case "signin" where arguments.count >= 3:
+        // A passkey if the person has one here, else a saved password: the usual sign-in sheet.
+        let provider = ASAuthorizationPlatformPublicKeyCredentialProvider(relyingPartyIdentifier: arguments[1])
+        let assertion = provider.createCredentialAssertionRequest(challenge: bytes(arguments[2]))
+        if arguments.count > 3 {
+            assertion.clientData = ASPublicKeyCredentialClientData(challenge: bytes(arguments[2]), origin: arguments[3])
+        }
+        return [assertion, ASAuthorizationPasswordProvider().createRequest()]
+    case "password":
+        return [ASAuthorizationPasswordProvider().createRequest()]
+    default:
+        return nil
     }
-    request = registration
-case "signin" where arguments.count >= 3:
-    let provider = ASAuthorizationPlatformPublicKeyCredentialProvider(relyingPartyIdentifier: arguments[1])
-    let assertion = provider.createCredentialAssertionRequest(challenge: bytes(arguments[2]))
-    if arguments.count > 3 {
-        assertion.clientData = ASPublicKeyCredentialClientData(challenge: bytes(arguments[2]), origin: arguments[3])
-    }
-    request = assertion
-case "password":
-    request = ASAuthorizationPasswordProvider().createRequest()
-default:
+}
+
+/// Signs in as an app's sign-in button does: the controller made here and let go, the delegate
+/// told how it ended.
+@MainActor
+func signIn(with requests: [ASAuthorizationRequest], delegate: SignIn) {
+    let controller = ASAuthorizationController(authorizationRequests: requests)
+    controller.delegate = delegate
+    controller.presentationContextProvider = delegate
+    controller.performRequests()
+}
+
+guard let asked = requests(arguments) else {
     FileHandle.standardError.write(
         Data(
             "usage: ExamplePasskeyApp register RPID CHALLENGE USERID NAME [ORIGIN] | signin RPID CHALLENGE [ORIGIN] | password\n"
@@ -108,8 +128,5 @@ default:
     )
     exit(2)
 }
-let controller = ASAuthorizationController(authorizationRequests: [request])
-controller.delegate = signIn
-controller.presentationContextProvider = signIn
-controller.performRequests()
+signIn(with: asked, delegate: delegate)
 dispatchMain()

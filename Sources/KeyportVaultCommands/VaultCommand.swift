@@ -319,7 +319,8 @@ extension VaultCommand {
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show an item, with its current one-time code; passwords and secrets hidden unless --reveal.",
+            abstract:
+                "Show an item, with its current one-time code and its passkeys; passwords and secrets (a passkey's private key) hidden unless --reveal.",
             discussion: """
                 The item is named by its id; else by a site, as AutoFill matches one (the items saved \
                 for the same scheme, host and port, else for another port or host of the site); else \

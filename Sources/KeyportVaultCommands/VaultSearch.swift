@@ -8,7 +8,7 @@ extension VaultCommand {
     struct Search: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract:
-                "Find items by words in what is not secret: titles, user names, sites, tags, notes, field labels.",
+                "Find items by words in what is not secret: titles, user names, sites, passkeys' sites, tags, notes, field labels.",
             discussion: """
                 An item is found when it has every word, in any case and with or without accents \
                 ("muller" finds "Müller"). Passwords, one-time-code secrets, card numbers and the \
@@ -52,7 +52,7 @@ enum SearchText {
     }
 
     /// The item's text that is not secret, one value per line: its title, sites and tags; user
-    /// names and one-time-code issuers; notes; the labels of custom fields (never their values:
+    /// names, one-time-code issuers and passkeys' relying parties; notes; the labels of custom fields (never their values:
     /// any of them may be a secret, as ``CXF/Credential/secretFields`` says); a card's holder and
     /// kind.
     static func visibleText(of item: CXF.Item) -> String {
@@ -61,6 +61,7 @@ enum SearchText {
             switch credential {
             case .basicAuth(let login): parts += [login.username?.value].compactMap { $0 }
             case .totp(let totp): parts += [totp.issuer, totp.username].compactMap { $0 }
+            case .passkey(let passkey): parts += [passkey.rpId, passkey.username, passkey.userDisplayName]
             case .note(let note): parts.append(note.content.value)
             case .customFields(let custom):
                 parts += [custom.label].compactMap { $0 } + custom.fields.compactMap(\.label)

@@ -48,6 +48,12 @@ struct ProvidersCommand: AsyncParsableCommand {
                 }
                 can += provider.capabilities.providedKinds.map(\.plural)
                 if provider.capabilities.SavesPasswords { can.append("saving passwords") }
+                if let domains = provider.associatedDomains {
+                    // A client of keyportd's, not a provider: nothing to enable.
+                    can.append(
+                        "signing in at \(domains.map(DisplayText.escaping).joined(separator: ", ")) (passkeys and saved passwords, once each site names it)"
+                    )
+                }
                 text += "\(place) \(DisplayText.escaping(provider.id))  \(DisplayText.escaping(provider.name))"
                 text +=
                     "  [\(provider.enabled ? "enabled" : "disabled")]  \(can.isEmpty ? "nothing" : can.joined(separator: ", "))\n"

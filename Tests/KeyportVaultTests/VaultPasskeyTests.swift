@@ -138,6 +138,9 @@ struct VaultPasskeyTests {
         // The passkey is a CXF passkey in the vault: `vault list` shows the item of its relying party.
         let list = try await sandbox.run(["vault", "list"])
         #expect(list.standardOutput.contains("example.com\talice@example.com"), "\(list.standardOutput)")
+        // `vault search` finds it by its account and relying party.
+        let found = try await sandbox.run(["vault", "search", "alice@example", "example.com"])
+        #expect(found.standardOutput.contains("example.com\talice@example.com"), "\(found.standardOutput)")
         let shown = try await sandbox.run(["vault", "show", "example.com"])
         #expect(shown.standardOutput.contains("passkey: example.com as alice@example.com"), "\(shown.standardOutput)")
         #expect(shown.standardOutput.contains("private key: (hidden: --reveal)"), "\(shown.standardOutput)")
@@ -270,6 +273,9 @@ struct VaultPasskeyTests {
             )
         }
         try register("org.example.passkeyapp")
+        // `providers list` says what the app may do: a client signing in at its domain.
+        let listed = try await sandbox.run(["providers", "list"])
+        #expect(listed.standardOutput.contains("signing in at localhost:\(port)"), "\(listed.standardOutput)")
         let agent = try Program(keyport, ["agent", "--auto", "accept-first"], environment: sandbox.environment)
         defer { agent.stop() }
         _ = try await agent.waitForLine(timeout: .seconds(30), onStandardError: true) { $0.contains("waiting") }
@@ -292,6 +298,35 @@ struct VaultPasskeyTests {
                 timeout: .seconds(60)
             )
         }
+
+        // Signing in as apps do (a passkey, else a saved password) with nothing saved: canceled,
+        // saying so. Then with passwords saved for the app's domain and another site: the person
+        // chooses among those of the app's domain, in the agent, and the app gets it.
+        let nothingSaved = try await app(["signin", "localhost", "AAAA", origin])
+        #expect(
+            nothingSaved.status == 1
+                && nothingSaved.standardError.contains("no enabled provider has a password for \(origin)"),
+            "\(nothingSaved.standardError)"
+        )
+        for (site, user) in [(origin, "alice@example.com"), ("https://elsewhere.example", "mallory")] {
+            let added = try await sandbox.run(
+                ["vault", "add", "--passphrase-stdin", "--title", user, "--url", site, "--user", user],
+                "hunter2-\(user)\n"
+            )
+            try #require(added.status == 0, "\(added.standardError)")
+        }
+        var fallback = try await app(["signin", "localhost", "AAAA", origin])
+        for _ in 0..<50 where fallback.standardError.contains("no enabled provider has a password") {
+            // The vault's identities reach keyportd a moment after the item is added.
+            try await Task.sleep(for: .milliseconds(100))
+            fallback = try await app(["signin", "localhost", "AAAA", origin])
+        }
+        try #require(fallback.status == 0, "\(fallback.standardError)")
+        #expect(
+            try JSONSerialization.jsonObject(with: Data(fallback.standardOutput.utf8)) as? [String: String]
+                == ["user": "alice@example.com", "password": "hunter2-alice@example.com"],
+            "\(fallback.standardOutput)"
+        )
 
         let begun = try await relyingParty("begin-registration", ["localhost"])
         let options = try #require(begun["options"] as? [String: Any])
@@ -339,27 +374,9 @@ struct VaultPasskeyTests {
             )
         }
 
-        // The app asks for a saved password (ASAuthorizationPasswordProvider): the person chooses
-        // in the agent among those saved for its confirmed domain, and nothing saved elsewhere.
-        let nothingSaved = try await app(["password"])
-        #expect(
-            nothingSaved.status == 1
-                && nothingSaved.standardError.contains("no enabled provider has a password for \(origin)"),
-            "\(nothingSaved.standardError)"
-        )
-        for (site, user) in [(origin, "alice@example.com"), ("https://elsewhere.example", "mallory")] {
-            let added = try await sandbox.run(
-                ["vault", "add", "--passphrase-stdin", "--title", user, "--url", site, "--user", user],
-                "hunter2-\(user)\n"
-            )
-            try #require(added.status == 0, "\(added.standardError)")
-        }
-        var given = try await app(["password"])
-        for _ in 0..<50 where given.standardError.contains("no enabled provider has a password") {
-            // The vault's identities reach keyportd a moment after the item is added.
-            try await Task.sleep(for: .milliseconds(100))
-            given = try await app(["password"])
-        }
+        // With a passkey, the sign-in sheet's passkey is used ("signin" asks for a passkey, else a
+        // password); the app asking only for a password gets the one the person chooses.
+        let given = try await app(["password"])
         try #require(given.status == 0, "\(given.standardError)")
         let password = try JSONSerialization.jsonObject(with: Data(given.standardOutput.utf8)) as? [String: String]
         #expect(

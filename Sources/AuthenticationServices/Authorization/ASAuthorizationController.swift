@@ -95,8 +95,13 @@ open class ASAuthorizationController: NSObject {
         self.authorizationRequests = authorizationRequests
     }
 
-    /// Performs the requests: the first among them that keyportd performs (a platform passkey's
-    /// registration or assertion, or a saved password) goes to keyportd.
+    /// Performs the requests through keyportd (a platform passkey's registration or assertion, a
+    /// saved password), in the order given, as one sign-in: a passkey assertion for which keyportd
+    /// lists no passkey, or a password request with none saved, gives way to the next request;
+    /// the last is performed whatever it finds. Requests of other kinds are passed over.
+    ///
+    /// The controller is held until its delegate has heard, so an app may make it in a function
+    /// and let it go, as on Apple platforms.
     open func performRequests() {
         performRequests(options: [])
     }
@@ -104,30 +109,53 @@ open class ASAuthorizationController: NSObject {
     /// Performs the requests with `options`.
     open func performRequests(options: RequestOptions) {
         let environment = ProcessInfo.processInfo.environment
-        guard
-            let request = authorizationRequests.first(where: {
-                $0 is ASAuthorizationPlatformPublicKeyCredentialRegistrationRequest
-                    || $0 is ASAuthorizationPlatformPublicKeyCredentialAssertionRequest
-                    || $0 is ASAuthorizationPasswordRequest
-            })
-        else {
+        let requests = authorizationRequests.filter {
+            $0 is ASAuthorizationPlatformPublicKeyCredentialRegistrationRequest
+                || $0 is ASAuthorizationPlatformPublicKeyCredentialAssertionRequest
+                || $0 is ASAuthorizationPasswordRequest
+        }
+        guard !requests.isEmpty else {
             finish(.failure(ASAuthorizationError(.notHandled, reason: "none of the requests is one keyportd performs")))
             return
         }
         _ = presentationContextProvider?.presentationAnchor(for: self)
-        running = Task { [weak self] in
+        // `self` is held by the task until `finish`, which lets the task go.
+        running = Task {
             let result: Result<ASAuthorization, ASAuthorizationError>
             do throws(ASAuthorizationError) {
-                if let password = request as? ASAuthorizationPasswordRequest {
-                    result = .success(try await PasswordClient.perform(password, environment: environment))
-                } else {
-                    result = .success(try await WebAuthnClient.perform(request, environment: environment))
-                }
+                result = .success(try await Self.perform(requests, environment: environment))
             } catch {
                 result = .failure(error)
             }
-            self?.finish(result)
+            self.finish(result)
         }
+    }
+
+    /// The first of `requests` with a credential to give (see ``performRequests()``).
+    private nonisolated static func perform(
+        _ requests: [ASAuthorizationRequest],
+        environment: [String: String]
+    ) async throws(ASAuthorizationError) -> ASAuthorization {
+        for (index, request) in requests.enumerated() {
+            let last = index == requests.count - 1
+            if let password = request as? ASAuthorizationPasswordRequest {
+                if let given = try await PasswordClient.perform(
+                    password,
+                    environment: environment,
+                    passingOverNone: !last
+                ) {
+                    return given
+                }
+                continue
+            }
+            if !last, let assertion = request as? ASAuthorizationPlatformPublicKeyCredentialAssertionRequest,
+                try await !WebAuthnClient.hasPasskeys(for: assertion, environment: environment)
+            {
+                continue
+            }
+            return try await WebAuthnClient.perform(request, environment: environment)
+        }
+        throw ASAuthorizationError(.notHandled, reason: "none of the requests is one keyportd performs")
     }
 
     /// Stops the requests; the delegate hears ``ASAuthorizationError/Code-swift.enum/canceled``.

@@ -27,16 +27,20 @@ open class ASAuthorizationPasswordRequest: ASAuthorizationRequest, @unchecked Se
 /// An app's password request, asked of keyportd (org.keyport.AutoFill's `RequestAppPassword`):
 /// the request names nothing; keyportd knows the app, its domains and what the person chose.
 enum PasswordClient {
+    /// The password the person chose; `nil` when none is saved and `passingOverNone` (another
+    /// request of the app's comes next).
     static func perform(
         _ request: ASAuthorizationPasswordRequest,
-        environment: [String: String]
-    ) async throws(ASAuthorizationError) -> ASAuthorization {
+        environment: [String: String],
+        passingOverNone: Bool = false
+    ) async throws(ASAuthorizationError) -> ASAuthorization? {
         let reply: AutoFill.RequestAppPassword.Reply
         do {
             reply = try await DaemonClient.withConnection(environment: environment) { connection in
                 try await connection.call(AutoFill.RequestAppPassword.self, .init())
             }
         } catch let error as VarlinkError {
+            if passingOverNone && error.name == AutoFill.NoCredential.name { return nil }
             throw Self.error(error)
         } catch is CancellationError {
             throw ASAuthorizationError(.canceled, reason: "the request was cancelled")

@@ -34,6 +34,34 @@ enum WebAuthnClient {
         }
     }
 
+    /// Whether keyportd lists a passkey that `request` could use (its relying party's, among its
+    /// allowed credentials), without asking anyone.
+    static func hasPasskeys(
+        for request: ASAuthorizationPlatformPublicKeyCredentialAssertionRequest,
+        environment: [String: String]
+    ) async throws(ASAuthorizationError) -> Bool {
+        let rpID = request.relyingPartyIdentifier
+        do {
+            return try await DaemonClient.withConnection(environment: environment) { connection in
+                let reply = try await connection.call(
+                    WebAuthn.ListPasskeys.self,
+                    .init(
+                        origin: origin(request.clientData, rpID),
+                        topOrigin: request.clientData?.topOrigin,
+                        rpId: rpID,
+                        allowCredentials: request.allowedCredentials.isEmpty
+                            ? nil : request.allowedCredentials.map { text($0.credentialID) }
+                    )
+                )
+                return !reply.passkeys.isEmpty
+            }
+        } catch let error as VarlinkError {
+            throw Self.error(error)
+        } catch {
+            throw ASAuthorizationError(.failed, reason: "\(error)")
+        }
+    }
+
     private static func register(
         _ request: ASAuthorizationPlatformPublicKeyCredentialRegistrationRequest,
         _ connection: VarlinkConnection

@@ -153,7 +153,8 @@ package final class ProvidersService: Providers.Server {
                 enabled: position[manifest.id] != nil,
                 position: position[manifest.id],
                 identities: stored?.all.count,
-                domainIdentities: stored?.domainOnly
+                domainIdentities: stored?.domainOnly,
+                associatedDomains: manifest.associatedDomains.isEmpty ? nil : manifest.associatedDomains
             )
         }
         .sorted { ($0.position ?? Int.max, $0.id) < ($1.position ?? Int.max, $1.id) }

@@ -153,13 +153,10 @@ async function pageMessage(port, site, message) {
         port.postMessage({ type: "unavailable", message: failure.message });
         return;
       }
-      // Focus opens the menu only when something fits (or for a code field); the keyboard command
-      // always, with "All passwords…" in it. A field of a page waiting for a conditional request
-      // always has it, at one size, so that what the page can see of the menu does not say
-      // whether the person has a passkey or a password there.
-      const hidden = conditional.request !== null;
-      const empty = listed.identities.length === 0 && conditional.passkeys.length === 0;
-      if (empty && !hidden && message.kind !== "otp" && !message.command) return;
+      // The person's press opens the menu whatever fits, at one size (openSession): the page sees
+      // the menu's host, and must not learn from it whether, or how many, passwords or passkeys
+      // the person has there (content/main.js keeps its own focus() from opening one, but a page
+      // can steer a press or a Tab into a field the person did not mean).
       openSession(port, site, {
         mode: "fill",
         kind: message.kind,
@@ -233,12 +230,10 @@ function openSession(port, site, details) {
   for (const [token, session] of sessions) if (session.page === port) closeSession(token);
   const token = randomToken();
   sessions.set(token, { ...details, token, page: port, site, menu: null, checking: null, busy: false });
-  // One row a choice, and "All…" below them; "Save" and "Not now". A prompt for a passkey, and a
-  // menu answering a conditional request, are of the largest size whatever they hold (their rows
+  // "Save" and "Not now"; anything else is of the largest size whatever it holds (its rows
   // scroll): the page sees the menu's size, and must not learn from it how many passkeys or
   // passwords the person has.
-  const choices = details.identities.length + (details.passkeys || []).length;
-  const rows = details.mode === "save" ? 2 : details.mode === "passkey" || details.conditional ? MOST_ROWS : choices + 1;
+  const rows = details.mode === "save" ? 2 : MOST_ROWS;
   port.postMessage({ type: "open", token, mode: details.mode, field: details.field, rows, keyboard: details.keyboard === true });
 }
 

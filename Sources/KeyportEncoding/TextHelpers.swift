@@ -98,6 +98,12 @@ package enum DisplayText {
         return out
     }
 
+    /// A value a caller or a site chose, in a question the person reads: quoted, and cut to 64
+    /// characters, so that it cannot pass for the rest of the sentence.
+    package static func quoted(_ text: String) -> String {
+        "“" + (text.count > 64 ? text.prefix(63) + "…" : text) + "”"
+    }
+
     /// The start of `text`, at most `limit` bytes of UTF-8 cut at a scalar (a run of combining
     /// marks is one character of any length: the cut is by bytes), followed by "…" when cut; not
     /// escaped. For what another process wrote into a question the person reads: it cannot push

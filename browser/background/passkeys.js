@@ -108,10 +108,12 @@ async function passkeyRequest(port, site, message) {
 async function answerPasskeyRequest(port, site, message, reply) {
   if (message.op === "cancel") return cancelPasskeyRequest(port, message.id);
   const place = await passkeyPlace(port, site, message);
+  if (takeWithdrawn(port, message.id)) return;
   if (place.refused) return reply(message.op === "capabilities" ? { passkeys: false } : { error: "NotAllowedError", message: `The request was not allowed: ${place.refused}.` });
   if (place.browser) return reply(message.op === "capabilities" ? { passkeys: false } : { fallback: true });
   // No provider of passkeys, or no Keyport: the browser's own, as without the extension.
   const authenticators = await authenticatorsFor(place.origin);
+  if (takeWithdrawn(port, message.id)) return;
   if (message.op === "capabilities") return reply({ passkeys: authenticators.length > 0 });
   if (authenticators.length === 0) return reply({ fallback: true });
   const options = message.options && typeof message.options === "object" ? message.options : {};
@@ -125,7 +127,7 @@ async function answerPasskeyRequest(port, site, message, reply) {
   }
   // One modal request a document, from its listing to its answer: a page cannot have keyportd
   // list (and read relying parties' files) for request after request at once.
-  if (listing.has(port)) {
+  if (listing.has(port) && !listing.get(port).settled) {
     return reply({ error: "NotAllowedError", message: "A request for a passkey is already pending on this page." });
   }
   for (const session of sessions.values()) {
@@ -141,7 +143,7 @@ async function answerPasskeyRequest(port, site, message, reply) {
     } catch (failure) {
       return settle(request, pageError(failure));
     } finally {
-      listing.delete(port);
+      if (listing.get(port) === request) listing.delete(port);
     }
   } else {
     details.authenticators = authenticators;
@@ -153,6 +155,15 @@ async function answerPasskeyRequest(port, site, message, reply) {
 
 /// The modal request of each document whose passkeys are being listed.
 const listing = new Map(); // port → request
+
+/// The ids each document withdrew before its request was known here (it waited for its place or
+/// its providers): the request is dropped when it gets there.
+const withdrawnEarly = new WeakMap(); // port → Set(id)
+
+function takeWithdrawn(port, id) {
+  const withdrawn = withdrawnEarly.get(port);
+  return withdrawn ? withdrawn.delete(id) : false;
+}
 
 /// What keyportd said of the enabled providers of passkeys, by origin, for a few seconds.
 const authenticatorsKept = new Map(); // origin → {until, list (a promise)}
@@ -198,19 +209,31 @@ async function conditionalPasskeys(port) {
 
 /// The page withdrew request `id` (its AbortSignal): a prompt for it closes, a call for it stops.
 function cancelPasskeyRequest(port, id) {
+  let found = false;
   const listed = listing.get(port);
-  if (listed && listed.id === id) listed.settled = true;
+  if (listed && listed.id === id) {
+    listed.settled = true;
+    found = true;
+  }
   const conditional = conditionals.get(port);
   if (conditional && conditional.id === id) {
     conditional.settled = true;
     conditionals.delete(port);
+    found = true;
   }
   for (const [token, session] of sessions) {
     const request = session.passkeyRequest;
     if (session.page === port && request && request.id === id) {
       request.settled = true;
       closeSession(token);
+      found = true;
     }
+  }
+  // Not known yet: still on its way here (a few at most, kept with the document).
+  if (!found) {
+    const withdrawn = withdrawnEarly.get(port) || new Set();
+    if (withdrawn.size < 64) withdrawn.add(id);
+    withdrawnEarly.set(port, withdrawn);
   }
 }
 

@@ -102,7 +102,8 @@ globalThis[Symbol.for("org.keyport.AutoFill")] ??= Object.create(null);
     }
     if (!OPS.includes(request.op)) return;
     event.preventDefault();
-    if (request.op !== "cancel" && pending.has(request.id)) return;
+    if (request.op === "cancel") pending.delete(request.id);
+    else if (pending.has(request.id)) return;
     const message = { type: "webauthn", id: request.id, op: request.op };
     if (request.op !== "cancel") {
       message.policy = policyAllows(request.op);

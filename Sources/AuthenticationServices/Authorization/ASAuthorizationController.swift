@@ -137,6 +137,7 @@ open class ASAuthorizationController: NSObject {
         environment: [String: String]
     ) async throws(ASAuthorizationError) -> ASAuthorization {
         for (index, request) in requests.enumerated() {
+            if Task.isCancelled { throw ASAuthorizationError(.canceled, reason: "the request was cancelled") }
             let last = index == requests.count - 1
             if let password = request as? ASAuthorizationPasswordRequest {
                 if let given = try await PasswordClient.perform(

@@ -23,14 +23,8 @@ enum WebAuthnClient {
                 }
                 return try await assert(assertion, connection)
             }
-        } catch let error as ASAuthorizationError {
-            throw error
-        } catch let error as VarlinkError {
-            throw Self.error(error)
-        } catch is CancellationError {
-            throw ASAuthorizationError(.canceled, reason: "the request was cancelled")
         } catch {
-            throw ASAuthorizationError(.failed, reason: "\(error)")
+            throw Self.error(error)
         }
     }
 
@@ -55,10 +49,8 @@ enum WebAuthnClient {
                 )
                 return !reply.passkeys.isEmpty
             }
-        } catch let error as VarlinkError {
-            throw Self.error(error)
         } catch {
-            throw ASAuthorizationError(.failed, reason: "\(error)")
+            throw Self.error(error)
         }
     }
 
@@ -202,11 +194,15 @@ enum WebAuthnClient {
 
     private static func key(_ text: String) throws -> SymmetricKey { SymmetricKey(data: try data(text)) }
 
-    /// keyportd's refusal as Apple's code: what the person declined or let pass is
+    /// A failure as Apple's code: a cancelled task is ``ASAuthorizationError/Code-swift.enum/canceled``;
+    /// keyportd's refusal: what the person declined or let pass is
     /// ``ASAuthorizationError/Code-swift.enum/canceled``, a passkey the relying party excluded
     /// ``ASAuthorizationError/Code-swift.enum/matchedExcludedCredential``, the rest
     /// ``ASAuthorizationError/Code-swift.enum/failed`` with keyportd's reason.
-    private static func error(_ error: VarlinkError) -> ASAuthorizationError {
+    private static func error(_ error: any Error) -> ASAuthorizationError {
+        if let error = error as? ASAuthorizationError { return error }
+        if error is CancellationError { return ASAuthorizationError(.canceled, reason: "the request was cancelled") }
+        guard let error = error as? VarlinkError else { return ASAuthorizationError(.failed, reason: "\(error)") }
         let reason = error.message ?? error.name
         switch error.name {
         case WebAuthn.NotAllowedError.name: return ASAuthorizationError(.canceled, reason: reason)

@@ -1,5 +1,6 @@
 import Foundation
 import KeyportDomains
+import KeyportEncoding
 import KeyportInterfaces
 import Logging
 import Varlink
@@ -400,7 +401,7 @@ package final class AutoFillService: AutoFill.Server {
             kind: .choose,
             app: "Keyport",
             message:
-                "The app “\(app.name)” (\(app.id)) asks for your saved password for \(services). Give it which one?",
+                "The app \(DisplayText.quoted(app.name)) (\(app.id)) asks for your saved password for \(services). Give it which one?",
             // Numbered from 1, as the terminal agent lists them.
             choices: saved.enumerated().map { Agent.Choice(id: String($0.offset + 1), name: $0.element.shown) }
         )

@@ -8,14 +8,16 @@ import KeyportSystem
 // started, are reported apart. Driven by the tests' own peer
 // (Tests/KeyportVaultTests/Peers/passkeys_through_host.py --bench), with py_webauthn making the
 // options; programs come from this build. The page's part (the extension's content script) is
-// not in it.
+// not in it. keyportd's own part of each call (all but the provider's time) is read from its log.
 func passkeyBenchmark(runs: Int) async throws {
     let (repository, python) = requireBuilt(["keyportd", "keyport", "keyport-cli", "keyport-vault", "keyport-browser"])
     let root = try benchSandbox("kp-passkey-bench", making: ["home"])
     defer { try? FileManager.default.removeItem(at: root) }
     var environment = benchEnvironment(root)
     environment["HOME"] = root.appendingPathComponent("home").path
-    let daemon = try await startKeyportdWithVault(environment)
+    // keyportd's log at info: its lines for each passkey made or used carry its own part.
+    environment["KEYPORT_LOG"] = "info"
+    let daemon = try await startKeyportdWithVault(environment, streams: .captured(input: nil))
     defer { daemon.signalGroup(SIGTERM) }
     let peer = try ChildProcess(
         executable: python,
@@ -57,4 +59,12 @@ func passkeyBenchmark(runs: Int) async throws {
     line("Create (registration)", report["create"] ?? [], coldFirst: true)
     line("Get (sign-in)", report["get"] ?? [], coldFirst: true)
     line("ListPasskeys (keyportd alone)", report["list"] ?? [], coldFirst: false)
+    // keyportd logs `keyportd_ms=…` with each passkey made or used.
+    let log = String(decoding: daemon.output?.standardError ?? Data(), as: UTF8.self).split(separator: "\n")
+    for (name, event) in [("Create", "passkey registered"), ("Get", "passkey assertion")] {
+        let own = log.filter { $0.contains(event) }.compactMap { line in
+            line.split(separator: " ").first { $0.hasPrefix("keyportd_ms=") }.flatMap { Double($0.dropFirst(12)) }
+        }
+        line("\(name), keyportd's own part", own, coldFirst: true)
+    }
 }

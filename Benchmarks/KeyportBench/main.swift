@@ -16,6 +16,8 @@ import KeyportSystem
 //   swift build -c release && .build/release/KeyportBench vault-import [items] [rounds] [spread|one-domain]   (`keyport vault import` of CXF beside `keyport cxf validate`)
 //   swift run -c release KeyportBench vault-import-document [items] [spread|one-domain] > items.json   (that benchmark's document)
 //   swift build -c release && .build/release/KeyportBench browser-fill [runs] [chromium]   (scripts/test's venv)
+//   swift build -c release && .build/release/KeyportBench browser-passkeys [runs]   (Chromium, scripts/test's venv)
+//   swift build -c release && .build/release/KeyportBench passkeys [runs]   (through keyport-browser, no browser)
 
 /// The best time of `runs` calls of `body`, and its last result. The previous run's result is
 /// freed before the clock starts, so no run pays for freeing another's output.
@@ -84,11 +86,15 @@ func requireBuilt(_ programs: [String]) -> (repository: URL, python: String) {
 
 /// keyportd started with `environment`, and Keyport Vault made, enabled as its provider and
 /// unlocked with `keyport` from this build: what the browser and passkey benchmarks measure on.
-func startKeyportdWithVault(_ environment: [String: String]) async throws -> ChildProcess {
+func startKeyportdWithVault(
+    _ environment: [String: String],
+    streams: ChildProcess.Streams = .null
+) async throws -> ChildProcess {
     let daemon = try ChildProcess(
         executable: buildDirectory.appendingPathComponent("keyportd").path,
         arguments: [],
-        environment: environment
+        environment: environment,
+        streams: streams
     )
     let socket = environment["KEYPORT_SOCKET"]!
     for _ in 0..<300 where !FileManager.default.fileExists(atPath: socket) {
@@ -283,13 +289,15 @@ case "browser-fill":
         runs: arguments.dropFirst().first.flatMap { Int($0) } ?? 200,
         browser: arguments.dropFirst(2).first ?? "chromium"
     )
+case "browser-passkeys":
+    try await browserPasskeysBenchmark(runs: arguments.dropFirst().first.flatMap { Int($0) } ?? 200)
 case "webauth":
     try await webAuthBenchmark(rounds: arguments.dropFirst().first.flatMap { Int($0) } ?? 200)
 case "passkeys":
     try await passkeyBenchmark(runs: arguments.dropFirst().first.flatMap { Int($0) } ?? 200)
 default:
     print(
-        "usage: KeyportBench cxf [items] | cxf-profile decode|validate|encode | otp [codes] | webauth [sessions] | exchange [items] | autofill [identities] [runs] | vault [items] | vault-autofill [items] [runs] | vault-keepassxc [entries] | vault-import [items] [rounds] [spread|one-domain] | browser-fill [runs] | passkeys [runs]"
+        "usage: KeyportBench cxf [items] | cxf-profile decode|validate|encode | otp [codes] | webauth [sessions] | exchange [items] | autofill [identities] [runs] | vault [items] | vault-autofill [items] [runs] | vault-keepassxc [entries] | vault-import [items] [rounds] [spread|one-domain] | browser-fill [runs] | browser-passkeys [runs] | passkeys [runs]"
     )
     exit(2)
 }

@@ -154,15 +154,9 @@ package final class WebAuthnService: WebAuthn.Server {
     /// Who asks, for the person: an app by its name and id, the browser host by the page's origin.
     private static func asker(_ claimant: Claimant, _ origin: ServiceOrigin) -> String {
         switch claimant {
-        case .app(let app): "The app \(Self.quoted(app.name)) (\(app.id))"
+        case .app(let app): "The app \(DisplayText.quoted(app.name)) (\(app.id))"
         case .browserHost: "A page of \(origin) (in your browser)"
         }
-    }
-
-    /// A value a caller or a site chose, in a question: quoted, and cut to 64 characters, so that
-    /// it cannot pass for the rest of the sentence.
-    private static func quoted(_ text: String) -> String {
-        "“" + (text.count > 64 ? text.prefix(63) + "…" : text) + "”"
     }
 
     /// The person says yes in the agent to `message` before a provider is asked: every request but
@@ -262,12 +256,35 @@ package final class WebAuthnService: WebAuthn.Server {
         )
     }
 
+    /// Where a call's time went: the person's answers, the provider's, and the rest, keyportd's
+    /// own part (the caller's check, the client data, the answer's checks), logged with each
+    /// passkey made or used for docs/performance.md.
+    private struct CallClock {
+        let started = ContinuousClock.now
+        var person = Duration.zero
+        var provider = Duration.zero
+
+        /// `metadata` with `keyportd_ms` (keyportd's own part so far) and `provider_ms`.
+        func metadata(_ metadata: Logger.Metadata) -> Logger.Metadata {
+            let own = ContinuousClock.now - started - person - provider
+            return metadata.merging([
+                "keyportd_ms": "\(Self.milliseconds(own))", "provider_ms": "\(Self.milliseconds(provider))",
+            ]) { $1 }
+        }
+
+        private static func milliseconds(_ duration: Duration) -> String {
+            let (seconds, attoseconds) = duration.components
+            return String(format: "%.3f", Double(seconds) * 1000 + Double(attoseconds) / 1e15)
+        }
+    }
+
     // MARK: - navigator.credentials.create()
 
     package func create(
         _ input: consuming WebAuthn.Create.Parameters,
         request: VarlinkRequest
     ) async throws(VarlinkError) -> WebAuthn.Create.Reply {
+        var clock = CallClock()
         let options = input.options
         let (claimant, origin, rpID) = try await relyingParty(
             origin: input.origin,
@@ -321,10 +338,12 @@ package final class WebAuthnService: WebAuthn.Server {
             provider = first
         }
         if !claimant.choseInItsPrompt(input.provider) {
+            let asked = ContinuousClock.now
             try await confirmWithPerson(
-                "\(Self.asker(claimant, origin)) asks to make a passkey for \(Self.quoted(options.user.name)) at \(rpID), kept by \(provider.name). Go on?",
+                "\(Self.asker(claimant, origin)) asks to make a passkey for \(DisplayText.quoted(options.user.name)) at \(rpID), kept by \(provider.name). Go on?",
                 request: request
             )
+            clock.person += .now - asked
         }
         // Only once the person said yes (WebAuthn's rule, so that a caller cannot probe for
         // passkeys): one of the excluded passkeys is the person's already.
@@ -361,7 +380,9 @@ package final class WebAuthnService: WebAuthn.Server {
             )
         )
         let reply: RawJSON
+        let asked = ContinuousClock.now
         do {
+            defer { clock.provider += .now - asked }
             reply = try await self.providers.requests.ask(
                 provider,
                 CredentialProvider.RegisterPasskeyWithoutUserInteraction.name,
@@ -395,7 +416,7 @@ package final class WebAuthnService: WebAuthn.Server {
             credential.format = "none"
             credential.statement = .map([])
         }
-        logger.info("passkey registered", metadata: ["provider": "\(provider.id)", "rp": "\(rpID)"])
+        logger.info("passkey registered", metadata: clock.metadata(["provider": "\(provider.id)", "rp": "\(rpID)"]))
         return WebAuthn.Create.Reply(
             credential: Self.registrationJSON(
                 credential,
@@ -499,6 +520,7 @@ package final class WebAuthnService: WebAuthn.Server {
         _ input: consuming WebAuthn.Get.Parameters,
         request: VarlinkRequest
     ) async throws(VarlinkError) -> WebAuthn.Get.Reply {
+        var clock = CallClock()
         let options = input.options
         let (claimant, origin, rpID) = try await relyingParty(
             origin: input.origin,
@@ -524,6 +546,8 @@ package final class WebAuthnService: WebAuthn.Server {
         } else if candidates.isEmpty {
             throw VarlinkError(WebAuthn.NotAllowedError(message: Self.noPasskey))
         } else {
+            let asked = ContinuousClock.now
+            defer { clock.person += .now - asked }
             chosen = try await choose(
                 among: candidates,
                 rpID: rpID,
@@ -534,8 +558,10 @@ package final class WebAuthnService: WebAuthn.Server {
         if (candidates.count == 1 || input.passkey != nil) && !claimant.choseInItsPrompt(input.passkey) {
             // The person's choice in the agent is their consent; a passkey given without a choice
             // is confirmed there, unless the person chose it in the extension's prompt.
+            let asked = ContinuousClock.now
+            defer { clock.person += .now - asked }
             try await confirmWithPerson(
-                "\(Self.asker(claimant, origin)) asks to sign you in to \(rpID) as \(Self.quoted(chosen.identity.user)) with \(chosen.provider.name)'s passkey. Go on?",
+                "\(Self.asker(claimant, origin)) asks to sign you in to \(rpID) as \(DisplayText.quoted(chosen.identity.user)) with \(chosen.provider.name)'s passkey. Go on?",
                 request: request
             )
         }
@@ -561,7 +587,9 @@ package final class WebAuthnService: WebAuthn.Server {
             )
         )
         let reply: RawJSON
+        let asked = ContinuousClock.now
         do {
+            defer { clock.provider += .now - asked }
             reply = try await self.providers.requests.ask(
                 chosen.provider,
                 CredentialProvider.ProvideWithoutUserInteraction.name,
@@ -586,7 +614,10 @@ package final class WebAuthnService: WebAuthn.Server {
             clientData: clientData,
             verification: verification
         )
-        logger.info("passkey assertion", metadata: ["provider": "\(chosen.provider.id)", "rp": "\(rpID)"])
+        logger.info(
+            "passkey assertion",
+            metadata: clock.metadata(["provider": "\(chosen.provider.id)", "rp": "\(rpID)"])
+        )
         return WebAuthn.Get.Reply(
             credential: WebAuthn.AssertionCredential(
                 id: assertion.credentialID,
@@ -670,7 +701,7 @@ package final class WebAuthnService: WebAuthn.Server {
             choices: candidates.enumerated().map { index, candidate in
                 Agent.Choice(
                     id: String(index),
-                    name: "\(Self.quoted(candidate.identity.user)) (\(candidate.provider.name))"
+                    name: "\(DisplayText.quoted(candidate.identity.user)) (\(candidate.provider.name))"
                 )
             }
         )

@@ -221,11 +221,11 @@ async function pageMessage(port, site, message) {
   }
 }
 
-/// Opens the menu on `port`'s document: the content script draws the frame; the token binds the
-/// frame to this session, and only the first frame that shows it.
 /// The most rows the menu shows before they scroll (content/menu.js sizes the frame for them).
 const MOST_ROWS = 4;
 
+/// Opens the menu on `port`'s document: the content script draws the frame; the token binds the
+/// frame to this session, and only the first frame that shows it.
 function openSession(port, site, details) {
   for (const [token, session] of sessions) if (session.page === port) closeSession(token);
   const token = randomToken();

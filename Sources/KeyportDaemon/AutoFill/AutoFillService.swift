@@ -396,20 +396,12 @@ package final class AutoFillService: AutoFill.Server {
         }
         // Every app's request is the person's choice: an app is not where they typed, and another
         // process of theirs may run one (SECURITY.md, "Known limits").
-        let question = Agent.Request(
-            id: UUID().uuidString,
-            kind: .choose,
-            app: "Keyport",
-            message:
-                "The app \(DisplayText.quoted(app.name)) (\(app.id)) asks for your saved password for \(services). Give it which one?",
-            // Numbered from 1, as the terminal agent lists them.
-            choices: saved.enumerated().map { Agent.Choice(id: String($0.offset + 1), name: $0.element.shown) }
+        let chosen = try await choose(
+            among: saved,
+            "The app \(DisplayText.quoted(app.name)) (\(app.id)) asks for your saved password for \(services). Give it which one?",
+            what: "which saved password to give the app",
+            none: "you chose none of the passwords; nothing was given"
         )
-        let answer = try await askPerson(question, what: "which saved password to give the app")
-        guard let index = answer.choice.flatMap(Int.init).map({ $0 - 1 }), saved.indices.contains(index) else {
-            throw VarlinkError(AutoFill.Canceled(message: "you chose none of the passwords; nothing was given"))
-        }
-        let chosen = saved[index]
         logger.info("a password given to an app", metadata: ["app": "\(app.id)", "provider": "\(chosen.provider.id)"])
         return AutoFill.RequestAppPassword.Reply(
             credential: try await provide(chosen, interactive: true, for: request),
@@ -467,23 +459,37 @@ package final class AutoFillService: AutoFill.Server {
             logger.info("wider fit confirmed by the person", metadata: ["provider": "\(fit.provider.id)"])
             return fit
         }
+        let chosen = try await choose(
+            among: fits,
+            "No \(kind) is saved for \(services). Give one saved for another site of it? Choose only if \(services) is the same service.",
+            what: "which saved \(kind) to give",
+            none: "you chose none of the \(kind)s saved for other sites; nothing was given"
+        )
+        logger.info("wider fit chosen by the person", metadata: ["provider": "\(chosen.provider.id)"])
+        return chosen
+    }
+
+    /// The candidate the person chooses in the agent, asked `message` (the candidates numbered
+    /// from 1, as the terminal agent lists them); choosing none is the client's `Canceled`, saying
+    /// `none`.
+    private func choose(
+        among candidates: [Candidate],
+        _ message: String,
+        what: String,
+        none: String
+    ) async throws(VarlinkError) -> Candidate {
         let question = Agent.Request(
             id: UUID().uuidString,
             kind: .choose,
             app: "Keyport",
-            message:
-                "No \(kind) is saved for \(services). Give one saved for another site of it? Choose only if \(services) is the same service.",
-            // Numbered from 1, as the terminal agent lists them.
-            choices: fits.enumerated().map { Agent.Choice(id: String($0.offset + 1), name: $0.element.shown) }
+            message: message,
+            choices: candidates.enumerated().map { Agent.Choice(id: String($0.offset + 1), name: $0.element.shown) }
         )
-        let answer = try await askPerson(question, what: "which saved \(kind) to give")
-        guard let index = answer.choice.flatMap(Int.init).map({ $0 - 1 }), fits.indices.contains(index) else {
-            throw VarlinkError(
-                AutoFill.Canceled(message: "you chose none of the \(kind)s saved for other sites; nothing was given")
-            )
+        let answer = try await askPerson(question, what: what)
+        guard let index = answer.choice.flatMap(Int.init).map({ $0 - 1 }), candidates.indices.contains(index) else {
+            throw VarlinkError(AutoFill.Canceled(message: none))
         }
-        logger.info("wider fit chosen by the person", metadata: ["provider": "\(fits[index].provider.id)"])
-        return fits[index]
+        return candidates[index]
     }
 
     /// Asks the person `question` through the agent; what keeps them from answering is the

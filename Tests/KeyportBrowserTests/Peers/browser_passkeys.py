@@ -358,12 +358,17 @@ def scenarios(person, browser, port):
     # The page covers the prompt with a popover of its own: refused until it stops.
     results["covered"] = keys.refused_then_allowed("?attack=popover", "window.stopAttack()")
 
-    # A frame of another site: without the permission, Keyport offers nothing and the page is
-    # refused; with it, Chromium (which says what the policy allows) signs in through Keyport.
-    for name, query in (("frame-denied", ""), ("frame-allowed", "?allow")):
-        browser.open(f"https://evil.test:{port}/framed{query}")
+    def framed_signin(url, depth):
+        """Opens `url`, clicks "Sign in" in its frame `depth` frames down, and the prompt's first
+        row if it comes there: whether it came, and what the framed page saw."""
+        browser.open(url)
         time.sleep(1.5)
-        browser.frame("child")
+
+        def into_frame():
+            for _ in range(depth):
+                browser.frame("child")
+
+        into_frame()
         browser.click("signin")
         # The prompt is drawn in the frame's document, whose request it answers.
         rect = person.menu(wait=4)
@@ -371,29 +376,19 @@ def scenarios(person, browser, port):
         browser.top()
         if rect:
             person.choose(rect, 0, save=True)
-        browser.frame("child")
+        into_frame()
         outcomes = keys.wait_outcome(1, wait=70)
         browser.top()
         outcome["page"] = outcomes[0] if outcomes else None
-        results[name] = outcome
+        return outcome
+
+    # A frame of another site: without the permission, Keyport offers nothing and the page is
+    # refused; with it, Chromium (which says what the policy allows) signs in through Keyport.
+    results["frame-denied"] = framed_signin(f"https://evil.test:{port}/framed", 1)
+    results["frame-allowed"] = framed_signin(f"https://evil.test:{port}/framed?allow", 1)
     # The relying party's page in a frame of another site inside its own site's page: all allowed,
     # and still cross-origin (Chromium, which gives the frame's ancestors).
-    browser.open(f"{site}/nested")
-    time.sleep(2)
-    browser.frame("child")
-    browser.frame("child")
-    browser.click("signin")
-    rect = person.menu(wait=4)
-    nested = {"prompt": rect is not None}
-    browser.top()
-    if rect:
-        person.choose(rect, 0, save=True)
-    browser.frame("child")
-    browser.frame("child")
-    outcomes = keys.wait_outcome(1, wait=70)
-    browser.top()
-    nested["page"] = outcomes[0] if outcomes else None
-    results["frame-nested"] = nested
+    results["frame-nested"] = framed_signin(f"{site}/nested", 2)
     return results
 
 

@@ -259,7 +259,7 @@ struct InterfaceDefinitionTests {
         #expect(Callbacks.interface.errors.keys.sorted() == ["InvalidCallback", "NoSession"])
         #expect(
             Set(AutoFill.interface.methods.keys) == [
-                "ListIdentities", "RequestCredential", "RequestFromList", "SavePassword",
+                "ListIdentities", "RequestCredential", "RequestFromList", "SavePassword", "RequestAppPassword",
             ]
         )
         #expect(Set(Browser.interface.methods.keys) == ["Cancel"])
@@ -271,7 +271,8 @@ struct InterfaceDefinitionTests {
         )
         #expect(
             AutoFill.interface.errors.keys.sorted() == [
-                "Canceled", "InteractionRequired", "NoCredential", "NoSavingProvider", "ProviderFailed",
+                "Canceled", "InteractionRequired", "NoCredential", "NoSavingProvider", "NotAssociated",
+                "ProviderFailed",
             ]
         )
         #expect(

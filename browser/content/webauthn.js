@@ -50,8 +50,9 @@ globalThis[Symbol.for("org.keyport.AutoFill")] ??= Object.create(null);
   function post(message) {
     try {
       K.post(message);
-    } catch {
+    } catch (error) {
       // The extension was reloaded or removed under this document.
+      console.info(`keyport: a passkey request goes to the browser's own: ${error}`);
       if (pending.has(message.id)) unanswered(message.id, message.op);
     }
   }
@@ -69,6 +70,7 @@ globalThis[Symbol.for("org.keyport.AutoFill")] ??= Object.create(null);
 
   /// The background went: what it had not answered, it will not.
   K.webauthnDisconnected = () => {
+    if (pending.size > 0) console.info(`keyport: the extension's background went; ${pending.size} passkey request(s) go to the browser's own`);
     for (const [id, op] of [...pending]) unanswered(id, op);
   };
 

@@ -259,7 +259,9 @@ class Passkeys:
         outcomes = self.wait_outcome(before + 1, wait)
         outcome["page"] = outcomes[before] if len(outcomes) > before else None
         if outcome["page"] is None:
+            # For whoever reads a failure: what the prompt and the extension said (Chromium).
             outcome["said"] = self.person.said()
+            outcome["console"] = self.browser.logs()
         return outcome
 
     def refused_then_allowed(self, query, stop, person_clicks=True):
